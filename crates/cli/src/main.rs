@@ -1,1 +1,47 @@
-fn main() {}
+//! The `moss` command-line tool. Each subcommand lives in its own module under `commands/`.
+//!
+//! Exit status: 0 on success, 1 on a model error, 2 on a usage error (clap's own errors exit 2).
+
+mod commands;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "moss", version, about = "Modelica compiler and simulator")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse Modelica files or directories and report syntax errors.
+    Parse(commands::parse::Args),
+    /// Check a model: instantiate, flatten and count equations and variables.
+    Check(commands::check::Args),
+    /// Print the flat model as Modelica.
+    Flatten(commands::flatten::Args),
+    /// Translate a model to a causal program and print its structure.
+    Translate(commands::translate::Args),
+    /// Simulate a model and write its results.
+    Simulate(commands::simulate::Args),
+    /// Plot variables of one or more result files.
+    Plot(commands::plot::Args),
+    /// Compare a result with a reference using the tube method.
+    Compare(commands::compare::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Parse(a) => commands::parse::run(a),
+        Command::Check(a) => commands::check::run(a),
+        Command::Flatten(a) => commands::flatten::run(a),
+        Command::Translate(a) => commands::translate::run(a),
+        Command::Simulate(a) => commands::simulate::run(a),
+        Command::Plot(a) => commands::plot::run(a),
+        Command::Compare(a) => commands::compare::run(a),
+    };
+    ExitCode::from(code)
+}

@@ -1,0 +1,13 @@
+//! `moss compare` (not yet implemented).
+
+/// Arguments of `moss compare`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Inputs.
+    pub inputs: Vec<String>,
+}
+
+pub fn run(_args: Args) -> u8 {
+    eprintln!("error: `moss compare` is not implemented yet");
+    super::EXIT_USAGE
+}

@@ -1,0 +1,13 @@
+//! `moss translate` (not yet implemented).
+
+/// Arguments of `moss translate`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Inputs.
+    pub inputs: Vec<String>,
+}
+
+pub fn run(_args: Args) -> u8 {
+    eprintln!("error: `moss translate` is not implemented yet");
+    super::EXIT_USAGE
+}
