@@ -1,1 +1,6 @@
-//! moss-codegen
+//! `moss-codegen`: executes the causal program. [`model::ExecutableModel`] is the interface
+//! the simulator uses; the interpreter implements it (a JIT can later implement it too).
+
+pub mod model;
+
+pub use model::{EventOutcome, ExecutableModel, ModelStats, RuntimeError};

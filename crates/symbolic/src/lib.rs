@@ -1,1 +1,9 @@
-//! moss-symbolic
+//! `moss-symbolic`: from the flat model to the causal program.
+//!
+//! Passes: expression IR, simplification, differentiation, alias elimination, matching,
+//! index reduction (Pantelides + dummy derivatives), BLT sorting, tearing, event analysis,
+//! initialization system. Output: a [`program::CausalProgram`].
+
+pub mod program;
+
+pub use program::CausalProgram;

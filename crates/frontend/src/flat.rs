@@ -1,0 +1,450 @@
+//! The flat model: the single output of the frontend and the single input of `moss-symbolic`.
+//!
+//! Invariants kept at this boundary (the frontend guarantees them, later stages rely on them):
+//! - Every variable is a **scalar** with a unique full Modelica name (`a.b[2].c`). Arrays of the
+//!   model are expanded element by element; only function bodies keep arrays.
+//! - Every [`Expr::Var`] in model equations names a variable of [`FlatModel::variables`]; names
+//!   of enumeration literals, constants of packages and record fields are already resolved.
+//! - Connections are expanded into plain equations (potentials equal, flows summing to zero,
+//!   unconnected flows zero, `inStream`/`actualStream` expanded).
+//! - Every function called anywhere is in [`FlatModel::functions`], keyed by its full name;
+//!   built-in operators keep their plain names (see [`BUILTINS`]).
+//! - Bindings of non-parameter variables have been turned into equations; parameters and
+//!   constants keep their binding in [`Variable::binding`].
+//! - Structural parameters (array sizes, `for` ranges, `if` conditions on parameters,
+//!   conditional components) have been evaluated away.
+//! - Every equation carries an [`Origin`] pointing at the user's source.
+
+use moss_syntax::Span;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Where a flat item came from: the source span and the instance path (e.g. `inertia1`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Origin {
+    pub span: Span,
+    pub instance: Arc<str>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Variability {
+    Constant,
+    Parameter,
+    Discrete,
+    Continuous,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Causality {
+    Input,
+    Output,
+    Internal,
+}
+
+/// Scalar type of a flat variable.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    Real,
+    Integer,
+    Boolean,
+    String,
+    /// Enumeration with its full type name and literal names (1-based values).
+    Enumeration {
+        name: Arc<str>,
+        literals: Vec<Arc<str>>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StateSelect {
+    Never,
+    Avoid,
+    Default,
+    Prefer,
+    Always,
+}
+
+/// Type attributes of a scalar variable, already evaluated where possible.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Attributes {
+    pub start: Option<Expr>,
+    pub fixed: Option<bool>,
+    pub nominal: Option<Expr>,
+    pub min: Option<Expr>,
+    pub max: Option<Expr>,
+    pub unit: Option<String>,
+    pub display_unit: Option<String>,
+    pub quantity: Option<String>,
+    pub state_select: Option<StateSelect>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variable {
+    /// Full scalar name, e.g. `clutch1.mode` or `table[2,1]`.
+    pub name: String,
+    pub ty: ScalarType,
+    pub variability: Variability,
+    pub causality: Causality,
+    /// Binding equation (`= expr`) of parameters and constants. For other variables the
+    /// frontend emits the binding as an equation instead and leaves this `None`.
+    pub binding: Option<Expr>,
+    pub attrs: Attributes,
+    /// Declared `flow` (kept for diagnostics and balance checks).
+    pub is_flow: bool,
+    pub is_stream: bool,
+    pub is_protected: bool,
+    pub description: String,
+    pub origin: Origin,
+}
+
+/// Flat expression. Shared by equations, algorithms and function bodies.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Real(f64),
+    Integer(i64),
+    Boolean(bool),
+    String(String),
+    /// Enumeration literal: type name, literal name, 1-based index.
+    Enum {
+        ty: Arc<str>,
+        literal: Arc<str>,
+        index: u32,
+    },
+    /// A model variable by full scalar name (model context), or a function local with dynamic
+    /// subscripts (function context; `subscripts` is always empty in model equations).
+    Var {
+        name: String,
+        subscripts: Vec<Subscript>,
+    },
+    /// The built-in variable `time`.
+    Time,
+    Unary {
+        op: UnaryOp,
+        arg: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// Call of a built-in operator (plain name, see [`BUILTINS`]) or of a function in
+    /// [`FlatModel::functions`] (full name). Named arguments are already placed in order and
+    /// defaults filled in.
+    Call {
+        func: String,
+        args: Vec<Expr>,
+    },
+    /// `if c1 then e1 elseif c2 then e2 else e3`.
+    If {
+        branches: Vec<(Expr, Expr)>,
+        else_: Box<Expr>,
+    },
+    /// Array literal `{a, b, c}`; matrices are arrays of arrays (row-major).
+    Array(Vec<Expr>),
+    /// Range `start:step:stop` (step `None` means 1); used in `for` loops and function bodies.
+    Range {
+        start: Box<Expr>,
+        step: Option<Box<Expr>>,
+        stop: Box<Expr>,
+    },
+    /// Output list of a function call used as a statement/equation target: `(a, , b)`.
+    Tuple(Vec<Option<Expr>>),
+    /// Selection of output `index` (0-based) of a multi-output function call.
+    CallOutput {
+        call: Box<Expr>,
+        index: usize,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Subscript {
+    Index(Expr),
+    /// `:` (whole dimension)
+    All,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    /// Element-wise forms (only inside function bodies after scalarization).
+    ElemAdd,
+    ElemSub,
+    ElemMul,
+    ElemDiv,
+    ElemPow,
+    And,
+    Or,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+/// Built-in operators and functions that may appear in [`Expr::Call`] under their plain name.
+/// Everything else called must be a key of [`FlatModel::functions`].
+pub const BUILTINS: &[&str] = &[
+    // differential / event operators
+    "der",
+    "pre",
+    "edge",
+    "change",
+    "initial",
+    "terminal",
+    "sample",
+    "noEvent",
+    "smooth",
+    "homotopy",
+    "reinit",
+    "delay",
+    "cardinality",
+    "semiLinear",
+    // scalar math
+    "abs",
+    "sign",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "exp",
+    "log",
+    "log10",
+    "min",
+    "max",
+    "div",
+    "mod",
+    "rem",
+    "ceil",
+    "floor",
+    "integer",
+    "Integer",
+    "Real",
+    "String",
+    "Boolean",
+    // array functions (function bodies, or arguments already scalarized)
+    "size",
+    "ndims",
+    "sum",
+    "product",
+    "fill",
+    "zeros",
+    "ones",
+    "linspace",
+    "cat",
+    "transpose",
+    "identity",
+    "diagonal",
+    "cross",
+    "skew",
+    "outerProduct",
+    "symmetric",
+    "scalar",
+    "vector",
+    "matrix",
+    // assertions in expressions
+    "assert",
+    "terminate",
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssertLevel {
+    Error,
+    Warning,
+}
+
+/// A flat equation. Inside `when` branches only `Equal` (with a variable or tuple on the left),
+/// `Reinit`, `Assert`, `Terminate` and `Call` appear.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Equation {
+    Equal {
+        lhs: Expr,
+        rhs: Expr,
+        origin: Origin,
+    },
+    If {
+        branches: Vec<(Expr, Vec<Equation>)>,
+        else_: Vec<Equation>,
+        origin: Origin,
+    },
+    When {
+        branches: Vec<(Expr, Vec<Equation>)>,
+        origin: Origin,
+    },
+    Reinit {
+        var: String,
+        value: Expr,
+        origin: Origin,
+    },
+    Assert {
+        condition: Expr,
+        message: Expr,
+        level: AssertLevel,
+        origin: Origin,
+    },
+    Terminate {
+        message: Expr,
+        origin: Origin,
+    },
+    /// A function called for its side effects (no outputs).
+    Call {
+        func: String,
+        args: Vec<Expr>,
+        origin: Origin,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    /// `target := value`; target is `Expr::Var` (possibly subscripted inside functions).
+    Assign {
+        target: Expr,
+        value: Expr,
+        origin: Origin,
+    },
+    /// `(a, , b) := f(x)`
+    TupleAssign {
+        targets: Vec<Option<Expr>>,
+        value: Expr,
+        origin: Origin,
+    },
+    If {
+        branches: Vec<(Expr, Vec<Statement>)>,
+        else_: Vec<Statement>,
+        origin: Origin,
+    },
+    For {
+        var: String,
+        range: Expr,
+        body: Vec<Statement>,
+        origin: Origin,
+    },
+    While {
+        condition: Expr,
+        body: Vec<Statement>,
+        origin: Origin,
+    },
+    When {
+        branches: Vec<(Expr, Vec<Statement>)>,
+        origin: Origin,
+    },
+    Reinit {
+        var: String,
+        value: Expr,
+        origin: Origin,
+    },
+    Assert {
+        condition: Expr,
+        message: Expr,
+        level: AssertLevel,
+        origin: Origin,
+    },
+    Terminate {
+        message: Expr,
+        origin: Origin,
+    },
+    Call {
+        func: String,
+        args: Vec<Expr>,
+        origin: Origin,
+    },
+    Return {
+        origin: Origin,
+    },
+    Break {
+        origin: Origin,
+    },
+}
+
+/// An algorithm section of the model: statements on scalar model variables.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Algorithm {
+    pub statements: Vec<Statement>,
+    pub origin: Origin,
+}
+
+/// A formal parameter or local of a function. Dimensions: `None` for `:`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionVar {
+    pub name: String,
+    pub ty: ScalarType,
+    pub dims: Vec<Option<Expr>>,
+    pub default: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FunctionBody {
+    Algorithm(Vec<Statement>),
+    /// `external "C" out = name(args)`; only known library functions can be executed.
+    External {
+        language: String,
+        name: String,
+        output: Option<String>,
+        args: Vec<Expr>,
+    },
+}
+
+/// `annotation(derivative(order=2, noDerivative=x, zeroDerivative=y) = f_der)`
+#[derive(Clone, Debug, PartialEq)]
+pub struct DerivativeAnnotation {
+    pub function: String,
+    pub order: u32,
+    pub no_derivative: Vec<String>,
+    pub zero_derivative: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    /// Full name, e.g. `Modelica.Math.Vectors.interpolate`.
+    pub name: String,
+    pub inputs: Vec<FunctionVar>,
+    pub outputs: Vec<FunctionVar>,
+    pub locals: Vec<FunctionVar>,
+    pub body: FunctionBody,
+    pub derivatives: Vec<DerivativeAnnotation>,
+    pub inline: bool,
+    pub smooth_order: Option<u32>,
+    pub is_impure: bool,
+    pub origin: Origin,
+}
+
+/// Values of the `experiment` annotation; `None` where the model says nothing.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Experiment {
+    pub start_time: Option<f64>,
+    pub stop_time: Option<f64>,
+    pub tolerance: Option<f64>,
+    pub interval: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct FlatModel {
+    /// Full name of the instantiated class.
+    pub name: String,
+    pub variables: Vec<Variable>,
+    pub equations: Vec<Equation>,
+    pub initial_equations: Vec<Equation>,
+    pub algorithms: Vec<Algorithm>,
+    pub initial_algorithms: Vec<Algorithm>,
+    pub functions: BTreeMap<String, Function>,
+    pub experiment: Experiment,
+    /// The source files the spans point into.
+    pub sources: Arc<moss_syntax::SourceMap>,
+}
