@@ -4,6 +4,8 @@
 //! index reduction (Pantelides + dummy derivatives), BLT sorting, tearing, event analysis,
 //! initialization system. Output: a [`program::CausalProgram`].
 
+pub mod api;
 pub mod program;
 
+pub use api::translate;
 pub use program::CausalProgram;
