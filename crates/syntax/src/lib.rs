@@ -2,9 +2,66 @@
 //!
 //! Input: Modelica source text. Output: [`ast::StoredDefinition`] plus diagnostics. Nothing in
 //! this crate knows about name lookup or semantics.
+//!
+//! Entry points: [`parse_str`] (text already in a [`SourceMap`]), [`parse_source`] (adds the
+//! text to the map first), [`parse_file`] (reads a file) and [`parse_expr`].
 
+pub mod ast;
 pub mod diag;
+mod lexer;
+mod parser;
 pub mod source;
 
 pub use diag::{Diagnostic, Severity};
 pub use source::{FileId, SourceFile, SourceMap, Span};
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Parse the text of file `file` (already registered in a [`SourceMap`] so that diagnostics
+/// can be rendered). Always returns a tree: on syntax errors it holds what could be recovered.
+pub fn parse_str(file: FileId, text: &str) -> (ast::StoredDefinition, Vec<Diagnostic>) {
+    parser::parse_stored_definition(file, text)
+}
+
+/// Add `text` under `path` to `sources` and parse it.
+pub fn parse_source(
+    sources: &SourceMap,
+    path: impl Into<PathBuf>,
+    text: impl Into<Arc<str>>,
+) -> (FileId, ast::StoredDefinition, Vec<Diagnostic>) {
+    let text: Arc<str> = text.into();
+    let file = sources.add(path, text.clone());
+    let (def, diags) = parse_str(file, &text);
+    (file, def, diags)
+}
+
+/// Read `path`, add it to `sources` and parse it. A read error becomes a diagnostic (and an
+/// empty stored definition).
+pub fn parse_file(sources: &SourceMap, path: &Path) -> (ast::StoredDefinition, Vec<Diagnostic>) {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let (_, def, diags) = parse_source(sources, path, text);
+            (def, diags)
+        }
+        Err(e) => {
+            let diag = Diagnostic::error(
+                Span::DUMMY,
+                format!("cannot read `{}`: {e}", path.display()),
+            )
+            .with_help("check that the path exists and is readable");
+            let def = ast::StoredDefinition {
+                within: None,
+                classes: Vec::new(),
+                span: Span::DUMMY,
+            };
+            (def, vec![diag])
+        }
+    }
+}
+
+/// Parse a single expression (e.g. a command-line parameter value) from file `file`.
+pub fn parse_expr(file: FileId, text: &str) -> (Option<ast::Expr>, Vec<Diagnostic>) {
+    parser::parse_expression(file, text)
+}

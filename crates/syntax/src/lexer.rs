@@ -1,0 +1,1 @@
+//! Lexer (work in progress).
