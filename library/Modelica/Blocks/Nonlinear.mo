@@ -1,0 +1,63 @@
+within Modelica.Blocks;
+package Nonlinear "Static nonlinear blocks"
+  extends Modelica.Icons.Package;
+
+  block Limiter "y = u clipped to [uMin, uMax]"
+    parameter Real uMax(start=1) "Upper limit";
+    parameter Real uMin = -uMax "Lower limit";
+    parameter Boolean strict = false "= true: no events at the limits (noEvent)";
+    parameter Types.LimiterHomotopy homotopyType = Modelica.Blocks.Types.LimiterHomotopy.Linear
+      "Simplified model used by homotopy initialization";
+    extends Interfaces.SISO;
+  protected
+    Real clipped "u clipped to the limits";
+    Real simplified "Stand-in for the limiter during homotopy initialization";
+  equation
+    assert(uMax >= uMin, "Limiter: uMax must not be smaller than uMin");
+    clipped = if strict then smooth(0, noEvent(if u > uMax then uMax elseif u < uMin then uMin else u))
+      else smooth(0, if u > uMax then uMax elseif u < uMin then uMin else u);
+    simplified = if homotopyType == Types.LimiterHomotopy.UpperLimit then uMax
+      elseif homotopyType == Types.LimiterHomotopy.LowerLimit then uMin else u;
+    if homotopyType == Types.LimiterHomotopy.NoHomotopy then
+      y = clipped;
+    else
+      y = homotopy(actual=clipped, simplified=simplified);
+    end if;
+  end Limiter;
+
+  block VariableLimiter "y = u clipped to the limits given by inputs limit1 (upper) and limit2 (lower)"
+    parameter Boolean strict = false "= true: no events at the limits (noEvent)";
+    extends Interfaces.SISO;
+    Interfaces.RealInput limit1 "Upper limit";
+    Interfaces.RealInput limit2 "Lower limit";
+  equation
+    y = if strict then smooth(0, noEvent(if u > limit1 then limit1 elseif u < limit2 then limit2 else u))
+      else smooth(0, if u > limit1 then limit1 elseif u < limit2 then limit2 else u);
+  end VariableLimiter;
+
+  block DeadZone "y = 0 inside [uMin, uMax], u minus the nearest limit outside"
+    parameter Real uMax(start=1) "Upper end of the dead zone";
+    parameter Real uMin = -uMax "Lower end of the dead zone";
+    extends Interfaces.SISO;
+  equation
+    assert(uMax >= uMin, "DeadZone: uMax must not be smaller than uMin");
+    y = homotopy(actual=smooth(0, if u > uMax then u - uMax elseif u < uMin then u - uMin else 0), simplified=u);
+  end DeadZone;
+
+  block SlewRateLimiter "Output follows the input with a limited rate of change"
+    parameter Real Rising(min=Modelica.Constants.small) = 1 "Largest rising slope (per second)";
+    parameter Real Falling(max=-Modelica.Constants.small) = -Rising "Largest falling slope (per second)";
+    parameter SI.Time Td(min=Modelica.Constants.eps) = 0.001 "Time constant of the tracking derivative";
+    parameter Boolean initialize = true "= true: start with y = u";
+    extends Interfaces.SISO;
+  protected
+    Real rate "Unlimited tracking rate";
+  initial equation
+    if initialize then
+      y = u;
+    end if;
+  equation
+    rate = (u - y)/Td;
+    der(y) = smooth(1, noEvent(if rate < Falling then Falling elseif rate > Rising then Rising else rate));
+  end SlewRateLimiter;
+end Nonlinear;

@@ -1,0 +1,87 @@
+within Modelica.Blocks;
+package Tables "Table look-up (moss: pure Modelica linear interpolation)"
+  extends Modelica.Icons.Package;
+
+  package Internal "Pure Modelica table helpers used by the time tables"
+    extends Modelica.Icons.InternalPackage;
+
+    function findSegment "Index i of the table segment [i, i+1] to use for abscissa x"
+      extends Modelica.Icons.Function;
+      input Real table[:, :] "First column: non-decreasing abscissa";
+      input Real x "Abscissa value";
+      output Integer i "Lower row of the segment (1 .. nrow-1)";
+    protected
+      Integer n = size(table, 1);
+    algorithm
+      // At a duplicated abscissa (a jump) the right-hand segment is taken,
+      // so the value at the jump time is the value after the jump.
+      i := 1;
+      while i < n - 1 and x >= table[i + 1, 1] loop
+        i := i + 1;
+      end while;
+    end findSegment;
+
+    function interpolateColumn "Value of column icol of a table at abscissa x"
+      extends Modelica.Icons.Function;
+      input Real table[:, :] "First column: non-decreasing abscissa";
+      input Integer icol "Column to interpolate";
+      input Real x "Abscissa value";
+      input Modelica.Blocks.Types.Smoothness smoothness = Modelica.Blocks.Types.Smoothness.LinearSegments;
+      input Modelica.Blocks.Types.Extrapolation extrapolation = Modelica.Blocks.Types.Extrapolation.LastTwoPoints;
+      output Real y "Interpolated value";
+    protected
+      Integer n = size(table, 1);
+      Integer i;
+      Real xa "Abscissa after periodic wrapping";
+      Real x0;
+      Real x1;
+      Real span;
+    algorithm
+      if n == 1 then
+        y := table[1, icol];
+      else
+        x0 := table[1, 1];
+        x1 := table[n, 1];
+        xa := x;
+        if extrapolation == Modelica.Blocks.Types.Extrapolation.Periodic then
+          span := x1 - x0;
+          if span > 0 then
+            xa := x0 + (x - x0) - span*floor((x - x0)/span);
+          end if;
+        elseif extrapolation == Modelica.Blocks.Types.Extrapolation.NoExtrapolation then
+          assert(x >= x0 and x <= x1, "Table abscissa " + String(x) + " is outside the table range");
+        elseif extrapolation == Modelica.Blocks.Types.Extrapolation.HoldLastPoint then
+          xa := min(max(x, x0), x1);
+        end if;
+        i := findSegment(table, xa);
+        if smoothness == Modelica.Blocks.Types.Smoothness.ConstantSegments then
+          y := if xa >= table[i + 1, 1] then table[i + 1, icol] else table[i, icol];
+        elseif table[i + 1, 1] - table[i, 1] <= 0 then
+          y := table[i + 1, icol];
+        else
+          y := table[i, icol] + (table[i + 1, icol] - table[i, icol])*(xa - table[i, 1])
+            /(table[i + 1, 1] - table[i, 1]);
+        end if;
+      end if;
+    end interpolateColumn;
+
+    function nextAbscissa "Smallest table abscissa strictly greater than x (inf if none)"
+      extends Modelica.Icons.Function;
+      input Real table[:, :] "First column: non-decreasing abscissa";
+      input Real x "Current abscissa";
+      output Real xNext "Next table point";
+    protected
+      Integer n = size(table, 1);
+      Integer i = 1;
+    algorithm
+      xNext := Modelica.Constants.inf;
+      while i <= n loop
+        if table[i, 1] > x then
+          xNext := table[i, 1];
+          break;
+        end if;
+        i := i + 1;
+      end while;
+    end nextAbscissa;
+  end Internal;
+end Tables;
