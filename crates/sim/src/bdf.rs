@@ -1,0 +1,519 @@
+//! Variable-order (1–5), variable-step backward differentiation formulas for stiff systems.
+//!
+//! Formulation: the "quasi-constant step size" BDF of Shampine & Reichelt (The MATLAB ODE
+//! Suite, SIAM J. Sci. Comput. 18, 1997). The history is kept as backward differences
+//! `D[0..=k]` of the solution at equally spaced points; a step-size change by a factor `r`
+//! maps them with a small `(k+1)×(k+1)` matrix, so every step is a constant-step BDF step.
+//! The corrector is a simplified Newton iteration with `M = I - c J`, `c = h / γ_k`; `J` is a
+//! grouped finite-difference Jacobian that is kept across steps and only re-evaluated when
+//! the Newton iteration fails to converge with a stale one (like DASSL/CVODE).
+//! Order and step are chosen after `k + 1` steps of equal size from the error estimates of
+//! orders `k - 1`, `k`, `k + 1`. Dense output interpolates the backward-difference
+//! polynomial of the last step.
+
+use crate::integrator::{initial_step, min_step, Integrator, IntegratorStats, StepError};
+use crate::jacobian::FdJacobian;
+use crate::linalg::{LinearSolver, LuFactors, SparsePattern};
+use crate::system::{OdeSystem, Tolerances};
+use moss_codegen::RuntimeError;
+
+pub const MAX_ORDER: usize = 5;
+const NEWTON_MAX_ITER: usize = 4;
+const MIN_FACTOR: f64 = 0.2;
+const MAX_FACTOR: f64 = 10.0;
+
+/// `γ_k = Σ_{j=1..k} 1/j`: the leading coefficient of the order-k BDF in difference form.
+fn gamma(k: usize) -> f64 {
+    (1..=k).map(|j| 1.0 / j as f64).sum()
+}
+
+/// Local error constant of the order-k BDF.
+fn error_const(k: usize) -> f64 {
+    1.0 / (k as f64 + 1.0)
+}
+
+/// Matrix `R(k, r)` mapping backward differences for step `h` to those for step `r h`
+/// (column-product form of Shampine & Reichelt, eq. 2.9); row-major, `(k+1)×(k+1)`.
+fn difference_map(k: usize, r: f64) -> Vec<f64> {
+    let m = k + 1;
+    let mut out = vec![0.0; m * m];
+    for j in 0..m {
+        let mut prod = 1.0;
+        out[j] = 1.0;
+        for i in 1..m {
+            prod *= if j == 0 {
+                0.0
+            } else {
+                (i as f64 - 1.0 - r * j as f64) / i as f64
+            };
+            out[i * m + j] = prod;
+        }
+    }
+    out
+}
+
+/// The last step's interpolating polynomial.
+struct DenseOutput {
+    t: f64,
+    h: f64,
+    d: Vec<Vec<f64>>,
+}
+
+pub struct Bdf {
+    n: usize,
+    tol: Tolerances,
+    max_step: f64,
+    newton_tol: f64,
+    t: f64,
+    t_prev: f64,
+    h: f64,
+    order: usize,
+    n_equal_steps: usize,
+    /// Backward differences `D[0..MAX_ORDER+3]`.
+    d: Vec<Vec<f64>>,
+    jac: FdJacobian,
+    jac_values: Vec<f64>,
+    jac_valid: bool,
+    /// The Jacobian was evaluated during the current step attempt.
+    jac_fresh: bool,
+    solver: LinearSolver,
+    lu: Option<LuFactors>,
+    /// `c` of the factorized iteration matrix.
+    lu_c: f64,
+    matrix: Vec<f64>,
+    dense: DenseOutput,
+    x: Vec<f64>,
+    // Work vectors.
+    y_pred: Vec<f64>,
+    psi: Vec<f64>,
+    y: Vec<f64>,
+    acc: Vec<f64>,
+    f: Vec<f64>,
+    dy: Vec<f64>,
+    scale: Vec<f64>,
+    stats: IntegratorStats,
+}
+
+/// Result of one Newton solve of the corrector equation.
+struct NewtonResult {
+    converged: bool,
+    iterations: usize,
+    model_error: Option<RuntimeError>,
+}
+
+impl Bdf {
+    pub fn new(n: usize, tol: Tolerances, max_step: f64, pattern: &[(u32, u32)]) -> Bdf {
+        let sp = SparsePattern::from_entries(n, pattern);
+        let nnz = sp.nnz();
+        let v = || vec![0.0; n];
+        let newton_tol = (10.0 * f64::EPSILON / tol.rtol).max(0.03f64.min(tol.rtol.sqrt()));
+        Bdf {
+            n,
+            tol,
+            max_step,
+            newton_tol,
+            t: 0.0,
+            t_prev: 0.0,
+            h: 0.0,
+            order: 1,
+            n_equal_steps: 0,
+            d: vec![v(); MAX_ORDER + 3],
+            jac: FdJacobian::new(sp.clone()),
+            jac_values: vec![0.0; nnz],
+            jac_valid: false,
+            jac_fresh: false,
+            solver: LinearSolver::new(sp),
+            lu: None,
+            lu_c: f64::NAN,
+            matrix: vec![0.0; nnz],
+            dense: DenseOutput {
+                t: 0.0,
+                h: 1.0,
+                d: vec![v()],
+            },
+            x: v(),
+            y_pred: v(),
+            psi: v(),
+            y: v(),
+            acc: v(),
+            f: v(),
+            dy: v(),
+            scale: v(),
+            stats: IntegratorStats::default(),
+        }
+    }
+
+    /// Current order (for tests and statistics).
+    pub fn order(&self) -> usize {
+        self.order
+    }
+
+    /// Rescale the differences of order `order` for a step size multiplied by `factor`.
+    fn change_step(&mut self, factor: f64) {
+        let k = self.order;
+        let m = k + 1;
+        let r = difference_map(k, factor);
+        let u = difference_map(k, 1.0);
+        // RU = R · U; new D_j = Σ_i RU[i][j] D_i.
+        let mut ru = vec![0.0; m * m];
+        for i in 0..m {
+            for j in 0..m {
+                ru[i * m + j] = (0..m).map(|l| r[i * m + l] * u[l * m + j]).sum();
+            }
+        }
+        let old: Vec<Vec<f64>> = self.d[..m].to_vec();
+        for j in 0..m {
+            let dj = &mut self.d[j];
+            dj.iter_mut().for_each(|v| *v = 0.0);
+            for (i, di) in old.iter().enumerate() {
+                let w = ru[i * m + j];
+                if w != 0.0 {
+                    for (a, b) in dj.iter_mut().zip(di) {
+                        *a += w * b;
+                    }
+                }
+            }
+        }
+        self.h *= factor;
+        self.n_equal_steps = 0;
+    }
+
+    fn evaluate_jacobian(&mut self, sys: &mut dyn OdeSystem, t: f64) -> Result<(), RuntimeError> {
+        sys.rhs(t, &self.y_pred, &mut self.f)?;
+        self.stats.rhs_evaluations += 1;
+        let used = self.jac.evaluate(
+            sys,
+            t,
+            &self.y_pred,
+            &self.f,
+            &self.tol,
+            &mut self.jac_values,
+        )?;
+        self.stats.rhs_evaluations += used;
+        self.stats.jacobian_evaluations += 1;
+        self.jac_valid = true;
+        self.jac_fresh = true;
+        self.lu = None;
+        Ok(())
+    }
+
+    /// Factorize `I - c J`.
+    fn factorize(&mut self, c: f64) -> bool {
+        let pattern = self.solver.pattern();
+        for j in 0..self.n {
+            let start = pattern.col_ptr[j];
+            for (k, &i) in pattern.col(j).iter().enumerate() {
+                let v = -c * self.jac_values[start + k];
+                self.matrix[start + k] = if i == j { 1.0 + v } else { v };
+            }
+        }
+        self.stats.lu_factorizations += 1;
+        match self.solver.factorize(&self.matrix) {
+            Ok(lu) => {
+                self.lu = Some(lu);
+                self.lu_c = c;
+                true
+            }
+            Err(_) => {
+                self.lu = None;
+                false
+            }
+        }
+    }
+
+    /// Simplified Newton iteration for `y - c f(t, y) = y_pred - psi` (in terms of the
+    /// correction `acc = y - y_pred`).
+    fn newton(&mut self, sys: &mut dyn OdeSystem, t_new: f64, c: f64) -> NewtonResult {
+        self.y.copy_from_slice(&self.y_pred);
+        self.acc.iter_mut().for_each(|v| *v = 0.0);
+        let mut old_norm: Option<f64> = None;
+        let mut result = NewtonResult {
+            converged: false,
+            iterations: 0,
+            model_error: None,
+        };
+        let Some(lu) = &self.lu else {
+            return result;
+        };
+        for k in 0..NEWTON_MAX_ITER {
+            result.iterations = k + 1;
+            self.stats.newton_iterations += 1;
+            self.stats.rhs_evaluations += 1;
+            if let Err(e) = sys.rhs(t_new, &self.y, &mut self.f) {
+                result.model_error = Some(e);
+                return result;
+            }
+            if self.f.iter().any(|v| !v.is_finite()) {
+                return result;
+            }
+            for i in 0..self.n {
+                self.dy[i] = c * self.f[i] - self.psi[i] - self.acc[i];
+            }
+            lu.solve(&mut self.dy);
+            let norm = crate::system::rms(self.dy.iter().zip(&self.scale).map(|(d, s)| d / s));
+            if !norm.is_finite() {
+                return result;
+            }
+            let rate = old_norm.map(|o| norm / o);
+            if let Some(rate) = rate {
+                let remaining = (NEWTON_MAX_ITER - k) as i32;
+                if rate >= 1.0 || rate.powi(remaining) / (1.0 - rate) * norm > self.newton_tol {
+                    return result;
+                }
+            }
+            for i in 0..self.n {
+                self.y[i] += self.dy[i];
+                self.acc[i] += self.dy[i];
+            }
+            if norm == 0.0 || rate.is_some_and(|r| r / (1.0 - r) * norm < self.newton_tol) {
+                result.converged = true;
+                return result;
+            }
+            old_norm = Some(norm);
+        }
+        result
+    }
+
+    /// The differences after an accepted step with correction `acc` (D_{k+1} of the new
+    /// point), and the snapshot for dense output.
+    fn update_differences(&mut self) {
+        let k = self.order;
+        for i in 0..self.n {
+            self.d[k + 2][i] = self.acc[i] - self.d[k + 1][i];
+            self.d[k + 1][i] = self.acc[i];
+        }
+        for j in (0..=k).rev() {
+            let (lo, hi) = self.d.split_at_mut(j + 1);
+            for (a, b) in lo[j].iter_mut().zip(&hi[0]) {
+                *a += b;
+            }
+        }
+        self.dense.t = self.t;
+        self.dense.h = self.h;
+        self.dense.d.clear();
+        self.dense.d.extend(self.d[..=k].iter().cloned());
+    }
+
+    /// After `k + 1` equal steps: choose order k-1, k or k+1 and the next step size.
+    fn adapt_order_and_step(&mut self, error_norm: f64, safety: f64) {
+        let k = self.order;
+        let norm_of = |s: &Self, row: usize, ck: f64| {
+            crate::system::rms((0..s.n).map(|i| ck * s.d[row][i] / s.scale[i]))
+        };
+        let err_m = if k > 1 {
+            norm_of(self, k, error_const(k - 1))
+        } else {
+            f64::INFINITY
+        };
+        let err_p = if k < MAX_ORDER {
+            norm_of(self, k + 2, error_const(k + 1))
+        } else {
+            f64::INFINITY
+        };
+        let factors = [
+            err_m.powf(-1.0 / k as f64),
+            error_norm.powf(-1.0 / (k as f64 + 1.0)),
+            err_p.powf(-1.0 / (k as f64 + 2.0)),
+        ];
+        let (best, &best_factor) =
+            factors
+                .iter()
+                .enumerate()
+                .fold((1, &factors[1]), |b, c| if *c.1 > *b.1 { c } else { b });
+        self.order = k + best - 1;
+        let factor = (safety * best_factor).min(MAX_FACTOR);
+        let factor = if factor.is_finite() {
+            factor
+        } else {
+            MAX_FACTOR
+        };
+        self.change_step(factor);
+        self.lu = None;
+    }
+}
+
+impl Integrator for Bdf {
+    fn reset(&mut self, sys: &mut dyn OdeSystem, t: f64, x: &[f64]) -> Result<(), StepError> {
+        self.t = t;
+        self.t_prev = t;
+        self.x.copy_from_slice(x);
+        sys.rhs(t, x, &mut self.f).map_err(StepError::Model)?;
+        self.stats.rhs_evaluations += 1;
+        let f0 = self.f.clone();
+        self.h = initial_step(
+            sys,
+            t,
+            x,
+            &f0,
+            1,
+            &self.tol,
+            self.max_step,
+            &mut self.stats.rhs_evaluations,
+        )
+        .map_err(StepError::Model)?;
+        for row in &mut self.d {
+            row.iter_mut().for_each(|v| *v = 0.0);
+        }
+        self.d[0].copy_from_slice(x);
+        for i in 0..self.n {
+            self.d[1][i] = f0[i] * self.h;
+        }
+        self.order = 1;
+        self.n_equal_steps = 0;
+        self.jac_valid = false;
+        self.lu = None;
+        self.dense = DenseOutput {
+            t,
+            h: self.h,
+            d: vec![x.to_vec()],
+        };
+        Ok(())
+    }
+
+    fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<(), StepError> {
+        let t = self.t;
+        if self.h > self.max_step {
+            self.change_step(self.max_step / self.h);
+            self.lu = None;
+        }
+        self.jac_fresh = false;
+        let mut last_model_error: Option<RuntimeError> = None;
+        let (error_norm, safety) = loop {
+            if self.h < min_step(t) {
+                return Err(match last_model_error {
+                    Some(e) => StepError::Model(e),
+                    None => StepError::StepTooSmall { t, h: self.h },
+                });
+            }
+            let mut t_new = t + self.h;
+            if t_new >= t_limit || t_limit - t_new < min_step(t_limit) {
+                t_new = t_limit;
+                self.change_step((t_limit - t) / self.h);
+            }
+            let k = self.order;
+            let alpha = gamma(k);
+            for i in 0..self.n {
+                let pred: f64 = (0..=k).map(|j| self.d[j][i]).sum();
+                self.y_pred[i] = pred;
+                self.scale[i] = self.tol.scale(i, pred.abs());
+                self.psi[i] = (1..=k).map(|j| gamma(j) * self.d[j][i]).sum::<f64>() / alpha;
+            }
+            let c = self.h / alpha;
+            let mut newton = loop {
+                if !self.jac_valid {
+                    if let Err(e) = self.evaluate_jacobian(sys, t_new) {
+                        break NewtonResult {
+                            converged: false,
+                            iterations: 0,
+                            model_error: Some(e),
+                        };
+                    }
+                }
+                if (self.lu.is_none() || self.lu_c != c) && !self.factorize(c) {
+                    if self.jac_fresh {
+                        break NewtonResult {
+                            converged: false,
+                            iterations: 0,
+                            model_error: None,
+                        };
+                    }
+                    self.jac_valid = false;
+                    continue;
+                }
+                let r = self.newton(sys, t_new, c);
+                if r.converged || self.jac_fresh {
+                    break r;
+                }
+                self.jac_valid = false;
+            };
+            if !newton.converged {
+                self.stats.newton_failures += 1;
+                self.stats.rejected_steps += 1;
+                last_model_error = newton.model_error.take();
+                self.change_step(0.5);
+                self.lu = None;
+                continue;
+            }
+            let safety = 0.9 * (2 * NEWTON_MAX_ITER + 1) as f64
+                / (2 * NEWTON_MAX_ITER + newton.iterations) as f64;
+            for i in 0..self.n {
+                self.scale[i] = self.tol.scale(i, self.y[i].abs());
+            }
+            let ck = error_const(k);
+            let error_norm =
+                crate::system::rms((0..self.n).map(|i| ck * self.acc[i] / self.scale[i]));
+            if error_norm > 1.0 || !error_norm.is_finite() {
+                let factor = if error_norm.is_finite() {
+                    (safety * error_norm.powf(-1.0 / (k as f64 + 1.0))).max(MIN_FACTOR)
+                } else {
+                    MIN_FACTOR
+                };
+                self.stats.rejected_steps += 1;
+                self.change_step(factor);
+                continue;
+            }
+            self.t_prev = t;
+            self.t = t_new;
+            break (error_norm, safety);
+        };
+        self.stats.steps += 1;
+        self.x.copy_from_slice(&self.y);
+        self.update_differences();
+        self.n_equal_steps += 1;
+        if self.n_equal_steps > self.order {
+            self.adapt_order_and_step(error_norm, safety);
+        }
+        Ok(())
+    }
+
+    fn t(&self) -> f64 {
+        self.t
+    }
+    fn t_prev(&self) -> f64 {
+        self.t_prev
+    }
+    fn x(&self) -> &[f64] {
+        &self.x
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        let dense = &self.dense;
+        out.copy_from_slice(&dense.d[0]);
+        let mut p = 1.0;
+        for (j, dj) in dense.d.iter().enumerate().skip(1) {
+            let node = dense.t - (j as f64 - 1.0) * dense.h;
+            p *= (t - node) / (j as f64 * dense.h);
+            for (o, v) in out.iter_mut().zip(dj) {
+                *o += v * p;
+            }
+        }
+    }
+
+    fn stats(&self) -> IntegratorStats {
+        self.stats.clone()
+    }
+    fn name(&self) -> &'static str {
+        "bdf"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn difference_map_identity_for_unit_factor() {
+        // R(k,1)·R(k,1) = I: U is an involution.
+        for k in 1..=MAX_ORDER {
+            let m = k + 1;
+            let u = difference_map(k, 1.0);
+            for i in 0..m {
+                for j in 0..m {
+                    let v: f64 = (0..m).map(|l| u[i * m + l] * u[l * m + j]).sum();
+                    let expect = if i == j { 1.0 } else { 0.0 };
+                    assert!((v - expect).abs() < 1e-12, "k={k} ({i},{j}) = {v}");
+                }
+            }
+        }
+    }
+}

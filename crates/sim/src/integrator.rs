@@ -1,0 +1,118 @@
+//! The interface shared by all integrators, and helpers they have in common.
+//!
+//! The driver (`crate::driver`) owns event handling and output; an integrator only knows how
+//! to take one accepted step towards a limit it must not cross (a time event or the stop
+//! time), and to interpolate inside the last step (dense output).
+
+use crate::system::{OdeSystem, Tolerances};
+use moss_codegen::RuntimeError;
+use std::fmt;
+
+/// Counters of one integrator (summed over restarts).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IntegratorStats {
+    pub steps: u64,
+    pub rejected_steps: u64,
+    pub rhs_evaluations: u64,
+    pub jacobian_evaluations: u64,
+    pub lu_factorizations: u64,
+    pub newton_iterations: u64,
+    pub newton_failures: u64,
+}
+
+/// Why a step could not be taken.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepError {
+    /// The model failed (assert, division by zero, no convergence of an algebraic loop, ...)
+    /// and reducing the step did not help.
+    Model(RuntimeError),
+    /// The step size fell below what floating point can resolve at `t`.
+    StepTooSmall { t: f64, h: f64 },
+    /// The iteration matrix is singular even with a fresh Jacobian and tiny steps.
+    SingularMatrix { t: f64 },
+}
+
+impl fmt::Display for StepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StepError::Model(e) => write!(f, "{e}"),
+            StepError::StepTooSmall { t, h } => write!(
+                f,
+                "at time {t}: the step size ({h:e}) became too small; the model may be \
+                 discontinuous without an event, or stiff for an explicit solver"
+            ),
+            StepError::SingularMatrix { t } => {
+                write!(f, "at time {t}: the Newton iteration matrix is singular")
+            }
+        }
+    }
+}
+
+/// An integrator with error control and dense output.
+pub trait Integrator {
+    /// Start (or restart after an event) at `(t, x)`: forgets all history, chooses an initial
+    /// step size.
+    fn reset(&mut self, sys: &mut dyn OdeSystem, t: f64, x: &[f64]) -> Result<(), StepError>;
+
+    /// Take one accepted step; the new time never exceeds `t_limit` and equals it exactly
+    /// when the step lands there.
+    fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<(), StepError>;
+
+    /// Time at the end of the last accepted step (or of the reset).
+    fn t(&self) -> f64;
+    /// Time at the start of the last accepted step.
+    fn t_prev(&self) -> f64;
+    /// States at `t()`.
+    fn x(&self) -> &[f64];
+    /// States at `t` in `[t_prev(), t()]`, from the dense output of the last step.
+    fn interpolate(&self, t: f64, out: &mut [f64]);
+    fn stats(&self) -> IntegratorStats;
+    /// Short name for messages ("dopri5", "bdf").
+    fn name(&self) -> &'static str;
+}
+
+/// Smallest step worth taking at time `t`: a few units in the last place.
+pub fn min_step(t: f64) -> f64 {
+    (t.abs().max(1e-300) * f64::EPSILON * 16.0).max(f64::MIN_POSITIVE * 1e10)
+}
+
+/// Initial step size from the norms of `x`, `f(x)` and a difference quotient of `f`, as in
+/// Hairer, Nørsett & Wanner, Solving ODEs I, II.4: the step for which the leading error
+/// term of a method of order `order` is about the tolerance.
+#[allow(clippy::too_many_arguments)]
+pub fn initial_step(
+    sys: &mut dyn OdeSystem,
+    t: f64,
+    x: &[f64],
+    f0: &[f64],
+    order: u32,
+    tol: &Tolerances,
+    max_step: f64,
+    rhs_count: &mut u64,
+) -> Result<f64, RuntimeError> {
+    let n = x.len();
+    if n == 0 {
+        return Ok(max_step);
+    }
+    let d0 = tol.norm(x, x);
+    let d1 = tol.norm(f0, x);
+    let h0 = if d0 < 1e-5 || d1 < 1e-5 {
+        1e-6
+    } else {
+        0.01 * d0 / d1
+    }
+    .min(max_step);
+    let x1: Vec<f64> = x.iter().zip(f0).map(|(x, f)| x + h0 * f).collect();
+    let mut f1 = vec![0.0; n];
+    sys.rhs(t + h0, &x1, &mut f1)?;
+    *rhs_count += 1;
+    let diff: Vec<f64> = f1.iter().zip(f0).map(|(a, b)| a - b).collect();
+    let d2 = tol.norm(&diff, x) / h0;
+    let h1 = if d1.max(d2) <= 1e-15 {
+        (h0 * 1e-3).max(1e-6)
+    } else {
+        (0.01 / d1.max(d2)).powf(1.0 / (order as f64 + 1.0))
+    };
+    let h = (100.0 * h0).min(h1).min(max_step);
+    Ok(if h.is_finite() && h > 0.0 { h } else { 1e-6 })
+}
