@@ -7,11 +7,13 @@
 //! text to the map first), [`parse_file`] (reads a file) and [`parse_expr`].
 
 pub mod ast;
+pub mod batch;
 pub mod diag;
 mod lexer;
 mod parser;
 pub mod source;
 
+pub use batch::{collect_mo_files, parse_files, ParsedFile};
 pub use diag::{Diagnostic, Severity};
 pub use source::{FileId, SourceFile, SourceMap, Span};
 

@@ -1,13 +1,76 @@
-//! `moss parse` (not yet implemented).
+//! `moss parse PATH...`: parse Modelica files (directories are searched for `*.mo`) in
+//! parallel and report syntax errors. Exit status 0 if every file parses, 1 if any file has a
+//! syntax error, 2 on a usage error (no or missing path).
+
+use moss_syntax::{collect_mo_files, parse_files, SourceMap};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
 
 /// Arguments of `moss parse`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Inputs.
+    /// Modelica files or directories (searched recursively for `*.mo`).
     pub inputs: Vec<String>,
+    /// Print the number of files, bytes, elapsed seconds and throughput.
+    #[arg(long)]
+    pub stats: bool,
 }
 
-pub fn run(_args: Args) -> u8 {
-    eprintln!("error: `moss parse` is not implemented yet");
-    super::EXIT_USAGE
+pub fn run(args: Args) -> u8 {
+    if args.inputs.is_empty() {
+        eprintln!("error: `moss parse` needs at least one file or directory");
+        eprintln!("   = help: usage: moss parse [--stats] PATH...");
+        return super::EXIT_USAGE;
+    }
+    let inputs: Vec<PathBuf> = args.inputs.iter().map(PathBuf::from).collect();
+    let sources = SourceMap::new();
+    let files = match collect_mo_files(&inputs) {
+        Ok(f) => f,
+        Err(d) => {
+            eprint!("{}", d.render(&sources));
+            return super::EXIT_USAGE;
+        }
+    };
+    let started = Instant::now();
+    let parsed = parse_files(&sources, &files);
+    let seconds = started.elapsed().as_secs_f64();
+
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    let mut failed = 0usize;
+    let mut errors = 0usize;
+    for file in &parsed {
+        for d in &file.diagnostics {
+            let _ = writeln!(err, "{}", d.render(&sources));
+        }
+        if file.has_errors() {
+            failed += 1;
+            errors += file.diagnostics.iter().filter(|d| d.is_error()).count();
+        }
+    }
+    if failed > 0 {
+        let _ = writeln!(
+            err,
+            "error: {errors} syntax error(s) in {failed} of {} file(s)",
+            parsed.len()
+        );
+    }
+    if args.stats {
+        let bytes: usize = parsed.iter().map(|f| f.bytes).sum();
+        let mb = bytes as f64 / 1e6;
+        println!(
+            "files: {}\nbytes: {}\nseconds: {:.3}\nMB/s: {:.1}\nfiles with errors: {}",
+            parsed.len(),
+            bytes,
+            seconds,
+            if seconds > 0.0 { mb / seconds } else { 0.0 },
+            failed
+        );
+    }
+    if failed > 0 {
+        super::EXIT_MODEL_ERROR
+    } else {
+        super::EXIT_OK
+    }
 }

@@ -1,0 +1,85 @@
+//! Parsing many files at once: collect `.mo` files under directories and parse them in
+//! parallel (rayon). Used by `moss parse` and by library loading in the frontend.
+
+use crate::ast::StoredDefinition;
+use crate::diag::Diagnostic;
+use crate::source::{SourceMap, Span};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// The result of parsing one file.
+#[derive(Debug)]
+pub struct ParsedFile {
+    pub path: PathBuf,
+    pub definition: StoredDefinition,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Size of the file in bytes (0 if it could not be read).
+    pub bytes: usize,
+}
+
+impl ParsedFile {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Expand `inputs` into a sorted list of files: files are taken as given, directories are
+/// searched recursively for `*.mo`. A missing input is an error diagnostic.
+pub fn collect_mo_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Box<Diagnostic>> {
+    let mut out = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            walk_dir(input, &mut out)?;
+        } else if input.is_file() {
+            out.push(input.clone());
+        } else {
+            return Err(Box::new(
+                Diagnostic::error(
+                    Span::DUMMY,
+                    format!("no such file or directory: `{}`", input.display()),
+                )
+                .with_help("pass `.mo` files or directories containing them"),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Box<Diagnostic>> {
+    let read = std::fs::read_dir(dir).map_err(|e| {
+        Box::new(Diagnostic::error(
+            Span::DUMMY,
+            format!("cannot read directory `{}`: {e}", dir.display()),
+        ))
+    })?;
+    let mut entries: Vec<PathBuf> = read.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            walk_dir(&p, out)?;
+        } else if p.extension().is_some_and(|e| e == "mo") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Parse all `paths` in parallel, registering each in `sources`. The result keeps the order of
+/// `paths`.
+pub fn parse_files(sources: &SourceMap, paths: &[PathBuf]) -> Vec<ParsedFile> {
+    paths
+        .par_iter()
+        .map(|path| {
+            let bytes = std::fs::metadata(path)
+                .map(|m| m.len() as usize)
+                .unwrap_or(0);
+            let (definition, diagnostics) = crate::parse_file(sources, path);
+            ParsedFile {
+                path: path.clone(),
+                definition,
+                diagnostics,
+                bytes,
+            }
+        })
+        .collect()
+}
