@@ -8,13 +8,17 @@
 
 pub mod ast;
 pub mod batch;
+mod compare;
 pub mod diag;
 mod lexer;
 mod parser;
+pub mod print;
 pub mod source;
 
 pub use batch::{collect_mo_files, parse_files, ParsedFile};
+pub use compare::{debug_without_spans, eq_ignoring_spans};
 pub use diag::{Diagnostic, Severity};
+pub use print::{print_class, print_expr, print_stored_definition};
 pub use source::{FileId, SourceFile, SourceMap, Span};
 
 use std::path::{Path, PathBuf};
