@@ -47,4 +47,18 @@ package Interfaces "Heat ports and partial models"
       if useHeatPort "Optional port for the dissipated power";
     SI.Power lossPower "Dissipated power (leaves through heatPort)";
   end PartialElementaryConditionalHeatPortWithoutT;
+
+  partial model PartialConditionalHeatPort
+    "Optional heat port; without it the heat goes to a fixed temperature T (internalHeatPort is always present)"
+    parameter Boolean useHeatPort = false "= true: heatPort is enabled" annotation(Evaluate=true);
+    parameter SI.Temperature T = 293.15 "Device temperature used when useHeatPort = false";
+    HeatTransfer.Interfaces.HeatPort_a heatPort if useHeatPort "Optional port for the dissipated power";
+    HeatTransfer.Sources.FixedTemperature fixedTemperature(final T=T) if not useHeatPort
+      "Ambient used when there is no heat port";
+  protected
+    HeatPort_a internalHeatPort "Connected to heatPort or to the fixed temperature";
+  equation
+    connect(heatPort, internalHeatPort);
+    connect(fixedTemperature.port, internalHeatPort);
+  end PartialConditionalHeatPort;
 end Interfaces;
