@@ -1,0 +1,208 @@
+//! CSV results: the format of the MSL reference results.
+//!
+//! Layout: a header line of quoted names, first `"time"`, then one column per variable by its
+//! full Modelica name; then one line per output point. Events are two lines with the same time.
+//! The writer expands aliases and constants into full columns (CSV has no way to share them)
+//! and prints numbers with Rust's shortest round-trip representation, so reading a written file
+//! gives back exactly the same `f64` values. The reader makes every column a stored column.
+
+use crate::{ResultError, ResultVar, SimResult};
+use std::io::Write;
+use std::path::Path;
+
+/// Write `result` to `path` as CSV.
+pub fn write_csv(result: &SimResult, path: &Path) -> Result<(), ResultError> {
+    let file = std::fs::File::create(path).map_err(|e| ResultError::io(path, e))?;
+    let mut out = std::io::BufWriter::new(file);
+    write_csv_to(result, &mut out)
+        .and_then(|_| out.flush())
+        .map_err(|e| ResultError::io(path, e))
+}
+
+/// Write `result` as CSV to any writer.
+pub fn write_csv_to(result: &SimResult, out: &mut impl Write) -> std::io::Result<()> {
+    write!(out, "\"time\"")?;
+    for var in result.vars() {
+        write!(out, ",{}", quote(&var.name))?;
+    }
+    writeln!(out)?;
+    for i in 0..result.len() {
+        write!(out, "{}", format_number(result.time()[i]))?;
+        for var in result.vars() {
+            write!(out, ",{}", format_number(result.value(var, i)))?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// Shortest text that parses back to exactly `x` (Rust's `{:?}` for `f64` guarantees this).
+pub fn format_number(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".to_string()
+    } else if x.is_infinite() {
+        if x > 0.0 { "Inf" } else { "-Inf" }.to_string()
+    } else {
+        format!("{x:?}")
+    }
+}
+
+/// A CSV field in double quotes, inner quotes doubled.
+fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// Read a CSV result file.
+pub fn read_csv(path: &Path) -> Result<SimResult, ResultError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ResultError::io(path, e))?;
+    parse_csv(&text, path)
+}
+
+/// Parse CSV text; `path` is only used in error messages.
+pub fn parse_csv(text: &str, path: &Path) -> Result<SimResult, ResultError> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (header_line, header) = lines
+        .next()
+        .ok_or_else(|| ResultError::format(path, 1, "empty CSV file: expected a header line"))?;
+    let names = split_fields(header).map_err(|m| ResultError::format(path, header_line, m))?;
+    if names.is_empty() || names[0].trim() != "time" {
+        return Err(ResultError::format(
+            path,
+            header_line,
+            "the first column of a result CSV must be named `time`",
+        ));
+    }
+    let vars = names[1..]
+        .iter()
+        .enumerate()
+        .map(|(c, n)| ResultVar::column(n.trim(), c))
+        .collect();
+    let mut result = SimResult::new(vars, names.len() - 1)
+        .map_err(|e| ResultError::format(path, header_line, e.to_string()))?;
+    let mut values = Vec::with_capacity(names.len());
+    for (line_no, line) in lines {
+        values.clear();
+        for field in split_fields(line).map_err(|m| ResultError::format(path, line_no, m))? {
+            values.push(parse_number(&field).ok_or_else(|| {
+                ResultError::format(path, line_no, format!("`{field}` is not a number"))
+            })?);
+        }
+        if values.len() != names.len() {
+            return Err(ResultError::format(
+                path,
+                line_no,
+                format!(
+                    "{} values on this line, but the header names {} columns",
+                    values.len(),
+                    names.len()
+                ),
+            ));
+        }
+        result
+            .push_row(values[0], &values[1..])
+            .map_err(|e| ResultError::format(path, line_no, e.to_string()))?;
+    }
+    Ok(result)
+}
+
+fn parse_number(field: &str) -> Option<f64> {
+    let f = field.trim();
+    match f {
+        "Inf" | "+Inf" => Some(f64::INFINITY),
+        "-Inf" => Some(f64::NEG_INFINITY),
+        _ => f.parse().ok(),
+    }
+}
+
+/// Split one CSV line into fields; double-quoted fields may contain commas and `""`.
+fn split_fields(line: &str) -> Result<Vec<String>, String> {
+    let mut fields = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        let mut field = String::new();
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            loop {
+                match chars.next() {
+                    Some('"') if chars.peek() == Some(&'"') => {
+                        chars.next();
+                        field.push('"');
+                    }
+                    Some('"') => break,
+                    Some(c) => field.push(c),
+                    None => return Err("unterminated quoted field".to_string()),
+                }
+            }
+            // Allow spaces between the closing quote and the comma.
+            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                chars.next();
+            }
+            match chars.peek() {
+                None | Some(',') => {}
+                Some(c) => return Err(format!("unexpected `{c}` after a quoted field")),
+            }
+        } else {
+            while let Some(&c) = chars.peek() {
+                if c == ',' {
+                    break;
+                }
+                field.push(c);
+                chars.next();
+            }
+        }
+        fields.push(field);
+        match chars.next() {
+            Some(',') => continue,
+            _ => break,
+        }
+    }
+    Ok(fields)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn split_fields_handles_quotes() {
+        assert_eq!(
+            split_fields(r#""a,b","c""d",3"#).unwrap(),
+            vec!["a,b", "c\"d", "3"]
+        );
+        assert!(split_fields("\"open").is_err());
+    }
+
+    #[test]
+    fn parses_reference_style_csv() {
+        let text = "\"time\",\"x\",\"y[2]\"\n0,1,2\n0.5,1e-3,-2.5\n0.5,3,4\n";
+        let r = parse_csv(text, &PathBuf::from("t.csv")).unwrap();
+        assert_eq!(r.time(), &[0.0, 0.5, 0.5]);
+        assert_eq!(r.series("y[2]").unwrap(), vec![2.0, -2.5, 4.0]);
+    }
+
+    #[test]
+    fn reports_bad_lines() {
+        let err = parse_csv("\"time\",\"x\"\n0,1\n1,zz\n", &PathBuf::from("t.csv")).unwrap_err();
+        assert_eq!(err.to_string(), "t.csv:3: `zz` is not a number");
+        let err = parse_csv("\"time\",\"x\"\n0\n", &PathBuf::from("t.csv")).unwrap_err();
+        assert!(err.to_string().contains("t.csv:2:"));
+        assert!(parse_csv("\"a\",\"x\"\n", &PathBuf::from("t.csv")).is_err());
+    }
+
+    #[test]
+    fn number_format_round_trips() {
+        for x in [0.1, 1.0 / 3.0, -1e-300, 6.02e23, 0.0, f64::MAX, 5e-324] {
+            assert_eq!(parse_number(&format_number(x)), Some(x));
+        }
+        assert_eq!(
+            parse_number(&format_number(f64::NEG_INFINITY)),
+            Some(f64::NEG_INFINITY)
+        );
+        assert!(parse_number(&format_number(f64::NAN)).unwrap().is_nan());
+    }
+}
