@@ -1,4 +1,5 @@
 //! Integrators on plain ODEs: convergence order, stiff reference solutions, dense output.
+#![allow(clippy::needless_range_loop)]
 
 use moss_codegen::RuntimeError;
 use moss_sim::bdf::Bdf;

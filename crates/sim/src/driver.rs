@@ -1,0 +1,562 @@
+//! The event loop: integrate, detect zero crossings after every accepted step, locate the
+//! earliest one on the dense output, record both sides of the event, run the model's event
+//! iteration, restart the integrator; land exactly on time events; write output rows on the
+//! grid from the dense output.
+//!
+//! Output rows are computed by re-evaluating the model (continuous mode) at the interpolated
+//! states, so algebraic variables are consistent with the states. An event produces two rows
+//! with the same time: the left limit (continuous-mode evaluation just before the event) and
+//! the right limit (after the event iteration).
+
+use crate::bdf::Bdf;
+use crate::dopri5::Dopri5;
+use crate::events::{has_crossed, illinois, root_time_tolerance};
+use crate::integrator::{Integrator, IntegratorStats, StepError};
+use crate::options::{output_grid, resolve, Resolved, SimOptions, Solver};
+use crate::record::Recorder;
+use crate::system::{ModelSystem, Tolerances};
+use moss_codegen::{ExecutableModel, ModelStats, RuntimeError};
+use moss_symbolic::program::RelOp;
+use moss_symbolic::CausalProgram;
+use std::collections::VecDeque;
+use std::fmt;
+use std::time::Instant;
+
+/// Figures of one run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SimStats {
+    pub solver: String,
+    pub integrator: IntegratorStats,
+    pub state_events: u64,
+    pub time_events: u64,
+    /// Integrator restarts (after events).
+    pub restarts: u64,
+    /// Zero-crossing function evaluations made by the simulator (root finding included).
+    pub zero_crossing_evaluations: u64,
+    pub output_rows: u64,
+    pub init_seconds: f64,
+    pub simulate_seconds: f64,
+    pub model: ModelStats,
+}
+
+impl fmt::Display for SimStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = &self.integrator;
+        writeln!(f, "solver:                 {}", self.solver)?;
+        writeln!(
+            f,
+            "steps:                  {} ({} rejected)",
+            i.steps, i.rejected_steps
+        )?;
+        writeln!(f, "rhs evaluations:        {}", i.rhs_evaluations)?;
+        writeln!(f, "jacobian evaluations:   {}", i.jacobian_evaluations)?;
+        writeln!(f, "lu factorizations:      {}", i.lu_factorizations)?;
+        writeln!(
+            f,
+            "newton iterations:      {} ({} convergence failures)",
+            i.newton_iterations, i.newton_failures
+        )?;
+        writeln!(
+            f,
+            "events:                 {} state, {} time ({} restarts)",
+            self.state_events, self.time_events, self.restarts
+        )?;
+        writeln!(
+            f,
+            "zero-crossing evals:    {}",
+            self.zero_crossing_evaluations
+        )?;
+        writeln!(f, "output rows:            {}", self.output_rows)?;
+        writeln!(f, "initialization time:    {:.6} s", self.init_seconds)?;
+        write!(f, "integration time:       {:.6} s", self.simulate_seconds)
+    }
+}
+
+/// Events repeating without time advancing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chattering {
+    pub time: f64,
+    /// Index into `program.zero_crossings` (None: many different events in a tiny window).
+    pub zero_crossing: Option<usize>,
+    pub description: String,
+    pub events: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimErrorKind {
+    /// Invalid options (bad times, unknown parameter, bad regular expression).
+    Options(String),
+    /// The model failed (assert, no convergence, ...).
+    Runtime(RuntimeError),
+    /// The integrator gave up.
+    Integrator(StepError),
+    Chattering(Chattering),
+}
+
+impl fmt::Display for SimErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimErrorKind::Options(m) => write!(f, "{m}"),
+            SimErrorKind::Runtime(e) => write!(f, "{e}"),
+            SimErrorKind::Integrator(e) => write!(f, "{e}"),
+            SimErrorKind::Chattering(c) => match c.zero_crossing {
+                Some(_) => write!(
+                    f,
+                    "at time {}: chattering: the zero crossing `{}` fired {} times in a row \
+                     without time advancing; the model switches back and forth (consider \
+                     hysteresis, or `noEvent` if the switch is harmless)",
+                    c.time, c.description, c.events
+                ),
+                None => write!(
+                    f,
+                    "at time {}: chattering: {} events in a tiny time window{}",
+                    c.time,
+                    c.events,
+                    if c.description.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (last: `{}`)", c.description)
+                    }
+                ),
+            },
+        }
+    }
+}
+
+/// A failed simulation: what went wrong, the rows recorded until then, and the figures.
+#[derive(Debug)]
+pub struct SimError<R> {
+    pub kind: SimErrorKind,
+    pub partial: Option<Box<R>>,
+    pub stats: Box<SimStats>,
+}
+
+impl<R> fmt::Display for SimError<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind)
+    }
+}
+
+impl<R: fmt::Debug> std::error::Error for SimError<R> {}
+
+/// What the event loop produces; `R` is the recorder's output.
+pub struct Finished<R> {
+    pub result: R,
+    pub stats: SimStats,
+    /// Message of `terminate()` when the model ended the run early.
+    pub terminated: Option<String>,
+}
+
+/// Run the simulation, recording rows with `recorder`.
+pub fn run<Rec: Recorder>(
+    model: &mut dyn ExecutableModel,
+    program: &CausalProgram,
+    opts: &SimOptions,
+    mut recorder: Rec,
+) -> Result<Finished<Rec::Output>, SimError<Rec::Output>> {
+    let mut stats = SimStats::default();
+    let fail_early = |kind: SimErrorKind, stats: SimStats| SimError {
+        kind,
+        partial: None,
+        stats: Box::new(stats),
+    };
+    let resolved =
+        resolve(opts, program).map_err(|m| fail_early(SimErrorKind::Options(m), stats.clone()))?;
+    for (name, value) in &opts.parameters {
+        model
+            .set_parameter(name, *value)
+            .map_err(|e| fail_early(SimErrorKind::Options(e.message), stats.clone()))?;
+    }
+    let init_start = Instant::now();
+    model
+        .initialize(resolved.start)
+        .map_err(|e| fail_early(SimErrorKind::Runtime(e), stats.clone()))?;
+    stats.init_seconds = init_start.elapsed().as_secs_f64();
+    let sim_start = Instant::now();
+    let mut event_loop = EventLoop::new(model, program, opts, resolved, &mut stats, &mut recorder);
+    let outcome = event_loop.run();
+    let integ_stats = event_loop.integ.stats();
+    let rows = event_loop.rows;
+    drop(event_loop);
+    stats.integrator = integ_stats;
+    stats.output_rows = rows;
+    stats.model = model.stats();
+    stats.simulate_seconds = sim_start.elapsed().as_secs_f64();
+    match outcome {
+        Ok(terminated) => Ok(Finished {
+            result: recorder.finish(),
+            stats,
+            terminated,
+        }),
+        Err(kind) => Err(SimError {
+            kind,
+            partial: Some(Box::new(recorder.finish())),
+            stats: Box::new(stats),
+        }),
+    }
+}
+
+/// Relation of each zero crossing (`>` when the program does not say).
+fn crossing_ops(program: &CausalProgram, n: usize) -> Vec<RelOp> {
+    (0..n)
+        .map(|i| program.zero_crossings.get(i).map_or(RelOp::Gt, |z| z.op))
+        .collect()
+}
+
+/// Absolute tolerance of each state: the relative tolerance times its nominal value.
+fn state_tolerances(program: &CausalProgram, n: usize, rtol: f64) -> Tolerances {
+    let atol = (0..n)
+        .map(|i| {
+            let nominal = program
+                .states
+                .get(i)
+                .and_then(|&v| program.vars.get(v as usize))
+                .map_or(1.0, |v| v.nominal.abs());
+            rtol * if nominal > 0.0 && nominal.is_finite() {
+                nominal
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    Tolerances::new(rtol, atol)
+}
+
+/// Where the earliest zero crossing of a step lies.
+struct Crossing {
+    t_lo: f64,
+    t_hi: f64,
+    index: usize,
+}
+
+struct EventLoop<'a, Rec: Recorder> {
+    model: &'a mut dyn ExecutableModel,
+    program: &'a CausalProgram,
+    opts: &'a SimOptions,
+    r: Resolved,
+    stats: &'a mut SimStats,
+    recorder: &'a mut Rec,
+    integ: Box<dyn Integrator>,
+    ops: Vec<RelOp>,
+    frozen: Vec<bool>,
+    /// Zero-crossing values at the start of the current step.
+    g_prev: Vec<f64>,
+    g: Vec<f64>,
+    grid: Vec<f64>,
+    next_out: usize,
+    x: Vec<f64>,
+    dx: Vec<f64>,
+    rows: u64,
+    /// Recent event times (all kinds), for the chattering window.
+    recent_events: VecDeque<f64>,
+    /// (zero crossing, consecutive events with vanishing time advance)
+    repeats: Option<(usize, usize)>,
+    last_event_time: f64,
+}
+
+impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
+    fn new(
+        model: &'a mut dyn ExecutableModel,
+        program: &'a CausalProgram,
+        opts: &'a SimOptions,
+        r: Resolved,
+        stats: &'a mut SimStats,
+        recorder: &'a mut Rec,
+    ) -> Self {
+        let n = model.n_states();
+        let nz = model.n_zero_crossings();
+        let tol = state_tolerances(program, n, r.tolerance);
+        let integ: Box<dyn Integrator> = match r.solver {
+            Solver::Dopri5 => Box::new(Dopri5::new(n, tol, r.max_step)),
+            Solver::Bdf | Solver::Auto => {
+                Box::new(Bdf::new(n, tol, r.max_step, model.jacobian_pattern()))
+            }
+        };
+        stats.solver = integ.name().to_string();
+        EventLoop {
+            ops: crossing_ops(program, nz),
+            frozen: model.relation_values().to_vec(),
+            g_prev: vec![0.0; nz],
+            g: vec![0.0; nz],
+            grid: output_grid(r.start, r.stop, r.interval),
+            next_out: 0,
+            x: vec![0.0; n],
+            dx: vec![0.0; n],
+            rows: 0,
+            recent_events: VecDeque::new(),
+            repeats: None,
+            last_event_time: r.start,
+            model,
+            program,
+            opts,
+            r,
+            stats,
+            recorder,
+            integ,
+        }
+    }
+
+    /// Returns the `terminate()` message if the model ended the run.
+    fn run(&mut self) -> Result<Option<String>, SimErrorKind> {
+        let t0 = self.r.start;
+        self.model.states(&mut self.x);
+        self.record_current(t0);
+        self.next_out = 1;
+        self.restart(t0)?;
+        let stop = self.r.stop;
+        while self.integ.t() < stop {
+            let t = self.integ.t();
+            let time_event = self.model.next_time_event(t).filter(|&te| te <= stop);
+            let t_limit = time_event.unwrap_or(stop);
+            self.step(t_limit)?;
+            if let Some(p) = &self.opts.progress {
+                p(self.integ.t());
+            }
+            let landed_on_time_event = time_event == Some(self.integ.t());
+            if let Some(c) = self.find_crossing(landed_on_time_event)? {
+                self.record_grid_before(c.t_hi)?;
+                self.stats.state_events +=
+                    u64::from(c.t_hi < self.integ.t() || !landed_on_time_event);
+                self.stats.time_events +=
+                    u64::from(c.t_hi == self.integ.t() && landed_on_time_event);
+                if let Some(msg) = self.handle_event(c.t_lo, c.t_hi, Some(c.index))? {
+                    return Ok(Some(msg));
+                }
+            } else if landed_on_time_event {
+                let te = self.integ.t();
+                self.record_grid_before(te)?;
+                self.stats.time_events += 1;
+                if let Some(msg) = self.handle_event(te, te, None)? {
+                    return Ok(Some(msg));
+                }
+            } else {
+                self.record_grid_through(self.integ.t())?;
+                std::mem::swap(&mut self.g_prev, &mut self.g);
+            }
+        }
+        // Grid points left (only when the last event landed on the stop time).
+        self.record_grid_through(stop)?;
+        self.x.copy_from_slice(self.integ.x());
+        self.model
+            .terminate(stop, &self.x)
+            .map_err(SimErrorKind::Runtime)?;
+        Ok(None)
+    }
+
+    fn step(&mut self, t_limit: f64) -> Result<(), SimErrorKind> {
+        let mut sys = ModelSystem {
+            model: &mut *self.model,
+        };
+        self.integ.step(&mut sys, t_limit).map_err(|e| match e {
+            StepError::Model(e) => SimErrorKind::Runtime(e),
+            e => SimErrorKind::Integrator(e),
+        })
+    }
+
+    /// Restart the integrator at `t` from the model's current states.
+    fn restart(&mut self, t: f64) -> Result<(), SimErrorKind> {
+        self.model.states(&mut self.x);
+        let mut sys = ModelSystem {
+            model: &mut *self.model,
+        };
+        self.integ
+            .reset(&mut sys, t, &self.x)
+            .map_err(|e| match e {
+                StepError::Model(e) => SimErrorKind::Runtime(e),
+                e => SimErrorKind::Integrator(e),
+            })?;
+        self.frozen.clear();
+        self.frozen.extend_from_slice(self.model.relation_values());
+        self.eval_crossings(t, true)?;
+        std::mem::swap(&mut self.g_prev, &mut self.g);
+        Ok(())
+    }
+
+    /// Zero-crossing values into `self.g` at `t`: at the step end (`at_end`) from the
+    /// integrator's states, otherwise from its dense output.
+    fn eval_crossings(&mut self, t: f64, at_end: bool) -> Result<(), SimErrorKind> {
+        if at_end {
+            self.x.copy_from_slice(self.integ.x());
+        } else {
+            self.integ.interpolate(t, &mut self.x);
+        }
+        self.stats.zero_crossing_evaluations += 1;
+        if self.g.is_empty() {
+            return Ok(());
+        }
+        self.model
+            .zero_crossings(t, &self.x, &mut self.g)
+            .map_err(SimErrorKind::Runtime)
+    }
+
+    /// After a step: the earliest zero crossing inside it, if any relation changed.
+    fn find_crossing(
+        &mut self,
+        landed_on_time_event: bool,
+    ) -> Result<Option<Crossing>, SimErrorKind> {
+        if self.g.is_empty() {
+            return Ok(None);
+        }
+        let (t0, t1) = (self.integ.t_prev(), self.integ.t());
+        self.eval_crossings(t1, true)?;
+        let changed: Vec<usize> = (0..self.g.len())
+            .filter(|&i| has_crossed(self.ops[i], self.frozen[i], self.g_prev[i], self.g[i]))
+            .collect();
+        if changed.is_empty() {
+            return Ok(None);
+        }
+        let g_end = self.g.clone();
+        let tol = root_time_tolerance(t0, t1);
+        let mut best: Option<Crossing> = None;
+        for i in changed {
+            let (mut a, mut ga) = (t0, self.g_prev[i]);
+            let limit = best.as_ref().map_or(t1, |c| c.t_hi);
+            // Only a root before the best one so far matters.
+            if limit < t1 {
+                self.eval_crossings(limit, false)?;
+                if !has_crossed(self.ops[i], self.frozen[i], self.g_prev[i], self.g[i]) {
+                    continue;
+                }
+            }
+            let gb = if limit < t1 { self.g[i] } else { g_end[i] };
+            // A step that landed on a time event usually changed its relation right there.
+            if landed_on_time_event && limit == t1 && t1 - tol > t0 {
+                self.eval_crossings(t1 - tol, false)?;
+                if !has_crossed(self.ops[i], self.frozen[i], self.g_prev[i], self.g[i]) {
+                    (a, ga) = (t1 - tol, self.g[i]);
+                }
+            }
+            let (op, frozen, g_start) = (self.ops[i], self.frozen[i], self.g_prev[i]);
+            let (lo, hi) = illinois(a, ga, limit, gb, tol, |t| {
+                self.eval_crossings(t, false)?;
+                let g = self.g[i];
+                Ok::<_, SimErrorKind>((g, has_crossed(op, frozen, g_start, g)))
+            })?;
+            best = Some(Crossing {
+                t_lo: lo,
+                t_hi: hi,
+                index: i,
+            });
+        }
+        Ok(best)
+    }
+
+    /// Handle an event located in `[t_lo, t_hi]`: left row, event iteration at `t_hi`, right
+    /// row, restart. Returns the `terminate()` message if the model ended the run.
+    fn handle_event(
+        &mut self,
+        t_lo: f64,
+        t_hi: f64,
+        crossing: Option<usize>,
+    ) -> Result<Option<String>, SimErrorKind> {
+        self.check_chattering(t_hi, crossing)?;
+        // Left limit: continuous mode just before the event, labelled with the event time.
+        self.integ.interpolate(t_lo, &mut self.x);
+        if t_lo == self.integ.t() {
+            self.x.copy_from_slice(self.integ.x());
+        }
+        self.model
+            .derivatives(t_lo, &self.x, &mut self.dx)
+            .map_err(SimErrorKind::Runtime)?;
+        self.record_current(t_hi);
+        // Right limit.
+        if t_hi == self.integ.t() {
+            self.x.copy_from_slice(self.integ.x());
+        } else {
+            self.integ.interpolate(t_hi, &mut self.x);
+        }
+        let outcome = self
+            .model
+            .event_update(t_hi, &mut self.x)
+            .map_err(SimErrorKind::Runtime)?;
+        self.record_current(t_hi);
+        // Grid points at the event time are represented by the event rows.
+        while self.next_out < self.grid.len() && self.grid[self.next_out] <= t_hi {
+            self.next_out += 1;
+        }
+        if let Some(msg) = outcome.terminate {
+            self.model
+                .terminate(t_hi, &self.x)
+                .map_err(SimErrorKind::Runtime)?;
+            return Ok(Some(msg));
+        }
+        self.stats.restarts += 1;
+        self.restart(t_hi).map(|_| None)
+    }
+
+    fn check_chattering(&mut self, t: f64, crossing: Option<usize>) -> Result<(), SimErrorKind> {
+        let guard = &self.opts.chattering;
+        let span = (self.r.stop - self.r.start).max(1.0);
+        let tiny = guard.tiny_advance * span.max(t.abs());
+        let advance = t - self.last_event_time;
+        self.last_event_time = t;
+        let description = |i: usize| {
+            self.program
+                .zero_crossings
+                .get(i)
+                .map_or_else(|| format!("zero crossing {i}"), |z| z.description.clone())
+        };
+        if let Some(i) = crossing {
+            let count = match self.repeats {
+                Some((j, c)) if j == i && advance < tiny => c + 1,
+                _ => 1,
+            };
+            self.repeats = Some((i, count));
+            if count > guard.max_repeats {
+                return Err(SimErrorKind::Chattering(Chattering {
+                    time: t,
+                    zero_crossing: Some(i),
+                    description: description(i),
+                    events: count,
+                }));
+            }
+        }
+        self.recent_events.push_back(t);
+        if self.recent_events.len() > guard.max_events_in_window {
+            self.recent_events.pop_front();
+            let oldest = self.recent_events.front().copied().unwrap_or(t);
+            if t - oldest < guard.window * span {
+                return Err(SimErrorKind::Chattering(Chattering {
+                    time: t,
+                    zero_crossing: None,
+                    description: crossing.map(description).unwrap_or_default(),
+                    events: self.recent_events.len(),
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Record the model's current values as a row at time `t`.
+    fn record_current(&mut self, t: f64) {
+        self.recorder.record(t, self.model.values());
+        self.rows += 1;
+    }
+
+    /// Output grid points strictly before `t`.
+    fn record_grid_before(&mut self, t: f64) -> Result<(), SimErrorKind> {
+        self.record_grid(|tk| tk < t)
+    }
+
+    /// Output grid points up to and including `t`.
+    fn record_grid_through(&mut self, t: f64) -> Result<(), SimErrorKind> {
+        self.record_grid(|tk| tk <= t)
+    }
+
+    fn record_grid(&mut self, include: impl Fn(f64) -> bool) -> Result<(), SimErrorKind> {
+        while self.next_out < self.grid.len() && include(self.grid[self.next_out]) {
+            let tk = self.grid[self.next_out];
+            if tk == self.integ.t() {
+                self.x.copy_from_slice(self.integ.x());
+            } else {
+                self.integ.interpolate(tk, &mut self.x);
+            }
+            self.model
+                .derivatives(tk, &self.x, &mut self.dx)
+                .map_err(SimErrorKind::Runtime)?;
+            self.record_current(tk);
+            self.next_out += 1;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,194 @@
+//! Turning the model's slot vector into result rows.
+//!
+//! The variable table is built once, at the first row (after initialization, when parameters
+//! and `fixed = false` parameters have their values): every non-hidden program variable and
+//! alias whose name matches the filter. Time-varying variables get a stored column; aliases
+//! `a = ±b` of a stored variable share its column; parameters and constants, and aliases of
+//! them, are stored once as a constant.
+
+use moss_results::{ResultVar, SimResult, Storage, VarKind as ResultKind};
+use moss_symbolic::program::{ValueType, VarKind};
+use moss_symbolic::CausalProgram;
+use regex::Regex;
+use std::collections::{BTreeMap, HashSet};
+
+/// Receives output rows (the full slot vector at each output time).
+pub trait Recorder {
+    type Output;
+    fn record(&mut self, t: f64, values: &[f64]);
+    fn finish(self) -> Self::Output;
+}
+
+/// Compile a `--vars` pattern for whole-name matching.
+pub fn compile_filter(pattern: &str) -> Result<Regex, String> {
+    Regex::new(&format!("^(?:{pattern})$"))
+        .map_err(|e| format!("invalid variable filter `{pattern}`: {e}"))
+}
+
+fn result_kind(kind: VarKind) -> ResultKind {
+    match kind {
+        VarKind::Constant => ResultKind::Constant,
+        VarKind::Parameter | VarKind::DependentParameter => ResultKind::Parameter,
+        VarKind::Discrete => ResultKind::Discrete,
+        VarKind::State | VarKind::Derivative | VarKind::Algebraic | VarKind::Input => {
+            ResultKind::Continuous
+        }
+    }
+}
+
+fn is_time_invariant(kind: VarKind) -> bool {
+    matches!(
+        kind,
+        VarKind::Constant | VarKind::Parameter | VarKind::DependentParameter
+    )
+}
+
+/// A stored column: `scale * values[slot] + offset`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Column {
+    slot: usize,
+    scale: f64,
+    offset: f64,
+}
+
+/// Records rows into a [`SimResult`].
+pub struct ResultRecorder<'a> {
+    program: &'a CausalProgram,
+    filter: Option<Regex>,
+    columns: Vec<Column>,
+    result: Option<SimResult>,
+    row: Vec<f64>,
+    /// First error of the results layer (should not happen: the table is validated).
+    pub error: Option<String>,
+}
+
+impl<'a> ResultRecorder<'a> {
+    pub fn new(program: &'a CausalProgram, filter: Option<Regex>) -> ResultRecorder<'a> {
+        ResultRecorder {
+            program,
+            filter,
+            columns: Vec::new(),
+            result: None,
+            row: Vec::new(),
+            error: None,
+        }
+    }
+
+    fn wanted(&self, name: &str, hidden: bool) -> bool {
+        !hidden && name != "time" && self.filter.as_ref().is_none_or(|re| re.is_match(name))
+    }
+
+    /// Build the variable table from the values after initialization.
+    fn build_table(&mut self, values: &[f64]) -> Result<SimResult, String> {
+        let p = self.program;
+        let value = |slot: usize| values.get(slot).copied().unwrap_or(f64::NAN);
+        let mut vars: BTreeMap<String, ResultVar> = BTreeMap::new();
+        // Column of each stored slot (for aliases).
+        let mut column_of_slot: Vec<Option<usize>> = vec![None; p.vars.len()];
+        for (slot, v) in p.vars.iter().enumerate() {
+            if v.ty == ValueType::String || !self.wanted(&v.name, v.hidden) {
+                continue;
+            }
+            let storage = if is_time_invariant(v.kind) {
+                Storage::Constant(value(slot))
+            } else {
+                column_of_slot[slot] = Some(self.columns.len());
+                self.columns.push(Column {
+                    slot,
+                    scale: 1.0,
+                    offset: 0.0,
+                });
+                Storage::Column(self.columns.len() - 1)
+            };
+            vars.entry(v.name.clone()).or_insert_with(|| {
+                ResultVar::new(&v.name, result_kind(v.kind), storage)
+                    .with_unit(&v.unit)
+                    .with_description(&v.description)
+            });
+        }
+        for a in &p.aliases {
+            if !self.wanted(&a.name, a.hidden) || vars.contains_key(&a.name) {
+                continue;
+            }
+            let slot = a.target as usize;
+            let Some(target) = p.vars.get(slot) else {
+                continue;
+            };
+            if target.ty == ValueType::String {
+                continue;
+            }
+            let storage = if is_time_invariant(target.kind) {
+                Storage::Constant(a.scale * value(slot) + a.offset)
+            } else {
+                match column_of_slot[slot] {
+                    Some(of) if a.offset == 0.0 && (a.scale == 1.0 || a.scale == -1.0) => {
+                        Storage::Alias {
+                            of,
+                            negated: a.scale < 0.0,
+                        }
+                    }
+                    _ => {
+                        self.columns.push(Column {
+                            slot,
+                            scale: a.scale,
+                            offset: a.offset,
+                        });
+                        Storage::Column(self.columns.len() - 1)
+                    }
+                }
+            };
+            let kind = if is_time_invariant(target.kind) {
+                result_kind(target.kind)
+            } else {
+                result_kind(a.kind)
+            };
+            vars.insert(
+                a.name.clone(),
+                ResultVar::new(&a.name, kind, storage)
+                    .with_unit(&a.unit)
+                    .with_description(&a.description),
+            );
+        }
+        let mut seen = HashSet::new();
+        let vars: Vec<ResultVar> = vars
+            .into_values()
+            .filter(|v| seen.insert(v.name.clone()))
+            .collect();
+        SimResult::new(vars, self.columns.len()).map_err(|e| e.to_string())
+    }
+}
+
+impl Recorder for ResultRecorder<'_> {
+    type Output = SimResult;
+
+    fn record(&mut self, t: f64, values: &[f64]) {
+        if self.result.is_none() {
+            match self.build_table(values) {
+                Ok(r) => self.result = Some(r),
+                Err(e) => {
+                    self.error.get_or_insert(e);
+                    return;
+                }
+            }
+        }
+        self.row.clear();
+        self.row.extend(
+            self.columns
+                .iter()
+                .map(|c| c.scale * values.get(c.slot).copied().unwrap_or(f64::NAN) + c.offset),
+        );
+        if let Some(result) = &mut self.result {
+            if let Err(e) = result.push_row(t, &self.row) {
+                self.error.get_or_insert(e.to_string());
+            }
+        }
+    }
+
+    fn finish(self) -> SimResult {
+        match self.result {
+            Some(r) => r,
+            // Nothing was recorded (the run failed before the first row).
+            None => SimResult::new(Vec::new(), 0).expect("an empty variable table is valid"),
+        }
+    }
+}
