@@ -8,6 +8,7 @@
 //!
 //! [`read_result`] and [`write_result`] pick the format from the file extension.
 
+pub mod compare;
 pub mod csv;
 pub mod mat;
 pub mod model;
