@@ -1,23 +1,798 @@
-//! The interpreter of the causal program.
+//! The interpreter of the causal program: compiled steps (see `compile.rs`) executed on a
+//! [`Machine`], plus the event logic (modes, event iteration, samples, time events) behind
+//! [`ExecutableModel`].
 
-use crate::model::RuntimeError;
+use crate::compile::{compile_program, CallTarget, Code, LinearStep, Step, WhenStep};
+use crate::func::Env;
+use crate::linalg::DenseLu;
+use crate::machine::Machine;
+use crate::model::{EventOutcome, ExecutableModel, ModelStats, RuntimeError};
+use crate::tape::{compare, run_until_call, Instr, Stop};
+use crate::value::{to_modelica_string, Value};
+use moss_frontend::flat::AssertLevel;
+use moss_symbolic::program::VarKind;
 use moss_symbolic::CausalProgram;
+
+/// Upper bound on the passes of one event iteration.
+pub const MAX_EVENT_ITERATIONS: u32 = 100;
 
 /// Executes a [`CausalProgram`]; implements [`crate::ExecutableModel`].
 pub struct Interpreter {
     pub program: CausalProgram,
+    code: Code,
+    m: Machine,
+    stats: ModelStats,
+    overrides: Vec<(u32, f64)>,
+    /// Per sample: start, interval, index of the next instant.
+    sample_state: Vec<(f64, f64, u64)>,
+    /// Event time of each `time <op> e` zero crossing (NaN for the others).
+    time_events: Vec<f64>,
+    pending_terminate: Option<String>,
 }
 
 impl Interpreter {
     /// Compile the program's expressions into the interpreter's internal form.
     pub fn new(program: CausalProgram) -> Result<Interpreter, RuntimeError> {
-        Err(RuntimeError {
+        let code = compile_program(&program).map_err(|e| RuntimeError {
             time: 0.0,
-            message: format!(
-                "cannot execute `{}`: the interpreter is not implemented yet",
-                program.name
-            ),
+            message: format!("cannot compile `{}`: {e}", program.name),
             details: vec![],
+        })?;
+        let n = program.vars.len();
+        let mut m = Machine {
+            mem: vec![0.0; code.mem_size],
+            n,
+            rel: vec![false; program.zero_crossings.len()],
+            rel_touched: vec![false; program.zero_crossings.len()],
+            sample_active: vec![false; program.samples.len()],
+            when_cur: vec![false; code.when_count as usize],
+            when_pre: vec![false; code.when_count as usize],
+            ..Machine::default()
+        };
+        for &(r, x) in &code.static_init {
+            m.mem[r as usize] = x;
+        }
+        for (i, v) in program.vars.iter().enumerate() {
+            m.mem[i] = v.start;
+            m.mem[n + i] = v.start;
+        }
+        Ok(Interpreter {
+            sample_state: vec![(0.0, 0.0, 0); program.samples.len()],
+            time_events: vec![f64::NAN; program.zero_crossings.len()],
+            program,
+            code,
+            m,
+            stats: ModelStats::default(),
+            overrides: vec![],
+            pending_terminate: None,
         })
     }
+
+    /// Number of tape instructions of the compiled program (for benchmarks and reports).
+    pub fn instruction_count(&self) -> usize {
+        self.code.n_instructions
+    }
+
+    /// Warnings raised by `assert(..., level = AssertionLevel.warning)`.
+    pub fn warning_messages(&self) -> &[String] {
+        &self.m.warnings
+    }
+
+    fn rt(&mut self) -> Rt<'_> {
+        Rt {
+            code: &self.code,
+            m: &mut self.m,
+            stats: &mut self.stats,
+            program: &self.program,
+        }
+    }
+
+    fn set_states(&mut self, t: f64, x: &[f64]) {
+        self.m.set_time(t);
+        for (&s, &v) in self.program.states.iter().zip(x) {
+            self.m.mem[s as usize] = v;
+        }
+    }
+
+    fn get_states(&self, x: &mut [f64]) {
+        for (xi, &s) in x.iter_mut().zip(&self.program.states) {
+            *xi = self.m.mem[s as usize];
+        }
+    }
+
+    /// Evaluate the blocks in continuous mode.
+    fn eval_continuous(&mut self) -> Result<(), RuntimeError> {
+        self.m.event_mode = false;
+        let mut rt = self.rt();
+        let code = rt.code;
+        rt.run_steps(&code.steps)
+    }
+
+    /// Start/interval of every sample and the instants due at `t0`.
+    fn start_samples(&mut self, t0: f64) -> Result<(), RuntimeError> {
+        for i in 0..self.code.samples.len() {
+            let (start, interval) = {
+                let s = &self.code.samples[i];
+                let code = &self.code;
+                let mut rt = Rt {
+                    code,
+                    m: &mut self.m,
+                    stats: &mut self.stats,
+                    program: &self.program,
+                };
+                rt.run_tape(&s.code)?;
+                (
+                    self.m.mem[s.start as usize],
+                    self.m.mem[s.interval as usize],
+                )
+            };
+            if interval.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !start.is_finite()
+            {
+                return Err(self.error(format!(
+                    "sample {i}: interval must be positive and start finite (start = {start}, interval = {interval})"
+                )));
+            }
+            let k = if start >= t0 {
+                0
+            } else {
+                ((t0 - start) / interval - 1e-9).ceil().max(0.0) as u64
+            };
+            self.sample_state[i] = (start, interval, k);
+        }
+        Ok(())
+    }
+
+    fn sample_time(&self, i: usize) -> f64 {
+        let (start, interval, k) = self.sample_state[i];
+        start + k as f64 * interval
+    }
+
+    /// Mark the samples whose instant is `t` as active.
+    fn activate_samples(&mut self, t: f64) {
+        for i in 0..self.sample_state.len() {
+            let ts = self.sample_time(i);
+            self.m.sample_active[i] = t >= ts - time_eps(ts);
+        }
+    }
+
+    /// Move active samples to their next instant.
+    fn advance_samples(&mut self, t: f64) {
+        for i in 0..self.sample_state.len() {
+            if self.m.sample_active[i] {
+                while self.sample_time(i) <= t + time_eps(t) {
+                    self.sample_state[i].2 += 1;
+                }
+                self.m.sample_active[i] = false;
+            }
+        }
+    }
+
+    fn update_time_events(&mut self) -> Result<(), RuntimeError> {
+        for i in 0..self.code.zc.len() {
+            let code = &self.code;
+            if let Some((tc, r)) = &code.zc[i].time_event {
+                let mut rt = Rt {
+                    code,
+                    m: &mut self.m,
+                    stats: &mut self.stats,
+                    program: &self.program,
+                };
+                rt.run_tape(tc)?;
+                self.time_events[i] = self.m.mem[*r as usize];
+            }
+        }
+        Ok(())
+    }
+
+    fn error(&self, message: String) -> RuntimeError {
+        RuntimeError {
+            time: self.m.time(),
+            message,
+            details: vec![],
+        }
+    }
+
+    /// Event iteration: repeat the blocks in event mode until no discrete variable and no
+    /// relation changes.
+    fn event_iteration(&mut self) -> Result<u32, RuntimeError> {
+        self.m.event_mode = true;
+        let result = self.event_iteration_inner();
+        self.m.event_mode = false;
+        result
+    }
+
+    fn event_iteration_inner(&mut self) -> Result<u32, RuntimeError> {
+        let mut rel_before = self.m.rel.clone();
+        for pass in 1..=MAX_EVENT_ITERATIONS {
+            self.stats.event_iterations += 1;
+            self.m.rel_touched.iter_mut().for_each(|t| *t = false);
+            {
+                let code = &self.code;
+                let mut rt = Rt {
+                    code,
+                    m: &mut self.m,
+                    stats: &mut self.stats,
+                    program: &self.program,
+                };
+                rt.run_steps(&code.steps)?;
+                rt.refresh_untouched_relations()?;
+            }
+            let changed = self.changes_since_pre(&rel_before);
+            if changed.is_empty() {
+                return Ok(pass);
+            }
+            if pass == MAX_EVENT_ITERATIONS {
+                return Err(RuntimeError {
+                    time: self.m.time(),
+                    message: format!(
+                        "event iteration did not converge after {MAX_EVENT_ITERATIONS} passes: \
+                         the model keeps switching (discrete variables or conditions depend on \
+                         each other in a loop)"
+                    ),
+                    details: changed,
+                });
+            }
+            self.m.copy_values_to_pre();
+            rel_before.copy_from_slice(&self.m.rel);
+        }
+        Ok(MAX_EVENT_ITERATIONS)
+    }
+
+    /// Descriptions of discrete variables and relations that changed in the last pass.
+    fn changes_since_pre(&self, rel_before: &[bool]) -> Vec<String> {
+        let mut out = vec![];
+        let n = self.m.n;
+        for &v in &self.code.discrete {
+            let (now, pre) = (self.m.mem[v as usize], self.m.mem[n + v as usize]);
+            if now != pre && !(now.is_nan() && pre.is_nan()) {
+                out.push(format!(
+                    "{} changed from {pre} to {now}",
+                    self.program.vars[v as usize].name
+                ));
+            }
+        }
+        for (i, (&now, &before)) in self.m.rel.iter().zip(rel_before).enumerate() {
+            if now != before {
+                out.push(format!(
+                    "condition `{}` changed from {before} to {now}",
+                    self.program.zero_crossings[i].description
+                ));
+            }
+        }
+        out
+    }
+}
+
+fn time_eps(t: f64) -> f64 {
+    1e-12 * t.abs().max(1.0)
+}
+
+/// Execution context: compiled code + machine + counters.
+struct Rt<'a> {
+    code: &'a Code,
+    m: &'a mut Machine,
+    stats: &'a mut ModelStats,
+    program: &'a CausalProgram,
+}
+
+impl Rt<'_> {
+    fn error(&self, message: String, details: Vec<String>) -> RuntimeError {
+        RuntimeError {
+            time: self.m.time(),
+            message,
+            details,
+        }
+    }
+
+    fn var_name(&self, v: u32) -> &str {
+        &self.program.vars[v as usize].name
+    }
+
+    fn env(&mut self) -> Env<'_> {
+        Env {
+            m: self.m,
+            funcs: &self.code.funcs,
+            depth: 0,
+        }
+    }
+
+    fn run_tape(&mut self, tape: &[Instr]) -> Result<(), RuntimeError> {
+        let mut pc = 0;
+        loop {
+            match run_until_call(tape, pc, self.m) {
+                Stop::Done => return Ok(()),
+                Stop::Call(p) => {
+                    if let Instr::Generic { d, call } = tape[p] {
+                        let expr = &self.code.generic[call as usize];
+                        let v = self
+                            .env()
+                            .eval(expr, &mut vec![])
+                            .and_then(|v| v.as_f64())
+                            .map_err(|e| self.error(e, vec![]))?;
+                        self.m.mem[d as usize] = v;
+                    }
+                    pc = p + 1;
+                }
+            }
+        }
+    }
+
+    fn run_steps(&mut self, steps: &[Step]) -> Result<(), RuntimeError> {
+        for s in steps {
+            self.run_step(s)?;
+        }
+        Ok(())
+    }
+
+    fn run_step(&mut self, s: &Step) -> Result<(), RuntimeError> {
+        match s {
+            Step::Tape(code) => self.run_tape(code),
+            Step::Scalar(s) => self.solve_scalar(s),
+            Step::Linear(l) => self.solve_linear(l),
+            Step::Nonlinear(nl) => self.solve_nonlinear(nl),
+            Step::CallOutputs {
+                code,
+                target,
+                args,
+                outputs,
+            } => {
+                self.run_tape(code)?;
+                self.call_outputs(target, args, outputs)
+            }
+            Step::Algorithm {
+                stmts,
+                frame_size,
+                discrete_outputs,
+            } => {
+                for &v in discrete_outputs {
+                    let pre = self.m.mem[self.m.pre_index(v)];
+                    self.m.mem[v as usize] = pre;
+                }
+                let mut frame = vec![Value::Int(0); *frame_size as usize];
+                self.env()
+                    .exec_block(stmts, &mut frame)
+                    .map_err(|e| self.error(e, vec![]))
+            }
+            Step::When(branches) => self.run_when(branches),
+            Step::Reinit { code, out, var } => {
+                self.run_tape(code)?;
+                self.m.mem[*var as usize] = self.m.mem[*out as usize];
+                self.m.states_changed = true;
+                Ok(())
+            }
+            Step::Assert {
+                code,
+                out,
+                message,
+                level,
+            } => {
+                self.run_tape(code)?;
+                if self.m.mem[*out as usize] != 0.0 {
+                    return Ok(());
+                }
+                let text = self.message(message);
+                match level {
+                    AssertLevel::Error => {
+                        Err(self.error(format!("assertion failed: {text}"), vec![]))
+                    }
+                    AssertLevel::Warning => {
+                        if !self.m.warnings.contains(&text) {
+                            eprintln!("warning: at time {}: assertion: {text}", self.m.time());
+                            self.m.warnings.push(text);
+                        }
+                        Ok(())
+                    }
+                }
+            }
+            Step::Terminate { message } => {
+                let text = self.message(message);
+                self.m.terminate = Some(text);
+                Ok(())
+            }
+        }
+    }
+
+    fn message(&mut self, e: &crate::func::FExpr) -> String {
+        match self.env().eval(e, &mut vec![]) {
+            Ok(v) => to_modelica_string(&v, 6),
+            Err(err) => format!("(message could not be evaluated: {err})"),
+        }
+    }
+
+    /// A branch fires when one of its conditions is true and was false before (event mode),
+    /// or, during initialization, when it may fire at initial time and a condition is true.
+    fn run_when(&mut self, branches: &[WhenStep]) -> Result<(), RuntimeError> {
+        if !self.m.event_mode && !self.m.initial {
+            return Ok(());
+        }
+        let n = self.m.n;
+        for b in branches {
+            let fires = b.conditions.iter().any(|&c| {
+                let now = self.m.mem[c as usize] != 0.0;
+                if self.m.initial {
+                    b.fires_at_initial && now
+                } else {
+                    now && self.m.mem[n + c as usize] == 0.0
+                }
+            });
+            if fires {
+                return self.run_steps(&b.body);
+            }
+        }
+        Ok(())
+    }
+
+    fn call_outputs(
+        &mut self,
+        target: &CallTarget,
+        args: &[crate::func::FExpr],
+        outputs: &[Option<u32>],
+    ) -> Result<(), RuntimeError> {
+        let mut frame = vec![];
+        let mut env = self.env();
+        let result = (|| {
+            let vals = args
+                .iter()
+                .map(|a| env.eval(a, &mut frame))
+                .collect::<Result<Vec<_>, _>>()?;
+            match target {
+                CallTarget::User(f) => env.call(*f, vals),
+                CallTarget::Builtin(b) => Ok(vec![crate::builtins::call_builtin(*b, &vals)?]),
+            }
+        })();
+        let outs = result.map_err(|e| self.error(e, vec![]))?;
+        let flat: Vec<Value> = outs.iter().flat_map(|v| v.flatten()).collect();
+        if flat.len()
+            < outputs
+                .iter()
+                .rposition(|o| o.is_some())
+                .map_or(0, |p| p + 1)
+        {
+            return Err(self.error(
+                format!(
+                    "function call returned {} values, {} expected",
+                    flat.len(),
+                    outputs.len()
+                ),
+                vec![],
+            ));
+        }
+        for (o, v) in outputs.iter().zip(flat) {
+            if let Some(slot) = o {
+                self.m.mem[*slot as usize] = v.as_f64().map_err(|e| self.error(e, vec![]))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Relations not evaluated during an event pass (e.g. in an untaken `if` branch) still
+    /// get a frozen value consistent with their zero-crossing function, so the integrator
+    /// does not see a spurious sign mismatch.
+    fn refresh_untouched_relations(&mut self) -> Result<(), RuntimeError> {
+        for i in 0..self.code.zc.len() {
+            if self.m.rel_touched[i] {
+                continue;
+            }
+            let z = &self.code.zc[i];
+            self.run_tape(&z.code)?;
+            self.m.rel[i] = compare(z.op, self.m.mem[z.out as usize], 0.0);
+        }
+        Ok(())
+    }
+
+    // ----- equation systems -------------------------------------------------------------
+
+    fn scalar_residual(
+        &mut self,
+        s: &crate::compile::ScalarStep,
+        x: f64,
+    ) -> Result<f64, RuntimeError> {
+        self.m.mem[s.var as usize] = x;
+        self.run_tape(&s.code)?;
+        Ok(self.m.mem[s.out as usize])
+    }
+
+    fn solve_scalar(&mut self, s: &crate::compile::ScalarStep) -> Result<(), RuntimeError> {
+        self.stats.nonlinear_solves += 1;
+        let nominal = self.program.vars[s.var as usize].nominal.abs().max(1e-300);
+        let x0 = self.m.mem[s.var as usize];
+        let x0 = if x0.is_finite() { x0 } else { 0.0 };
+        match crate::solve::solve_scalar(self, s, x0, nominal)? {
+            Ok(x) => {
+                // leave every dependent register consistent with the solution
+                self.scalar_residual(s, x)?;
+                Ok(())
+            }
+            Err((x, f)) => {
+                self.m.mem[s.var as usize] = x0;
+                Err(self.error(
+                    format!("cannot solve for `{}`", self.var_name(s.var)),
+                    vec![
+                        format!(
+                            "residual: {} = {f} at {} = {x}",
+                            s.text,
+                            self.var_name(s.var)
+                        ),
+                        format!("start value {x0}"),
+                    ],
+                ))
+            }
+        }
+    }
+
+    fn solve_linear(&mut self, l: &LinearStep) -> Result<(), RuntimeError> {
+        self.run_tape(&l.code)?;
+        let n = l.vars.len();
+        let mut a = vec![0.0; n * n];
+        for &(r, c, reg) in &l.entries {
+            a[r as usize * n + c as usize] += self.m.mem[reg as usize];
+        }
+        let mut b: Vec<f64> = l.rhs.iter().map(|&r| self.m.mem[r as usize]).collect();
+        match DenseLu::factor(n, a) {
+            Ok(lu) => {
+                lu.solve(&mut b);
+                for (&v, &x) in l.vars.iter().zip(&b) {
+                    self.m.mem[v as usize] = x;
+                }
+                Ok(())
+            }
+            Err(s) => {
+                let names: Vec<String> = l
+                    .vars
+                    .iter()
+                    .map(|&v| self.var_name(v).to_string())
+                    .collect();
+                Err(self.error(
+                    format!(
+                        "singular linear system in {} unknowns (no pivot for `{}`)",
+                        n, names[s.column]
+                    ),
+                    vec![format!("unknowns: {}", names.join(", "))],
+                ))
+            }
+        }
+    }
+
+    fn solve_nonlinear(&mut self, nl: &crate::compile::NonlinearStep) -> Result<(), RuntimeError> {
+        crate::solve::solve_nonlinear(self, nl)
+    }
+}
+
+/// Access for the solvers in `solve.rs`.
+pub(crate) trait SolverHost {
+    fn mem(&mut self) -> &mut Vec<f64>;
+    fn run_steps_host(&mut self, steps: &[Step]) -> Result<(), RuntimeError>;
+    fn run_tape_host(&mut self, code: &[Instr]) -> Result<(), RuntimeError>;
+    fn scalar_residual_host(
+        &mut self,
+        s: &crate::compile::ScalarStep,
+        x: f64,
+    ) -> Result<f64, RuntimeError>;
+    fn count_iteration(&mut self);
+    fn count_solve(&mut self);
+    fn fail(&self, message: String, details: Vec<String>) -> RuntimeError;
+    fn name(&self, v: u32) -> String;
+}
+
+impl SolverHost for Rt<'_> {
+    fn mem(&mut self) -> &mut Vec<f64> {
+        &mut self.m.mem
+    }
+    fn run_steps_host(&mut self, steps: &[Step]) -> Result<(), RuntimeError> {
+        self.run_steps(steps)
+    }
+    fn run_tape_host(&mut self, code: &[Instr]) -> Result<(), RuntimeError> {
+        self.run_tape(code)
+    }
+    fn scalar_residual_host(
+        &mut self,
+        s: &crate::compile::ScalarStep,
+        x: f64,
+    ) -> Result<f64, RuntimeError> {
+        self.scalar_residual(s, x)
+    }
+    fn count_iteration(&mut self) {
+        self.stats.nonlinear_iterations += 1;
+    }
+    fn count_solve(&mut self) {
+        self.stats.nonlinear_solves += 1;
+    }
+    fn fail(&self, message: String, details: Vec<String>) -> RuntimeError {
+        self.error(message, details)
+    }
+    fn name(&self, v: u32) -> String {
+        self.var_name(v).to_string()
+    }
+}
+
+impl ExecutableModel for Interpreter {
+    fn n_states(&self) -> usize {
+        self.program.states.len()
+    }
+
+    fn n_zero_crossings(&self) -> usize {
+        self.program.zero_crossings.len()
+    }
+
+    fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), RuntimeError> {
+        let (slot, scale, offset) = if let Some(v) = self.program.var_by_name(name) {
+            (v, 1.0, 0.0)
+        } else if let Some(a) = self.program.aliases.iter().find(|a| a.name == name) {
+            (a.target, a.scale, a.offset)
+        } else {
+            return Err(RuntimeError {
+                time: 0.0,
+                message: format!("cannot set `{name}`: the model has no variable of that name"),
+                details: vec![],
+            });
+        };
+        let var = &self.program.vars[slot as usize];
+        if var.kind != VarKind::Parameter {
+            let why = match var.kind {
+                VarKind::DependentParameter => {
+                    "it is computed from other parameters; set those instead"
+                }
+                VarKind::Constant => "it is a constant",
+                _ => "it is not a parameter",
+            };
+            return Err(RuntimeError {
+                time: 0.0,
+                message: format!("cannot set `{name}`: {why}"),
+                details: vec![],
+            });
+        }
+        if scale == 0.0 {
+            return Err(RuntimeError {
+                time: 0.0,
+                message: format!("cannot set `{name}`: alias with scale 0"),
+                details: vec![],
+            });
+        }
+        self.overrides.retain(|(s, _)| *s != slot);
+        self.overrides.push((slot, (value - offset) / scale));
+        Ok(())
+    }
+
+    fn initialize(&mut self, t0: f64) -> Result<(), RuntimeError> {
+        let n = self.m.n;
+        for (i, v) in self.program.vars.iter().enumerate() {
+            self.m.mem[i] = v.start;
+        }
+        for &(s, x) in &self.overrides {
+            self.m.mem[s as usize] = x;
+        }
+        self.m.mem.copy_within(0..n, n);
+        self.m.set_time(t0);
+        self.m.states_changed = false;
+        self.m.terminate = None;
+        self.m.when_cur.iter_mut().for_each(|w| *w = false);
+        self.m.when_pre.iter_mut().for_each(|w| *w = false);
+        self.m.initial = true;
+        self.m.event_mode = true;
+        let result = (|| {
+            let code = &self.code;
+            let mut rt = Rt {
+                code,
+                m: &mut self.m,
+                stats: &mut self.stats,
+                program: &self.program,
+            };
+            rt.run_steps(&code.param_steps)
+                .map_err(|e| with_context(e, "while computing parameters"))?;
+            rt.m.mem.copy_within(0..n, n);
+            rt.run_steps(&code.init_steps)
+                .map_err(|e| with_context(e, "during initialization"))?;
+            // relations not met by the initialization blocks take their value at t0
+            rt.m.rel_touched.iter_mut().for_each(|t| *t = false);
+            rt.refresh_untouched_relations()
+        })();
+        self.m.initial = false;
+        self.m.event_mode = false;
+        result?;
+        self.m.copy_values_to_pre();
+        self.start_samples(t0)?;
+        self.activate_samples(t0);
+        self.event_iteration()
+            .map_err(|e| with_context(e, "in the event iteration at the start time"))?;
+        self.advance_samples(t0);
+        self.update_time_events()?;
+        self.pending_terminate = self.m.terminate.take();
+        Ok(())
+    }
+
+    fn states(&self, x: &mut [f64]) {
+        self.get_states(x);
+    }
+
+    fn derivatives(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError> {
+        self.stats.derivative_evaluations += 1;
+        self.set_states(t, x);
+        self.eval_continuous()?;
+        for (d, &s) in dx.iter_mut().zip(&self.program.derivatives) {
+            *d = self.m.mem[s as usize];
+        }
+        Ok(())
+    }
+
+    fn zero_crossings(&mut self, t: f64, x: &[f64], g: &mut [f64]) -> Result<(), RuntimeError> {
+        self.stats.zero_crossing_evaluations += 1;
+        self.set_states(t, x);
+        self.eval_continuous()?;
+        let code = &self.code;
+        let mut rt = Rt {
+            code,
+            m: &mut self.m,
+            stats: &mut self.stats,
+            program: &self.program,
+        };
+        for (gi, z) in g.iter_mut().zip(&code.zc) {
+            rt.run_tape(&z.code)?;
+            *gi = rt.m.mem[z.out as usize];
+        }
+        Ok(())
+    }
+
+    fn relation_values(&self) -> &[bool] {
+        &self.m.rel
+    }
+
+    fn event_update(&mut self, t: f64, x: &mut [f64]) -> Result<EventOutcome, RuntimeError> {
+        self.set_states(t, x);
+        self.m.states_changed = false;
+        // left limit: values just before the event become `pre`
+        self.eval_continuous()?;
+        self.m.copy_values_to_pre();
+        self.activate_samples(t);
+        let iterations = self.event_iteration()?;
+        self.advance_samples(t);
+        self.update_time_events()?;
+        self.get_states(x);
+        let terminate = self.pending_terminate.take().or(self.m.terminate.take());
+        Ok(EventOutcome {
+            states_changed: self.m.states_changed,
+            terminate,
+            iterations,
+        })
+    }
+
+    fn next_time_event(&self, t: f64) -> Option<f64> {
+        let samples = (0..self.sample_state.len()).map(|i| self.sample_time(i));
+        samples
+            .chain(self.time_events.iter().copied())
+            .filter(|&te| te.is_finite() && te > t)
+            .fold(None, |best: Option<f64>, te| {
+                Some(best.map_or(te, |b| b.min(te)))
+            })
+    }
+
+    fn terminate(&mut self, t: f64, x: &[f64]) -> Result<(), RuntimeError> {
+        self.set_states(t, x);
+        self.eval_continuous()?;
+        self.m.copy_values_to_pre();
+        self.m.terminal = true;
+        let r = self.event_iteration();
+        self.m.terminal = false;
+        r.map(|_| ())
+    }
+
+    fn values(&self) -> &[f64] {
+        &self.m.mem[..self.m.n]
+    }
+
+    fn jacobian_pattern(&self) -> &[(u32, u32)] {
+        &self.program.jacobian_pattern
+    }
+
+    fn stats(&self) -> ModelStats {
+        self.stats.clone()
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.m.warnings.clone()
+    }
+}
+
+fn with_context(mut e: RuntimeError, context: &str) -> RuntimeError {
+    e.message = format!("{context}: {}", e.message);
+    e
 }

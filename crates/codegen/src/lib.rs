@@ -1,8 +1,25 @@
 //! `moss-codegen`: executes the causal program. [`model::ExecutableModel`] is the interface
 //! the simulator uses; the interpreter implements it (a JIT can later implement it too).
+//!
+//! Pipeline inside this crate: `compile.rs` turns the program's blocks into steps, with the
+//! expressions compiled to register-machine tapes (`tape.rs`) and function bodies /
+//! algorithm sections to resolved trees (`func.rs`); `interp.rs` runs them on a `Machine`
+//! and implements the event logic; `solve.rs` and `linalg.rs` hold the equation solvers.
 
+mod builtins;
+mod compile;
+mod func;
 pub mod interp;
+mod linalg;
+mod machine;
 pub mod model;
+mod pretty;
+mod solve;
+mod tape;
+mod value;
+
+#[cfg(test)]
+mod tests;
 
 pub use interp::Interpreter;
 pub use model::{EventOutcome, ExecutableModel, ModelStats, RuntimeError};

@@ -91,4 +91,9 @@ pub trait ExecutableModel {
     fn jacobian_pattern(&self) -> &[(u32, u32)];
 
     fn stats(&self) -> ModelStats;
+
+    /// Messages of `assert(..., level = AssertionLevel.warning)` raised so far (each once).
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

@@ -1,0 +1,612 @@
+//! Built-in functions: resolved from their names once at compile time.
+//!
+//! [`Math1`] and [`Math2`] are the scalar functions the expression tapes execute directly;
+//! [`Builtin`] covers every built-in at the value level (arrays, strings, Integers) for the
+//! function interpreter and for calls the tape cannot express with scalars.
+
+use crate::value::{to_modelica_string, ArrayVal, VResult, Value};
+
+/// Scalar functions of one argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Math1 {
+    Abs,
+    Sign,
+    Sqrt,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Exp,
+    Log,
+    Log10,
+    Ceil,
+    Floor,
+}
+
+impl Math1 {
+    pub fn from_name(name: &str) -> Option<Math1> {
+        Some(match name {
+            "abs" => Math1::Abs,
+            "sign" => Math1::Sign,
+            "sqrt" => Math1::Sqrt,
+            "sin" => Math1::Sin,
+            "cos" => Math1::Cos,
+            "tan" => Math1::Tan,
+            "asin" => Math1::Asin,
+            "acos" => Math1::Acos,
+            "atan" => Math1::Atan,
+            "sinh" => Math1::Sinh,
+            "cosh" => Math1::Cosh,
+            "tanh" => Math1::Tanh,
+            "exp" => Math1::Exp,
+            "log" => Math1::Log,
+            "log10" => Math1::Log10,
+            "ceil" => Math1::Ceil,
+            // `integer(x)` is the largest Integer not greater than x: floor as a number
+            "floor" | "integer" => Math1::Floor,
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    pub fn apply(self, x: f64) -> f64 {
+        match self {
+            Math1::Abs => x.abs(),
+            Math1::Sign => {
+                if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                }
+            }
+            Math1::Sqrt => x.sqrt(),
+            Math1::Sin => x.sin(),
+            Math1::Cos => x.cos(),
+            Math1::Tan => x.tan(),
+            Math1::Asin => x.asin(),
+            Math1::Acos => x.acos(),
+            Math1::Atan => x.atan(),
+            Math1::Sinh => x.sinh(),
+            Math1::Cosh => x.cosh(),
+            Math1::Tanh => x.tanh(),
+            Math1::Exp => x.exp(),
+            Math1::Log => x.ln(),
+            Math1::Log10 => x.log10(),
+            Math1::Ceil => x.ceil(),
+            Math1::Floor => x.floor(),
+        }
+    }
+}
+
+/// Scalar functions of two arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Math2 {
+    Atan2,
+    Min,
+    Max,
+    /// `div(x, y)`: truncated quotient.
+    Div,
+    /// `mod(x, y) = x - floor(x/y)*y`
+    Mod,
+    /// `rem(x, y) = x - div(x, y)*y`
+    Rem,
+    Pow,
+}
+
+impl Math2 {
+    pub fn from_name(name: &str) -> Option<Math2> {
+        Some(match name {
+            "atan2" => Math2::Atan2,
+            "min" => Math2::Min,
+            "max" => Math2::Max,
+            "div" => Math2::Div,
+            "mod" => Math2::Mod,
+            "rem" => Math2::Rem,
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    pub fn apply(self, x: f64, y: f64) -> f64 {
+        match self {
+            Math2::Atan2 => x.atan2(y),
+            Math2::Min => {
+                if x <= y {
+                    x
+                } else {
+                    y
+                }
+            }
+            Math2::Max => {
+                if x >= y {
+                    x
+                } else {
+                    y
+                }
+            }
+            Math2::Div => (x / y).trunc(),
+            Math2::Mod => x - (x / y).floor() * y,
+            Math2::Rem => x - (x / y).trunc() * y,
+            Math2::Pow => pow(x, y),
+        }
+    }
+}
+
+/// `x ^ y` with exact small integer exponents (faster and exact for negative bases).
+#[inline(always)]
+pub fn pow(x: f64, y: f64) -> f64 {
+    if y == 2.0 {
+        x * x
+    } else if y.fract() == 0.0 && y.abs() < 64.0 {
+        x.powi(y as i32)
+    } else {
+        x.powf(y)
+    }
+}
+
+/// Every built-in callable at the value level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    M1(Math1),
+    M2(Math2),
+    /// `Integer(x)` (enumeration to Integer), `Real(x)`, `Boolean(x)`: conversions.
+    ToInteger,
+    ToReal,
+    ToBoolean,
+    String,
+    SemiLinear,
+    /// `noEvent`, `smooth` (last argument), `homotopy` (first argument): identity.
+    NoEvent,
+    Smooth,
+    Homotopy,
+    Size,
+    Ndims,
+    Sum,
+    Product,
+    Fill,
+    Zeros,
+    Ones,
+    Linspace,
+    Cat,
+    Transpose,
+    Identity,
+    Diagonal,
+    Cross,
+    Skew,
+    OuterProduct,
+    Symmetric,
+    Scalar,
+    Vector,
+    Matrix,
+}
+
+impl Builtin {
+    /// Resolve a plain built-in name. Event operators (`pre`, `edge`, `initial`, ...) are
+    /// handled by the compilers, not here.
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        if let Some(m) = Math1::from_name(name) {
+            return Some(Builtin::M1(m));
+        }
+        Some(match name {
+            "atan2" => Builtin::M2(Math2::Atan2),
+            "div" => Builtin::M2(Math2::Div),
+            "mod" => Builtin::M2(Math2::Mod),
+            "rem" => Builtin::M2(Math2::Rem),
+            // min/max accept one array or two scalars: handled by `call_builtin`
+            "min" => Builtin::M2(Math2::Min),
+            "max" => Builtin::M2(Math2::Max),
+            "Integer" => Builtin::ToInteger,
+            "Real" => Builtin::ToReal,
+            "Boolean" => Builtin::ToBoolean,
+            "String" => Builtin::String,
+            "semiLinear" => Builtin::SemiLinear,
+            "noEvent" => Builtin::NoEvent,
+            "smooth" => Builtin::Smooth,
+            "homotopy" => Builtin::Homotopy,
+            "size" => Builtin::Size,
+            "ndims" => Builtin::Ndims,
+            "sum" => Builtin::Sum,
+            "product" => Builtin::Product,
+            "fill" => Builtin::Fill,
+            "zeros" => Builtin::Zeros,
+            "ones" => Builtin::Ones,
+            "linspace" => Builtin::Linspace,
+            "cat" => Builtin::Cat,
+            "transpose" => Builtin::Transpose,
+            "identity" => Builtin::Identity,
+            "diagonal" => Builtin::Diagonal,
+            "cross" => Builtin::Cross,
+            "skew" => Builtin::Skew,
+            "outerProduct" => Builtin::OuterProduct,
+            "symmetric" => Builtin::Symmetric,
+            "scalar" => Builtin::Scalar,
+            "vector" => Builtin::Vector,
+            "matrix" => Builtin::Matrix,
+            _ => return None,
+        })
+    }
+}
+
+fn arg(args: &[Value], i: usize, f: &str) -> VResult<Value> {
+    args.get(i)
+        .cloned()
+        .ok_or_else(|| format!("{f}: missing argument {}", i + 1))
+}
+
+/// Apply a scalar function element-wise (Modelica's vectorized calls).
+fn map1(v: &Value, f: &dyn Fn(&Value) -> VResult<Value>) -> VResult<Value> {
+    match v {
+        Value::Array(a) => Ok(Value::Array(ArrayVal {
+            dims: a.dims.clone(),
+            data: a.data.iter().map(f).collect::<VResult<Vec<_>>>()?,
+        })),
+        s => f(s),
+    }
+}
+
+fn int_or_real(x: &Value, y: &Value) -> bool {
+    matches!(x, Value::Int(_)) && matches!(y, Value::Int(_))
+}
+
+fn math2(m: Math2, x: &Value, y: &Value) -> VResult<Value> {
+    if int_or_real(x, y) {
+        let (a, b) = (x.as_i64()?, y.as_i64()?);
+        let r = match m {
+            Math2::Min => a.min(b),
+            Math2::Max => a.max(b),
+            Math2::Div | Math2::Mod | Math2::Rem if b == 0 => {
+                return Err(format!("integer division by zero in {m:?}({a}, {b})"))
+            }
+            Math2::Div => a / b,
+            Math2::Mod => a.rem_euclid(b) + if b < 0 && a.rem_euclid(b) != 0 { b } else { 0 },
+            Math2::Rem => a % b,
+            Math2::Atan2 | Math2::Pow => return Ok(Value::Real(m.apply(a as f64, b as f64))),
+        };
+        return Ok(Value::Int(r));
+    }
+    Ok(Value::Real(m.apply(x.as_f64()?, y.as_f64()?)))
+}
+
+fn fold_numeric(
+    v: &Value,
+    init: f64,
+    f: fn(f64, f64) -> f64,
+    int_f: fn(i64, i64) -> i64,
+) -> VResult<Value> {
+    let elems = v.flatten();
+    if elems.iter().all(|e| matches!(e, Value::Int(_))) {
+        let mut acc = init as i64;
+        for e in &elems {
+            acc = int_f(acc, e.as_i64()?);
+        }
+        return Ok(Value::Int(acc));
+    }
+    let mut acc = init;
+    for e in &elems {
+        acc = f(acc, e.as_f64()?);
+    }
+    Ok(Value::Real(acc))
+}
+
+fn extreme(v: &Value, want_max: bool) -> VResult<Value> {
+    let elems = v.flatten();
+    let mut best: Option<Value> = None;
+    for e in elems {
+        best = Some(match best {
+            None => e,
+            Some(b) => math2(if want_max { Math2::Max } else { Math2::Min }, &b, &e)?,
+        });
+    }
+    best.ok_or_else(|| "min/max of an empty array".to_string())
+}
+
+fn dims_from(args: &[Value], f: &str) -> VResult<Vec<usize>> {
+    args.iter()
+        .map(|a| {
+            let n = a.as_i64()?;
+            usize::try_from(n).map_err(|_| format!("{f}: negative dimension {n}"))
+        })
+        .collect()
+}
+
+fn matrix_of(v: &Value, f: &str) -> VResult<(usize, usize, Vec<Value>)> {
+    match v {
+        Value::Array(a) if a.dims.len() == 2 => Ok((a.dims[0], a.dims[1], a.data.clone())),
+        Value::Array(a) if a.dims.len() == 1 => Ok((a.dims[0], 1, a.data.clone())),
+        other => Err(format!("{f}: expected a matrix, got {:?}", other.dims())),
+    }
+}
+
+fn mat(rows: usize, cols: usize, data: Vec<Value>) -> Value {
+    Value::Array(ArrayVal::new(vec![rows, cols], data))
+}
+
+/// Call a built-in on values.
+pub fn call_builtin(b: Builtin, args: &[Value]) -> VResult<Value> {
+    let name = format!("{b:?}");
+    match b {
+        Builtin::M1(m) => {
+            let x = arg(args, 0, &name)?;
+            map1(&x, &|e| match (m, e) {
+                (Math1::Abs, Value::Int(i)) => Ok(Value::Int(i.abs())),
+                (Math1::Sign, Value::Int(i)) => Ok(Value::Int(i.signum())),
+                (Math1::Floor, Value::Int(i)) => Ok(Value::Int(*i)),
+                (Math1::Ceil, Value::Int(i)) => Ok(Value::Int(*i)),
+                _ => Ok(Value::Real(m.apply(e.as_f64()?))),
+            })
+        }
+        Builtin::M2(m @ (Math2::Min | Math2::Max)) if args.len() == 1 => {
+            extreme(&args[0], m == Math2::Max)
+        }
+        Builtin::M2(m) => math2(m, &arg(args, 0, &name)?, &arg(args, 1, &name)?),
+        Builtin::ToInteger => {
+            let x = arg(args, 0, &name)?;
+            Ok(Value::Int(match x {
+                Value::Real(r) => r.floor() as i64,
+                o => o.as_i64()?,
+            }))
+        }
+        Builtin::ToReal => map1(&arg(args, 0, &name)?, &|e| Ok(Value::Real(e.as_f64()?))),
+        Builtin::ToBoolean => Ok(Value::Bool(arg(args, 0, &name)?.as_bool()?)),
+        Builtin::String => string_of(args),
+        Builtin::SemiLinear => {
+            let x = arg(args, 0, &name)?.as_f64()?;
+            let kp = arg(args, 1, &name)?.as_f64()?;
+            let kn = arg(args, 2, &name)?.as_f64()?;
+            Ok(Value::Real(if x >= 0.0 { kp * x } else { kn * x }))
+        }
+        Builtin::NoEvent | Builtin::Homotopy => arg(args, 0, &name),
+        Builtin::Smooth => arg(args, args.len().max(1) - 1, &name),
+        Builtin::Size => {
+            let a = arg(args, 0, &name)?;
+            let dims = a.dims();
+            match args.get(1) {
+                Some(i) => {
+                    let i = i.as_i64()?;
+                    let d = usize::try_from(i - 1)
+                        .ok()
+                        .and_then(|k| dims.get(k))
+                        .ok_or_else(|| format!("size: dimension {i} out of range for {dims:?}"))?;
+                    Ok(Value::Int(*d as i64))
+                }
+                None => Ok(Value::vector(
+                    dims.iter().map(|&d| Value::Int(d as i64)).collect(),
+                )),
+            }
+        }
+        Builtin::Ndims => Ok(Value::Int(arg(args, 0, &name)?.dims().len() as i64)),
+        Builtin::Sum => fold_numeric(&arg(args, 0, &name)?, 0.0, |a, b| a + b, |a, b| a + b),
+        Builtin::Product => fold_numeric(&arg(args, 0, &name)?, 1.0, |a, b| a * b, |a, b| a * b),
+        Builtin::Fill => {
+            let v = arg(args, 0, &name)?;
+            let dims = dims_from(&args[1..], "fill")?;
+            fill(v, dims)
+        }
+        Builtin::Zeros => fill(Value::Int(0), dims_from(args, "zeros")?),
+        Builtin::Ones => fill(Value::Int(1), dims_from(args, "ones")?),
+        Builtin::Linspace => {
+            let a = arg(args, 0, &name)?.as_f64()?;
+            let b = arg(args, 1, &name)?.as_f64()?;
+            let n = arg(args, 2, &name)?.as_i64()?;
+            if n < 2 {
+                return Err(format!("linspace: n must be at least 2, got {n}"));
+            }
+            let xs: Vec<f64> = (0..n)
+                .map(|i| a + (b - a) * i as f64 / (n - 1) as f64)
+                .collect();
+            Ok(Value::real_vector(&xs))
+        }
+        Builtin::Cat => cat(args),
+        Builtin::Transpose => {
+            let (r, c, d) = matrix_of(&arg(args, 0, &name)?, "transpose")?;
+            let mut out = Vec::with_capacity(d.len());
+            for j in 0..c {
+                for i in 0..r {
+                    out.push(d[i * c + j].clone());
+                }
+            }
+            Ok(mat(c, r, out))
+        }
+        Builtin::Identity => {
+            let n = dims_from(&args[..1.min(args.len())], "identity")?
+                .first()
+                .copied()
+                .ok_or("identity: missing argument")?;
+            let data = (0..n * n)
+                .map(|k| Value::Int((k / n == k % n) as i64))
+                .collect();
+            Ok(mat(n, n, data))
+        }
+        Builtin::Diagonal => {
+            let v = arg(args, 0, &name)?.flatten();
+            let n = v.len();
+            let mut data = vec![Value::Int(0); n * n];
+            for (i, e) in v.into_iter().enumerate() {
+                data[i * n + i] = e;
+            }
+            let zero = data
+                .iter()
+                .find(|e| !matches!(e, Value::Int(_)))
+                .map(|e| e.zero_like());
+            if let Some(z) = zero {
+                for (k, e) in data.iter_mut().enumerate() {
+                    if k / n != k % n {
+                        *e = z.clone();
+                    }
+                }
+            }
+            Ok(mat(n, n, data))
+        }
+        Builtin::Cross => {
+            let x = real3(&arg(args, 0, &name)?)?;
+            let y = real3(&arg(args, 1, &name)?)?;
+            Ok(Value::real_vector(&[
+                x[1] * y[2] - x[2] * y[1],
+                x[2] * y[0] - x[0] * y[2],
+                x[0] * y[1] - x[1] * y[0],
+            ]))
+        }
+        Builtin::Skew => {
+            let x = real3(&arg(args, 0, &name)?)?;
+            let d = [0.0, -x[2], x[1], x[2], 0.0, -x[0], -x[1], x[0], 0.0];
+            Ok(mat(3, 3, d.iter().map(|&v| Value::Real(v)).collect()))
+        }
+        Builtin::OuterProduct => {
+            let x = arg(args, 0, &name)?.flatten();
+            let y = arg(args, 1, &name)?.flatten();
+            let mut data = Vec::with_capacity(x.len() * y.len());
+            for a in &x {
+                for b in &y {
+                    data.push(Value::Real(a.as_f64()? * b.as_f64()?));
+                }
+            }
+            Ok(mat(x.len(), y.len(), data))
+        }
+        Builtin::Symmetric => {
+            let (r, c, d) = matrix_of(&arg(args, 0, &name)?, "symmetric")?;
+            let mut out = d.clone();
+            for i in 0..r {
+                for j in 0..c.min(i) {
+                    out[i * c + j] = d[j * c + i].clone();
+                }
+            }
+            Ok(mat(r, c, out))
+        }
+        Builtin::Scalar => {
+            let v = arg(args, 0, &name)?.flatten();
+            if v.len() != 1 {
+                return Err(format!(
+                    "scalar: argument has {} elements, expected 1",
+                    v.len()
+                ));
+            }
+            Ok(v[0].clone())
+        }
+        Builtin::Vector => Ok(Value::vector(arg(args, 0, &name)?.flatten())),
+        Builtin::Matrix => {
+            let v = arg(args, 0, &name)?;
+            match &v {
+                Value::Array(a) if a.dims.len() >= 2 => {
+                    let r = a.dims[0];
+                    Ok(mat(r, a.data.len() / r.max(1), a.data.clone()))
+                }
+                Value::Array(a) => Ok(mat(a.dims[0], 1, a.data.clone())),
+                s => Ok(mat(1, 1, vec![s.clone()])),
+            }
+        }
+    }
+}
+
+fn real3(v: &Value) -> VResult<[f64; 3]> {
+    let e = v.flatten();
+    if e.len() != 3 {
+        return Err(format!("expected a 3-vector, got {} elements", e.len()));
+    }
+    Ok([e[0].as_f64()?, e[1].as_f64()?, e[2].as_f64()?])
+}
+
+fn fill(v: Value, dims: Vec<usize>) -> VResult<Value> {
+    if dims.is_empty() {
+        return Ok(v);
+    }
+    // fill(array, n) nests: the element's dims come last
+    let inner = v.dims();
+    let elems = v.flatten();
+    let count: usize = dims.iter().product();
+    let mut data = Vec::with_capacity(count * elems.len());
+    for _ in 0..count {
+        data.extend(elems.iter().cloned());
+    }
+    let mut all = dims;
+    all.extend(inner);
+    Ok(Value::Array(ArrayVal::new(all, data)))
+}
+
+/// `cat(k, a, b, ...)`: concatenation along dimension k.
+fn cat(args: &[Value]) -> VResult<Value> {
+    let k = arg(args, 0, "cat")?.as_i64()?;
+    let parts: Vec<&Value> = args[1..].iter().collect();
+    if parts.is_empty() {
+        return Err("cat: nothing to concatenate".into());
+    }
+    let nd = parts[0].dims().len().max(1);
+    let k = usize::try_from(k - 1)
+        .ok()
+        .filter(|&k| k < nd)
+        .ok_or_else(|| format!("cat: dimension {k} out of range"))?;
+    let shapes: Vec<Vec<usize>> = parts
+        .iter()
+        .map(|p| if p.is_array() { p.dims() } else { vec![1] })
+        .collect();
+    for s in &shapes {
+        if s.len() != nd || (0..nd).any(|d| d != k && s[d] != shapes[0][d]) {
+            return Err(format!(
+                "cat: incompatible sizes {:?} and {:?}",
+                shapes[0], s
+            ));
+        }
+    }
+    let outer: usize = shapes[0][..k].iter().product();
+    let mut data = Vec::new();
+    for o in 0..outer {
+        for (p, s) in parts.iter().zip(&shapes) {
+            let block: usize = s[k..].iter().product();
+            let flat = p.flatten();
+            data.extend(flat[o * block..(o + 1) * block].iter().cloned());
+        }
+    }
+    let mut dims = shapes[0].clone();
+    dims[k] = shapes.iter().map(|s| s[k]).sum();
+    Ok(Value::Array(ArrayVal::new(dims, data)))
+}
+
+/// `String(x)`, `String(x, significantDigits)`, `String(x, minimumLength, leftJustified)`
+/// (the frontend places named arguments in order; we accept the common positional forms).
+fn string_of(args: &[Value]) -> VResult<Value> {
+    let x = arg(args, 0, "String")?;
+    let mut significant = 6usize;
+    let mut min_len = 0usize;
+    let mut left = true;
+    match (&x, args.len()) {
+        (Value::Real(_), 2) => significant = args[1].as_i64()?.max(1) as usize,
+        (_, n) if n >= 3 => {
+            min_len = args[1].as_i64()?.max(0) as usize;
+            left = args[2].as_bool()?;
+            if let (Value::Real(_), Some(s)) = (&x, args.get(3)) {
+                significant = s.as_i64()?.max(1) as usize;
+            }
+        }
+        (_, 2) => min_len = args[1].as_i64()?.max(0) as usize,
+        _ => {}
+    }
+    let mut s = to_modelica_string(&x, significant);
+    while s.len() < min_len {
+        if left {
+            s.push(' ');
+        } else {
+            s.insert(0, ' ');
+        }
+    }
+    Ok(Value::Str(s))
+}
+
+/// Functions of the C math library callable through `external "C"`.
+pub fn libm_function(name: &str) -> Option<Builtin> {
+    Some(match name {
+        "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh" | "tanh" | "exp"
+        | "log" | "log10" | "sqrt" | "ceil" | "floor" => Builtin::from_name(name)?,
+        "fabs" => Builtin::M1(Math1::Abs),
+        "atan2" => Builtin::M2(Math2::Atan2),
+        "pow" => Builtin::M2(Math2::Pow),
+        "fmin" => Builtin::M2(Math2::Min),
+        "fmax" => Builtin::M2(Math2::Max),
+        _ => return None,
+    })
+}

@@ -1,0 +1,654 @@
+//! Compilation of a [`CausalProgram`] into executable [`Step`]s.
+//!
+//! Runs of `Assign` blocks become one tape; every other block becomes one step holding its
+//! own tapes. Function bodies and algorithm sections are compiled by `func.rs`. All names are
+//! resolved here, once: nothing at run time looks anything up by name.
+
+use crate::builtins::Builtin;
+use crate::func::{compile_function, CBody, CFunction, FExpr, FStmt, ModelNames, Scope, Ty};
+use crate::pretty::expr_to_string;
+use crate::tape::{remap_temps, Instr, TapeCompiler};
+use moss_frontend::flat::AssertLevel;
+use moss_symbolic::program::{Block, PExpr, RelOp, ValueType, VarKind};
+use moss_symbolic::CausalProgram;
+use std::collections::{BTreeSet, HashMap};
+
+pub struct ScalarStep {
+    pub var: u32,
+    pub code: Vec<Instr>,
+    pub out: u32,
+    pub der: Option<(Vec<Instr>, u32)>,
+    /// The residual as text, for error messages.
+    pub text: String,
+}
+
+pub struct LinearStep {
+    pub vars: Vec<u32>,
+    /// Computes every matrix entry and right-hand side into its register.
+    pub code: Vec<Instr>,
+    pub entries: Vec<(u32, u32, u32)>,
+    pub rhs: Vec<u32>,
+}
+
+/// Code computing Jacobian entries, and the entries `(row, col, register)`.
+pub type JacobianCode = (Vec<Instr>, Vec<(u32, u32, u32)>);
+
+pub struct NonlinearStep {
+    pub vars: Vec<u32>,
+    pub nominal: Vec<f64>,
+    pub inner: Vec<Step>,
+    /// Computes every residual into its register.
+    pub res_code: Vec<Instr>,
+    pub res: Vec<u32>,
+    pub res_text: Vec<String>,
+    /// Symbolic Jacobian: code computing entries `(row, col, register)`.
+    pub jac: Option<JacobianCode>,
+}
+
+pub enum CallTarget {
+    User(u32),
+    Builtin(Builtin),
+}
+
+pub struct WhenStep {
+    pub conditions: Vec<u32>,
+    pub fires_at_initial: bool,
+    pub body: Vec<Step>,
+}
+
+pub enum Step {
+    Tape(Vec<Instr>),
+    Scalar(Box<ScalarStep>),
+    Linear(Box<LinearStep>),
+    Nonlinear(Box<NonlinearStep>),
+    CallOutputs {
+        code: Vec<Instr>,
+        target: CallTarget,
+        args: Vec<FExpr>,
+        outputs: Vec<Option<u32>>,
+    },
+    Algorithm {
+        stmts: Vec<FStmt>,
+        frame_size: u32,
+        /// Discrete outputs start from their `pre` value (Modelica algorithm semantics).
+        discrete_outputs: Vec<u32>,
+    },
+    When(Vec<WhenStep>),
+    Reinit {
+        code: Vec<Instr>,
+        out: u32,
+        var: u32,
+    },
+    Assert {
+        code: Vec<Instr>,
+        out: u32,
+        message: FExpr,
+        level: AssertLevel,
+    },
+    Terminate {
+        message: FExpr,
+    },
+}
+
+impl Step {
+    fn for_each_code(&mut self, f: &mut impl FnMut(&mut Vec<Instr>)) {
+        match self {
+            Step::Tape(c) | Step::CallOutputs { code: c, .. } => f(c),
+            Step::Reinit { code, .. } | Step::Assert { code, .. } => f(code),
+            Step::Scalar(s) => {
+                f(&mut s.code);
+                if let Some((c, _)) = &mut s.der {
+                    f(c);
+                }
+            }
+            Step::Linear(l) => f(&mut l.code),
+            Step::Nonlinear(nl) => {
+                f(&mut nl.res_code);
+                if let Some((c, _)) = &mut nl.jac {
+                    f(c);
+                }
+                for s in &mut nl.inner {
+                    s.for_each_code(f);
+                }
+            }
+            Step::When(bs) => {
+                for b in bs {
+                    for s in &mut b.body {
+                        s.for_each_code(f);
+                    }
+                }
+            }
+            Step::Algorithm { .. } | Step::Terminate { .. } => {}
+        }
+    }
+}
+
+pub struct ZcCode {
+    pub code: Vec<Instr>,
+    pub out: u32,
+    pub op: RelOp,
+    /// Register holding the event time of a `time <op> e` relation.
+    pub time_event: Option<(Vec<Instr>, u32)>,
+}
+
+pub struct SampleCode {
+    pub code: Vec<Instr>,
+    pub start: u32,
+    pub interval: u32,
+}
+
+/// The whole compiled program.
+pub struct Code {
+    pub param_steps: Vec<Step>,
+    pub init_steps: Vec<Step>,
+    pub steps: Vec<Step>,
+    pub zc: Vec<ZcCode>,
+    pub samples: Vec<SampleCode>,
+    pub generic: Vec<FExpr>,
+    pub funcs: Vec<CFunction>,
+    pub mem_size: usize,
+    pub static_init: Vec<(u32, f64)>,
+    pub when_count: u32,
+    /// Slots whose change keeps the event iteration going.
+    pub discrete: Vec<u32>,
+    pub n_instructions: usize,
+}
+
+pub fn slot_type(t: ValueType) -> Ty {
+    match t {
+        ValueType::Real => Ty::Real,
+        ValueType::Integer | ValueType::Enumeration => Ty::Int,
+        ValueType::Boolean => Ty::Bool,
+        ValueType::String => Ty::Str,
+    }
+}
+
+struct Compiler<'a> {
+    p: &'a CausalProgram,
+    tc: TapeCompiler<'a>,
+    fn_index: &'a HashMap<String, u32>,
+    names: &'a ModelNames,
+    when_count: u32,
+    called: BTreeSet<u32>,
+}
+
+pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
+    let n = p.vars.len();
+    let var_ty: Vec<Ty> = p.vars.iter().map(|v| slot_type(v.ty)).collect();
+    let fn_index: HashMap<String, u32> = p
+        .functions
+        .keys()
+        .enumerate()
+        .map(|(i, k)| (k.clone(), i as u32))
+        .collect();
+    let funcs = p
+        .functions
+        .values()
+        .map(|f| compile_function(f, &fn_index))
+        .collect::<Result<Vec<_>, _>>()?;
+    let names = model_names(p, &var_ty);
+    let mut c = Compiler {
+        p,
+        tc: TapeCompiler::new(n, &var_ty, &fn_index),
+        fn_index: &fn_index,
+        names: &names,
+        when_count: 0,
+        called: BTreeSet::new(),
+    };
+    let mut param_steps = c
+        .blocks(&p.parameter_blocks)
+        .map_err(|e| format!("parameter blocks: {e}"))?;
+    let mut init_steps = c
+        .blocks(&p.init_blocks)
+        .map_err(|e| format!("initialization blocks: {e}"))?;
+    let mut steps = c.blocks(&p.blocks)?;
+    let mut zc = Vec::with_capacity(p.zero_crossings.len());
+    for (i, z) in p.zero_crossings.iter().enumerate() {
+        let mut code = vec![];
+        let ctx = |e: String| format!("zero crossing {i} ({}): {e}", z.description);
+        let out = c.tc.compile_to_static(&z.expr, &mut code).map_err(ctx)?;
+        let time_event = match &z.time_event {
+            Some(e) => {
+                let mut tcode = vec![];
+                let r = c.tc.compile_to_static(e, &mut tcode).map_err(ctx)?;
+                Some((tcode, r))
+            }
+            None => None,
+        };
+        zc.push(ZcCode {
+            code,
+            out,
+            op: z.op,
+            time_event,
+        });
+    }
+    let mut samples = Vec::with_capacity(p.samples.len());
+    for (i, s) in p.samples.iter().enumerate() {
+        let mut code = vec![];
+        let ctx = |e: String| format!("sample {i}: {e}");
+        let start = c.tc.compile_to_static(&s.start, &mut code).map_err(ctx)?;
+        let interval =
+            c.tc.compile_to_static(&s.interval, &mut code)
+                .map_err(ctx)?;
+        samples.push(SampleCode {
+            code,
+            start,
+            interval,
+        });
+    }
+    c.called.extend(c.tc.called.iter().copied());
+    check_reachable_functions(&funcs, &c.called)?;
+
+    // scratch registers go behind everything permanent
+    let temp_start = c.tc.static_end();
+    let mem_size = (temp_start + c.tc.max_temp) as usize;
+    let mut n_instructions = 0;
+    let mut remap = |code: &mut Vec<Instr>| {
+        n_instructions += code.len();
+        remap_temps(code, temp_start)
+    };
+    for s in param_steps
+        .iter_mut()
+        .chain(&mut init_steps)
+        .chain(&mut steps)
+    {
+        s.for_each_code(&mut remap);
+    }
+    for z in &mut zc {
+        remap(&mut z.code);
+        if let Some((c, _)) = &mut z.time_event {
+            remap(c);
+        }
+    }
+    for s in &mut samples {
+        remap(&mut s.code);
+    }
+    let discrete = p
+        .vars
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| {
+            v.kind == VarKind::Discrete
+                || (v.ty != ValueType::Real && matches!(v.kind, VarKind::Algebraic))
+        })
+        .map(|(i, _)| i as u32)
+        .collect();
+    Ok(Code {
+        param_steps,
+        init_steps,
+        steps,
+        zc,
+        samples,
+        generic: std::mem::take(&mut c.tc.generic),
+        static_init: std::mem::take(&mut c.tc.static_init),
+        funcs,
+        mem_size,
+        when_count: c.when_count,
+        discrete,
+        n_instructions,
+    })
+}
+
+fn model_names(p: &CausalProgram, var_ty: &[Ty]) -> ModelNames {
+    let mut names = ModelNames::default();
+    for (i, v) in p.vars.iter().enumerate() {
+        names.vars.insert(v.name.clone(), (i as u32, var_ty[i]));
+    }
+    for a in &p.aliases {
+        names
+            .aliases
+            .insert(a.name.clone(), (a.target, a.scale, a.offset));
+    }
+    names
+}
+
+/// Functions that cannot run (unknown external code) are an error only when reachable.
+fn check_reachable_functions(funcs: &[CFunction], roots: &BTreeSet<u32>) -> Result<(), String> {
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<u32> = roots.iter().copied().collect();
+    while let Some(f) = stack.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        let func = &funcs[f as usize];
+        if let CBody::Unsupported(msg) = &func.body {
+            return Err(msg.clone());
+        }
+        stack.extend(func.callees.iter().copied());
+    }
+    Ok(())
+}
+
+impl Compiler<'_> {
+    fn blocks(&mut self, blocks: &[Block]) -> Result<Vec<Step>, String> {
+        let mut steps = Vec::new();
+        let mut tape: Vec<Instr> = Vec::new();
+        for (i, b) in blocks.iter().enumerate() {
+            if let Block::Assign { var, expr } = b {
+                self.tc.compile_into(expr, *var, &mut tape).map_err(|e| {
+                    format!("block {i} (assignment to `{}`): {e}", self.var_name(*var))
+                })?;
+                continue;
+            }
+            if !tape.is_empty() {
+                steps.push(Step::Tape(std::mem::take(&mut tape)));
+            }
+            steps.push(self.block(b).map_err(|e| format!("block {i}: {e}"))?);
+        }
+        if !tape.is_empty() {
+            steps.push(Step::Tape(tape));
+        }
+        Ok(steps)
+    }
+
+    fn var_name(&self, v: u32) -> String {
+        self.p
+            .vars
+            .get(v as usize)
+            .map(|x| x.name.clone())
+            .unwrap_or_else(|| format!("$slot{v}"))
+    }
+
+    fn check_var(&self, v: u32) -> Result<u32, String> {
+        if (v as usize) < self.p.vars.len() {
+            Ok(v)
+        } else {
+            Err(format!("variable index {v} out of range"))
+        }
+    }
+
+    fn block(&mut self, b: &Block) -> Result<Step, String> {
+        Ok(match b {
+            Block::Assign { .. } => {
+                let mut code = vec![];
+                if let Block::Assign { var, expr } = b {
+                    self.tc
+                        .compile_into(expr, self.check_var(*var)?, &mut code)?;
+                }
+                Step::Tape(code)
+            }
+            Block::SolveScalar {
+                var,
+                residual,
+                derivative,
+            } => {
+                let mut code = vec![];
+                let out = self.tc.compile_to_static(residual, &mut code)?;
+                let der = match derivative {
+                    Some(d) => {
+                        let mut dc = vec![];
+                        let r = self.tc.compile_to_static(d, &mut dc)?;
+                        Some((dc, r))
+                    }
+                    None => None,
+                };
+                Step::Scalar(Box::new(ScalarStep {
+                    var: self.check_var(*var)?,
+                    code,
+                    out,
+                    der,
+                    text: expr_to_string(residual, &self.p.vars),
+                }))
+            }
+            Block::Linear { vars, matrix, rhs } => {
+                let n = vars.len();
+                if rhs.len() != n {
+                    return Err(format!(
+                        "linear system with {n} unknowns and {} right-hand sides",
+                        rhs.len()
+                    ));
+                }
+                let mut code = vec![];
+                let mut entries = Vec::with_capacity(matrix.len());
+                for (r, c, e) in matrix {
+                    if *r as usize >= n || *c as usize >= n {
+                        return Err(format!("linear system entry ({r}, {c}) outside {n}x{n}"));
+                    }
+                    entries.push((*r, *c, self.tc.compile_to_static(e, &mut code)?));
+                }
+                let rhs = rhs
+                    .iter()
+                    .map(|e| self.tc.compile_to_static(e, &mut code))
+                    .collect::<Result<_, _>>()?;
+                let vars = vars
+                    .iter()
+                    .map(|v| self.check_var(*v))
+                    .collect::<Result<_, _>>()?;
+                Step::Linear(Box::new(LinearStep {
+                    vars,
+                    code,
+                    entries,
+                    rhs,
+                }))
+            }
+            Block::Nonlinear {
+                iteration_vars,
+                inner,
+                residuals,
+                jacobian,
+            } => {
+                let inner = self.blocks(inner)?;
+                let mut res_code = vec![];
+                let res = residuals
+                    .iter()
+                    .map(|e| self.tc.compile_to_static(e, &mut res_code))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if res.len() != iteration_vars.len() {
+                    return Err(format!(
+                        "nonlinear system with {} iteration variables and {} residuals",
+                        iteration_vars.len(),
+                        res.len()
+                    ));
+                }
+                let jac = match jacobian {
+                    Some(entries) => {
+                        let mut jc = vec![];
+                        let mut regs = vec![];
+                        for (r, c, e) in entries {
+                            if *r as usize >= res.len() || *c as usize >= res.len() {
+                                return Err(format!("Jacobian entry ({r}, {c}) out of range"));
+                            }
+                            regs.push((*r, *c, self.tc.compile_to_static(e, &mut jc)?));
+                        }
+                        Some((jc, regs))
+                    }
+                    None => None,
+                };
+                let vars: Vec<u32> = iteration_vars
+                    .iter()
+                    .map(|v| self.check_var(*v))
+                    .collect::<Result<_, _>>()?;
+                let nominal = vars
+                    .iter()
+                    .map(|&v| {
+                        let nom = self.p.vars[v as usize].nominal.abs();
+                        if nom.is_finite() && nom > 0.0 {
+                            nom
+                        } else {
+                            1.0
+                        }
+                    })
+                    .collect();
+                Step::Nonlinear(Box::new(NonlinearStep {
+                    vars,
+                    nominal,
+                    inner,
+                    res_code,
+                    res,
+                    res_text: residuals
+                        .iter()
+                        .map(|e| expr_to_string(e, &self.p.vars))
+                        .collect(),
+                    jac,
+                }))
+            }
+            Block::CallOutputs {
+                outputs,
+                func,
+                args,
+            } => {
+                let mut code = vec![];
+                let call = self.tc.generic_call(func, args, &mut code)?;
+                let (target, args) = match call {
+                    FExpr::Call(f, args, _) => (CallTarget::User(f), args),
+                    FExpr::Builtin(b, args) => (CallTarget::Builtin(b), args),
+                    _ => return Err(format!("`{func}` is not callable")),
+                };
+                let outputs = outputs
+                    .iter()
+                    .map(|o| o.map(|v| self.check_var(v)).transpose())
+                    .collect::<Result<_, _>>()?;
+                Step::CallOutputs {
+                    code,
+                    target,
+                    args,
+                    outputs,
+                }
+            }
+            Block::Algorithm {
+                statements,
+                outputs,
+                ..
+            } => {
+                let mut scope = Scope::new(
+                    self.fn_index,
+                    Some(self.names),
+                    &mut self.when_count,
+                    "algorithm".into(),
+                );
+                let stmts = scope.compile_stmts(statements)?;
+                self.called.extend(scope.callees.iter().copied());
+                let discrete_outputs = outputs
+                    .iter()
+                    .filter(|&&v| {
+                        self.p
+                            .vars
+                            .get(v as usize)
+                            .is_some_and(|x| x.kind == VarKind::Discrete || x.ty != ValueType::Real)
+                    })
+                    .copied()
+                    .collect();
+                Step::Algorithm {
+                    stmts,
+                    frame_size: scope.frame_size,
+                    discrete_outputs,
+                }
+            }
+            Block::When { branches } => {
+                let mut out = Vec::with_capacity(branches.len());
+                for br in branches {
+                    out.push(WhenStep {
+                        conditions: br
+                            .conditions
+                            .iter()
+                            .map(|v| self.check_var(*v))
+                            .collect::<Result<_, _>>()?,
+                        fires_at_initial: br.fires_at_initial,
+                        body: self.blocks(&br.body)?,
+                    });
+                }
+                Step::When(out)
+            }
+            Block::Reinit { var, value } => {
+                let mut code = vec![];
+                let out = self.tc.compile_to_static(value, &mut code)?;
+                Step::Reinit {
+                    code,
+                    out,
+                    var: self.check_var(*var)?,
+                }
+            }
+            Block::Assert {
+                condition,
+                message,
+                level,
+            } => {
+                let mut code = vec![];
+                let out = self.tc.compile_to_static(condition, &mut code)?;
+                Step::Assert {
+                    code,
+                    out,
+                    message: self.message(message)?,
+                    level: *level,
+                }
+            }
+            Block::Terminate { message } => Step::Terminate {
+                message: self.message(message)?,
+            },
+        })
+    }
+
+    /// Messages are evaluated rarely and may use strings: they run in the interpreter.
+    fn message(&mut self, e: &PExpr) -> Result<FExpr, String> {
+        pexpr_to_fexpr(e, &self.tc_var_ty(), self.fn_index, &mut self.called)
+    }
+
+    fn tc_var_ty(&self) -> Vec<Ty> {
+        self.p.vars.iter().map(|v| slot_type(v.ty)).collect()
+    }
+}
+
+/// Convert a program expression into an interpreter expression (relations evaluated live).
+pub fn pexpr_to_fexpr(
+    e: &PExpr,
+    var_ty: &[Ty],
+    fn_index: &HashMap<String, u32>,
+    called: &mut BTreeSet<u32>,
+) -> Result<FExpr, String> {
+    use moss_frontend::flat::BinaryOp as B;
+    let mut go = |x: &PExpr| pexpr_to_fexpr(x, var_ty, fn_index, called);
+    let ty = |v: u32| {
+        var_ty
+            .get(v as usize)
+            .copied()
+            .ok_or(format!("variable index {v} out of range"))
+    };
+    Ok(match e {
+        PExpr::Const(x) => FExpr::Const(crate::value::Value::Real(*x)),
+        PExpr::Str(s) => FExpr::Const(crate::value::Value::Str(s.clone())),
+        PExpr::Var(v) => FExpr::Slot(*v, ty(*v)?),
+        PExpr::Pre(v) => FExpr::Pre(*v, ty(*v)?),
+        PExpr::Time => FExpr::Time,
+        PExpr::Neg(a) => FExpr::Neg(Box::new(go(a)?)),
+        PExpr::Not(a) => FExpr::Not(Box::new(go(a)?)),
+        PExpr::Arith(op, a, b) => {
+            let op = match op {
+                moss_symbolic::program::ArithOp::Add => B::Add,
+                moss_symbolic::program::ArithOp::Sub => B::Sub,
+                moss_symbolic::program::ArithOp::Mul => B::Mul,
+                moss_symbolic::program::ArithOp::Div => B::Div,
+                moss_symbolic::program::ArithOp::Pow => B::Pow,
+            };
+            FExpr::Bin(op, Box::new(go(a)?), Box::new(go(b)?))
+        }
+        PExpr::And(a, b) => FExpr::Bin(B::And, Box::new(go(a)?), Box::new(go(b)?)),
+        PExpr::Or(a, b) => FExpr::Bin(B::Or, Box::new(go(a)?), Box::new(go(b)?)),
+        PExpr::Rel { op, lhs, rhs, .. } => {
+            let op = match op {
+                RelOp::Lt => B::Lt,
+                RelOp::Le => B::Le,
+                RelOp::Gt => B::Gt,
+                RelOp::Ge => B::Ge,
+                RelOp::Eq => B::Eq,
+                RelOp::Ne => B::Ne,
+            };
+            FExpr::Bin(op, Box::new(go(lhs)?), Box::new(go(rhs)?))
+        }
+        PExpr::If(c, a, b) => FExpr::If(vec![(go(c)?, go(a)?)], Box::new(go(b)?)),
+        PExpr::Call { func, args } => {
+            let fargs = args.iter().map(&mut go).collect::<Result<Vec<_>, _>>()?;
+            if let Some(&f) = fn_index.get(func.as_str()) {
+                called.insert(f);
+                FExpr::Call(f, fargs, 0)
+            } else if let Some(b) = Builtin::from_name(func) {
+                FExpr::Builtin(b, fargs)
+            } else {
+                return Err(format!("cannot call `{func}` in a message"));
+            }
+        }
+        PExpr::Array(elems) => FExpr::Array(elems.iter().map(go).collect::<Result<_, _>>()?),
+        PExpr::Initial => FExpr::Initial,
+        PExpr::Terminal => FExpr::Terminal,
+        PExpr::Sample(id) => FExpr::Sample(*id),
+    })
+}

@@ -1,0 +1,444 @@
+//! Iterative solvers for `SolveScalar` and `Nonlinear` blocks.
+//!
+//! - Scalar: damped Newton (symbolic derivative or finite difference); if that stalls, search
+//!   for a sign change around the start value and refine it by regula falsi (Illinois).
+//! - Systems: damped Newton with an Armijo backtracking line search on the scaled residual
+//!   norm (rows scaled by the size of their Jacobian entries times the variables' nominal
+//!   values); if Newton fails, Levenberg–Marquardt restarted from the start values.
+
+use crate::compile::{NonlinearStep, ScalarStep};
+use crate::interp::SolverHost;
+use crate::linalg::DenseLu;
+use crate::model::RuntimeError;
+
+const SCALAR_MAX_ITER: usize = 60;
+const NEWTON_MAX_ITER: usize = 50;
+const LM_MAX_ITER: usize = 200;
+const RES_TOL: f64 = 1e-10;
+const STEP_TOL: f64 = 1e-12;
+
+/// `Ok(Ok(x))`: solved; `Ok(Err((x, f)))`: failed with best point `x` and residual `f`.
+pub(crate) fn solve_scalar(
+    h: &mut impl SolverHost,
+    s: &ScalarStep,
+    x0: f64,
+    nominal: f64,
+) -> Result<Result<f64, (f64, f64)>, RuntimeError> {
+    let scale = |x: f64| x.abs().max(nominal);
+    let mut x = x0;
+    let mut fx = h.scalar_residual_host(s, x)?;
+    if fx == 0.0 {
+        return Ok(Ok(x));
+    }
+    for _ in 0..SCALAR_MAX_ITER {
+        h.count_iteration();
+        if !fx.is_finite() {
+            break;
+        }
+        let d = match &s.der {
+            Some((code, r)) => {
+                h.run_tape_host(code)?;
+                h.mem()[*r as usize]
+            }
+            None => {
+                let step = 1e-7 * scale(x);
+                (h.scalar_residual_host(s, x + step)? - fx) / step
+            }
+        };
+        if !d.is_finite() || d == 0.0 {
+            break;
+        }
+        let step = fx / d;
+        if step.abs() <= STEP_TOL * scale(x) {
+            return Ok(Ok(x));
+        }
+        let mut lambda = 1.0;
+        let mut accepted = None;
+        for _ in 0..30 {
+            let xn = x - lambda * step;
+            let fnew = h.scalar_residual_host(s, xn)?;
+            if fnew.is_finite() && fnew.abs() < fx.abs() {
+                accepted = Some((xn, fnew));
+                break;
+            }
+            lambda *= 0.5;
+        }
+        let Some((xn, fnew)) = accepted else { break };
+        x = xn;
+        fx = fnew;
+        if fx == 0.0 || (lambda * step).abs() <= STEP_TOL * scale(x) {
+            return Ok(Ok(x));
+        }
+    }
+    // Newton stalled: bracket a sign change and refine it
+    if let Some(root) = bracket_and_refine(h, s, x0, nominal)? {
+        return Ok(Ok(root));
+    }
+    Ok(Err((x, fx)))
+}
+
+fn bracket_and_refine(
+    h: &mut impl SolverHost,
+    s: &ScalarStep,
+    x0: f64,
+    nominal: f64,
+) -> Result<Option<f64>, RuntimeError> {
+    let f0 = h.scalar_residual_host(s, x0)?;
+    let mut width = 0.01 * x0.abs().max(nominal);
+    let mut bracket = None;
+    for _ in 0..80 {
+        for cand in [x0 + width, x0 - width] {
+            let fc = h.scalar_residual_host(s, cand)?;
+            if fc == 0.0 {
+                return Ok(Some(cand));
+            }
+            if fc.is_finite() && f0.is_finite() && fc.signum() != f0.signum() {
+                bracket = Some(if cand < x0 {
+                    (cand, fc, x0, f0)
+                } else {
+                    (x0, f0, cand, fc)
+                });
+                break;
+            }
+        }
+        if bracket.is_some() || !width.is_finite() {
+            break;
+        }
+        width *= 2.0;
+    }
+    let Some((mut a, mut fa, mut b, mut fb)) = bracket else {
+        return Ok(None);
+    };
+    let mut side = 0i8;
+    for _ in 0..300 {
+        h.count_iteration();
+        let c = (a * fb - b * fa) / (fb - fa);
+        let c = if c.is_finite() && c > a && c < b {
+            c
+        } else {
+            0.5 * (a + b)
+        };
+        let fc = h.scalar_residual_host(s, c)?;
+        if fc == 0.0 || (b - a).abs() <= 4.0 * f64::EPSILON * c.abs().max(nominal) {
+            return Ok(Some(c));
+        }
+        if fc.signum() == fa.signum() {
+            a = c;
+            fa = fc;
+            if side == -1 {
+                fb *= 0.5;
+            }
+            side = -1;
+        } else {
+            b = c;
+            fb = fc;
+            if side == 1 {
+                fa *= 0.5;
+            }
+            side = 1;
+        }
+    }
+    Ok(Some(0.5 * (a + b)))
+}
+
+/// State of one nonlinear solve.
+struct System<'a> {
+    nl: &'a NonlinearStep,
+    n: usize,
+    /// Residual row scales.
+    row_scale: Vec<f64>,
+    last_error: Option<String>,
+}
+
+impl System<'_> {
+    /// Residuals at `x` (None if evaluation failed or produced non-finite values).
+    fn residuals(&mut self, h: &mut impl SolverHost, x: &[f64]) -> Option<Vec<f64>> {
+        for (&v, &xi) in self.nl.vars.iter().zip(x) {
+            h.mem()[v as usize] = xi;
+        }
+        let r = h
+            .run_steps_host(&self.nl.inner)
+            .and_then(|_| h.run_tape_host(&self.nl.res_code));
+        if let Err(e) = r {
+            self.last_error = Some(e.message);
+            return None;
+        }
+        let f: Vec<f64> = self.nl.res.iter().map(|&r| h.mem()[r as usize]).collect();
+        f.iter().all(|v| v.is_finite()).then_some(f)
+    }
+
+    fn merit(&self, f: &[f64]) -> f64 {
+        f.iter()
+            .zip(&self.row_scale)
+            .map(|(fi, s)| (fi / s).powi(2))
+            .sum::<f64>()
+    }
+
+    fn max_scaled(&self, f: &[f64]) -> f64 {
+        f.iter()
+            .zip(&self.row_scale)
+            .fold(0.0f64, |m, (fi, s)| m.max((fi / s).abs()))
+    }
+
+    /// Row-major Jacobian at `x` where `f = F(x)` was the last evaluation.
+    fn jacobian(&mut self, h: &mut impl SolverHost, x: &[f64], f: &[f64]) -> Option<Vec<f64>> {
+        let n = self.n;
+        let mut j = vec![0.0; n * n];
+        if let Some((code, entries)) = &self.nl.jac {
+            if let Err(e) = h.run_tape_host(code) {
+                self.last_error = Some(e.message);
+                return None;
+            }
+            for &(r, c, reg) in entries {
+                j[r as usize * n + c as usize] += h.mem()[reg as usize];
+            }
+            return j.iter().all(|v| v.is_finite()).then_some(j);
+        }
+        let mut xp = x.to_vec();
+        for c in 0..n {
+            let step = 1e-7 * x[c].abs().max(self.nl.nominal[c]);
+            xp[c] = x[c] + step;
+            let fp = self.residuals(h, &xp)?;
+            for r in 0..n {
+                j[r * n + c] = (fp[r] - f[r]) / step;
+            }
+            xp[c] = x[c];
+        }
+        // restore the memory to F(x)
+        self.residuals(h, x)?;
+        Some(j)
+    }
+
+    fn set_row_scale(&mut self, j: &[f64]) {
+        let n = self.n;
+        for r in 0..n {
+            let s = (0..n).fold(0.0f64, |m, c| {
+                m.max((j[r * n + c] * self.nl.nominal[c]).abs())
+            });
+            self.row_scale[r] = if s > 1e-300 && s.is_finite() { s } else { 1.0 };
+        }
+    }
+
+    fn converged(&self, f: &[f64]) -> bool {
+        self.max_scaled(f) <= RES_TOL
+    }
+
+    fn step_small(&self, x: &[f64], dx: &[f64]) -> bool {
+        dx.iter()
+            .zip(x)
+            .zip(&self.nl.nominal)
+            .all(|((d, xi), nom)| d.abs() <= STEP_TOL * xi.abs().max(*nom))
+    }
+}
+
+pub(crate) fn solve_nonlinear(
+    h: &mut impl SolverHost,
+    nl: &NonlinearStep,
+) -> Result<(), RuntimeError> {
+    h.count_solve();
+    let n = nl.vars.len();
+    let x_start: Vec<f64> = nl
+        .vars
+        .iter()
+        .map(|&v| {
+            let x = h.mem()[v as usize];
+            if x.is_finite() {
+                x
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let mut sys = System {
+        nl,
+        n,
+        row_scale: vec![1.0; n],
+        last_error: None,
+    };
+    if let Some(x) = newton(h, &mut sys, &x_start)? {
+        sys.residuals(h, &x);
+        return Ok(());
+    }
+    if let Some(x) = levenberg_marquardt(h, &mut sys, &x_start)? {
+        sys.residuals(h, &x);
+        return Ok(());
+    }
+    Err(failure(h, &mut sys, &x_start))
+}
+
+fn newton(
+    h: &mut impl SolverHost,
+    sys: &mut System,
+    x0: &[f64],
+) -> Result<Option<Vec<f64>>, RuntimeError> {
+    let mut x = x0.to_vec();
+    let Some(mut f) = sys.residuals(h, &x) else {
+        return Ok(None);
+    };
+    let mut scaled = false;
+    for _ in 0..NEWTON_MAX_ITER {
+        h.count_iteration();
+        let Some(j) = sys.jacobian(h, &x, &f) else {
+            return Ok(None);
+        };
+        if !scaled {
+            sys.set_row_scale(&j);
+            scaled = true;
+        }
+        if sys.converged(&f) {
+            return Ok(Some(x));
+        }
+        let Ok(lu) = DenseLu::factor(sys.n, j) else {
+            return Ok(None);
+        };
+        let mut dx: Vec<f64> = f.iter().map(|v| -v).collect();
+        lu.solve(&mut dx);
+        if sys.step_small(&x, &dx) {
+            return Ok((sys.max_scaled(&f) <= 1e-6).then_some(x));
+        }
+        let phi = sys.merit(&f);
+        let mut lambda = 1.0;
+        let mut accepted = None;
+        while lambda >= 1e-5 {
+            let xn: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a + lambda * d).collect();
+            if let Some(fnew) = sys.residuals(h, &xn) {
+                if sys.merit(&fnew) <= (1.0 - 1e-4 * lambda) * phi {
+                    accepted = Some((xn, fnew));
+                    break;
+                }
+            }
+            lambda *= 0.5;
+        }
+        let Some((xn, fnew)) = accepted else {
+            return Ok(None);
+        };
+        x = xn;
+        f = fnew;
+        if sys.converged(&f) {
+            return Ok(Some(x));
+        }
+    }
+    Ok(None)
+}
+
+/// Levenberg–Marquardt on the scaled residuals: robust where Newton's Jacobian is singular
+/// or its steps do not decrease the residual.
+fn levenberg_marquardt(
+    h: &mut impl SolverHost,
+    sys: &mut System,
+    x0: &[f64],
+) -> Result<Option<Vec<f64>>, RuntimeError> {
+    let n = sys.n;
+    let mut x = x0.to_vec();
+    let Some(mut f) = sys.residuals(h, &x) else {
+        return Ok(None);
+    };
+    let mut mu = -1.0;
+    let mut need_jac = true;
+    let mut jtj = vec![0.0; n * n];
+    let mut jtf = vec![0.0; n];
+    for _ in 0..LM_MAX_ITER {
+        h.count_iteration();
+        if sys.converged(&f) {
+            return Ok(Some(x));
+        }
+        if need_jac {
+            let Some(j) = sys.jacobian(h, &x, &f) else {
+                return Ok(None);
+            };
+            // scaled Jacobian rows
+            for r in 0..n {
+                for c in 0..n {
+                    let mut s = 0.0;
+                    for k in 0..n {
+                        s += j[k * n + r] * j[k * n + c] / sys.row_scale[k].powi(2);
+                    }
+                    jtj[r * n + c] = s;
+                }
+                jtf[r] = (0..n)
+                    .map(|k| j[k * n + r] * f[k] / sys.row_scale[k].powi(2))
+                    .sum();
+            }
+            need_jac = false;
+        }
+        if mu < 0.0 {
+            mu = 1e-3 * (0..n).fold(0.0f64, |m, i| m.max(jtj[i * n + i])).max(1e-12);
+        }
+        let mut a = jtj.clone();
+        for i in 0..n {
+            a[i * n + i] += mu * jtj[i * n + i].max(1e-12);
+        }
+        let mut dx: Vec<f64> = jtf.iter().map(|v| -v).collect();
+        match DenseLu::factor(n, a) {
+            Ok(lu) => lu.solve(&mut dx),
+            Err(_) => {
+                mu *= 10.0;
+                continue;
+            }
+        }
+        let xn: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a + d).collect();
+        match sys.residuals(h, &xn) {
+            Some(fnew) if sys.merit(&fnew) < sys.merit(&f) => {
+                let small = sys.step_small(&x, &dx);
+                x = xn;
+                f = fnew;
+                mu = (mu / 3.0).max(1e-20);
+                need_jac = true;
+                if small {
+                    return Ok(sys.converged(&f).then_some(x));
+                }
+            }
+            _ => {
+                mu *= 4.0;
+                if mu > 1e20 {
+                    return Ok(None);
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Error naming the worst residuals and the iteration variables.
+fn failure(h: &mut impl SolverHost, sys: &mut System, x_start: &[f64]) -> RuntimeError {
+    let f = sys.residuals(h, x_start);
+    let mut details = vec![];
+    match &f {
+        Some(f) => {
+            let mut order: Vec<usize> = (0..sys.n).collect();
+            order.sort_by(|&a, &b| {
+                let (fa, fb) = (
+                    (f[a] / sys.row_scale[a]).abs(),
+                    (f[b] / sys.row_scale[b]).abs(),
+                );
+                fb.partial_cmp(&fa).unwrap_or(std::cmp::Ordering::Equal)
+            });
+            details.push("largest residuals at the start values:".to_string());
+            for &i in order.iter().take(5) {
+                details.push(format!(
+                    "  residual {}: {} = {:e}",
+                    i + 1,
+                    sys.nl.res_text[i],
+                    f[i]
+                ));
+            }
+        }
+        None => details.push("the residuals cannot be evaluated at the start values".into()),
+    }
+    if let Some(e) = &sys.last_error {
+        details.push(format!("last evaluation error: {e}"));
+    }
+    details.push("iteration variables (start value):".into());
+    for (&v, x) in sys.nl.vars.iter().zip(x_start) {
+        details.push(format!("  {} = {x}", h.name(v)));
+    }
+    details.push("hint: give better start values for the iteration variables".into());
+    let names: Vec<String> = sys.nl.vars.iter().map(|&v| h.name(v)).collect();
+    h.fail(
+        format!(
+            "nonlinear system for {} did not converge (Newton and Levenberg–Marquardt failed)",
+            names.join(", ")
+        ),
+        details,
+    )
+}

@@ -1,0 +1,636 @@
+//! Expression tapes: `PExpr` trees compiled into flat register-machine code.
+//!
+//! Every operand is an index into `Machine::mem` (slot values, `pre` values, time, constants,
+//! registers; see `machine.rs`), so a variable read costs nothing and an `Assign` block writes
+//! its result straight into the variable's slot. Consecutive assignments share one tape.
+//! Scratch registers are reused by all expressions; they are numbered from [`TEMP_BASE`]
+//! during compilation and moved behind the permanent registers by [`Instr::remap`] once the
+//! whole program is compiled.
+//!
+//! Calls the tape cannot express with scalar operations (user functions, array built-ins,
+//! strings) become [`Instr::Generic`]: the scalar arguments are computed into registers by
+//! the tape, then the call runs in the function interpreter.
+
+use crate::builtins::{Math1, Math2};
+use crate::func::{FExpr, Ty};
+use crate::machine::Machine;
+use crate::value::Value;
+use moss_symbolic::program::{ArithOp, PExpr, RelOp};
+use std::collections::{BTreeSet, HashMap};
+
+/// Operands at or above this index are scratch registers until remapped.
+pub const TEMP_BASE: u32 = 1 << 30;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Instr {
+    Mov {
+        d: u32,
+        a: u32,
+    },
+    Add {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Sub {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Mul {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Div {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Sq {
+        d: u32,
+        a: u32,
+    },
+    Neg {
+        d: u32,
+        a: u32,
+    },
+    Not {
+        d: u32,
+        a: u32,
+    },
+    And {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    Or {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    /// Relation evaluated live (`noEvent`).
+    Rel {
+        op: RelOp,
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    /// Event-generating relation: live in event mode (updates the frozen value), frozen in
+    /// continuous mode.
+    RelZc {
+        op: RelOp,
+        d: u32,
+        a: u32,
+        b: u32,
+        zc: u32,
+    },
+    M1 {
+        f: Math1,
+        d: u32,
+        a: u32,
+    },
+    M2 {
+        f: Math2,
+        d: u32,
+        a: u32,
+        b: u32,
+    },
+    /// Jump to `target` when `mem[c]` is zero (false).
+    Jz {
+        c: u32,
+        target: u32,
+    },
+    Jmp {
+        target: u32,
+    },
+    Initial {
+        d: u32,
+    },
+    Terminal {
+        d: u32,
+    },
+    Sample {
+        d: u32,
+        id: u32,
+    },
+    /// `mem[d] := generic[call]` evaluated by the function interpreter.
+    Generic {
+        d: u32,
+        call: u32,
+    },
+}
+
+impl Instr {
+    /// Apply `f` to every memory operand (not to jump targets or table indices).
+    pub fn remap(&mut self, f: &impl Fn(u32) -> u32) {
+        use Instr::*;
+        match self {
+            Mov { d, a } | Sq { d, a } | Neg { d, a } | Not { d, a } | M1 { d, a, .. } => {
+                *d = f(*d);
+                *a = f(*a);
+            }
+            Add { d, a, b }
+            | Sub { d, a, b }
+            | Mul { d, a, b }
+            | Div { d, a, b }
+            | And { d, a, b }
+            | Or { d, a, b }
+            | Rel { d, a, b, .. }
+            | RelZc { d, a, b, .. }
+            | M2 { d, a, b, .. } => {
+                *d = f(*d);
+                *a = f(*a);
+                *b = f(*b);
+            }
+            Jz { c, .. } => *c = f(*c),
+            Jmp { .. } => {}
+            Initial { d } | Terminal { d } | Sample { d, .. } | Generic { d, .. } => *d = f(*d),
+        }
+    }
+}
+
+#[inline(always)]
+pub fn compare(op: RelOp, a: f64, b: f64) -> bool {
+    match op {
+        RelOp::Lt => a < b,
+        RelOp::Le => a <= b,
+        RelOp::Gt => a > b,
+        RelOp::Ge => a >= b,
+        RelOp::Eq => a == b,
+        RelOp::Ne => a != b,
+    }
+}
+
+#[inline(always)]
+fn b2f(b: bool) -> f64 {
+    if b {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// Why [`run_until_call`] stopped.
+pub enum Stop {
+    Done,
+    /// A [`Instr::Generic`] at this pc must be executed by the caller.
+    Call(usize),
+}
+
+/// Execute `code` from `pc` until the end or the next generic call. This is the hot loop:
+/// no allocation, no hashing, one `match` per instruction.
+pub fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> Stop {
+    let Machine {
+        mem,
+        rel,
+        rel_touched,
+        event_mode,
+        initial,
+        terminal,
+        sample_active,
+        ..
+    } = m;
+    let mem: &mut [f64] = mem;
+    let event_mode = *event_mode;
+    while let Some(ins) = code.get(pc) {
+        pc += 1;
+        match *ins {
+            Instr::Mov { d, a } => mem[d as usize] = mem[a as usize],
+            Instr::Add { d, a, b } => mem[d as usize] = mem[a as usize] + mem[b as usize],
+            Instr::Sub { d, a, b } => mem[d as usize] = mem[a as usize] - mem[b as usize],
+            Instr::Mul { d, a, b } => mem[d as usize] = mem[a as usize] * mem[b as usize],
+            Instr::Div { d, a, b } => mem[d as usize] = mem[a as usize] / mem[b as usize],
+            Instr::Sq { d, a } => {
+                let x = mem[a as usize];
+                mem[d as usize] = x * x
+            }
+            Instr::Neg { d, a } => mem[d as usize] = -mem[a as usize],
+            Instr::Not { d, a } => mem[d as usize] = b2f(mem[a as usize] == 0.0),
+            Instr::And { d, a, b } => {
+                mem[d as usize] = b2f(mem[a as usize] != 0.0 && mem[b as usize] != 0.0)
+            }
+            Instr::Or { d, a, b } => {
+                mem[d as usize] = b2f(mem[a as usize] != 0.0 || mem[b as usize] != 0.0)
+            }
+            Instr::Rel { op, d, a, b } => {
+                mem[d as usize] = b2f(compare(op, mem[a as usize], mem[b as usize]))
+            }
+            Instr::RelZc { op, d, a, b, zc } => {
+                let v = if event_mode {
+                    let v = compare(op, mem[a as usize], mem[b as usize]);
+                    rel[zc as usize] = v;
+                    rel_touched[zc as usize] = true;
+                    v
+                } else {
+                    rel[zc as usize]
+                };
+                mem[d as usize] = b2f(v)
+            }
+            Instr::M1 { f, d, a } => mem[d as usize] = f.apply(mem[a as usize]),
+            Instr::M2 { f, d, a, b } => mem[d as usize] = f.apply(mem[a as usize], mem[b as usize]),
+            Instr::Jz { c, target } => {
+                if mem[c as usize] == 0.0 {
+                    pc = target as usize
+                }
+            }
+            Instr::Jmp { target } => pc = target as usize,
+            Instr::Initial { d } => mem[d as usize] = b2f(*initial),
+            Instr::Terminal { d } => mem[d as usize] = b2f(*terminal),
+            Instr::Sample { d, id } => {
+                mem[d as usize] = b2f(sample_active.get(id as usize).copied().unwrap_or(false))
+            }
+            Instr::Generic { .. } => return Stop::Call(pc - 1),
+        }
+    }
+    Stop::Done
+}
+
+/// Compiles `PExpr`s of one program into tapes; owns the constant pool, the permanent
+/// registers and the table of generic calls.
+pub struct TapeCompiler<'a> {
+    n: u32,
+    consts: HashMap<u64, u32>,
+    /// Initial contents of constant registers.
+    pub static_init: Vec<(u32, f64)>,
+    next_static: u32,
+    next_temp: u32,
+    pub max_temp: u32,
+    pub generic: Vec<FExpr>,
+    fn_index: &'a HashMap<String, u32>,
+    pub called: BTreeSet<u32>,
+    var_ty: &'a [Ty],
+}
+
+pub type CResult<T> = Result<T, String>;
+
+impl<'a> TapeCompiler<'a> {
+    pub fn new(n: usize, var_ty: &'a [Ty], fn_index: &'a HashMap<String, u32>) -> TapeCompiler<'a> {
+        TapeCompiler {
+            n: n as u32,
+            consts: HashMap::new(),
+            static_init: vec![],
+            next_static: 2 * n as u32 + 1,
+            next_temp: 0,
+            max_temp: 0,
+            generic: vec![],
+            fn_index,
+            called: BTreeSet::new(),
+            var_ty,
+        }
+    }
+
+    /// First index after the permanent registers: where scratch registers start.
+    pub fn static_end(&self) -> u32 {
+        self.next_static
+    }
+
+    pub fn time_operand(&self) -> u32 {
+        2 * self.n
+    }
+
+    pub fn constant(&mut self, x: f64) -> u32 {
+        if let Some(&r) = self.consts.get(&x.to_bits()) {
+            return r;
+        }
+        let r = self.alloc_static();
+        self.static_init.push((r, x));
+        self.consts.insert(x.to_bits(), r);
+        r
+    }
+
+    /// A register owned by one block (matrix entries, residuals): never reused.
+    pub fn alloc_static(&mut self) -> u32 {
+        let r = self.next_static;
+        self.next_static += 1;
+        r
+    }
+
+    fn alloc_temp(&mut self) -> u32 {
+        let r = TEMP_BASE + self.next_temp;
+        self.next_temp += 1;
+        self.max_temp = self.max_temp.max(self.next_temp);
+        r
+    }
+
+    /// Compile `e` so that its value ends up in `dst`.
+    pub fn compile_into(&mut self, e: &PExpr, dst: u32, code: &mut Vec<Instr>) -> CResult<()> {
+        let mark = self.next_temp;
+        let r = self.expr(e, Some(dst), code)?;
+        if r != dst {
+            code.push(Instr::Mov { d: dst, a: r });
+        }
+        self.next_temp = mark;
+        Ok(())
+    }
+
+    /// Compile `e` into a fresh permanent register and return it.
+    pub fn compile_to_static(&mut self, e: &PExpr, code: &mut Vec<Instr>) -> CResult<u32> {
+        let r = self.alloc_static();
+        self.compile_into(e, r, code)?;
+        Ok(r)
+    }
+
+    fn target(&mut self, dst: Option<u32>) -> u32 {
+        dst.unwrap_or_else(|| self.alloc_temp())
+    }
+
+    /// Returns the operand holding the value of `e`. With `dst`, compound expressions write
+    /// into `dst` (leaves may still return their own operand).
+    fn expr(&mut self, e: &PExpr, dst: Option<u32>, code: &mut Vec<Instr>) -> CResult<u32> {
+        let mark = self.next_temp;
+        Ok(match e {
+            PExpr::Const(x) => self.constant(*x),
+            PExpr::Var(v) => self.slot(*v)?,
+            PExpr::Pre(v) => self.slot(*v)? + self.n,
+            PExpr::Time => self.time_operand(),
+            PExpr::Str(s) => {
+                return Err(format!(
+                    "the string \"{s}\" is used where a number is expected"
+                ))
+            }
+            PExpr::Neg(a) => self.unary(a, dst, code, |d, a| Instr::Neg { d, a })?,
+            PExpr::Not(a) => self.unary(a, dst, code, |d, a| Instr::Not { d, a })?,
+            PExpr::Arith(ArithOp::Pow, a, b) if matches!(**b, PExpr::Const(c) if c == 2.0) => {
+                self.unary(a, dst, code, |d, a| Instr::Sq { d, a })?
+            }
+            PExpr::Arith(op, a, b) => {
+                let op = *op;
+                self.binary(a, b, dst, code, move |d, a, b| match op {
+                    ArithOp::Add => Instr::Add { d, a, b },
+                    ArithOp::Sub => Instr::Sub { d, a, b },
+                    ArithOp::Mul => Instr::Mul { d, a, b },
+                    ArithOp::Div => Instr::Div { d, a, b },
+                    ArithOp::Pow => Instr::M2 {
+                        f: Math2::Pow,
+                        d,
+                        a,
+                        b,
+                    },
+                })?
+            }
+            PExpr::And(a, b) => self.binary(a, b, dst, code, |d, a, b| Instr::And { d, a, b })?,
+            PExpr::Or(a, b) => self.binary(a, b, dst, code, |d, a, b| Instr::Or { d, a, b })?,
+            PExpr::Rel { op, lhs, rhs, zc } => {
+                let (op, zc) = (*op, *zc);
+                self.binary(lhs, rhs, dst, code, move |d, a, b| match zc {
+                    Some(zc) => Instr::RelZc { op, d, a, b, zc },
+                    None => Instr::Rel { op, d, a, b },
+                })?
+            }
+            PExpr::If(c, a, b) => {
+                let d = self.target(dst);
+                let rc = self.expr(c, None, code)?;
+                let jz = code.len();
+                code.push(Instr::Jz { c: rc, target: 0 });
+                self.expr_into(a, d, code)?;
+                let jmp = code.len();
+                code.push(Instr::Jmp { target: 0 });
+                let else_pc = code.len() as u32;
+                self.expr_into(b, d, code)?;
+                let end_pc = code.len() as u32;
+                code[jz] = Instr::Jz {
+                    c: rc,
+                    target: else_pc,
+                };
+                code[jmp] = Instr::Jmp { target: end_pc };
+                // keep `d` alive for the caller if it is a scratch register
+                self.next_temp = if dst.is_none() { mark + 1 } else { mark };
+                return Ok(d);
+            }
+            PExpr::Call { func, args } => return self.call(func, args, dst, code),
+            PExpr::Array(_) => {
+                return Err("an array is used where a scalar is expected".into());
+            }
+            PExpr::Initial => {
+                let d = self.target(dst);
+                code.push(Instr::Initial { d });
+                d
+            }
+            PExpr::Terminal => {
+                let d = self.target(dst);
+                code.push(Instr::Terminal { d });
+                d
+            }
+            PExpr::Sample(id) => {
+                let d = self.target(dst);
+                code.push(Instr::Sample { d, id: *id });
+                d
+            }
+        })
+    }
+
+    fn slot(&self, v: u32) -> CResult<u32> {
+        if v < self.n {
+            Ok(v)
+        } else {
+            Err(format!(
+                "variable index {v} out of range (the program has {} variables)",
+                self.n
+            ))
+        }
+    }
+
+    fn expr_into(&mut self, e: &PExpr, d: u32, code: &mut Vec<Instr>) -> CResult<()> {
+        let mark = self.next_temp;
+        let r = self.expr(e, Some(d), code)?;
+        if r != d {
+            code.push(Instr::Mov { d, a: r });
+        }
+        self.next_temp = mark;
+        Ok(())
+    }
+
+    fn unary(
+        &mut self,
+        a: &PExpr,
+        dst: Option<u32>,
+        code: &mut Vec<Instr>,
+        mk: impl Fn(u32, u32) -> Instr,
+    ) -> CResult<u32> {
+        let mark = self.next_temp;
+        let ra = self.expr(a, None, code)?;
+        self.next_temp = mark;
+        let d = self.target(dst);
+        code.push(mk(d, ra));
+        Ok(d)
+    }
+
+    fn binary(
+        &mut self,
+        a: &PExpr,
+        b: &PExpr,
+        dst: Option<u32>,
+        code: &mut Vec<Instr>,
+        mk: impl Fn(u32, u32, u32) -> Instr,
+    ) -> CResult<u32> {
+        let mark = self.next_temp;
+        let ra = self.expr(a, None, code)?;
+        let rb = self.expr(b, None, code)?;
+        self.next_temp = mark;
+        let d = self.target(dst);
+        code.push(mk(d, ra, rb));
+        Ok(d)
+    }
+
+    fn scalar_args(&self, args: &[PExpr]) -> bool {
+        !args
+            .iter()
+            .any(|a| matches!(a, PExpr::Array(_) | PExpr::Str(_)))
+    }
+
+    fn call(
+        &mut self,
+        func: &str,
+        args: &[PExpr],
+        dst: Option<u32>,
+        code: &mut Vec<Instr>,
+    ) -> CResult<u32> {
+        let scalar = self.scalar_args(args);
+        let user = self.fn_index.contains_key(func);
+        if !user {
+            match (func, args) {
+                ("noEvent" | "homotopy" | "Real" | "Integer" | "Boolean", [a, ..]) if scalar => {
+                    return self.expr(a, dst, code)
+                }
+                ("smooth", [.., a]) if scalar => return self.expr(a, dst, code),
+                ("initial", []) => return self.expr(&PExpr::Initial, dst, code),
+                ("terminal", []) => return self.expr(&PExpr::Terminal, dst, code),
+                ("pre", [PExpr::Var(v)]) => return self.expr(&PExpr::Pre(*v), dst, code),
+                ("edge", [PExpr::Var(v)]) => {
+                    let e = PExpr::And(
+                        Box::new(PExpr::Var(*v)),
+                        Box::new(PExpr::Not(Box::new(PExpr::Pre(*v)))),
+                    );
+                    return self.expr(&e, dst, code);
+                }
+                ("change", [PExpr::Var(v)]) => {
+                    let e = PExpr::Rel {
+                        op: RelOp::Ne,
+                        lhs: Box::new(PExpr::Var(*v)),
+                        rhs: Box::new(PExpr::Pre(*v)),
+                        zc: None,
+                    };
+                    return self.expr(&e, dst, code);
+                }
+                (
+                    "der" | "sample" | "delay" | "cardinality" | "reinit" | "assert" | "terminate"
+                    | "pre" | "edge" | "change",
+                    _,
+                ) => {
+                    return Err(format!(
+                        "`{func}` cannot be executed here: it should have been removed by the \
+                         symbolic stage"
+                    ))
+                }
+                _ => {}
+            }
+            if scalar {
+                if let (Some(f), [a]) = (Math1::from_name(func), args) {
+                    return self.unary(a, dst, code, move |d, a| Instr::M1 { f, d, a });
+                }
+                if let (Some(f), [a, b]) = (Math2::from_name(func), args) {
+                    return self.binary(a, b, dst, code, move |d, a, b| Instr::M2 { f, d, a, b });
+                }
+            }
+            // reductions over an array literal unroll into scalar operations
+            if let ("sum" | "product" | "min" | "max", [PExpr::Array(elems)]) = (func, args) {
+                if !elems.is_empty() && self.scalar_args(elems) {
+                    return self.reduce(func, elems, dst, code);
+                }
+            }
+            if crate::builtins::Builtin::from_name(func).is_none() {
+                return Err(format!(
+                    "cannot call `{func}`: neither a supported built-in nor a function of the model"
+                ));
+            }
+        }
+        let call = self.generic_call(func, args, code)?;
+        let d = self.target(dst);
+        let idx = self.generic.len() as u32;
+        self.generic.push(call);
+        code.push(Instr::Generic { d, call: idx });
+        Ok(d)
+    }
+
+    fn reduce(
+        &mut self,
+        func: &str,
+        elems: &[PExpr],
+        dst: Option<u32>,
+        code: &mut Vec<Instr>,
+    ) -> CResult<u32> {
+        let mut acc = elems[0].clone();
+        for e in &elems[1..] {
+            acc = match func {
+                "sum" => PExpr::Arith(ArithOp::Add, Box::new(acc), Box::new(e.clone())),
+                "product" => PExpr::Arith(ArithOp::Mul, Box::new(acc), Box::new(e.clone())),
+                _ => PExpr::Call {
+                    func: func.to_string(),
+                    args: vec![acc, e.clone()],
+                },
+            };
+        }
+        self.expr(&acc, dst, code)
+    }
+
+    /// Build the interpreter-side expression of a call; scalar arguments are computed by the
+    /// tape into permanent registers.
+    pub fn generic_call(
+        &mut self,
+        func: &str,
+        args: &[PExpr],
+        code: &mut Vec<Instr>,
+    ) -> CResult<FExpr> {
+        let fargs = args
+            .iter()
+            .map(|a| self.generic_arg(a, code))
+            .collect::<CResult<Vec<_>>>()?;
+        if let Some(&f) = self.fn_index.get(func) {
+            self.called.insert(f);
+            return Ok(FExpr::Call(f, fargs, 0));
+        }
+        match crate::builtins::Builtin::from_name(func) {
+            Some(b) => Ok(FExpr::Builtin(b, fargs)),
+            None => Err(format!(
+                "cannot call `{func}`: neither a supported built-in nor a function of the model"
+            )),
+        }
+    }
+
+    fn generic_arg(&mut self, a: &PExpr, code: &mut Vec<Instr>) -> CResult<FExpr> {
+        Ok(match a {
+            PExpr::Const(x) => FExpr::Const(Value::Real(*x)),
+            PExpr::Str(s) => FExpr::Const(Value::Str(s.clone())),
+            PExpr::Var(v) => {
+                let v = self.slot(*v)?;
+                FExpr::Slot(v, self.var_ty[v as usize])
+            }
+            PExpr::Array(elems) => FExpr::Array(
+                elems
+                    .iter()
+                    .map(|e| self.generic_arg(e, code))
+                    .collect::<CResult<_>>()?,
+            ),
+            PExpr::Call { func, args } if !self.scalar_args(args) || func == "String" => {
+                // nested calls on arrays/strings stay in the interpreter
+                self.generic_call(func, args, code)?
+            }
+            scalar => FExpr::Mem(self.compile_to_static(scalar, code)?),
+        })
+    }
+}
+
+/// Move scratch registers behind the permanent ones.
+pub fn remap_temps(code: &mut [Instr], temp_start: u32) {
+    let f = |op: u32| {
+        if op >= TEMP_BASE {
+            op - TEMP_BASE + temp_start
+        } else {
+            op
+        }
+    };
+    for ins in code {
+        ins.remap(&f);
+    }
+}

@@ -1,0 +1,401 @@
+//! One test (at least) per block kind, plus parameters and the expression tape.
+
+use super::*;
+
+#[test]
+fn assign_blocks_compute_derivatives_and_parameters() {
+    let mut b = B::new();
+    let k = b.param("k", 2.0);
+    let k2 = b.var("k2", VarKind::DependentParameter, ValueType::Real, 0.0);
+    b.p.parameter_blocks.push(Block::Assign {
+        var: k2,
+        expr: mul(v(k), c(3.0)),
+    });
+    let (x, dx) = b.state("x", 1.0);
+    let y = b.real("y", 0.0);
+    b.assign(
+        y,
+        ite(live(RelOp::Gt, v(x), c(0.0)), pow(v(x), c(2.0)), neg(v(x))),
+    );
+    b.assign(dx, mul(neg(v(k2)), v(y)));
+    let mut m = b.build();
+    m.set_parameter("k", 0.5).expect("k is a parameter");
+    m.initialize(0.0).expect("init");
+    assert_eq!(value(&m, k2), 1.5);
+    let mut d = [0.0];
+    m.derivatives(0.0, &[2.0], &mut d).expect("eval");
+    assert_eq!(d[0], -1.5 * 4.0);
+    m.derivatives(0.0, &[-3.0], &mut d).expect("eval");
+    assert_eq!(d[0], -1.5 * 3.0);
+    assert_eq!(m.stats().derivative_evaluations, 2);
+}
+
+fn neg(e: PExpr) -> PExpr {
+    PExpr::Neg(Box::new(e))
+}
+
+#[test]
+fn set_parameter_rejects_unknown_and_dependent() {
+    let mut b = B::new();
+    b.param("k", 1.0);
+    b.var("kd", VarKind::DependentParameter, ValueType::Real, 0.0);
+    let mut m = b.build();
+    let e = m.set_parameter("nope", 1.0).expect_err("unknown");
+    assert!(e.message.contains("no variable"), "{e}");
+    let e = m.set_parameter("kd", 1.0).expect_err("dependent");
+    assert!(e.message.contains("computed from other parameters"), "{e}");
+}
+
+#[test]
+fn builtin_math_and_integer_semantics() {
+    let mut b = B::new();
+    let i = b.var("i", VarKind::Algebraic, ValueType::Integer, 0.0);
+    let r = b.real("r", 0.0);
+    let s = b.real("s", 0.0);
+    let t = b.real("t", 0.0);
+    b.assign(
+        i,
+        add(
+            call("div", vec![c(-7.0), c(2.0)]),
+            call("mod", vec![c(-7.0), c(3.0)]),
+        ),
+    );
+    b.assign(
+        r,
+        add(
+            call("atan2", vec![c(1.0), c(1.0)]),
+            call("max", vec![c(2.0), call("sqrt", vec![c(16.0)])]),
+        ),
+    );
+    b.assign(
+        s,
+        call("sum", vec![PExpr::Array(vec![c(1.0), c(2.0), c(3.5)])]),
+    );
+    b.assign(t, call("integer", vec![c(-2.5)]));
+    let m = b.init(0.0);
+    // div truncates (-3), mod floors (2)
+    assert_eq!(value(&m, i), -1.0);
+    assert!(close(
+        value(&m, r),
+        std::f64::consts::FRAC_PI_4 + 4.0,
+        1e-15
+    ));
+    assert_eq!(value(&m, s), 6.5);
+    assert_eq!(value(&m, t), -3.0);
+}
+
+#[test]
+fn solve_scalar_newton_with_and_without_derivative() {
+    for with_der in [true, false] {
+        let mut b = B::new();
+        let x = b.real("x", 1.0);
+        // x^3 + x - 10 = 0  ->  x = 2
+        let res = sub(add(pow(v(x), c(3.0)), v(x)), c(10.0));
+        let der = with_der.then(|| add(mul(c(3.0), pow(v(x), c(2.0))), c(1.0)));
+        b.p.blocks.push(Block::SolveScalar {
+            var: x,
+            residual: res,
+            derivative: der,
+        });
+        let m = b.init(0.0);
+        assert!(close(value(&m, x), 2.0, 1e-12), "x = {}", value(&m, x));
+    }
+}
+
+#[test]
+fn solve_scalar_falls_back_to_bracketing() {
+    let mut b = B::new();
+    let x = b.real("x", 30.0);
+    // Newton on atan from far away overshoots and diverges
+    let res = sub(call("atan", vec![v(x)]), c(1.2));
+    b.p.blocks.push(Block::SolveScalar {
+        var: x,
+        residual: res,
+        derivative: None,
+    });
+    let m = b.init(0.0);
+    assert!(
+        close(value(&m, x), 1.2f64.tan(), 1e-10),
+        "x = {}",
+        value(&m, x)
+    );
+}
+
+#[test]
+fn solve_scalar_failure_names_variable() {
+    let mut b = B::new();
+    let x = b.real("body.x", 1.0);
+    b.p.blocks.push(Block::SolveScalar {
+        var: x,
+        residual: add(pow(v(x), c(2.0)), c(1.0)),
+        derivative: None,
+    });
+    let e = b.build().initialize(0.0).expect_err("no real root");
+    assert!(e.message.contains("body.x"), "{e}");
+    assert!(e.details.iter().any(|d| d.contains("body.x^2 + 1")), "{e}");
+}
+
+#[test]
+fn linear_block_solves_with_pivoting_and_reports_singular() {
+    let mut b = B::new();
+    let p = b.param("p", 2.0);
+    let x = b.real("x", 0.0);
+    let y = b.real("y", 0.0);
+    let z = b.real("z", 0.0);
+    // [0 p 1; 1 1 0; 3 0 1] [x y z] = [5, 1, 6]  (x=1, y=0... check by residual below)
+    let matrix = vec![
+        (0, 1, v(p)),
+        (0, 2, c(1.0)),
+        (1, 0, c(1.0)),
+        (1, 1, c(1.0)),
+        (2, 0, c(3.0)),
+        (2, 2, c(1.0)),
+    ];
+    b.p.blocks.push(Block::Linear {
+        vars: vec![x, y, z],
+        matrix,
+        rhs: vec![c(5.0), c(1.0), c(6.0)],
+    });
+    let m = b.init(0.0);
+    let (xv, yv, zv) = (value(&m, x), value(&m, y), value(&m, z));
+    assert!(
+        close(2.0 * yv + zv, 5.0, 1e-12)
+            && close(xv + yv, 1.0, 1e-12)
+            && close(3.0 * xv + zv, 6.0, 1e-12)
+    );
+
+    let mut b = B::new();
+    let x = b.real("a.x", 0.0);
+    let y = b.real("a.y", 0.0);
+    let matrix = vec![
+        (0, 0, c(1.0)),
+        (0, 1, c(2.0)),
+        (1, 0, c(2.0)),
+        (1, 1, c(4.0)),
+    ];
+    b.p.blocks.push(Block::Linear {
+        vars: vec![x, y],
+        matrix,
+        rhs: vec![c(1.0), c(2.0)],
+    });
+    let e = b.build().initialize(0.0).expect_err("singular");
+    assert!(
+        e.message.contains("singular") && e.message.contains("a.y"),
+        "{e}"
+    );
+}
+
+/// x^2 + y^2 = 4, y = 1/x (torn: y computed by the inner block).
+fn circle_hyperbola(jacobian: bool, x0: f64) -> B {
+    let mut b = B::new();
+    let x = b.real("x", x0);
+    let y = b.real("y", 0.0);
+    let inner = vec![Block::Assign {
+        var: y,
+        expr: div(c(1.0), v(x)),
+    }];
+    let residual = sub(add(pow(v(x), c(2.0)), pow(v(y), c(2.0))), c(4.0));
+    // d/dx (x^2 + x^-2) = 2x - 2/x^3
+    let jac =
+        jacobian.then(|| vec![(0, 0, sub(mul(c(2.0), v(x)), div(c(2.0), pow(v(x), c(3.0)))))]);
+    b.p.blocks.push(Block::Nonlinear {
+        iteration_vars: vec![x],
+        inner,
+        residuals: vec![residual],
+        jacobian: jac,
+    });
+    b
+}
+
+#[test]
+fn nonlinear_block_converges_with_symbolic_and_numeric_jacobian() {
+    for jac in [true, false] {
+        let m = circle_hyperbola(jac, 2.0).init(0.0);
+        let (x, y) = (value(&m, 0), value(&m, 1));
+        assert!(
+            close(x * x + y * y, 4.0, 1e-9) && close(x * y, 1.0, 1e-12),
+            "x={x} y={y}"
+        );
+        assert!(close(x, (2.0 + 3f64.sqrt()).sqrt(), 1e-9));
+        assert!(m.stats().nonlinear_iterations > 0);
+    }
+}
+
+#[test]
+fn nonlinear_two_variables() {
+    let mut b = B::new();
+    let x = b.real("x", 1.0);
+    let y = b.real("y", 1.0);
+    // x + y = 3, x*y = 2 with start (3, -1): roots (1,2) or (2,1)
+    b.p.vars[x as usize].start = 3.0;
+    b.p.vars[y as usize].start = -1.0;
+    let r1 = sub(add(v(x), v(y)), c(3.0));
+    let r2 = sub(mul(v(x), v(y)), c(2.0));
+    b.p.blocks.push(Block::Nonlinear {
+        iteration_vars: vec![x, y],
+        inner: vec![],
+        residuals: vec![r1, r2],
+        jacobian: None,
+    });
+    let m = b.init(0.0);
+    let (xv, yv) = (value(&m, x), value(&m, y));
+    assert!(
+        close(xv + yv, 3.0, 1e-10) && close(xv * yv, 2.0, 1e-10),
+        "x={xv} y={yv}"
+    );
+}
+
+#[test]
+fn nonlinear_failure_names_residuals_and_variables() {
+    let mut b = B::new();
+    let x = b.real("spring.s", 0.5);
+    let y = b.real("spring.f", 0.5);
+    // x^2 + 1 = y - y  (no real solution), y - 2 = 0
+    let r1 = add(pow(v(x), c(2.0)), c(1.0));
+    let r2 = sub(v(y), c(2.0));
+    b.p.blocks.push(Block::Nonlinear {
+        iteration_vars: vec![x, y],
+        inner: vec![],
+        residuals: vec![r1, r2],
+        jacobian: None,
+    });
+    let e = b.build().initialize(0.0).expect_err("no solution");
+    let text = e.to_string();
+    assert!(
+        e.message.contains("spring.s") && e.message.contains("did not converge"),
+        "{text}"
+    );
+    assert!(text.contains("residual 1: spring.s^2 + 1"), "{text}");
+    assert!(text.contains("spring.f = 0.5"), "{text}");
+}
+
+#[test]
+fn call_outputs_assigns_every_output() {
+    let mut b = B::new();
+    b.p.functions.insert(
+        "P.f".into(),
+        function(
+            "P.f",
+            vec![real_in("u")],
+            vec![real_in("s"), real_in("p")],
+            vec![],
+            vec![
+                set(fv("s"), fb(BinaryOp::Add, fv("u"), fi(1))),
+                set(fv("p"), fb(BinaryOp::Mul, fv("u"), fi(2))),
+            ],
+        ),
+    );
+    let u = b.param("u", 4.0);
+    let s = b.real("s", 0.0);
+    let p = b.real("p", 0.0);
+    b.p.blocks.push(Block::CallOutputs {
+        outputs: vec![Some(s), Some(p)],
+        func: "P.f".into(),
+        args: vec![v(u)],
+    });
+    let m = b.init(0.0);
+    assert_eq!((value(&m, s), value(&m, p)), (5.0, 8.0));
+}
+
+#[test]
+fn algorithm_block_resolves_model_names_and_aliases() {
+    let mut b = B::new();
+    let n = b.param("n", 4.0);
+    let acc = b.real("acc", 0.0);
+    b.p.aliases.push(Alias {
+        name: "negN".into(),
+        target: n,
+        scale: -1.0,
+        offset: 0.0,
+        unit: String::new(),
+        description: String::new(),
+        kind: VarKind::Parameter,
+        hidden: false,
+    });
+    // acc := 0; for i in 1:integer(n) loop acc := acc + i; end for; acc := acc + negN;
+    let stmts = vec![
+        set(fv("acc"), fr(0.0)),
+        Statement::For {
+            var: "i".into(),
+            range: Expr::Range {
+                start: Box::new(fi(1)),
+                step: None,
+                stop: Box::new(fcall("integer", vec![fv("n")])),
+            },
+            body: vec![set(fv("acc"), fb(BinaryOp::Add, fv("acc"), fv("i")))],
+            origin: Origin::default(),
+        },
+        set(fv("acc"), fb(BinaryOp::Add, fv("acc"), fv("negN"))),
+    ];
+    b.p.blocks.push(Block::Algorithm {
+        statements: stmts,
+        inputs: vec![n],
+        outputs: vec![acc],
+    });
+    let m = b.init(0.0);
+    assert_eq!(value(&m, acc), 10.0 - 4.0);
+}
+
+#[test]
+fn algorithm_with_unknown_name_is_a_compile_error() {
+    let mut b = B::new();
+    b.real("acc", 0.0);
+    let stmts = vec![set(fv("acc"), fv("missing.var"))];
+    b.p.blocks.push(Block::Algorithm {
+        statements: stmts,
+        inputs: vec![],
+        outputs: vec![0],
+    });
+    let e = Interpreter::new(b.p).err().expect("unknown name");
+    assert!(e.message.contains("missing.var"), "{e}");
+}
+
+#[test]
+fn assert_error_carries_message_and_time() {
+    let mut b = B::new();
+    let (x, dx) = b.state("x", 0.0);
+    b.assign(dx, c(1.0));
+    let msg = add(
+        PExpr::Str("x too large: ".into()),
+        call("String", vec![v(x)]),
+    );
+    b.p.blocks.push(Block::Assert {
+        condition: live(RelOp::Lt, v(x), c(1.0)),
+        message: msg,
+        level: AssertLevel::Error,
+    });
+    let mut m = b.init(0.0);
+    let mut d = [0.0];
+    m.derivatives(0.5, &[0.5], &mut d).expect("fine");
+    let e = m.derivatives(2.5, &[1.25], &mut d).expect_err("assert");
+    assert_eq!(e.time, 2.5);
+    assert!(e.message.contains("x too large: 1.25"), "{e}");
+}
+
+#[test]
+fn assert_warning_is_collected_once() {
+    let mut b = B::new();
+    let (x, dx) = b.state("x", 0.0);
+    b.assign(dx, c(1.0));
+    b.p.blocks.push(Block::Assert {
+        condition: live(RelOp::Lt, v(x), c(1.0)),
+        message: PExpr::Str("x above 1".into()),
+        level: AssertLevel::Warning,
+    });
+    let mut m = b.init(0.0);
+    let mut d = [0.0];
+    for t in [1.0, 2.0, 3.0] {
+        m.derivatives(t, &[t], &mut d)
+            .expect("warnings do not fail");
+    }
+    assert_eq!(m.warnings(), vec!["x above 1".to_string()]);
+}
+
+#[test]
+fn unknown_function_is_a_compile_error() {
+    let mut b = B::new();
+    let y = b.real("y", 0.0);
+    b.assign(y, call("Foo.bar", vec![c(1.0)]));
+    let e = Interpreter::new(b.p).err().expect("unknown");
+    assert!(e.message.contains("Foo.bar"), "{e}");
+}
