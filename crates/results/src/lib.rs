@@ -12,6 +12,7 @@ pub mod compare;
 pub mod csv;
 pub mod mat;
 pub mod model;
+pub mod plot;
 
 pub use model::{ResultVar, SimResult, Storage, VarKind};
 
