@@ -1,6 +1,5 @@
 within Modelica;
 package Icons "Empty base classes that only mark the role of a class"
-  extends Icons.Package;
 
   partial package Package "Marks a package"
   end Package;

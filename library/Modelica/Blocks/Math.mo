@@ -152,10 +152,11 @@ package Math "Mathematical operations on signals"
     y = exp(u);
   end Exp;
 
-  block Log "y = log(u)"
+  block Log "y = logarithm of u to the given base"
     extends Interfaces.SISO;
+    parameter Real base = Modelica.Constants.e "Base of the logarithm";
   equation
-    y = log(u);
+    y = log(u)/log(base);
   end Log;
 
   block Log10 "y = log10(u)"

@@ -78,17 +78,10 @@ package Sources "Signal sources (output depends only on time and parameters)"
     parameter SI.Frequency f(start=2) "Frequency";
     parameter SI.Angle phase = 0 "Phase at startTime";
     parameter SI.Damping damping(start=1) "Decay rate of the envelope";
-    parameter Boolean continuous = false "= true: output offset + amplitude*sin(phase) before startTime";
     extends Interfaces.SignalSource;
-  protected
-    SI.Time tau "Time since startTime (zero before)";
   equation
-    tau = if time < startTime then 0 else time - startTime;
-    if continuous then
-      y = offset + amplitude*exp(-damping*tau)*sin(2*pi*f*tau + phase);
-    else
-      y = offset + (if time < startTime then 0 else amplitude*exp(-damping*tau)*sin(2*pi*f*tau + phase));
-    end if;
+    y = offset + (if time < startTime then 0
+      else amplitude*exp(-damping*(time - startTime))*sin(2*pi*f*(time - startTime) + phase));
   end ExpSine;
 
   block Exponentials "Rise and fall with exponential shape"

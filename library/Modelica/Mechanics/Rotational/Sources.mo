@@ -220,13 +220,22 @@ package Sources "Torque and motion sources"
   model SignTorque "Constant torque that changes sign with the direction of rotation"
     extends Modelica.Mechanics.Rotational.Interfaces.PartialTorque;
     parameter SI.Torque tau_nominal "Torque magnitude (negative: load)";
-    parameter SI.AngularVelocity w0(final min=Modelica.Constants.eps, start=0.1)
-      "Speed band around zero where the torque is linear in speed";
+    parameter Modelica.Blocks.Types.Regularization reg = Modelica.Blocks.Types.Regularization.Exp
+      "Shape of the transition around zero speed";
+    parameter SI.AngularVelocity w0(final min=Modelica.Constants.eps, start=0.1) "Width of the transition";
     SI.AngularVelocity w "Speed of the flange relative to the support";
     SI.Torque tau "Torque accelerating the flange (= -flange.tau)";
   equation
     w = der(phi);
     tau = -flange.tau;
-    tau = tau_nominal*(if abs(w) < w0 then w/w0 else sign(w));
+    if reg == Modelica.Blocks.Types.Regularization.Exp then
+      tau = tau_nominal*tanh(w/(0.02*w0));
+    elseif reg == Modelica.Blocks.Types.Regularization.Sine then
+      tau = tau_nominal*smooth(1, if abs(w) >= w0 then sign(w) else sin(Modelica.Constants.pi/2*w/w0));
+    elseif reg == Modelica.Blocks.Types.Regularization.Linear then
+      tau = tau_nominal*(if abs(w) >= w0 then sign(w) else w/w0);
+    else
+      tau = tau_nominal*smooth(0, if abs(w) >= w0 then sign(w) else sign(w)*(1 - cos(Modelica.Constants.pi/2*w/w0)));
+    end if;
   end SignTorque;
 end Sources;

@@ -307,8 +307,7 @@ package Components "Translational components: masses, compliances, contacts and 
   model RelativeStates "Adds relative position and speed between two flanges as preferred states"
     extends Translational.Interfaces.PartialTwoFlanges;
     parameter StateSelect stateSelect = StateSelect.prefer "Priority to use s_rel and v_rel as states";
-    parameter SI.Distance s_nominal = 1e-4 "Nominal value of s_rel (scaling)";
-    SI.Position s_rel(start=0, stateSelect=stateSelect, nominal=s_nominal) "Relative position used as state";
+    SI.Position s_rel(start=0, stateSelect=stateSelect) "Relative position used as state";
     SI.Velocity v_rel(start=0, stateSelect=stateSelect) "Relative velocity used as state";
     SI.Acceleration a_rel(start=0) "Relative acceleration";
   equation

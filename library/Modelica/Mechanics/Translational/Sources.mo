@@ -168,7 +168,7 @@ package Sources "Force and motion sources"
   equation
     v = der(s);
     if reg == Modelica.Blocks.Types.Regularization.Exp then
-      f = f_nominal*(2/(1 + exp(-v/(0.01*v0))) - 1);
+      f = f_nominal*tanh(v/(0.02*v0));
     elseif reg == Modelica.Blocks.Types.Regularization.Sine then
       f = f_nominal*smooth(1, if abs(v) >= v0 then sign(v) else sin(Modelica.Constants.pi/2*v/v0));
     elseif reg == Modelica.Blocks.Types.Regularization.Linear then
