@@ -138,12 +138,12 @@ package Math "Mathematical functions and small vector/table helpers"
 
   function isEqual "True if two reals differ by at most eps"
     extends Modelica.Icons.Function;
-    input Real u1;
-    input Real u2;
+    input Real s1 "First value";
+    input Real s2 "Second value";
     input Real eps(min=0) = 0.0 "Accepted absolute difference";
     output Boolean result;
   algorithm
-    result := abs(u1 - u2) <= eps;
+    result := abs(s1 - s2) <= eps;
   end isEqual;
 
   function tempInterpol1 "Linear interpolation in column icol of a table whose first column is the abscissa"
