@@ -31,7 +31,7 @@ fn ensure_font() {
 pub enum LineKind {
     /// A normal trajectory, coloured from the palette.
     Normal,
-    /// A reference: thick black.
+    /// A reference: black.
     Reference,
     /// A tube edge: thin grey.
     TubeEdge,
@@ -122,7 +122,7 @@ impl Plot {
         let mut palette_index = 0;
         for curve in &self.curves {
             let style = match curve.kind {
-                LineKind::Reference => BLACK.stroke_width(2),
+                LineKind::Reference => BLACK.stroke_width(1),
                 LineKind::TubeEdge => RGBColor(150, 150, 150).stroke_width(1),
                 LineKind::Normal => {
                     palette_index += 1;
