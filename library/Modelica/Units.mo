@@ -91,6 +91,17 @@ package Units "Physical quantity types and unit conversions"
     type Inductance = Real(final quantity="Inductance", final unit="H");
     type Capacitance = Real(final quantity="Capacitance", final unit="F", min=0);
 
+    type ElectricCharge = Real(final quantity="ElectricCharge", final unit="C");
+    type Conductance = Real(final quantity="Conductance", final unit="S");
+    type MagneticFlux = Real(final quantity="MagneticFlux", final unit="Wb");
+
+    // Flow
+    type MassFlowRate = Real(quantity="MassFlowRate", final unit="kg/s");
+    type VolumeFlowRate = Real(final quantity="VolumeFlowRate", final unit="m3/s");
+    type SpecificEnergy = Real(final quantity="SpecificEnergy", final unit="J/kg");
+    type SpecificEnthalpy = SpecificEnergy;
+    type Wavelength = Real(final quantity="Wavelength", final unit="m");
+
     // Dimensionless
     type PerUnit = Real(unit="1");
     type DimensionlessRatio = Real(final unit="1");
