@@ -1,18 +1,441 @@
-//! Entry point: flat model in, causal program out.
+//! Entry point: flat model in, causal program out. Runs the passes in order, times them and
+//! assembles the [`CausalProgram`].
 
-use crate::program::CausalProgram;
+use crate::alias::{self, AliasOf};
+use crate::emit::Emitter;
+use crate::ir::VarIx;
+use crate::model::{Model, VKind};
+use crate::program::{
+    Alias, Block, CausalProgram, ProgVar, SampleDef, TranslationReport, VarId, VarKind,
+};
+use crate::solve::{LoopStats, WBlock};
+use crate::{convert, events, index, init, params, solve};
+use moss_frontend::flat::StateSelect;
 use moss_frontend::FlatModel;
 use moss_syntax::Diagnostic;
+use std::time::Instant;
+
+/// Stack for the translation thread: expression traversals recurse over nesting depth.
+const STACK_BYTES: usize = 512 * 1024 * 1024;
 
 /// Translate a flat model into a causal program. Warnings are in `program.report.warnings`;
 /// errors (structurally singular, unbalanced, unsupported constructs) come back as
 /// diagnostics pointing into `flat.sources`.
 pub fn translate(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>> {
-    Err(vec![Diagnostic::error(
-        moss_syntax::Span::DUMMY,
-        format!(
-            "cannot translate `{}`: the symbolic stage is not implemented yet",
-            flat.name
-        ),
-    )])
+    std::thread::scope(|s| {
+        let h = std::thread::Builder::new()
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(s, || translate_here(flat));
+        match h {
+            Ok(h) => h.join().unwrap_or_else(|_| {
+                Err(vec![Diagnostic::error(
+                    moss_syntax::Span::DUMMY,
+                    "internal error in the symbolic stage (please report this model)",
+                )])
+            }),
+            Err(_) => translate_here(flat),
+        }
+    })
+}
+
+struct Timer {
+    t: Instant,
+}
+
+impl Timer {
+    fn lap(&mut self, m: &mut Model, name: &str) {
+        let now = Instant::now();
+        m.pass_times
+            .push((name.to_string(), (now - self.t).as_secs_f64()));
+        self.t = now;
+    }
+}
+
+/// Translate on the current thread.
+pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>> {
+    let mut timer = Timer { t: Instant::now() };
+    let mut m = convert::convert(flat)?;
+    events::add_when_condition_slots(&mut m);
+    timer.lap(&mut m, "convert");
+    let originally_differentiated: Vec<bool> = m.vars.iter().map(|v| v.der.is_some()).collect();
+    let aliases = alias::eliminate_aliases(&mut m);
+    timer.lap(&mut m, "alias elimination");
+    let info = index::reduce_index(&mut m)?;
+    timer.lap(&mut m, "matching and index reduction");
+    let is_state: Vec<bool> = (0..m.vars.len())
+        .map(|v| {
+            let sv = &m.vars[v];
+            sv.kind == VKind::Continuous
+                && !sv.eliminated
+                && sv.der.is_some_and(|d| !m.vars[d as usize].dummy)
+        })
+        .collect();
+    let sim_unknown: Vec<bool> = (0..m.vars.len())
+        .map(|v| {
+            let sv = &m.vars[v];
+            sv.is_unknown() && sv.kind != VKind::Parameter && !is_state[v]
+        })
+        .collect();
+    let mut sim_stats = LoopStats::default();
+    let sim_eqs = m.eqs.clone();
+    let sim_blocks =
+        solve::causalize(&mut m, &sim_eqs, &sim_unknown, "the model ", &mut sim_stats)?;
+    timer.lap(&mut m, "sorting and tearing");
+    let mut init_stats = LoopStats::default();
+    let (init_blocks, init_eqs) = init::initialization(&mut m, &is_state, &mut init_stats)?;
+    timer.lap(&mut m, "initialization");
+    let param_blocks = params::parameter_blocks(&mut m)?;
+    timer.lap(&mut m, "parameters");
+    let program = assemble(
+        &mut m,
+        flat,
+        Assembly {
+            aliases,
+            is_state,
+            originally_differentiated,
+            info,
+            sim_blocks,
+            sim_eqs,
+            init_blocks,
+            init_eqs,
+            param_blocks,
+            sim_stats,
+        },
+        &mut timer,
+    );
+    Ok(program)
+}
+
+struct Assembly {
+    aliases: Vec<AliasOf>,
+    is_state: Vec<bool>,
+    originally_differentiated: Vec<bool>,
+    info: index::IndexInfo,
+    sim_blocks: Vec<WBlock>,
+    sim_eqs: Vec<crate::model::SEq>,
+    init_blocks: Vec<WBlock>,
+    init_eqs: Vec<crate::model::SEq>,
+    param_blocks: Vec<WBlock>,
+    sim_stats: LoopStats,
+}
+
+fn literal(m: &Model, e: Option<u32>) -> Option<f64> {
+    e.and_then(|e| m.arena.as_const(e))
+}
+
+fn var_kind(m: &Model, v: usize, is_state: &[bool]) -> VarKind {
+    let sv = &m.vars[v];
+    match sv.kind {
+        VKind::Constant if params::is_dependent(m, v as VarIx) => VarKind::DependentParameter,
+        VKind::Constant => VarKind::Constant,
+        VKind::Parameter if sv.fixed == Some(false) => VarKind::DependentParameter,
+        VKind::Parameter if params::is_dependent(m, v as VarIx) => VarKind::DependentParameter,
+        VKind::Parameter => VarKind::Parameter,
+        VKind::Input => VarKind::Input,
+        VKind::Discrete => VarKind::Discrete,
+        VKind::Continuous if is_state[v] => VarKind::State,
+        VKind::Continuous if sv.der_of.is_some_and(|b| is_state[b as usize]) => VarKind::Derivative,
+        VKind::Continuous => VarKind::Algebraic,
+    }
+}
+
+fn program_vars(m: &mut Model, is_state: &[bool]) -> (Vec<ProgVar>, Vec<Option<VarId>>) {
+    let mut vars = Vec::new();
+    let mut slot = vec![None; m.vars.len()];
+    for (v, slot_v) in slot.iter_mut().enumerate() {
+        if m.vars[v].eliminated {
+            continue;
+        }
+        let kind = var_kind(m, v, is_state);
+        let sv = &m.vars[v];
+        let start = match sv.kind {
+            VKind::Parameter | VKind::Constant => literal(m, sv.binding).or(literal(m, sv.start)),
+            _ => literal(m, sv.start),
+        };
+        if start.is_none()
+            && sv.kind == VKind::Parameter
+            && sv.binding.is_none()
+            && sv.start.is_none()
+            && sv.fixed != Some(false)
+        {
+            let w = format!("parameter `{}` has no value; using 0", sv.name);
+            m.warnings.push(w);
+        }
+        let sv = &m.vars[v];
+        *slot_v = Some(vars.len() as VarId);
+        vars.push(ProgVar {
+            name: sv.name.clone(),
+            kind,
+            ty: sv.ty,
+            start: start.unwrap_or(0.0),
+            nominal: literal(m, sv.nominal).unwrap_or(1.0),
+            min: literal(m, sv.min),
+            max: literal(m, sv.max),
+            unit: sv.unit.clone(),
+            description: sv.description.clone(),
+            hidden: sv.hidden || sv.name.starts_with('$'),
+        });
+    }
+    (vars, slot)
+}
+
+fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> CausalProgram {
+    let (vars, slot) = program_vars(m, &a.is_state);
+    let mut em = Emitter::new(slot.clone());
+    let mut blocks = Vec::new();
+    for b in &a.sim_blocks {
+        blocks.extend(em.block(m, &a.sim_eqs, b));
+    }
+    let mut init_blocks = start_guesses(m, &mut em);
+    for b in &a.init_blocks {
+        init_blocks.extend(em.block(m, &a.init_eqs, b));
+    }
+    em.events = false;
+    let mut parameter_blocks = Vec::new();
+    for b in &a.param_blocks {
+        parameter_blocks.extend(em.block(m, &[], b));
+    }
+    let mut samples = Vec::new();
+    for i in 0..m.samples.len() {
+        let (s, iv) = m.samples[i];
+        samples.push(SampleDef {
+            start: em.expr(m, s),
+            interval: em.expr(m, iv),
+        });
+    }
+    let states: Vec<VarId> = (0..m.vars.len())
+        .filter(|&v| a.is_state[v])
+        .filter_map(|v| slot[v])
+        .collect();
+    let derivatives: Vec<VarId> = (0..m.vars.len())
+        .filter(|&v| a.is_state[v])
+        .filter_map(|v| m.vars[v].der.and_then(|d| slot[d as usize]))
+        .collect();
+    let jacobian_pattern = jacobian_pattern(&blocks, &vars, &states, &derivatives);
+    let aliases = a
+        .aliases
+        .iter()
+        .filter_map(|al| {
+            let t = slot[al.target as usize]?;
+            let sv = &m.vars[al.var as usize];
+            Some(Alias {
+                name: sv.name.clone(),
+                target: t,
+                scale: al.scale,
+                offset: al.offset,
+                unit: sv.unit.clone(),
+                description: sv.description.clone(),
+                kind: vars[t as usize].kind,
+                hidden: sv.hidden,
+            })
+        })
+        .collect();
+    timer.lap(m, "emit");
+    let report = TranslationReport {
+        pass_times: m.pass_times.clone(),
+        index_before_reduction: a.info.index,
+        dummy_derivatives: a.info.dummies.iter().map(|&d| m.var_name(d)).collect(),
+        loops_before_tearing: a.sim_stats.before.clone(),
+        loops_after_tearing: a.sim_stats.after.clone(),
+        state_choices: state_choices(m, &a),
+        warnings: m.warnings.clone(),
+    };
+    CausalProgram {
+        name: m.name.clone(),
+        vars,
+        aliases,
+        states,
+        derivatives,
+        parameter_blocks,
+        init_blocks,
+        blocks,
+        zero_crossings: em.zero_crossings,
+        samples,
+        jacobian_pattern,
+        functions: flat.functions.clone(),
+        experiment: flat.experiment.clone(),
+        report,
+    }
+}
+
+/// Non-literal start values (depending on parameters) are computed first during
+/// initialization so that they serve as guesses and as values of `fixed=true` starts.
+fn start_guesses(m: &mut Model, em: &mut Emitter) -> Vec<Block> {
+    let mut out = Vec::new();
+    for v in 0..m.vars.len() {
+        let sv = &m.vars[v];
+        if sv.eliminated || !sv.is_unknown() {
+            continue;
+        }
+        let Some(s) = sv.start else { continue };
+        if m.arena.as_const(s).is_some() || !m.is_parameter_expr(s) {
+            continue;
+        }
+        let expr = em.expr(m, s);
+        out.push(Block::Assign {
+            var: em.slot_of(v as VarIx),
+            expr,
+        });
+    }
+    out
+}
+
+fn state_choices(m: &Model, a: &Assembly) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for v in 0..m.vars.len() {
+        if !a.is_state[v] {
+            continue;
+        }
+        let sv = &m.vars[v];
+        let why = match sv.state_select {
+            StateSelect::Always => "stateSelect=always".to_string(),
+            StateSelect::Prefer => "stateSelect=prefer".to_string(),
+            _ if a.originally_differentiated.get(v).copied().unwrap_or(false)
+                && a.info.dummies.is_empty() =>
+            {
+                "appears differentiated".to_string()
+            }
+            _ if a.originally_differentiated.get(v).copied().unwrap_or(false) => {
+                "appears differentiated; kept by dummy derivative selection".to_string()
+            }
+            _ => "introduced by index reduction".to_string(),
+        };
+        out.push((sv.name.clone(), why));
+    }
+    out
+}
+
+/// Structural dependencies of each derivative on the states, propagated through the blocks.
+fn jacobian_pattern(
+    blocks: &[Block],
+    vars: &[ProgVar],
+    states: &[VarId],
+    derivatives: &[VarId],
+) -> Vec<(u32, u32)> {
+    let mut state_index = vec![u32::MAX; vars.len()];
+    for (i, &s) in states.iter().enumerate() {
+        state_index[s as usize] = i as u32;
+    }
+    let mut deps: Vec<Vec<u32>> = vec![Vec::new(); vars.len()];
+    for b in blocks {
+        propagate(b, &state_index, &mut deps);
+    }
+    let mut out = Vec::new();
+    for (i, &d) in derivatives.iter().enumerate() {
+        for &j in &deps[d as usize] {
+            out.push((i as u32, j));
+        }
+    }
+    out
+}
+
+fn collect_reads(e: &crate::program::PExpr, out: &mut Vec<VarId>) {
+    use crate::program::PExpr as P;
+    match e {
+        P::Var(v) => out.push(*v),
+        P::Neg(a) | P::Not(a) => collect_reads(a, out),
+        P::Arith(_, a, b) | P::And(a, b) | P::Or(a, b) => {
+            collect_reads(a, out);
+            collect_reads(b, out);
+        }
+        P::Rel { lhs, rhs, zc, .. }
+            // frozen relations do not make the derivative depend on their operands
+            if zc.is_none() => {
+                collect_reads(lhs, out);
+                collect_reads(rhs, out);
+            }
+        P::If(c, a, b) => {
+            collect_reads(c, out);
+            collect_reads(a, out);
+            collect_reads(b, out);
+        }
+        P::Call { args, .. } | P::Array(args) => args.iter().for_each(|a| collect_reads(a, out)),
+        _ => {}
+    }
+}
+
+fn merge_deps(reads: &[VarId], state_index: &[u32], deps: &[Vec<u32>]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for &r in reads {
+        let si = state_index[r as usize];
+        if si != u32::MAX {
+            out.push(si);
+        } else {
+            out.extend_from_slice(&deps[r as usize]);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn propagate(b: &Block, state_index: &[u32], deps: &mut [Vec<u32>]) {
+    let mut reads = Vec::new();
+    let outputs: Vec<VarId> = match b {
+        Block::Assign { var, expr } => {
+            collect_reads(expr, &mut reads);
+            vec![*var]
+        }
+        Block::SolveScalar { var, residual, .. } => {
+            collect_reads(residual, &mut reads);
+            vec![*var]
+        }
+        Block::Linear { vars, matrix, rhs } => {
+            matrix
+                .iter()
+                .for_each(|(_, _, e)| collect_reads(e, &mut reads));
+            rhs.iter().for_each(|e| collect_reads(e, &mut reads));
+            vars.clone()
+        }
+        Block::Nonlinear {
+            iteration_vars,
+            inner,
+            residuals,
+            ..
+        } => {
+            let mut outs = iteration_vars.clone();
+            for ib in inner {
+                if let Block::Assign { var, expr } = ib {
+                    collect_reads(expr, &mut reads);
+                    outs.push(*var);
+                }
+            }
+            residuals.iter().for_each(|e| collect_reads(e, &mut reads));
+            outs
+        }
+        Block::CallOutputs { outputs, args, .. } => {
+            args.iter().for_each(|e| collect_reads(e, &mut reads));
+            outputs.iter().flatten().copied().collect()
+        }
+        Block::Algorithm {
+            inputs, outputs, ..
+        } => {
+            reads.extend_from_slice(inputs);
+            outputs.clone()
+        }
+        _ => Vec::new(),
+    };
+    if outputs.is_empty() {
+        return;
+    }
+    let d = merge_deps(&reads, state_index, deps);
+    for o in outputs {
+        if state_index[o as usize] == u32::MAX {
+            deps[o as usize] = d.clone();
+        }
+    }
+}
+
+/// Used by tests: the report of a translation as text lines.
+pub fn summary(p: &CausalProgram) -> String {
+    let r: &TranslationReport = &p.report;
+    format!(
+        "states={} index={} dummies={:?} loops={:?}->{:?} zc={}",
+        p.states.len(),
+        r.index_before_reduction,
+        r.dummy_derivatives,
+        r.loops_before_tearing,
+        r.loops_after_tearing,
+        p.zero_crossings.len()
+    )
 }

@@ -1,0 +1,379 @@
+//! Alias elimination: equations `a = b`, `a = -b`, `a = c*b` (constant `c`) and
+//! `a = b + c` between two unknowns of the same class are removed; one variable of each
+//! alias group becomes the representative and the others are recorded as
+//! `name = scale * representative + offset`.
+//!
+//! Groups are kept in a union-find structure with affine edges (path compression composes
+//! the maps), so the pass is near-linear. The representative is chosen by a score: states,
+//! `stateSelect` prefer/always, visible (non-protected) names, fixed starts and start values
+//! win. Parameters are never alias targets: an equation `a = p` stays an equation, so a
+//! `fixed=true` start of `a` is never lost. When an eliminated variable is differentiated,
+//! the representative gets a derivative too and `der(eliminated)` becomes an alias of it.
+
+use crate::ir::{ExprId, Node, VarIx};
+use crate::model::{EqBody, Model, VKind};
+use crate::program::ValueType;
+use moss_frontend::flat::StateSelect;
+use std::collections::HashMap;
+
+/// An eliminated variable: `var = scale * target + offset`.
+#[derive(Clone, Debug)]
+pub struct AliasOf {
+    pub var: VarIx,
+    pub target: VarIx,
+    pub scale: f64,
+    pub offset: f64,
+}
+
+/// `coef * var + constant`, with `var` absent for a pure constant.
+type Affine = (Option<(VarIx, f64)>, f64);
+
+fn affine(m: &Model, e: ExprId) -> Option<Affine> {
+    let a = &m.arena;
+    match a.node(e) {
+        Node::Const(_) => Some((None, a.as_const(e)?)),
+        Node::Var(v) => Some((Some((*v, 1.0)), 0.0)),
+        Node::Neg(x) => {
+            let (v, c) = affine(m, *x)?;
+            Some((v.map(|(v, k)| (v, -k)), -c))
+        }
+        Node::Mul(x, y) => {
+            let (k, other) = match (a.as_const(*x), a.as_const(*y)) {
+                (Some(k), None) => (k, *y),
+                (None, Some(k)) => (k, *x),
+                _ => return None,
+            };
+            let (v, c) = affine(m, other)?;
+            Some((v.map(|(v, q)| (v, q * k)), c * k))
+        }
+        Node::Div(x, y) => {
+            let k = a.as_const(*y)?;
+            if k == 0.0 {
+                return None;
+            }
+            let (v, c) = affine(m, *x)?;
+            Some((v.map(|(v, q)| (v, q / k)), c / k))
+        }
+        Node::Add(x, y) | Node::Sub(x, y) => {
+            let sign = if matches!(a.node(e), Node::Sub(..)) {
+                -1.0
+            } else {
+                1.0
+            };
+            let (v1, c1) = affine(m, *x)?;
+            let (v2, c2) = affine(m, *y)?;
+            match (v1, v2) {
+                (Some(_), Some(_)) => None,
+                (v, None) => Some((v, c1 + sign * c2)),
+                (None, Some((v, k))) => Some((Some((v, sign * k)), c1 + sign * c2)),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// If the equation is an alias `x = k*y + d`, return `(x, y, k, d)`.
+fn alias_pattern(m: &Model, lhs: ExprId, rhs: ExprId) -> Option<(VarIx, VarIx, f64, f64)> {
+    let (l, cl) = affine(m, lhs)?;
+    let (r, cr) = affine(m, rhs)?;
+    let ((x, kx), (y, ky)) = (l?, r?);
+    if x == y || kx == 0.0 || ky == 0.0 {
+        return None;
+    }
+    // kx*x + cl = ky*y + cr  ->  x = (ky/kx) y + (cr - cl)/kx
+    Some((x, y, ky / kx, (cr - cl) / kx))
+}
+
+fn eligible(m: &Model, v: VarIx) -> bool {
+    let sv = &m.vars[v as usize];
+    !sv.eliminated
+        && !sv.protected_from_alias
+        && sv.der_of.is_none()
+        && matches!(sv.kind, VKind::Continuous | VKind::Discrete)
+}
+
+fn score(m: &Model, v: VarIx) -> i32 {
+    let sv = &m.vars[v as usize];
+    let mut s = 0;
+    if sv.der.is_some() {
+        s += 64;
+    }
+    s += match sv.state_select {
+        StateSelect::Always => 128,
+        StateSelect::Prefer => 32,
+        StateSelect::Avoid => -32,
+        StateSelect::Never => -64,
+        StateSelect::Default => 0,
+    };
+    if sv.fixed == Some(true) {
+        s += 8;
+    }
+    if !sv.hidden {
+        s += 4;
+    }
+    if sv.start.is_some() {
+        s += 2;
+    }
+    s
+}
+
+struct UnionFind {
+    /// `x = scale * parent + offset`
+    parent: Vec<(VarIx, f64, f64)>,
+}
+
+impl UnionFind {
+    /// Root of `x` and the affine map from the root, with path compression (iterative).
+    fn find(&mut self, x: VarIx) -> (VarIx, f64, f64) {
+        let mut path = Vec::new();
+        let mut cur = x;
+        while self.parent[cur as usize].0 != cur {
+            path.push(cur);
+            cur = self.parent[cur as usize].0;
+        }
+        let root = cur;
+        // compose from the node nearest the root outwards
+        for &n in path.iter().rev() {
+            let (p, s, o) = self.parent[n as usize];
+            let (_, ps, po) = self.parent[p as usize];
+            let (ps, po) = if p == root { (1.0, 0.0) } else { (ps, po) };
+            self.parent[n as usize] = (root, s * ps, s * po + o);
+        }
+        let (_, s, o) = self.parent[x as usize];
+        if x == root {
+            (root, 1.0, 0.0)
+        } else {
+            (root, s, o)
+        }
+    }
+}
+
+/// Eliminate aliases in `m.eqs`; returns the eliminated variables.
+pub fn eliminate_aliases(m: &mut Model) -> Vec<AliasOf> {
+    let n = m.vars.len();
+    let mut uf = UnionFind {
+        parent: (0..n as VarIx).map(|i| (i, 1.0, 0.0)).collect(),
+    };
+    let mut removed = vec![false; m.eqs.len()];
+    let mut pending: Vec<(VarIx, VarIx, f64, f64, Option<usize>)> = Vec::new();
+    for (i, eq) in m.eqs.iter().enumerate() {
+        let EqBody::Eq { lhs, rhs } = eq.body else {
+            continue;
+        };
+        let Some((x, y, k, d)) = alias_pattern(m, lhs, rhs) else {
+            continue;
+        };
+        if !eligible(m, x) || !eligible(m, y) || m.vars[x as usize].kind != m.vars[y as usize].kind
+        {
+            continue;
+        }
+        let (tx, ty) = (m.vars[x as usize].ty, m.vars[y as usize].ty);
+        if tx != ty || (tx != ValueType::Real && (k != 1.0 || d != 0.0)) {
+            continue;
+        }
+        pending.push((x, y, k, d, Some(i)));
+        removed[i] = true;
+    }
+    let mut k_i = 0;
+    while k_i < pending.len() {
+        let (x, y, k, d, src) = pending[k_i];
+        k_i += 1;
+        if uf.parent.len() < m.vars.len() {
+            let start = uf.parent.len() as VarIx;
+            uf.parent
+                .extend((start..m.vars.len() as VarIx).map(|i| (i, 1.0, 0.0)));
+        }
+        let (rx, sx, ox) = uf.find(x);
+        let (ry, sy, oy) = uf.find(y);
+        if rx == ry {
+            // cycle in the alias graph: the equation is redundant or fixes a value, so it
+            // stays an ordinary equation (structural analysis reports it if redundant)
+            if let Some(i) = src {
+                removed[i] = false;
+            }
+            continue;
+        }
+        // sx*rx + ox = k*(sy*ry + oy) + d
+        let (keep, drop, s, o) = if score(m, rx) >= score(m, ry) {
+            // ry = (sx*rx + ox - k*oy - d) / (k*sy)
+            let den = k * sy;
+            (rx, ry, sx / den, (ox - k * oy - d) / den)
+        } else {
+            // rx = (k*sy*ry + k*oy + d - ox) / sx
+            (ry, rx, k * sy / sx, (k * oy + d - ox) / sx)
+        };
+        uf.parent[drop as usize] = (keep, s, o);
+        // derivatives follow their variables
+        if let Some(dd) = m.vars[drop as usize].der {
+            let dk = m.der_var(keep);
+            pending.push((dd, dk, s, 0.0, None));
+        }
+    }
+    let mut keep_eqs = Vec::with_capacity(m.eqs.len());
+    for (i, eq) in std::mem::take(&mut m.eqs).into_iter().enumerate() {
+        if !removed.get(i).copied().unwrap_or(false) {
+            keep_eqs.push(eq);
+        }
+    }
+    m.eqs = keep_eqs;
+    let mut aliases = Vec::new();
+    for v in 0..uf.parent.len() as VarIx {
+        let (r, s, o) = uf.find(v);
+        if r != v {
+            aliases.push(AliasOf {
+                var: v,
+                target: r,
+                scale: s,
+                offset: o,
+            });
+        }
+    }
+    merge_start_values(m, &aliases);
+    substitute_aliases(m, &aliases);
+    aliases
+}
+
+fn merge_start_values(m: &mut Model, aliases: &[AliasOf]) {
+    for a in aliases {
+        let (start, fixed, name) = {
+            let v = &m.vars[a.var as usize];
+            (v.start, v.fixed, v.name.clone())
+        };
+        let Some(start) = start else { continue };
+        let t = a.target as usize;
+        let converted = match m.arena.as_const(start) {
+            Some(c) => {
+                let x = m.arena.num((c - a.offset) / a.scale);
+                Some(x)
+            }
+            None if a.scale == 1.0 && a.offset == 0.0 => Some(start),
+            None => None,
+        };
+        let Some(conv) = converted else { continue };
+        let target_fixed = m.vars[t].fixed == Some(true);
+        let this_fixed = fixed == Some(true);
+        match m.vars[t].start {
+            None => {
+                m.vars[t].start = Some(conv);
+                if this_fixed {
+                    m.vars[t].fixed = Some(true);
+                }
+            }
+            Some(ts) if ts != conv => {
+                if this_fixed && !target_fixed {
+                    m.vars[t].start = Some(conv);
+                    m.vars[t].fixed = Some(true);
+                } else if this_fixed || !target_fixed {
+                    let w = format!(
+                        "alias `{}` of `{}` has a different start value ({} vs {}); using {}",
+                        name,
+                        m.vars[t].name,
+                        m.text(start),
+                        m.text(ts),
+                        m.text(ts)
+                    );
+                    m.warnings.push(w);
+                }
+            }
+            Some(_) => {
+                if this_fixed {
+                    m.vars[t].fixed = Some(true);
+                }
+            }
+        }
+    }
+}
+
+fn substitute_aliases(m: &mut Model, aliases: &[AliasOf]) {
+    if aliases.is_empty() {
+        return;
+    }
+    let mut map: HashMap<VarIx, (VarIx, f64, f64)> = HashMap::new();
+    for a in aliases {
+        m.vars[a.var as usize].eliminated = true;
+        map.insert(a.var, (a.target, a.scale, a.offset));
+    }
+    let mut memo = HashMap::new();
+    let mut f = |ar: &mut crate::ir::Arena, n: &Node| -> Option<ExprId> {
+        let (v, pre) = match n {
+            Node::Var(v) => (*v, false),
+            Node::Pre(v) => (*v, true),
+            _ => return None,
+        };
+        let &(t, s, o) = map.get(&v)?;
+        let base = if pre {
+            ar.intern(Node::Pre(t))
+        } else {
+            ar.var(t)
+        };
+        let sc = ar.num(s);
+        let scaled = ar.mul(sc, base);
+        let off = ar.num(o);
+        Some(ar.add(scaled, off))
+    };
+    let mut sub = |m: &mut Model, e: ExprId| m.arena.substitute(e, &mut f, false, &mut memo);
+    let mut eqs = std::mem::take(&mut m.eqs);
+    let mut init = std::mem::take(&mut m.init_eqs);
+    for eq in eqs.iter_mut().chain(init.iter_mut()) {
+        crate::model::map_exprs(&mut eq.body, &mut |e| sub(m, e));
+    }
+    m.eqs = eqs;
+    m.init_eqs = init;
+    for i in 0..m.vars.len() {
+        if let Some(st) = m.vars[i].start {
+            let st = sub(m, st);
+            m.vars[i].start = Some(st);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testutil::ModelBuilder;
+
+    #[test]
+    fn chain_of_aliases_keeps_state_as_representative() {
+        let mut b = ModelBuilder::new();
+        b.vars("x v y z w", "").start("y", 2.0).fixed("y");
+        b.eq("der(x) = v");
+        b.eq("der(v) = -x");
+        b.eq("y = x");
+        b.eq("z = -2*y");
+        b.eq("w = z + 1");
+        let mut m = b.model();
+        let al = super::eliminate_aliases(&mut m);
+        assert_eq!(m.eqs.len(), 2);
+        let find = |n: &str| {
+            al.iter()
+                .find(|a| m.vars[a.var as usize].name == n)
+                .unwrap()
+        };
+        let z = find("z");
+        assert_eq!(m.vars[z.target as usize].name, "x");
+        assert_eq!((z.scale, z.offset), (-2.0, 0.0));
+        let w = find("w");
+        assert_eq!((w.scale, w.offset), (-2.0, 1.0));
+        // the fixed start of y moved to x
+        let x = m.by_name["x"] as usize;
+        assert_eq!(m.vars[x].fixed, Some(true));
+        assert_eq!(m.arena.as_const(m.vars[x].start.unwrap()), Some(2.0));
+    }
+
+    #[test]
+    fn conflicting_start_values_warn_and_parameters_are_not_targets() {
+        let mut b = ModelBuilder::new();
+        b.vars("a c", "").start("a", 1.0).start("c", 3.0);
+        b.params("p", 1.0);
+        b.eq("a = c");
+        b.eq("c = p");
+        let mut m = b.model();
+        let al = super::eliminate_aliases(&mut m);
+        assert_eq!(al.len(), 1);
+        assert_eq!(m.eqs.len(), 1, "the equation with a parameter stays");
+        assert!(
+            m.warnings[0].contains("different start value"),
+            "{:?}",
+            m.warnings
+        );
+    }
+}

@@ -1,0 +1,864 @@
+//! Conversion of the flat model into the working model: variables get their variability
+//! class, expressions go into the arena (constants folded), event operators are rewritten
+//! (`edge`, `change`, `sample`, `noEvent`), if-equations become equations with
+//! if-expressions, `when` equations become units with branch items.
+//!
+//! Event policy: a relation generates events unless it is inside `noEvent`/`smooth` or its
+//! operands contain neither `time` nor a continuous variable (discrete values only change at
+//! events, so such a relation can be evaluated live). `abs`, `sign`, `min`, `max` and the
+//! step functions `div`, `mod`, `rem`, `ceil`, `floor`, `integer` are kept as calls
+//! evaluated live, i.e. they do not generate events (documented limitation).
+
+use crate::ir::{ExprId, Node, Rel, VarIx};
+use crate::model::{Effect, EqBody, Model, SEq, SVar, VKind, WhenBranch, WhenItem};
+use crate::program::ValueType;
+use moss_frontend::flat::{
+    self, BinaryOp, Causality, Equation, FlatModel, Origin, ScalarType, StateSelect, Statement,
+    UnaryOp, Variability,
+};
+use moss_syntax::Diagnostic;
+
+struct Conv<'a> {
+    m: Model,
+    flat: &'a FlatModel,
+    errors: Vec<Diagnostic>,
+}
+
+/// Build the working model from the flat model.
+pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
+    let mut c = Conv {
+        m: Model {
+            name: flat.name.clone(),
+            ..Model::default()
+        },
+        flat,
+        errors: Vec::new(),
+    };
+    c.collect_derivative_annotations();
+    c.declare_variables();
+    c.convert_attributes();
+    for eq in &flat.equations {
+        let mut out = Vec::new();
+        c.equation(eq, &mut out);
+        c.m.eqs.extend(out);
+    }
+    for eq in &flat.initial_equations {
+        let mut out = Vec::new();
+        c.equation(eq, &mut out);
+        c.m.init_eqs.extend(out);
+    }
+    for alg in &flat.algorithms {
+        let eq = c.algorithm(&alg.statements, alg.origin.clone());
+        c.m.eqs.push(eq);
+    }
+    for alg in &flat.initial_algorithms {
+        let eq = c.algorithm(&alg.statements, alg.origin.clone());
+        c.m.init_eqs.push(eq);
+    }
+    if c.errors.is_empty() {
+        Ok(c.m)
+    } else {
+        Err(c.errors)
+    }
+}
+
+fn value_type(t: &ScalarType) -> ValueType {
+    match t {
+        ScalarType::Real => ValueType::Real,
+        ScalarType::Integer => ValueType::Integer,
+        ScalarType::Boolean => ValueType::Boolean,
+        ScalarType::String => ValueType::String,
+        ScalarType::Enumeration { .. } => ValueType::Enumeration,
+    }
+}
+
+/// A top-level name has no `.` outside subscripts (`u`, `u[1]`, but not `gain.u`).
+fn is_top_level(name: &str) -> bool {
+    let mut depth = 0;
+    for ch in name.chars() {
+        match ch {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            '.' if depth == 0 => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
+impl<'a> Conv<'a> {
+    fn collect_derivative_annotations(&mut self) {
+        for (name, f) in &self.flat.functions {
+            let Some(ann) = f.derivatives.iter().find(|d| d.order == 1) else {
+                continue;
+            };
+            let mask = f
+                .inputs
+                .iter()
+                .map(|i| {
+                    i.ty == ScalarType::Real
+                        && !ann.no_derivative.contains(&i.name)
+                        && !ann.zero_derivative.contains(&i.name)
+                })
+                .collect();
+            self.m
+                .fder
+                .insert(name.clone(), (ann.function.clone(), mask));
+        }
+    }
+
+    fn declare_variables(&mut self) {
+        for v in &self.flat.variables {
+            let ty = value_type(&v.ty);
+            let kind = match v.variability {
+                Variability::Constant => VKind::Constant,
+                Variability::Parameter => VKind::Parameter,
+                _ if v.causality == Causality::Input && is_top_level(&v.name) => VKind::Input,
+                Variability::Continuous if ty == ValueType::Real => VKind::Continuous,
+                _ => VKind::Discrete,
+            };
+            let mut sv = SVar::new(v.name.clone(), kind, ty);
+            sv.unit = v.attrs.unit.clone().unwrap_or_default();
+            sv.description = v.description.clone();
+            sv.hidden = v.is_protected;
+            sv.state_select = v.attrs.state_select.unwrap_or(StateSelect::Default);
+            sv.origin = v.origin.clone();
+            sv.fixed = v.attrs.fixed;
+            if self.m.by_name.contains_key(&v.name) {
+                self.errors.push(Diagnostic::error(
+                    v.origin.span,
+                    format!("variable `{}` is declared twice in the flat model", v.name),
+                ));
+            }
+            self.m.add_var(sv);
+        }
+    }
+
+    /// Bindings and attributes may refer to other variables, so they are converted after all
+    /// variables exist. Constants with literal bindings are folded into expressions.
+    fn convert_attributes(&mut self) {
+        for (i, v) in self.flat.variables.iter().enumerate() {
+            let o = &v.origin;
+            let binding = v.binding.as_ref().map(|b| self.expr(b, o, false));
+            let start = v.attrs.start.as_ref().map(|b| self.expr(b, o, false));
+            let nominal = v.attrs.nominal.as_ref().map(|b| self.expr(b, o, false));
+            let min = v.attrs.min.as_ref().map(|b| self.expr(b, o, false));
+            let max = v.attrs.max.as_ref().map(|b| self.expr(b, o, false));
+            let sv = &mut self.m.vars[i];
+            sv.binding = binding;
+            sv.start = start;
+            sv.nominal = nominal;
+            sv.min = min;
+            sv.max = max;
+        }
+    }
+
+    fn err(&mut self, origin: &Origin, msg: String, help: &str) {
+        let mut d = Diagnostic::error(origin.span, msg);
+        if !help.is_empty() {
+            d = d.with_help(help.to_string());
+        }
+        self.errors.push(d);
+    }
+
+    fn lookup(&mut self, name: &str, o: &Origin) -> Option<VarIx> {
+        let r = self.m.by_name.get(name).copied();
+        if r.is_none() {
+            self.err(
+                o,
+                format!("unknown variable `{name}` in the flat model"),
+                "this is a frontend bug: every variable used must be declared",
+            );
+        }
+        r
+    }
+
+    /// Convert an expression. `no_event`: inside `noEvent`/`smooth`.
+    fn expr(&mut self, e: &flat::Expr, o: &Origin, no_event: bool) -> ExprId {
+        use flat::Expr as E;
+        match e {
+            E::Real(v) => self.m.arena.num(*v),
+            E::Integer(v) => self.m.arena.num(*v as f64),
+            E::Boolean(b) => self.m.arena.num(if *b { 1.0 } else { 0.0 }),
+            E::String(s) => self.m.arena.intern(Node::Str(s.as_str().into())),
+            E::Enum { index, .. } => self.m.arena.num(*index as f64),
+            E::Var { name, .. } => {
+                let Some(v) = self.lookup(name, o) else {
+                    return self.m.arena.zero();
+                };
+                self.var_ref(v, o)
+            }
+            E::Time => self.m.arena.intern(Node::Time),
+            E::Unary { op, arg } => {
+                let a = self.expr(arg, o, no_event);
+                match op {
+                    UnaryOp::Neg => self.m.arena.neg(a),
+                    UnaryOp::Not => self.m.arena.not(a),
+                }
+            }
+            E::Binary { op, lhs, rhs } => {
+                let a = self.expr(lhs, o, no_event);
+                let b = self.expr(rhs, o, no_event);
+                self.binary(*op, a, b, no_event)
+            }
+            E::Call { func, args } => self.call(func, args, o, no_event),
+            E::If { branches, else_ } => {
+                let mut acc = self.expr(else_, o, no_event);
+                for (c, v) in branches.iter().rev() {
+                    let c = self.expr(c, o, no_event);
+                    let v = self.expr(v, o, no_event);
+                    acc = self.m.arena.if_(c, v, acc);
+                }
+                acc
+            }
+            E::Array(items) => {
+                let items: Vec<ExprId> = items.iter().map(|x| self.expr(x, o, no_event)).collect();
+                self.m.arena.intern(Node::Array(items.into_boxed_slice()))
+            }
+            E::CallOutput { call, index } => {
+                let c = self.expr(call, o, no_event);
+                self.m.arena.intern(Node::CallOutput(c, *index as u32))
+            }
+            E::Range { .. } | E::Tuple(_) => {
+                self.err(
+                    o,
+                    "a range or output list cannot appear in a model equation here".into(),
+                    "",
+                );
+                self.m.arena.zero()
+            }
+        }
+    }
+
+    /// A variable reference: constants with literal values fold to numbers.
+    fn var_ref(&mut self, v: VarIx, _o: &Origin) -> ExprId {
+        let sv = &self.m.vars[v as usize];
+        if sv.kind == VKind::Constant {
+            if let Some(b) = sv.binding {
+                if self.m.arena.as_const(b).is_some() {
+                    return b;
+                }
+            }
+        }
+        self.m.arena.var(v)
+    }
+
+    fn binary(&mut self, op: BinaryOp, a: ExprId, b: ExprId, no_event: bool) -> ExprId {
+        let ar = &mut self.m.arena;
+        match op {
+            BinaryOp::Add | BinaryOp::ElemAdd => ar.add(a, b),
+            BinaryOp::Sub | BinaryOp::ElemSub => ar.sub(a, b),
+            BinaryOp::Mul | BinaryOp::ElemMul => ar.mul(a, b),
+            BinaryOp::Div | BinaryOp::ElemDiv => ar.div(a, b),
+            BinaryOp::Pow | BinaryOp::ElemPow => ar.pow(a, b),
+            BinaryOp::And => ar.and(a, b),
+            BinaryOp::Or => ar.or(a, b),
+            BinaryOp::Lt => self.relation(Rel::Lt, a, b, no_event),
+            BinaryOp::Le => self.relation(Rel::Le, a, b, no_event),
+            BinaryOp::Gt => self.relation(Rel::Gt, a, b, no_event),
+            BinaryOp::Ge => self.relation(Rel::Ge, a, b, no_event),
+            BinaryOp::Eq => self.relation(Rel::Eq, a, b, no_event),
+            BinaryOp::Ne => self.relation(Rel::Ne, a, b, no_event),
+        }
+    }
+
+    fn relation(&mut self, op: Rel, a: ExprId, b: ExprId, no_event: bool) -> ExprId {
+        let event = !no_event && (self.is_continuous(a) || self.is_continuous(b));
+        self.m.arena.rel(op, a, b, event)
+    }
+
+    /// Does `e` vary continuously in time (contains `time` or a continuous variable)?
+    fn is_continuous(&mut self, e: ExprId) -> bool {
+        let vars = &self.m.vars;
+        self.m.arena.any_node(e, &mut |n| match n {
+            Node::Time => true,
+            Node::Var(v) => vars[*v as usize].kind == VKind::Continuous,
+            _ => false,
+        })
+    }
+
+    fn call(&mut self, func: &str, args: &[flat::Expr], o: &Origin, no_event: bool) -> ExprId {
+        let arity_ok = |n: usize| args.len() == n;
+        match func {
+            "der" if arity_ok(1) => {
+                let a = self.expr(&args[0], o, no_event);
+                if let Node::Var(v) = *self.m.arena.node(a) {
+                    if self.m.vars[v as usize].kind == VKind::Continuous {
+                        let d = self.m.der_var(v);
+                        return self.m.arena.var(d);
+                    }
+                }
+                match self.m.diff_time(a) {
+                    Ok(d) => d,
+                    Err(f) => {
+                        self.no_derivative(&f, o);
+                        self.m.arena.zero()
+                    }
+                }
+            }
+            "pre" if arity_ok(1) => {
+                let a = self.expr(&args[0], o, no_event);
+                self.pre_of(a, o)
+            }
+            "edge" if arity_ok(1) => {
+                let a = self.expr(&args[0], o, no_event);
+                let p = self.pre_of(a, o);
+                let np = self.m.arena.not(p);
+                self.m.arena.and(a, np)
+            }
+            "change" if arity_ok(1) => {
+                let a = self.expr(&args[0], o, no_event);
+                let p = self.pre_of(a, o);
+                self.m.arena.rel(Rel::Ne, a, p, false)
+            }
+            "initial" => self.m.arena.intern(Node::Initial),
+            "terminal" => self.m.arena.intern(Node::Terminal),
+            "sample" if arity_ok(2) => {
+                let s = self.expr(&args[0], o, true);
+                let i = self.expr(&args[1], o, true);
+                let id = self.m.samples.len() as u32;
+                self.m.samples.push((s, i));
+                self.m.arena.intern(Node::Sample(id))
+            }
+            "noEvent" if arity_ok(1) => self.expr(&args[0], o, true),
+            "smooth" if arity_ok(2) => self.expr(&args[1], o, true),
+            "homotopy" if !args.is_empty() => self.expr(&args[0], o, no_event),
+            "semiLinear" if arity_ok(3) => {
+                let x = self.expr(&args[0], o, no_event);
+                let a = self.expr(&args[1], o, no_event);
+                let b = self.expr(&args[2], o, no_event);
+                let zero = self.m.arena.zero();
+                let c = self.relation(Rel::Ge, x, zero, no_event);
+                let ax = self.m.arena.mul(a, x);
+                let bx = self.m.arena.mul(b, x);
+                self.m.arena.if_(c, ax, bx)
+            }
+            _ => {
+                let a: Vec<ExprId> = args.iter().map(|x| self.expr(x, o, no_event)).collect();
+                self.m.arena.call(func, a)
+            }
+        }
+    }
+
+    fn pre_of(&mut self, a: ExprId, o: &Origin) -> ExprId {
+        match *self.m.arena.node(a) {
+            Node::Var(v) => self.m.arena.intern(Node::Pre(v)),
+            Node::Const(_) => a,
+            _ => {
+                self.err(
+                    o,
+                    "`pre`, `edge` and `change` need a variable as argument".into(),
+                    "introduce a variable for the expression and apply the operator to it",
+                );
+                a
+            }
+        }
+    }
+
+    fn no_derivative(&mut self, f: &str, o: &Origin) {
+        self.err(
+            o,
+            format!("cannot differentiate a call of `{f}`: it has no derivative"),
+            "add `annotation(derivative = ...)` to the function, or avoid `der` of its result",
+        );
+    }
+
+    /// Convert one equation into zero or more working equations.
+    fn equation(&mut self, eq: &Equation, out: &mut Vec<SEq>) {
+        match eq {
+            Equation::Equal { lhs, rhs, origin } => self.equal(lhs, rhs, origin, out),
+            Equation::If {
+                branches,
+                else_,
+                origin,
+            } => self.if_equation(branches, else_, origin, out),
+            Equation::When { branches, origin } => {
+                let mut bs = Vec::new();
+                for (c, body) in branches {
+                    let cond = self.expr(c, origin, false);
+                    let conds = match self.m.arena.node(cond) {
+                        Node::Array(items) => items.to_vec(),
+                        _ => vec![cond],
+                    };
+                    let initial = conds.iter().any(|&c| {
+                        self.m
+                            .arena
+                            .any_node(c, &mut |n| matches!(n, Node::Initial))
+                    });
+                    let mut items = Vec::new();
+                    for e in body {
+                        self.when_item(e, &mut items);
+                    }
+                    bs.push(WhenBranch {
+                        conds,
+                        slots: Vec::new(),
+                        initial,
+                        items,
+                    });
+                }
+                for b in &bs {
+                    for it in &b.items {
+                        if let WhenItem::Assign { var, .. } | WhenItem::Reinit { var, .. } = it {
+                            self.m.vars[*var as usize].protected_from_alias = true;
+                        }
+                    }
+                }
+                out.push(SEq::new(EqBody::When(bs), origin.clone()));
+            }
+            Equation::Reinit { origin, .. } => self.err(
+                origin,
+                "`reinit` is only allowed inside a `when` equation".into(),
+                "put the reinit into `when condition then ... end when`",
+            ),
+            Equation::Assert {
+                condition,
+                message,
+                level,
+                origin,
+            } => {
+                let cond = self.expr(condition, origin, true);
+                let msg = self.expr(message, origin, true);
+                out.push(SEq::new(
+                    EqBody::Effect(Effect::Assert {
+                        cond,
+                        msg,
+                        level: *level,
+                    }),
+                    origin.clone(),
+                ));
+            }
+            Equation::Terminate { message, origin } => {
+                let msg = self.expr(message, origin, true);
+                out.push(SEq::new(
+                    EqBody::Effect(Effect::Terminate { msg }),
+                    origin.clone(),
+                ));
+            }
+            Equation::Call { func, args, origin } => {
+                let args = args.iter().map(|a| self.expr(a, origin, true)).collect();
+                out.push(SEq::new(
+                    EqBody::Effect(Effect::Call {
+                        func: func.clone(),
+                        args,
+                    }),
+                    origin.clone(),
+                ));
+            }
+        }
+    }
+
+    fn equal(&mut self, lhs: &flat::Expr, rhs: &flat::Expr, o: &Origin, out: &mut Vec<SEq>) {
+        use flat::Expr as E;
+        match (lhs, rhs) {
+            (E::Tuple(targets), E::Call { func, args }) => {
+                let outputs = targets
+                    .iter()
+                    .map(|t| match t {
+                        Some(E::Var { name, .. }) => self.lookup(name, o),
+                        _ => None,
+                    })
+                    .collect();
+                let args = args.iter().map(|a| self.expr(a, o, false)).collect();
+                out.push(SEq::new(
+                    EqBody::Call {
+                        outputs,
+                        func: func.clone(),
+                        args,
+                    },
+                    o.clone(),
+                ));
+            }
+            (E::Array(items), E::Call { func, args })
+                if self.flat.functions.contains_key(func)
+                    && items.iter().all(|i| matches!(i, E::Var { .. })) =>
+            {
+                let outputs = items
+                    .iter()
+                    .map(|t| match t {
+                        E::Var { name, .. } => self.lookup(name, o),
+                        _ => None,
+                    })
+                    .collect();
+                let args = args.iter().map(|a| self.expr(a, o, false)).collect();
+                out.push(SEq::new(
+                    EqBody::Call {
+                        outputs,
+                        func: func.clone(),
+                        args,
+                    },
+                    o.clone(),
+                ));
+            }
+            (E::Array(a), E::Array(b)) if a.len() == b.len() => {
+                for (x, y) in a.iter().zip(b) {
+                    self.equal(x, y, o, out);
+                }
+            }
+            _ => {
+                let l = self.expr(lhs, o, false);
+                let r = self.expr(rhs, o, false);
+                out.push(SEq::new(EqBody::Eq { lhs: l, rhs: r }, o.clone()));
+            }
+        }
+    }
+
+    /// if-equation: a branch with a constant condition is taken directly; otherwise every
+    /// branch must have the same number of scalar equations, and equation k becomes
+    /// `0 = if c1 then r1k elseif ... else rek` (or `v = if ...` when all branches assign the
+    /// same variable `v`).
+    fn if_equation(
+        &mut self,
+        branches: &[(flat::Expr, Vec<Equation>)],
+        else_: &[Equation],
+        o: &Origin,
+        out: &mut Vec<SEq>,
+    ) {
+        let mut conds = Vec::new();
+        let mut bodies: Vec<Vec<SEq>> = Vec::new();
+        for (c, body) in branches {
+            let c = self.expr(c, o, false);
+            match self.m.arena.as_const(c) {
+                Some(0.0) => continue,
+                Some(_) => {
+                    let mut eqs = Vec::new();
+                    for e in body {
+                        self.equation(e, &mut eqs);
+                    }
+                    if conds.is_empty() {
+                        out.extend(eqs);
+                        return;
+                    }
+                    // constant-true condition after variable ones acts as the else branch
+                    bodies.push(eqs);
+                    return self.combine_if(conds, bodies, o, out);
+                }
+                None => {}
+            }
+            let mut eqs = Vec::new();
+            for e in body {
+                self.equation(e, &mut eqs);
+            }
+            conds.push(c);
+            bodies.push(eqs);
+        }
+        let mut eqs = Vec::new();
+        for e in else_ {
+            self.equation(e, &mut eqs);
+        }
+        if conds.is_empty() {
+            out.extend(eqs);
+            return;
+        }
+        bodies.push(eqs);
+        self.combine_if(conds, bodies, o, out)
+    }
+
+    fn combine_if(
+        &mut self,
+        conds: Vec<ExprId>,
+        bodies: Vec<Vec<SEq>>,
+        o: &Origin,
+        out: &mut Vec<SEq>,
+    ) {
+        let counts: Vec<usize> = bodies.iter().map(|b| b.len()).collect();
+        if counts.iter().any(|&c| c != counts[0]) {
+            let list = counts
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.err(
+                o,
+                format!("the branches of this if-equation have different numbers of equations ({list})"),
+                "every branch (including `else`) must contain the same number of equations unless the condition is a parameter expression",
+            );
+            return;
+        }
+        for k in 0..counts[0] {
+            let mut lhs_var: Option<ExprId> = None;
+            let mut same_lhs = true;
+            let mut parts = Vec::new();
+            for b in &bodies {
+                match &b[k].body {
+                    EqBody::Eq { lhs, rhs } => {
+                        if matches!(self.m.arena.node(*lhs), Node::Var(_))
+                            && lhs_var.is_none_or(|l| l == *lhs)
+                        {
+                            lhs_var = Some(*lhs);
+                        } else {
+                            same_lhs = false;
+                        }
+                        parts.push((*lhs, *rhs));
+                    }
+                    _ => {
+                        self.err(
+                            o,
+                            "only plain equations are supported inside if-equations with non-parameter conditions".into(),
+                            "move when-equations, asserts and function calls with several outputs out of the if-equation",
+                        );
+                        return;
+                    }
+                }
+            }
+            let (lhs, rhs) = match (same_lhs, lhs_var) {
+                (true, Some(l)) => {
+                    let mut acc = parts[parts.len() - 1].1;
+                    for (i, &c) in conds.iter().enumerate().rev() {
+                        acc = self.m.arena.if_(c, parts[i].1, acc);
+                    }
+                    (l, acc)
+                }
+                _ => {
+                    let residual = |m: &mut Model, (l, r): (ExprId, ExprId)| m.arena.sub(l, r);
+                    let mut acc = residual(&mut self.m, parts[parts.len() - 1]);
+                    for (i, &c) in conds.iter().enumerate().rev() {
+                        let r = residual(&mut self.m, parts[i]);
+                        acc = self.m.arena.if_(c, r, acc);
+                    }
+                    (self.m.arena.zero(), acc)
+                }
+            };
+            out.push(SEq::new(EqBody::Eq { lhs, rhs }, o.clone()));
+        }
+    }
+
+    fn when_item(&mut self, e: &Equation, items: &mut Vec<WhenItem>) {
+        use flat::Expr as E;
+        match e {
+            Equation::Equal { lhs, rhs, origin } => match lhs {
+                E::Var { name, .. } => {
+                    let Some(var) = self.lookup(name, origin) else {
+                        return;
+                    };
+                    let expr = self.expr(rhs, origin, false);
+                    items.push(WhenItem::Assign { var, expr });
+                }
+                E::Tuple(_) | E::Array(_) => {
+                    let mut tmp = Vec::new();
+                    self.equal(lhs, rhs, origin, &mut tmp);
+                    for eq in tmp {
+                        match eq.body {
+                            EqBody::Call {
+                                outputs,
+                                func,
+                                args,
+                            } => items.push(WhenItem::CallOutputs {
+                                outputs,
+                                func,
+                                args,
+                            }),
+                            EqBody::Eq { lhs, rhs } => self.when_assign(lhs, rhs, origin, items),
+                            _ => {}
+                        }
+                    }
+                }
+                _ => self.err(
+                    origin,
+                    "the left side of an equation inside `when` must be a variable".into(),
+                    "write `v = expression;` inside when-equations",
+                ),
+            },
+            Equation::If {
+                branches,
+                else_,
+                origin,
+            } => {
+                let mut tmp = Vec::new();
+                self.if_equation(branches, else_, origin, &mut tmp);
+                for eq in tmp {
+                    if let EqBody::Eq { lhs, rhs } = eq.body {
+                        self.when_assign(lhs, rhs, origin, items);
+                    }
+                }
+            }
+            Equation::Reinit { var, value, origin } => {
+                let Some(v) = self.lookup(var, origin) else {
+                    return;
+                };
+                let expr = self.expr(value, origin, false);
+                items.push(WhenItem::Reinit { var: v, expr });
+            }
+            Equation::Assert {
+                condition,
+                message,
+                level,
+                origin,
+            } => {
+                let cond = self.expr(condition, origin, true);
+                let msg = self.expr(message, origin, true);
+                items.push(WhenItem::Assert {
+                    cond,
+                    msg,
+                    level: *level,
+                });
+            }
+            Equation::Terminate { message, origin } => {
+                let msg = self.expr(message, origin, true);
+                items.push(WhenItem::Terminate { msg });
+            }
+            Equation::Call { func, args, origin } => {
+                let args = args.iter().map(|a| self.expr(a, origin, true)).collect();
+                items.push(WhenItem::CallOutputs {
+                    outputs: Vec::new(),
+                    func: func.clone(),
+                    args,
+                });
+            }
+            Equation::When { origin, .. } => self.err(
+                origin,
+                "when-equations cannot be nested".into(),
+                "use `elsewhen` or combine the conditions",
+            ),
+        }
+    }
+
+    fn when_assign(&mut self, lhs: ExprId, rhs: ExprId, o: &Origin, items: &mut Vec<WhenItem>) {
+        match *self.m.arena.node(lhs) {
+            Node::Var(var) => items.push(WhenItem::Assign { var, expr: rhs }),
+            _ => self.err(
+                o,
+                "the left side of an equation inside `when` must be a variable".into(),
+                "write `v = expression;` inside when-equations",
+            ),
+        }
+    }
+
+    fn algorithm(&mut self, stmts: &[Statement], origin: Origin) -> SEq {
+        let mut assigned = Vec::new();
+        let mut read = Vec::new();
+        collect_statement_names(stmts, &mut assigned, &mut read);
+        let mut outputs: Vec<VarIx> = assigned
+            .iter()
+            .filter_map(|n| self.m.by_name.get(n).copied())
+            .collect();
+        outputs.sort_unstable();
+        outputs.dedup();
+        let mut inputs: Vec<VarIx> = read
+            .iter()
+            .filter_map(|n| self.m.by_name.get(n).copied())
+            .filter(|v| outputs.binary_search(v).is_err())
+            .collect();
+        inputs.sort_unstable();
+        inputs.dedup();
+        for &v in outputs.iter().chain(&inputs) {
+            self.m.vars[v as usize].protected_from_alias = true;
+        }
+        let index = self.m.algorithms.len();
+        self.m.algorithms.push(stmts.to_vec());
+        SEq::new(
+            EqBody::Algorithm {
+                index,
+                outputs,
+                inputs,
+            },
+            origin,
+        )
+    }
+}
+
+/// Names assigned and read by statements (recursively).
+fn collect_statement_names(
+    stmts: &[Statement],
+    assigned: &mut Vec<String>,
+    read: &mut Vec<String>,
+) {
+    for s in stmts {
+        match s {
+            Statement::Assign { target, value, .. } => {
+                if let flat::Expr::Var { name, subscripts } = target {
+                    assigned.push(name.clone());
+                    for sub in subscripts {
+                        if let flat::Subscript::Index(e) = sub {
+                            expr_names(e, read);
+                        }
+                    }
+                }
+                expr_names(value, read);
+            }
+            Statement::TupleAssign { targets, value, .. } => {
+                for t in targets.iter().flatten() {
+                    if let flat::Expr::Var { name, .. } = t {
+                        assigned.push(name.clone());
+                    }
+                }
+                expr_names(value, read);
+            }
+            Statement::If {
+                branches, else_, ..
+            } => {
+                for (c, b) in branches {
+                    expr_names(c, read);
+                    collect_statement_names(b, assigned, read);
+                }
+                collect_statement_names(else_, assigned, read);
+            }
+            Statement::When { branches, .. } => {
+                for (c, b) in branches {
+                    expr_names(c, read);
+                    collect_statement_names(b, assigned, read);
+                }
+            }
+            Statement::For { range, body, .. } => {
+                expr_names(range, read);
+                collect_statement_names(body, assigned, read);
+            }
+            Statement::While {
+                condition, body, ..
+            } => {
+                expr_names(condition, read);
+                collect_statement_names(body, assigned, read);
+            }
+            Statement::Reinit { var, value, .. } => {
+                read.push(var.clone());
+                expr_names(value, read);
+            }
+            Statement::Assert {
+                condition, message, ..
+            } => {
+                expr_names(condition, read);
+                expr_names(message, read);
+            }
+            Statement::Terminate { message, .. } => expr_names(message, read),
+            Statement::Call { args, .. } => args.iter().for_each(|a| expr_names(a, read)),
+            Statement::Return { .. } | Statement::Break { .. } => {}
+        }
+    }
+}
+
+fn expr_names(e: &flat::Expr, out: &mut Vec<String>) {
+    use flat::Expr as E;
+    match e {
+        E::Var { name, subscripts } => {
+            out.push(name.clone());
+            for s in subscripts {
+                if let flat::Subscript::Index(i) = s {
+                    expr_names(i, out);
+                }
+            }
+        }
+        E::Unary { arg, .. } => expr_names(arg, out),
+        E::Binary { lhs, rhs, .. } => {
+            expr_names(lhs, out);
+            expr_names(rhs, out);
+        }
+        E::Call { args, .. } => args.iter().for_each(|a| expr_names(a, out)),
+        E::If { branches, else_ } => {
+            for (c, v) in branches {
+                expr_names(c, out);
+                expr_names(v, out);
+            }
+            expr_names(else_, out);
+        }
+        E::Array(items) => items.iter().for_each(|a| expr_names(a, out)),
+        E::Range { start, step, stop } => {
+            expr_names(start, out);
+            if let Some(s) = step {
+                expr_names(s, out);
+            }
+            expr_names(stop, out);
+        }
+        E::Tuple(items) => items.iter().flatten().for_each(|a| expr_names(a, out)),
+        E::CallOutput { call, .. } => expr_names(call, out),
+        _ => {}
+    }
+}

@@ -1,0 +1,418 @@
+//! Structural checks and index reduction.
+//!
+//! 1. Count check: scalar equations vs unknowns (highest derivatives and algebraics).
+//! 2. Pantelides' algorithm: equations that cannot be matched to a highest-derivative
+//!    variable are differentiated (with every equation on the failed augmenting path) until a
+//!    complete matching exists. Differentiated equations are appended to `m.eqs` with
+//!    `diff_of`/`diffed` links; new derivative variables are created by `Model::der_var`.
+//! 3. Dummy derivatives (Mattsson–Söderlind), with static selection: level by level, from the
+//!    highest differentiated equations down, as many highest-order derivatives as there are
+//!    differentiated equations become algebraic "dummy" derivatives; the choice is a matching
+//!    that prefers variables whose base variable has a low `stateSelect` priority. A selection
+//!    is only accepted when the coefficients of the chosen derivatives do not depend on the
+//!    solution (constant or parameter Jacobian entries); otherwise the model would need dynamic
+//!    state selection, which is reported as an error naming the constraint.
+
+use crate::ir::VarIx;
+use crate::matching::{self, Matching, Visit, NONE};
+use crate::model::{EqBody, Model, SEq, VKind};
+use moss_frontend::flat::StateSelect;
+use moss_syntax::Diagnostic;
+use std::collections::HashMap;
+
+/// Result of index reduction.
+pub struct IndexInfo {
+    /// 1 + the largest number of times an equation was differentiated (0 without states).
+    pub index: u32,
+    pub dummies: Vec<VarIx>,
+}
+
+const MAX_DIFFERENTIATIONS: u32 = 6;
+
+fn highest_unknown(m: &Model, v: VarIx, taken: &[bool]) -> bool {
+    let sv = &m.vars[v as usize];
+    sv.is_unknown() && sv.kind != VKind::Parameter && sv.der.is_none() && !taken[v as usize]
+}
+
+/// Outputs of fixed-causality units (algorithms, when, multi-output calls): these variables
+/// are matched to their unit and unavailable to other equations.
+fn unit_outputs(m: &Model) -> Result<Vec<bool>, Vec<Diagnostic>> {
+    let mut taken = vec![false; m.vars.len()];
+    let mut errors = Vec::new();
+    for eq in &m.eqs {
+        for v in eq.fixed_outputs().unwrap_or_default() {
+            if taken[v as usize] {
+                errors.push(
+                    Diagnostic::error(
+                        eq.origin.span,
+                        format!(
+                            "variable `{}` is assigned by more than one algorithm, when-equation or function call",
+                            m.vars[v as usize].name
+                        ),
+                    )
+                    .with_help("each variable must be computed in exactly one place"),
+                );
+            }
+            taken[v as usize] = true;
+        }
+    }
+    if errors.is_empty() {
+        Ok(taken)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Run the count check and Pantelides; returns the index and leaves `m.eqs` extended.
+pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
+    let mut taken = unit_outputs(m)?;
+    let eq_ids: Vec<u32> = (0..m.eqs.len() as u32)
+        .filter(|&e| matches!(m.eqs[e as usize].body, EqBody::Eq { .. }))
+        .collect();
+    let mut adj: Vec<Vec<VarIx>> = Vec::with_capacity(m.eqs.len());
+    for i in 0..m.eqs.len() {
+        let eq = m.eqs[i].clone();
+        adj.push(if matches!(eq.body, EqBody::Eq { .. }) {
+            m.incidence(&eq)
+        } else {
+            Vec::new()
+        });
+    }
+    let unknowns: Vec<VarIx> = (0..m.vars.len() as VarIx)
+        .filter(|&v| highest_unknown(m, v, &taken))
+        .collect();
+    if eq_ids.len() != unknowns.len() {
+        return Err(count_error(m, &eq_ids, &unknowns, &adj, &taken));
+    }
+    let mut mt = {
+        let allowed = |v: VarIx| highest_unknown(m, v, &taken);
+        let mut mt = Matching::new(adj.len(), m.vars.len());
+        mt.greedy(&eq_ids, &adj, &allowed);
+        mt
+    };
+    let mut vis = Visit::default();
+    let mut max_diff = 0u32;
+    let mut depth: HashMap<u32, u32> = HashMap::new();
+    for &k in &eq_ids {
+        let mut cur = k;
+        loop {
+            if mt.var_of_eq[cur as usize] != NONE {
+                break;
+            }
+            let ok = {
+                let allowed = |v: VarIx| highest_unknown(m, v, &taken);
+                mt.augment(cur, &adj, &allowed, &mut vis)
+            };
+            if ok {
+                break;
+            }
+            let has_state = vis.eqs.iter().any(|&e| {
+                let mut vs = Vec::new();
+                if let EqBody::Eq { lhs, rhs } = m.eqs[e as usize].body {
+                    m.arena.vars_of(lhs, true, &mut vs);
+                    m.arena.vars_of(rhs, true, &mut vs);
+                }
+                vs.iter().any(|&v| m.vars[v as usize].der.is_some())
+            });
+            let d = depth.get(&cur).copied().unwrap_or(0);
+            if !has_state || d >= MAX_DIFFERENTIATIONS {
+                return Err(singular_error(m, &eq_ids, &adj, &taken, d));
+            }
+            // Pantelides step: new derivative variables, differentiated equations
+            let coloured_vars = vis.vars.clone();
+            let coloured_eqs = vis.eqs.clone();
+            for &v in &coloured_vars {
+                m.der_var(v);
+            }
+            let mut new_of = HashMap::new();
+            for &e in &coloured_eqs {
+                let ne = differentiate_equation(m, e)?;
+                let nd = depth.get(&e).copied().unwrap_or(0) + 1;
+                max_diff = max_diff.max(nd);
+                depth.insert(ne, nd);
+                new_of.insert(e, ne);
+                let eq = m.eqs[ne as usize].clone();
+                adj.push(m.incidence(&eq));
+            }
+            taken.resize(m.vars.len(), false);
+            mt.grow(m.eqs.len(), m.vars.len());
+            for &v in &coloured_vars {
+                let e = mt.eq_of_var[v as usize];
+                if e != NONE {
+                    if let (Some(&be), Some(dv)) = (new_of.get(&e), m.vars[v as usize].der) {
+                        mt.set(be, dv);
+                    }
+                }
+            }
+            match new_of.get(&cur) {
+                Some(&n) => cur = n,
+                None => break,
+            }
+        }
+    }
+    let has_states = m.vars.iter().any(|v| v.der.is_some() && !v.eliminated);
+    let index = if max_diff > 0 {
+        max_diff + 1
+    } else {
+        u32::from(has_states)
+    };
+    let dummies = if max_diff > 0 {
+        select_dummy_derivatives(m)?
+    } else {
+        Vec::new()
+    };
+    Ok(IndexInfo { index, dummies })
+}
+
+fn differentiate_equation(m: &mut Model, e: u32) -> Result<u32, Vec<Diagnostic>> {
+    let eq = m.eqs[e as usize].clone();
+    let EqBody::Eq { lhs, rhs } = eq.body else {
+        return Err(vec![Diagnostic::error(
+            eq.origin.span,
+            "index reduction would have to differentiate an algorithm, when-equation or function call with several outputs",
+        )
+        .with_help("write the constraint as ordinary equations")]);
+    };
+    let diff = |m: &mut Model, x| {
+        m.diff_time(x).map_err(|f| {
+            vec![Diagnostic::error(
+                eq.origin.span,
+                format!(
+                    "index reduction must differentiate `{}`, but function `{f}` has no derivative",
+                    m.eq_text(&eq)
+                ),
+            )
+            .with_help(format!(
+                "add `annotation(derivative = ...)` to `{f}`, or reformulate the constraint"
+            ))]
+        })
+    };
+    let dl = diff(m, lhs)?;
+    let dr = diff(m, rhs)?;
+    let ne = m.eqs.len() as u32;
+    let mut neq = SEq::new(EqBody::Eq { lhs: dl, rhs: dr }, eq.origin.clone());
+    neq.diff_of = Some(e);
+    m.eqs.push(neq);
+    m.eqs[e as usize].diffed = Some(ne);
+    Ok(ne)
+}
+
+/// Preference for making `der(...)` of this variable a dummy: lower = dummy first.
+fn keep_priority(m: &Model, v: VarIx) -> (u8, i64) {
+    let mut base = v;
+    while let Some(b) = m.vars[base as usize].der_of {
+        base = b;
+    }
+    let ss = m.vars[base as usize].state_select;
+    let p = match ss {
+        StateSelect::Never => 0,
+        StateSelect::Avoid => 1,
+        StateSelect::Default => 2,
+        StateSelect::Prefer => 3,
+        StateSelect::Always => 4,
+    };
+    // among equals, later-declared variables become dummies first (earlier ones stay states)
+    (p, -(base as i64))
+}
+
+fn select_dummy_derivatives(m: &mut Model) -> Result<Vec<VarIx>, Vec<Diagnostic>> {
+    let mut g: Vec<u32> = (0..m.eqs.len() as u32)
+        .filter(|&e| m.eqs[e as usize].diff_of.is_some() && m.eqs[e as usize].diffed.is_none())
+        .collect();
+    let mut candidates: Option<Vec<VarIx>> = None;
+    let mut dummies = Vec::new();
+    while !g.is_empty() {
+        // candidate variables: highest derivatives at the top level, else the integrals of the
+        // previous level's dummies
+        let mut h: Vec<VarIx> = Vec::new();
+        for &e in &g {
+            let eq = m.eqs[e as usize].clone();
+            for v in m.incidence(&eq) {
+                let sv = &m.vars[v as usize];
+                let ok = sv.der_of.is_some()
+                    && match &candidates {
+                        None => sv.der.is_none(),
+                        Some(c) => c.contains(&v),
+                    };
+                if ok {
+                    h.push(v);
+                }
+            }
+        }
+        h.sort_unstable();
+        h.dedup();
+        h.sort_by_key(|&v| keep_priority(m, v));
+        let rank: HashMap<VarIx, usize> = h.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        let mut adj: Vec<Vec<VarIx>> = vec![Vec::new(); m.eqs.len()];
+        for &e in &g {
+            let eq = m.eqs[e as usize].clone();
+            let mut vs: Vec<VarIx> = m
+                .incidence(&eq)
+                .into_iter()
+                .filter(|v| rank.contains_key(v))
+                .collect();
+            vs.sort_by_key(|v| rank[v]);
+            adj[e as usize] = vs;
+        }
+        let mt = matching::maximum_matching(&g, &adj, m.vars.len(), &|_| true, None);
+        let mut selected = Vec::new();
+        for &e in &g {
+            let v = mt.var_of_eq[e as usize];
+            if v == NONE {
+                let eq = &m.eqs[e as usize];
+                return Err(vec![Diagnostic::error(
+                    eq.origin.span,
+                    format!(
+                        "index reduction failed: no derivative can be chosen as dummy for the differentiated constraint `{}`",
+                        m.eq_text(eq)
+                    ),
+                )
+                .with_help("check the constraint equations of this component for redundancy")]);
+            }
+            check_static_selection(m, e, v)?;
+            selected.push(v);
+        }
+        for &v in &selected {
+            m.vars[v as usize].dummy = true;
+            dummies.push(v);
+        }
+        let next_g: Vec<u32> = g
+            .iter()
+            .filter_map(|&e| m.eqs[e as usize].diff_of)
+            .filter(|&p| m.eqs[p as usize].diff_of.is_some())
+            .collect();
+        candidates = Some(
+            selected
+                .iter()
+                .filter_map(|&v| m.vars[v as usize].der_of)
+                .filter(|&b| m.vars[b as usize].der_of.is_some())
+                .collect(),
+        );
+        g = next_g;
+    }
+    Ok(dummies)
+}
+
+/// Static selection is valid when the coefficient of the chosen dummy in its equation cannot
+/// vanish during simulation; we accept constant and parameter coefficients only.
+fn check_static_selection(m: &mut Model, e: u32, v: VarIx) -> Result<(), Vec<Diagnostic>> {
+    let EqBody::Eq { lhs, rhs } = m.eqs[e as usize].body else {
+        return Ok(());
+    };
+    let r = m.arena.sub(lhs, rhs);
+    let coef = m.arena.diff_var(r, v, &mut HashMap::new());
+    let Ok(coef) = coef else { return Ok(()) };
+    if m.is_parameter_expr(coef) && m.arena.as_const(coef) != Some(0.0) {
+        return Ok(());
+    }
+    let mut root = e;
+    while let Some(p) = m.eqs[root as usize].diff_of {
+        root = p;
+    }
+    let eq = &m.eqs[root as usize];
+    Err(vec![Diagnostic::error(
+        eq.origin.span,
+        format!(
+            "the constraint `{}` needs dynamic state selection, which is not supported",
+            m.eq_text(eq)
+        ),
+    )
+    .with_label("high-index constraint")
+    .with_note(format!(
+        "after differentiation, the coefficient `{}` of `{}` depends on the solution and may become zero, so no fixed set of states is valid for the whole simulation",
+        m.text(coef),
+        m.var_name(v)
+    ))
+    .with_help("reformulate with coordinates in which the constraint is linear (e.g. an angle instead of x and y), or set stateSelect=StateSelect.prefer on variables that stay valid states")])
+}
+
+fn count_error(
+    m: &mut Model,
+    eq_ids: &[u32],
+    unknowns: &[VarIx],
+    adj: &[Vec<VarIx>],
+    taken: &[bool],
+) -> Vec<Diagnostic> {
+    let n_units: usize = m
+        .eqs
+        .iter()
+        .filter_map(|e| e.fixed_outputs())
+        .map(|o| o.len())
+        .sum();
+    let n_eq = eq_ids.len() + n_units;
+    let n_var = unknowns.len() + taken.iter().filter(|&&t| t).count();
+    let (more, fix) = if n_eq > n_var {
+        (
+            "equations than unknowns",
+            "remove the extra equations or turn parameters into variables",
+        )
+    } else {
+        ("unknowns than equations", "add equations (or bindings) for the undetermined variables, or declare known values as parameters")
+    };
+    let mut d = Diagnostic::error(
+        moss_syntax::Span::DUMMY,
+        format!(
+            "model `{}` is not balanced: {} equations, {} unknowns ({} more {})",
+            m.name,
+            n_eq,
+            n_var,
+            n_eq.abs_diff(n_var),
+            more
+        ),
+    )
+    .with_help(fix);
+    let mut out = Vec::new();
+    let tk = taken.to_vec();
+    let allowed = |v: VarIx| highest_unknown(m, v, &tk);
+    let mt = matching::maximum_matching(eq_ids, adj, m.vars.len(), &allowed, None);
+    let parts = matching::dulmage_mendelsohn(eq_ids, unknowns, adj, &mt, &allowed);
+    let details = matching::singular_diagnostics(m, &m.eqs, &parts, "the system ");
+    if details.is_empty() {
+        d = d.with_note(
+            "a count mismatch without a structurally singular part: check the unit equations",
+        );
+    }
+    out.push(d);
+    out.extend(details);
+    out
+}
+
+fn singular_error(
+    m: &mut Model,
+    eq_ids: &[u32],
+    adj: &[Vec<VarIx>],
+    taken: &[bool],
+    depth: u32,
+) -> Vec<Diagnostic> {
+    let tk = taken.to_vec();
+    let unknowns: Vec<VarIx> = (0..m.vars.len() as VarIx)
+        .filter(|&v| highest_unknown(m, v, &tk))
+        .collect();
+    let allowed = |v: VarIx| highest_unknown(m, v, &tk);
+    let _ = eq_ids;
+    let active: Vec<u32> = (0..m.eqs.len() as u32)
+        .filter(|&e| {
+            let eq = &m.eqs[e as usize];
+            matches!(eq.body, EqBody::Eq { .. }) && eq.diffed.is_none()
+        })
+        .collect();
+    let mt = matching::maximum_matching(&active, adj, m.vars.len(), &allowed, None);
+    let parts = matching::dulmage_mendelsohn(&active, &unknowns, adj, &mt, &allowed);
+    let mut out = matching::singular_diagnostics(m, &m.eqs, &parts, "the model ");
+    if depth >= MAX_DIFFERENTIATIONS {
+        out.insert(
+            0,
+            Diagnostic::error(
+                moss_syntax::Span::DUMMY,
+                format!("index reduction gave up after {depth} differentiations"),
+            ),
+        );
+    }
+    if out.is_empty() {
+        out.push(Diagnostic::error(
+            moss_syntax::Span::DUMMY,
+            "the model is structurally singular",
+        ));
+    }
+    out
+}

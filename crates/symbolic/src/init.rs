@@ -1,0 +1,191 @@
+//! The initialization system: all equations of the simulation system (including the
+//! differentiated ones from index reduction), the initial equations, `v = start` for every
+//! continuous variable with `fixed=true`, and the when-equations: branches containing
+//! `initial()` contribute their equations; variables assigned only in other branches are
+//! held at their start values (`pre(v) = start` for discrete variables). States, derivatives
+//! and `fixed=false` parameters are unknowns. `der(x) = 0` initial equations (steady state)
+//! are ordinary equations here. `homotopy(actual, simplified)` was replaced by `actual` during
+//! conversion.
+//!
+//! Balancing: equations generated from start values are matched last and unknowns that are
+//! states are matched last, so that
+//! - an under-determined system fixes free states (then other variables) at their start
+//!   values, with a warning naming them;
+//! - an over-determined system drops redundant start-value or initial equations (assumed
+//!   consistent), with a warning naming them.
+
+use crate::ir::{ExprId, VarIx};
+use crate::matching::{self, NONE};
+use crate::model::{EqBody, Model, SEq, VKind, WhenItem};
+use crate::solve::{self, LoopStats, WBlock};
+use moss_syntax::Diagnostic;
+
+fn start_expr(m: &mut Model, v: VarIx) -> ExprId {
+    match m.vars[v as usize].start {
+        Some(s) => s,
+        None => m.arena.zero(),
+    }
+}
+
+fn start_eq(m: &mut Model, v: VarIx) -> SEq {
+    let lhs = m.arena.var(v);
+    let rhs = start_expr(m, v);
+    let mut eq = SEq::new(EqBody::Eq { lhs, rhs }, m.vars[v as usize].origin.clone());
+    eq.from_start = true;
+    eq
+}
+
+/// Equations of the initialization problem (before balancing).
+fn collect_equations(m: &mut Model) -> Vec<SEq> {
+    let mut eqs = Vec::new();
+    let sim = m.eqs.clone();
+    for eq in sim {
+        match &eq.body {
+            EqBody::When(branches) => {
+                let mut assigned_initially = Vec::new();
+                for b in branches.iter().filter(|b| b.initial) {
+                    for it in &b.items {
+                        match it {
+                            WhenItem::Assign { var, expr } => {
+                                let lhs = m.arena.var(*var);
+                                eqs.push(SEq::new(
+                                    EqBody::Eq { lhs, rhs: *expr },
+                                    eq.origin.clone(),
+                                ));
+                                assigned_initially.push(*var);
+                            }
+                            WhenItem::CallOutputs {
+                                outputs,
+                                func,
+                                args,
+                            } if !outputs.is_empty() => {
+                                eqs.push(SEq::new(
+                                    EqBody::Call {
+                                        outputs: outputs.clone(),
+                                        func: func.clone(),
+                                        args: args.clone(),
+                                    },
+                                    eq.origin.clone(),
+                                ));
+                                assigned_initially.extend(outputs.iter().flatten());
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                for v in eq.fixed_outputs().unwrap_or_default() {
+                    if !assigned_initially.contains(&v) {
+                        eqs.push(start_eq(m, v));
+                    }
+                }
+            }
+            _ => eqs.push(eq),
+        }
+    }
+    eqs.extend(m.init_eqs.clone());
+    for v in 0..m.vars.len() as VarIx {
+        let sv = &m.vars[v as usize];
+        if sv.kind == VKind::Continuous && !sv.eliminated && sv.fixed == Some(true) {
+            eqs.push(start_eq(m, v));
+        }
+    }
+    eqs
+}
+
+/// Build and causalize the initialization system.
+pub fn initialization(
+    m: &mut Model,
+    is_state: &[bool],
+    stats: &mut LoopStats,
+) -> Result<(Vec<WBlock>, Vec<SEq>), Vec<Diagnostic>> {
+    let mut eqs = collect_equations(m);
+    let mut unknown: Vec<bool> = m.vars.iter().map(|v| v.is_unknown()).collect();
+    unknown.resize(m.vars.len(), false);
+    balance(m, &mut eqs, &unknown, is_state)?;
+    let blocks = solve::causalize(m, &eqs, &unknown, "the initialization problem ", stats)?;
+    Ok((blocks, eqs))
+}
+
+fn balance(
+    m: &mut Model,
+    eqs: &mut Vec<SEq>,
+    unknown: &[bool],
+    is_state: &[bool],
+) -> Result<(), Vec<Diagnostic>> {
+    let state = |v: VarIx| is_state.get(v as usize).copied().unwrap_or(false);
+    let mut taken = vec![false; m.vars.len()];
+    for eq in eqs.iter() {
+        for v in eq.fixed_outputs().unwrap_or_default() {
+            taken[v as usize] = true;
+        }
+    }
+    let mut adj: Vec<Vec<VarIx>> = Vec::with_capacity(eqs.len());
+    for eq in eqs.iter() {
+        let mut inc = if eq.fixed_outputs().is_some() {
+            Vec::new()
+        } else {
+            m.incidence(eq)
+        };
+        inc.retain(|&v| unknown[v as usize]);
+        // non-states first: augmenting paths then leave states unmatched when there is a choice
+        inc.sort_by_key(|&v| state(v));
+        adj.push(inc);
+    }
+    let order: Vec<u32> =
+        (0..eqs.len() as u32)
+            .filter(|&e| eqs[e as usize].fixed_outputs().is_none() && !eqs[e as usize].from_start)
+            .chain((0..eqs.len() as u32).filter(|&e| {
+                eqs[e as usize].fixed_outputs().is_none() && eqs[e as usize].from_start
+            }))
+            .collect();
+    let allowed = |v: VarIx| unknown[v as usize] && !taken[v as usize];
+    let mt = matching::maximum_matching(&order, &adj, m.vars.len(), &allowed, None);
+    // over-determined: drop unmatched start/initial equations
+    let n_sim = m.eqs.len();
+    let mut dropped = Vec::new();
+    let mut keep = vec![true; eqs.len()];
+    for &e in &order {
+        if mt.var_of_eq[e as usize] != NONE {
+            continue;
+        }
+        let eq = &eqs[e as usize];
+        let droppable = eq.from_start || e as usize >= n_sim;
+        if !droppable {
+            continue;
+        }
+        dropped.push(m.eq_text(eq));
+        keep[e as usize] = false;
+    }
+    if !dropped.is_empty() {
+        m.warnings.push(format!(
+            "the initialization problem is over-determined; dropping (assumed consistent): {}",
+            dropped.join("; ")
+        ));
+    }
+    // under-determined: fix unmatched unknowns at their start values (states first)
+    let mut free: Vec<VarIx> = (0..m.vars.len() as VarIx)
+        .filter(|&v| allowed(v) && mt.eq_of_var[v as usize] == NONE)
+        .collect();
+    free.sort_by_key(|&v| (!state(v), m.vars[v as usize].start.is_none(), v));
+    let mut fixed_names = Vec::new();
+    let mut new_eqs = Vec::new();
+    for v in free {
+        let st = start_expr(m, v);
+        fixed_names.push(format!("{} = {}", m.vars[v as usize].name, m.text(st)));
+        new_eqs.push(start_eq(m, v));
+    }
+    if !fixed_names.is_empty() {
+        m.warnings.push(format!(
+            "the initialization problem is under-determined; fixing at start values: {} (add initial equations or fixed=true to choose)",
+            fixed_names.join(", ")
+        ));
+    }
+    let mut i = 0;
+    eqs.retain(|_| {
+        let k = keep[i];
+        i += 1;
+        k
+    });
+    eqs.extend(new_eqs);
+    Ok(())
+}

@@ -1,0 +1,511 @@
+//! Causalization of one equation system: matching, BLT sorting, and turning each block into
+//! a computation.
+//!
+//! - A single equation is solved symbolically for its matched variable when it is linear in
+//!   it (the coefficient does not depend on the variable): `Assign`; otherwise
+//!   `SolveScalar` with the symbolic derivative as Newton slope.
+//! - An algebraic loop whose equations are all linear in the loop variables (coefficients
+//!   free of loop variables; event relations count as frozen inputs) becomes `Linear` with
+//!   symbolic matrix entries and right-hand sides.
+//! - Any other loop is torn: equations that have a single unknown left and are linear in it
+//!   are assigned causally; when none is left, the unknown occurring in most of the remaining
+//!   equations becomes an iteration variable (a Cellier-style heuristic). The unused equations
+//!   are the residuals; the Jacobian of the residuals w.r.t. the iteration variables is built
+//!   by forward differentiation through the inner assignments.
+
+use crate::ir::{Arena, ExprId, Node, VarIx};
+use crate::matching::{self, Matching, NONE};
+use crate::model::{EqBody, Model, SEq};
+use crate::sort;
+use moss_syntax::Diagnostic;
+use std::collections::HashMap;
+
+/// A block before conversion to the program form (expressions still in the arena).
+#[derive(Clone, Debug)]
+pub enum WBlock {
+    Assign {
+        var: VarIx,
+        expr: ExprId,
+    },
+    SolveScalar {
+        var: VarIx,
+        residual: ExprId,
+        derivative: Option<ExprId>,
+    },
+    Linear {
+        vars: Vec<VarIx>,
+        matrix: Vec<(u32, u32, ExprId)>,
+        rhs: Vec<ExprId>,
+    },
+    Nonlinear {
+        iteration_vars: Vec<VarIx>,
+        inner: Vec<WBlock>,
+        residuals: Vec<ExprId>,
+        jacobian: Option<Vec<(u32, u32, ExprId)>>,
+    },
+    /// A fixed-causality unit (when, algorithm, multi-output call, assert): equation index.
+    Unit(u32),
+}
+
+#[derive(Default, Debug)]
+pub struct LoopStats {
+    pub before: Vec<usize>,
+    pub after: Vec<usize>,
+}
+
+/// Result of solving one equation for one variable.
+pub enum Solved {
+    Explicit(ExprId),
+    Implicit {
+        residual: ExprId,
+        derivative: Option<ExprId>,
+    },
+}
+
+fn contains(a: &mut Arena, e: ExprId, v: VarIx) -> bool {
+    a.depends_on(e, &|x| x == v, true)
+}
+
+/// Solve `lhs = rhs` for `v`.
+pub fn solve_for(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> Solved {
+    if *a.node(lhs) == Node::Var(v) && !contains(a, rhs, v) {
+        return Solved::Explicit(rhs);
+    }
+    if *a.node(rhs) == Node::Var(v) && !contains(a, lhs, v) {
+        return Solved::Explicit(lhs);
+    }
+    let r = a.sub(lhs, rhs);
+    let d = a.diff_var(r, v, &mut HashMap::new());
+    match d {
+        Ok(d) if !contains(a, d, v) && a.as_const(d) != Some(0.0) => {
+            let mut f = |ar: &mut Arena, n: &Node| match n {
+                Node::Var(x) if *x == v => Some(ar.zero()),
+                _ => None,
+            };
+            let r0 = a.substitute(r, &mut f, true, &mut HashMap::new());
+            let nr0 = a.neg(r0);
+            Solved::Explicit(a.div(nr0, d))
+        }
+        Ok(d) => Solved::Implicit {
+            residual: r,
+            derivative: Some(d),
+        },
+        Err(_) => Solved::Implicit {
+            residual: r,
+            derivative: None,
+        },
+    }
+}
+
+/// Causalize the equations `eqs` for the unknowns marked in `unknown`.
+pub fn causalize(
+    m: &mut Model,
+    eqs: &[SEq],
+    unknown: &[bool],
+    context: &str,
+    stats: &mut LoopStats,
+) -> Result<Vec<WBlock>, Vec<Diagnostic>> {
+    let is_unknown = |v: VarIx| unknown.get(v as usize).copied().unwrap_or(false);
+    let n = eqs.len();
+    let mut adj: Vec<Vec<VarIx>> = Vec::with_capacity(n);
+    let mut mt = Matching::new(n, m.vars.len());
+    let mut plain = Vec::new();
+    let mut errors = Vec::new();
+    for (i, eq) in eqs.iter().enumerate() {
+        let mut inc = m.incidence(eq);
+        inc.retain(|&v| is_unknown(v));
+        match eq.fixed_outputs() {
+            Some(outs) => {
+                for v in outs {
+                    if is_unknown(v) {
+                        if mt.eq_of_var[v as usize] != NONE {
+                            errors.push(Diagnostic::error(
+                                eq.origin.span,
+                                format!(
+                                    "variable `{}` is computed in more than one place",
+                                    m.var_name(v)
+                                ),
+                            ));
+                        }
+                        mt.eq_of_var[v as usize] = i as u32;
+                    }
+                }
+                adj.push(Vec::new());
+            }
+            None => {
+                plain.push(i as u32);
+                adj.push(inc);
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let taken: Vec<bool> = mt.eq_of_var.iter().map(|&e| e != NONE).collect();
+    let allowed = |v: VarIx| is_unknown(v) && !taken[v as usize];
+    let mt = matching::maximum_matching(&plain, &adj, m.vars.len(), &allowed, Some(mt));
+    let unknowns: Vec<VarIx> = (0..m.vars.len() as VarIx).filter(|&v| allowed(v)).collect();
+    let complete = plain.iter().all(|&e| mt.var_of_eq[e as usize] != NONE)
+        && unknowns.iter().all(|&v| mt.eq_of_var[v as usize] != NONE);
+    if !complete {
+        let parts = matching::dulmage_mendelsohn(&plain, &unknowns, &adj, &mt, &allowed);
+        return Err(matching::singular_diagnostics(m, eqs, &parts, context));
+    }
+    // dependency graph between equations
+    let mut deps: Vec<Vec<u32>> = Vec::with_capacity(n);
+    let mut outputs: Vec<Vec<VarIx>> = Vec::with_capacity(n);
+    for (i, eq) in eqs.iter().enumerate() {
+        let outs: Vec<VarIx> = match eq.fixed_outputs() {
+            Some(o) => o.into_iter().filter(|&v| is_unknown(v)).collect(),
+            None => vec![mt.var_of_eq[i]],
+        };
+        let mut d: Vec<u32> = m
+            .reads(eq)
+            .into_iter()
+            .filter(|&v| is_unknown(v) && !outs.contains(&v))
+            .map(|v| mt.eq_of_var[v as usize])
+            .filter(|&p| p != NONE && p != i as u32)
+            .collect();
+        d.sort_unstable();
+        d.dedup();
+        deps.push(d);
+        outputs.push(outs);
+    }
+    let roots: Vec<u32> = (0..n as u32)
+        .filter(|&i| !outputs[i as usize].is_empty())
+        .chain((0..n as u32).filter(|&i| outputs[i as usize].is_empty()))
+        .collect();
+    let comps = sort::tarjan(&deps, &roots);
+    let mut blocks = Vec::with_capacity(comps.len());
+    for comp in comps {
+        if comp.len() == 1 {
+            let e = comp[0];
+            match eqs[e as usize].body {
+                EqBody::Eq { lhs, rhs } => {
+                    let v = mt.var_of_eq[e as usize];
+                    blocks.push(single(&mut m.arena, lhs, rhs, v));
+                }
+                _ => blocks.push(WBlock::Unit(e)),
+            }
+            continue;
+        }
+        if let Some(&u) = comp
+            .iter()
+            .find(|&&e| !matches!(eqs[e as usize].body, EqBody::Eq { .. }))
+        {
+            let eq = &eqs[u as usize];
+            let mut d = Diagnostic::error(
+                eq.origin.span,
+                format!(
+                    "{context}has an algebraic loop through `{}`, which is not supported",
+                    m.eq_text(eq)
+                ),
+            )
+            .with_help("break the loop, e.g. by using pre() of a discrete variable");
+            for &e in comp.iter().take(8) {
+                if e != u {
+                    d = d.with_note(format!("in the loop: {}", m.eq_text(&eqs[e as usize])));
+                }
+            }
+            return Err(vec![d]);
+        }
+        let pairs: Vec<(ExprId, ExprId, VarIx)> = comp
+            .iter()
+            .map(|&e| match eqs[e as usize].body {
+                EqBody::Eq { lhs, rhs } => (lhs, rhs, mt.var_of_eq[e as usize]),
+                _ => unreachable_pair(),
+            })
+            .collect();
+        stats.before.push(pairs.len());
+        let b = algebraic_loop(&mut m.arena, &pairs);
+        stats.after.push(match &b {
+            WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
+            WBlock::Linear { vars, .. } => vars.len(),
+            _ => 1,
+        });
+        blocks.push(b);
+    }
+    Ok(blocks)
+}
+
+/// Placeholder for a unit inside a loop (excluded before this is reached).
+fn unreachable_pair() -> (ExprId, ExprId, VarIx) {
+    (0, 0, 0)
+}
+
+fn single(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> WBlock {
+    match solve_for(a, lhs, rhs, v) {
+        Solved::Explicit(expr) => WBlock::Assign { var: v, expr },
+        Solved::Implicit {
+            residual,
+            derivative,
+        } => WBlock::SolveScalar {
+            var: v,
+            residual,
+            derivative,
+        },
+    }
+}
+
+/// A strongly connected block of equations `(lhs, rhs, matched var)`.
+pub fn algebraic_loop(a: &mut Arena, pairs: &[(ExprId, ExprId, VarIx)]) -> WBlock {
+    let vars: Vec<VarIx> = pairs.iter().map(|p| p.2).collect();
+    let col: HashMap<VarIx, u32> = vars
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (v, i as u32))
+        .collect();
+    if let Some(lin) = linear_loop(a, pairs, &vars, &col) {
+        return lin;
+    }
+    tear(a, pairs, &vars, &col)
+}
+
+fn linear_loop(
+    a: &mut Arena,
+    pairs: &[(ExprId, ExprId, VarIx)],
+    vars: &[VarIx],
+    col: &HashMap<VarIx, u32>,
+) -> Option<WBlock> {
+    let in_loop = |x: VarIx| col.contains_key(&x);
+    let mut matrix = Vec::new();
+    let mut rhs = Vec::new();
+    let mut zero_memo = HashMap::new();
+    for (row, &(l, r, _)) in pairs.iter().enumerate() {
+        let res = a.sub(l, r);
+        let mut vs = Vec::new();
+        a.vars_of(res, true, &mut vs);
+        for v in vs.into_iter().filter(|&v| in_loop(v)) {
+            let d = a.diff_var(res, v, &mut HashMap::new()).ok()?;
+            if a.depends_on(d, &in_loop, true) {
+                return None;
+            }
+            if a.as_const(d) != Some(0.0) {
+                matrix.push((row as u32, col[&v], d));
+            }
+        }
+        let mut f = |ar: &mut Arena, n: &Node| match n {
+            Node::Var(x) if col.contains_key(x) => Some(ar.zero()),
+            _ => None,
+        };
+        let r0 = a.substitute(res, &mut f, true, &mut zero_memo);
+        rhs.push(a.neg(r0));
+    }
+    Some(WBlock::Linear {
+        vars: vars.to_vec(),
+        matrix,
+        rhs,
+    })
+}
+
+/// Maximum size for building the symbolic Jacobian of a torn system.
+const MAX_SYMBOLIC_JACOBIAN: usize = 40;
+
+/// State of the causal propagation inside a loop being torn.
+#[derive(Clone)]
+struct TearState {
+    count: Vec<usize>,
+    known: Vec<bool>,
+    used: Vec<bool>,
+    n_known: usize,
+    order: Vec<(usize, usize, ExprId)>,
+}
+
+struct TearProblem<'p> {
+    pairs: &'p [(ExprId, ExprId, VarIx)],
+    vars: &'p [VarIx],
+    eq_vars: Vec<Vec<usize>>,
+    var_eqs: Vec<Vec<usize>>,
+    /// (equation, local var) -> explicit solution, computed on demand.
+    solutions: HashMap<(usize, usize), Option<ExprId>>,
+}
+
+impl TearProblem<'_> {
+    fn solution(&mut self, a: &mut Arena, e: usize, c: usize) -> Option<ExprId> {
+        if let Some(&s) = self.solutions.get(&(e, c)) {
+            return s;
+        }
+        let (l, r, _) = self.pairs[e];
+        let s = match solve_for(a, l, r, self.vars[c]) {
+            Solved::Explicit(x) => Some(x),
+            Solved::Implicit { .. } => None,
+        };
+        self.solutions.insert((e, c), s);
+        s
+    }
+
+    /// Mark `c` known and assign every equation that becomes solvable (transitively). A
+    /// variable is marked known as soon as an equation is assigned to it, so no second
+    /// equation can be assigned to the same variable.
+    fn propagate(&mut self, a: &mut Arena, st: &mut TearState, c: usize) {
+        if st.known[c] {
+            return;
+        }
+        st.known[c] = true;
+        st.n_known += 1;
+        let mut newly_known = vec![c];
+        while let Some(c) = newly_known.pop() {
+            for k in 0..self.var_eqs[c].len() {
+                let e = self.var_eqs[c][k];
+                st.count[e] -= 1;
+                if st.count[e] != 1 || st.used[e] {
+                    continue;
+                }
+                let Some(&u) = self.eq_vars[e].iter().find(|&&u| !st.known[u]) else {
+                    continue;
+                };
+                if let Some(x) = self.solution(a, e, u) {
+                    st.used[e] = true;
+                    st.order.push((e, u, x));
+                    st.known[u] = true;
+                    st.n_known += 1;
+                    newly_known.push(u);
+                }
+            }
+        }
+    }
+}
+
+/// Loops up to this size choose each tearing variable by trying every candidate.
+const LOOKAHEAD_LIMIT: usize = 60;
+
+fn tear(
+    a: &mut Arena,
+    pairs: &[(ExprId, ExprId, VarIx)],
+    vars: &[VarIx],
+    col: &HashMap<VarIx, u32>,
+) -> WBlock {
+    let n = pairs.len();
+    let mut eq_vars: Vec<Vec<usize>> = Vec::with_capacity(n);
+    let mut var_eqs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, &(l, r, _)) in pairs.iter().enumerate() {
+        let mut vs = Vec::new();
+        a.vars_of(l, true, &mut vs);
+        a.vars_of(r, true, &mut vs);
+        vs.sort_unstable();
+        vs.dedup();
+        let local: Vec<usize> = vs
+            .iter()
+            .filter_map(|v| col.get(v))
+            .map(|&c| c as usize)
+            .collect();
+        for &c in &local {
+            var_eqs[c].push(i);
+        }
+        eq_vars.push(local);
+    }
+    let mut st = TearState {
+        count: eq_vars.iter().map(|v| v.len()).collect(),
+        known: vec![false; n],
+        used: vec![false; n],
+        n_known: 0,
+        order: Vec::new(),
+    };
+    let mut tp = TearProblem {
+        pairs,
+        vars,
+        eq_vars,
+        var_eqs,
+        solutions: HashMap::new(),
+    };
+    // equations that are already causal (a single unknown) are assigned first
+    for e in 0..n {
+        if st.count[e] == 1 && !st.used[e] {
+            let u = tp.eq_vars[e].iter().copied().find(|&u| !st.known[u]);
+            if let Some(u) = u {
+                if let Some(x) = tp.solution(a, e, u) {
+                    st.used[e] = true;
+                    st.order.push((e, u, x));
+                    tp.propagate(a, &mut st, u);
+                }
+            }
+        }
+    }
+    let mut tears: Vec<usize> = Vec::new();
+    while st.n_known < n {
+        let candidates: Vec<usize> = (0..n).filter(|&c| !st.known[c]).collect();
+        let occurrences = |tp: &TearProblem, c: usize, st: &TearState| {
+            tp.var_eqs[c].iter().filter(|&&e| !st.used[e]).count()
+        };
+        let best = if candidates.len() <= LOOKAHEAD_LIMIT {
+            // Cellier-style: the tearing variable that makes the most variables causal,
+            // ties broken by occurrence count
+            let mut best = (0usize, 0usize, candidates[0]);
+            for &c in &candidates {
+                let mut trial = st.clone();
+                tp.propagate(a, &mut trial, c);
+                let score = (trial.n_known - st.n_known, occurrences(&tp, c, &st), c);
+                if (score.0, score.1) > (best.0, best.1) {
+                    best = score;
+                }
+            }
+            best.2
+        } else {
+            let mut best = candidates[0];
+            let mut best_s = 0;
+            for &c in &candidates {
+                let s = occurrences(&tp, c, &st);
+                if s > best_s {
+                    best_s = s;
+                    best = c;
+                }
+            }
+            best
+        };
+        tears.push(best);
+        tp.propagate(a, &mut st, best);
+    }
+    let iteration_vars: Vec<VarIx> = tears.iter().map(|&c| vars[c]).collect();
+    let residuals: Vec<ExprId> = (0..n)
+        .filter(|&e| !st.used[e])
+        .map(|e| a.sub(pairs[e].0, pairs[e].1))
+        .collect();
+    let inner_pairs: Vec<(VarIx, ExprId)> =
+        st.order.iter().map(|&(_, c, x)| (vars[c], x)).collect();
+    let inner: Vec<WBlock> = inner_pairs
+        .iter()
+        .map(|&(var, expr)| WBlock::Assign { var, expr })
+        .collect();
+    let jacobian =
+        if tears.len() <= MAX_SYMBOLIC_JACOBIAN && inner.len() <= 10 * MAX_SYMBOLIC_JACOBIAN {
+            torn_jacobian(a, &iteration_vars, &inner_pairs, &residuals)
+        } else {
+            None
+        };
+    WBlock::Nonlinear {
+        iteration_vars,
+        inner,
+        residuals,
+        jacobian,
+    }
+}
+
+/// d residual_r / d tear_c through the inner assignments (forward mode, one pass per tear).
+fn torn_jacobian(
+    a: &mut Arena,
+    tears: &[VarIx],
+    inner: &[(VarIx, ExprId)],
+    residuals: &[ExprId],
+) -> Option<Vec<(u32, u32, ExprId)>> {
+    let fder = HashMap::new();
+    let mut out = Vec::new();
+    for (c, &t) in tears.iter().enumerate() {
+        let mut d: HashMap<VarIx, ExprId> = HashMap::new();
+        d.insert(t, a.one());
+        for &(v, x) in inner {
+            let dx = {
+                let mut leaf = |_: &mut Arena, u: VarIx| d.get(&u).copied();
+                a.diff(x, &mut leaf, &fder, &mut HashMap::new()).ok()?
+            };
+            d.insert(v, dx);
+        }
+        for (r, &res) in residuals.iter().enumerate() {
+            let mut leaf = |_: &mut Arena, u: VarIx| d.get(&u).copied();
+            let dr = a.diff(res, &mut leaf, &fder, &mut HashMap::new()).ok()?;
+            if a.as_const(dr) != Some(0.0) {
+                out.push((r as u32, c as u32, dr));
+            }
+        }
+    }
+    Some(out)
+}

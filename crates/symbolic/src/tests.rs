@@ -1,0 +1,412 @@
+//! End-to-end tests of the symbolic stage on small hand-built flat models.
+
+use crate::api::translate_here;
+use crate::dump;
+use crate::program::{Block, CausalProgram, PExpr, VarKind};
+use crate::testutil::ModelBuilder;
+use moss_frontend::flat::{ScalarType, StateSelect};
+
+fn ok(b: &ModelBuilder) -> CausalProgram {
+    match translate_here(&b.flat) {
+        Ok(p) => p,
+        Err(d) => panic!("translation failed: {d:#?}"),
+    }
+}
+
+fn err(b: &ModelBuilder) -> String {
+    match translate_here(&b.flat) {
+        Ok(p) => panic!(
+            "expected an error, got a program:\n{}",
+            dump::program_text(&p)
+        ),
+        Err(d) => d
+            .iter()
+            .map(|d| d.render(&moss_syntax::SourceMap::new()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+fn state_names(p: &CausalProgram) -> Vec<&str> {
+    p.states
+        .iter()
+        .map(|&s| p.vars[s as usize].name.as_str())
+        .collect()
+}
+
+fn bouncing_ball() -> ModelBuilder {
+    let mut b = ModelBuilder::new();
+    b.vars("h v", "")
+        .start("h", 1.0)
+        .fixed("h")
+        .start("v", 0.0)
+        .fixed("v");
+    b.params("e", 0.8).params("g", 9.81);
+    b.eq("der(h) = v").eq("der(v) = -g");
+    b.when("h < 0", &["reinit(v, -e*pre(v))"]);
+    b
+}
+
+#[test]
+fn bouncing_ball_has_zero_crossing_and_reinit() {
+    let p = ok(&bouncing_ball());
+    assert_eq!(state_names(&p), vec!["h", "v"]);
+    assert_eq!(p.zero_crossings.len(), 1);
+    assert_eq!(p.zero_crossings[0].description, "h < 0");
+    assert!(p.zero_crossings[0].time_event.is_none());
+    let text = dump::program_text(&p);
+    // the condition slot is computed before the when block that reads it
+    let slot = text.find("$whenCond1 := (h < 0)@zc0").expect(&text);
+    let when = text.find("when $whenCond1:").expect(&text);
+    assert!(slot < when, "{text}");
+    assert!(
+        text.contains("reinit(v, -((e*pre(v))))") || text.contains("reinit(v, "),
+        "{text}"
+    );
+    let Some(Block::When { branches }) = p.blocks.iter().find(|b| matches!(b, Block::When { .. }))
+    else {
+        panic!("no when block")
+    };
+    assert!(matches!(branches[0].body[0], Block::Reinit { .. }));
+    assert!(!branches[0].fires_at_initial);
+    // initialization fixes both states from their start values
+    assert!(p.report.warnings.is_empty(), "{:?}", p.report.warnings);
+    let init = dump::program_text(&p);
+    assert!(init.contains("h := 1") && init.contains("v := 0"), "{init}");
+}
+
+#[test]
+fn time_relations_become_time_events() {
+    let mut b = ModelBuilder::new();
+    b.vars("y", "").params("t0", 0.5);
+    b.discrete("n", ScalarType::Integer);
+    b.eq("y = if time < t0 then 0 else 1");
+    b.when("time >= 2*t0", &["n = pre(n) + 1"]);
+    let p = ok(&b);
+    assert_eq!(p.zero_crossings.len(), 2);
+    for z in &p.zero_crossings {
+        assert!(z.time_event.is_some(), "{}", z.description);
+    }
+    let n = p.var_by_name("n").unwrap();
+    assert_eq!(p.vars[n as usize].kind, VarKind::Discrete);
+}
+
+#[test]
+fn discrete_only_relations_do_not_create_zero_crossings() {
+    let mut b = ModelBuilder::new();
+    b.vars("x", "").start("x", 0.0).fixed("x");
+    b.discrete("k", ScalarType::Integer);
+    b.eq("der(x) = if k > 2 then 1 else 0");
+    b.when("sample(0, 0.1)", &["k = pre(k) + 1"]);
+    let p = ok(&b);
+    assert!(p.zero_crossings.is_empty());
+    assert_eq!(p.samples.len(), 1);
+}
+
+fn gear() -> ModelBuilder {
+    let mut b = ModelBuilder::new();
+    b.vars("phi1 w1 a1 tau1 phi2 w2 a2 tau2", "");
+    b.params("J1", 1.0).params("J2", 2.0).params("ratio", 3.0);
+    b.eq("der(phi1) = w1")
+        .eq("der(w1) = a1")
+        .eq("J1*a1 = 1 - tau1");
+    b.eq("der(phi2) = w2").eq("der(w2) = a2").eq("J2*a2 = tau2");
+    b.eq("phi1 = ratio*phi2").eq("0 = ratio*tau1 - tau2");
+    b
+}
+
+#[test]
+fn gear_between_inertias_is_reduced_with_dummy_derivatives() {
+    let mut b = gear();
+    b.start("phi1", 0.0)
+        .fixed("phi1")
+        .start("w1", 0.0)
+        .fixed("w1");
+    let p = ok(&b);
+    assert_eq!(p.states.len(), 2, "{:?}", state_names(&p));
+    assert_eq!(p.report.index_before_reduction, 3);
+    assert_eq!(
+        p.report.dummy_derivatives.len(),
+        4,
+        "{:?}",
+        p.report.dummy_derivatives
+    );
+    // the constraint is linear with constant coefficients: a linear block, no tearing
+    assert!(p.report.warnings.is_empty(), "{:?}", p.report.warnings);
+    assert_eq!(p.derivatives.len(), 2);
+}
+
+#[test]
+fn gear_with_both_sides_fixed_drops_a_start_equation() {
+    let mut b = gear();
+    for v in ["phi1", "w1", "phi2", "w2"] {
+        b.start(v, 0.0).fixed(v);
+    }
+    let p = ok(&b);
+    let w = p.report.warnings.join("\n");
+    assert!(w.contains("over-determined"), "{w}");
+    assert!(w.contains("phi") && w.contains("w"), "{w}");
+}
+
+#[test]
+fn state_select_prefer_picks_the_states() {
+    let mut b = gear();
+    b.state_select("phi2", StateSelect::Prefer);
+    b.state_select("w2", StateSelect::Prefer);
+    let p = ok(&b);
+    let s = state_names(&p);
+    assert!(s.contains(&"phi2") && s.contains(&"w2"), "{s:?}");
+}
+
+#[test]
+fn two_masses_joined_by_a_rod() {
+    let mut b = ModelBuilder::new();
+    b.vars("x1 v1 acc1 x2 v2 acc2 f", "");
+    b.params("m1", 1.0).params("m2", 2.0).params("L", 1.0);
+    b.eq("der(x1) = v1").eq("der(v1) = acc1").eq("m1*acc1 = f");
+    b.eq("der(x2) = v2")
+        .eq("der(v2) = acc2")
+        .eq("m2*acc2 = 1 - f");
+    b.eq("x2 - x1 = L");
+    let p = ok(&b);
+    assert_eq!(p.states.len(), 2, "{:?}", state_names(&p));
+    assert_eq!(p.report.index_before_reduction, 3);
+    let w = p.report.warnings.join("\n");
+    assert!(w.contains("under-determined"), "{w}");
+}
+
+#[test]
+fn cartesian_pendulum_reports_dynamic_state_selection() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y vx vy F", "");
+    b.params("m", 1.0).params("g", 9.81).params("L", 1.0);
+    b.eq("der(x) = vx").eq("der(y) = vy");
+    b.eq("m*der(vx) = -F*x").eq("m*der(vy) = -F*y - m*g");
+    b.eq("x^2 + y^2 = L^2");
+    let e = err(&b);
+    assert!(e.contains("dynamic state selection"), "{e}");
+    assert!(e.contains("x^2 + y^2 = L^2"), "{e}");
+}
+
+#[test]
+fn structurally_singular_model_is_diagnosed() {
+    let mut b = ModelBuilder::new();
+    b.vars("a b c", "");
+    b.eq("a = time").eq("a = 2").eq("b + c = 1");
+    let e = err(&b);
+    assert!(e.contains("structurally singular"), "{e}");
+    assert!(
+        e.contains("equation: a = time") && e.contains("equation: a = 2"),
+        "{e}"
+    );
+    assert!(e.contains("not determined: b, c"), "{e}");
+    assert!(e.contains("help:"), "{e}");
+}
+
+#[test]
+fn unbalanced_model_gives_counts() {
+    let mut b = ModelBuilder::new();
+    b.vars("a b", "");
+    b.eq("a = time");
+    let e = err(&b);
+    assert!(e.contains("1 equations, 2 unknowns"), "{e}");
+    assert!(e.contains("not determined: b"), "{e}");
+}
+
+#[test]
+fn linear_loop_becomes_linear_block() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y", "");
+    b.eq("x + 2*y = time").eq("3*x - y = 1");
+    let p = ok(&b);
+    assert_eq!(p.report.loops_before_tearing, vec![2]);
+    let Some(Block::Linear { vars, matrix, rhs }) = p.blocks.first() else {
+        panic!("{}", dump::program_text(&p));
+    };
+    assert_eq!(vars.len(), 2);
+    assert_eq!(matrix.len(), 4);
+    assert_eq!(rhs.len(), 2);
+}
+
+#[test]
+fn nonlinear_loop_is_torn_to_one_iteration_variable() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y z", "");
+    b.eq("x = y^3 + time")
+        .eq("y = exp(-x) + z")
+        .eq("z = sin(x*y)");
+    let p = ok(&b);
+    assert_eq!(p.report.loops_before_tearing, vec![3]);
+    assert_eq!(p.report.loops_after_tearing, vec![1]);
+    let Some(Block::Nonlinear {
+        iteration_vars,
+        inner,
+        residuals,
+        jacobian,
+    }) = p.blocks.first()
+    else {
+        panic!("{}", dump::program_text(&p));
+    };
+    assert_eq!(
+        (iteration_vars.len(), inner.len(), residuals.len()),
+        (1, 2, 1)
+    );
+    assert_eq!(jacobian.as_ref().map(|j| j.len()), Some(1));
+}
+
+#[test]
+fn implicit_scalar_equation_uses_newton_with_derivative() {
+    let mut b = ModelBuilder::new();
+    b.vars("x", "");
+    b.eq("x + exp(x) = time");
+    let p = ok(&b);
+    assert!(matches!(
+        p.blocks[0],
+        Block::SolveScalar {
+            derivative: Some(_),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn friction_like_mixed_loop_sorts_without_algebraic_loop() {
+    let mut b = ModelBuilder::new();
+    b.vars("v a f", "").start("v", 0.0).fixed("v");
+    b.params("m", 1.0).params("fc", 0.5).params("u", 1.0);
+    b.discrete("locked startFwd", ScalarType::Boolean);
+    b.eq("der(v) = a");
+    b.eq("a = if locked then 0 else (u - f)/m");
+    b.eq("f = if locked then u else fc");
+    b.eq("startFwd = pre(locked) and f > fc");
+    b.eq("locked = pre(locked) and not startFwd and v == 0");
+    let p = ok(&b);
+    assert!(
+        p.report.loops_before_tearing.is_empty(),
+        "{}",
+        dump::program_text(&p)
+    );
+    assert_eq!(p.zero_crossings.len(), 2);
+}
+
+#[test]
+fn under_determined_initialization_fixes_states_with_warning() {
+    let mut b = ModelBuilder::new();
+    b.vars("h v", "").start("h", 1.0);
+    b.eq("der(h) = v").eq("der(v) = -9.81");
+    let p = ok(&b);
+    let w = p.report.warnings.join("\n");
+    assert!(
+        w.contains("under-determined") && w.contains("h = 1") && w.contains("v = 0"),
+        "{w}"
+    );
+}
+
+#[test]
+fn steady_state_initial_equation_works() {
+    let mut b = ModelBuilder::new();
+    b.vars("x", "").params("k", 2.0);
+    b.eq("der(x) = k - x");
+    b.init_eq("der(x) = 0");
+    let p = ok(&b);
+    assert!(p.report.warnings.is_empty(), "{:?}", p.report.warnings);
+    let text = dump::program_text(&p);
+    assert!(
+        text.contains("x := (k - der(x))") || text.contains("x :="),
+        "{text}"
+    );
+}
+
+#[test]
+fn if_equation_with_unequal_branches_is_an_error() {
+    let mut b = ModelBuilder::new();
+    b.vars("y z", "");
+    b.if_eq("time > 1", &["y = 1", "z = 2"], &["y = 2"]);
+    let e = err(&b);
+    assert!(e.contains("different numbers of equations (2, 1)"), "{e}");
+}
+
+#[test]
+fn if_equation_becomes_if_expression() {
+    let mut b = ModelBuilder::new();
+    b.vars("y", "");
+    b.if_eq("time > 1", &["y = 1"], &["y = 2"]);
+    let p = ok(&b);
+    let Block::Assign {
+        expr: PExpr::If(..),
+        ..
+    } = &p.blocks[0]
+    else {
+        panic!("{}", dump::program_text(&p));
+    };
+    assert_eq!(p.zero_crossings.len(), 1);
+}
+
+#[test]
+fn dependent_parameters_are_sorted() {
+    let mut b = ModelBuilder::new();
+    b.vars("x", "");
+    b.param_expr("r", "2*q")
+        .param_expr("q", "p + 1")
+        .params("p", 1.0);
+    b.eq("x = r*time");
+    let p = ok(&b);
+    let text = dump::program_text(&p);
+    let q = text.find("q := (p + 1)").expect(&text);
+    let r = text.find("r := (2*q)").expect(&text);
+    assert!(q < r, "{text}");
+    let pi = p.var_by_name("p").unwrap();
+    assert_eq!(
+        (p.vars[pi as usize].kind, p.vars[pi as usize].start),
+        (VarKind::Parameter, 1.0)
+    );
+}
+
+#[test]
+fn aliases_are_reported_in_program() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y", "").start("x", 1.0).fixed("x");
+    b.eq("der(x) = -x").eq("y = -x");
+    let p = ok(&b);
+    assert_eq!(p.aliases.len(), 1);
+    assert_eq!(p.aliases[0].name, "y");
+    assert_eq!(p.aliases[0].scale, -1.0);
+}
+
+#[test]
+fn missing_derivative_annotation_is_named() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y", "");
+    b.eq("y = myFun(time)").eq("x = der(y)");
+    // make the function known so conversion does not complain about it
+    let e = match translate_here(&b.flat) {
+        Ok(_) => String::new(),
+        Err(d) => format!("{d:?}"),
+    };
+    assert!(e.contains("myFun"), "{e}");
+}
+
+/// Chain of masses and springs (the benchmark model) at a small size.
+#[test]
+fn mass_spring_chain_translates() {
+    let flat = crate::bench_support::chain(2000);
+    let p = translate_here(&flat).unwrap_or_else(|d| panic!("{d:#?}"));
+    assert_eq!(p.states.len(), 4000);
+    assert!(p.report.loops_before_tearing.is_empty());
+    // each derivative depends on few states
+    assert!(p.jacobian_pattern.len() < 6 * 4000);
+}
+
+#[test]
+#[ignore]
+fn print_gear() {
+    let mut b = gear();
+    b.start("phi1", 0.0)
+        .fixed("phi1")
+        .start("w1", 0.0)
+        .fixed("w1");
+    let p = ok(&b);
+    println!("{}\n{:?}", dump::program_text(&p), p.report);
+    let p = ok(&bouncing_ball());
+    println!("{}\n{:?}", dump::program_text(&p), p.report);
+}
