@@ -211,9 +211,11 @@ package Sources "Torque and motion sources"
     w = der(phi);
     tau = -flange.tau;
     if TorqueDirection then
-      tau = tau_nominal*(if abs(w) < w0 then abs(w)/w0*w_nominal/w0 else w_nominal/abs(w));
+      // constant torque below w0 keeps the torque finite at standstill
+      tau = tau_nominal*w_nominal/max(abs(w), w0);
     else
-      tau = tau_nominal*(if abs(w) < w0 then w/w0*w_nominal/w0 else w_nominal/w);
+      // linear through zero below w0, continuous at |w| = w0
+      tau = tau_nominal*(if abs(w) < w0 then w*w_nominal/(w0*w0) else w_nominal/w);
     end if;
   end InverseSpeedDependentTorque;
 

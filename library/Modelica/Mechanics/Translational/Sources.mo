@@ -152,9 +152,11 @@ package Sources "Force and motion sources"
   equation
     v = der(s);
     if ForceDirection then
-      f = f_nominal*(if abs(v) < v0 then abs(v)/v0*v_nominal/v0 else v_nominal/abs(v));
+      // constant force below v0 keeps the force finite at standstill
+      f = f_nominal*v_nominal/max(abs(v), v0);
     else
-      f = f_nominal*(if abs(v) < v0 then v/v0*v_nominal/v0 else v_nominal/v);
+      // linear through zero below v0, continuous at |v| = v0
+      f = f_nominal*(if abs(v) < v0 then v*v_nominal/(v0*v0) else v_nominal/v);
     end if;
   end InverseSpeedDependentForce;
 
