@@ -7,6 +7,7 @@
 use crate::builtins::Builtin;
 use crate::func::{compile_function, CBody, CFunction, FExpr, FStmt, ModelNames, Scope, Ty};
 use crate::pretty::expr_to_string;
+use crate::sparse::{SparseSystem, SPARSE_MIN_SIZE};
 use crate::tape::{remap_temps, Instr, TapeCompiler};
 use moss_frontend::flat::AssertLevel;
 use moss_symbolic::program::{Block, PExpr, RelOp, ValueType, VarKind};
@@ -28,6 +29,8 @@ pub struct LinearStep {
     pub code: Vec<Instr>,
     pub entries: Vec<(u32, u32, u32)>,
     pub rhs: Vec<u32>,
+    /// Large sparse systems: the pattern (duplicates merged) and, per entry, its position.
+    pub sparse: Option<(SparseSystem, Vec<usize>)>,
 }
 
 /// Code computing Jacobian entries, and the entries `(row, col, register)`.
@@ -302,6 +305,26 @@ fn model_names(p: &CausalProgram, var_ty: &[Ty]) -> ModelNames {
     names
 }
 
+/// Use the sparse LU for large systems with few entries.
+fn sparse_layout(n: usize, entries: &[(u32, u32, u32)]) -> Option<(SparseSystem, Vec<usize>)> {
+    if n < SPARSE_MIN_SIZE || entries.len() * 4 > n * n {
+        return None;
+    }
+    let mut index: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut pattern = vec![];
+    let positions = entries
+        .iter()
+        .map(|&(r, c, _)| {
+            let key = (r as usize, c as usize);
+            *index.entry(key).or_insert_with(|| {
+                pattern.push(key);
+                pattern.len() - 1
+            })
+        })
+        .collect();
+    Some((SparseSystem::new(n, pattern), positions))
+}
+
 /// Functions that cannot run (unknown external code) are an error only when reachable.
 fn check_reachable_functions(funcs: &[CFunction], roots: &BTreeSet<u32>) -> Result<(), String> {
     let mut seen = BTreeSet::new();
@@ -414,11 +437,13 @@ impl Compiler<'_> {
                     .iter()
                     .map(|v| self.check_var(*v))
                     .collect::<Result<_, _>>()?;
+                let sparse = sparse_layout(n, &entries);
                 Step::Linear(Box::new(LinearStep {
                     vars,
                     code,
                     entries,
                     rhs,
+                    sparse,
                 }))
             }
             Block::Nonlinear {

@@ -523,31 +523,46 @@ impl Rt<'_> {
     fn solve_linear(&mut self, l: &LinearStep) -> Result<(), RuntimeError> {
         self.run_tape(&l.code)?;
         let n = l.vars.len();
-        let mut a = vec![0.0; n * n];
-        for &(r, c, reg) in &l.entries {
-            a[r as usize * n + c as usize] += self.m.mem[reg as usize];
-        }
         let mut b: Vec<f64> = l.rhs.iter().map(|&r| self.m.mem[r as usize]).collect();
-        match DenseLu::factor(n, a) {
-            Ok(lu) => {
-                lu.solve(&mut b);
+        let solved = match &l.sparse {
+            Some((sys, positions)) => {
+                let mut values = vec![0.0; sys.pattern.len()];
+                for (&(_, _, reg), &k) in l.entries.iter().zip(positions) {
+                    values[k] += self.m.mem[reg as usize];
+                }
+                sys.solve(&values, &mut b)
+            }
+            None => {
+                let mut a = vec![0.0; n * n];
+                for &(r, c, reg) in &l.entries {
+                    a[r as usize * n + c as usize] += self.m.mem[reg as usize];
+                }
+                DenseLu::factor(n, a)
+                    .map(|lu| lu.solve(&mut b))
+                    .map_err(|s| format!("no pivot for `{}`", self.var_name(l.vars[s.column])))
+            }
+        };
+        match solved {
+            Ok(()) => {
                 for (&v, &x) in l.vars.iter().zip(&b) {
                     self.m.mem[v as usize] = x;
                 }
                 Ok(())
             }
-            Err(s) => {
-                let names: Vec<String> = l
-                    .vars
+            Err(why) => {
+                let names: Vec<&str> = l.vars.iter().map(|&v| self.var_name(v)).collect();
+                let shown = names
                     .iter()
-                    .map(|&v| self.var_name(v).to_string())
-                    .collect();
+                    .take(20)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 Err(self.error(
-                    format!(
-                        "singular linear system in {} unknowns (no pivot for `{}`)",
-                        n, names[s.column]
-                    ),
-                    vec![format!("unknowns: {}", names.join(", "))],
+                    format!("singular linear system in {n} unknowns: {why}"),
+                    vec![format!(
+                        "unknowns: {shown}{}",
+                        if n > 20 { ", ..." } else { "" }
+                    )],
                 ))
             }
         }

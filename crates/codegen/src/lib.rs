@@ -15,6 +15,7 @@ mod machine;
 pub mod model;
 mod pretty;
 mod solve;
+mod sparse;
 mod tape;
 mod value;
 

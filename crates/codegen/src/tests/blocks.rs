@@ -399,3 +399,38 @@ fn unknown_function_is_a_compile_error() {
     let e = Interpreter::new(b.p).err().expect("unknown");
     assert!(e.message.contains("Foo.bar"), "{e}");
 }
+
+#[test]
+fn large_linear_block_uses_the_sparse_solver() {
+    // tridiagonal 60x60: 2 x_i - x_{i-1} - x_{i+1} = h, with parameter h
+    let n = 60u32;
+    let mut b = B::new();
+    let h = b.param("h", 1.0);
+    let xs: Vec<VarId> = (0..n).map(|i| b.real(&format!("x[{i}]"), 0.0)).collect();
+    let mut matrix = vec![];
+    for i in 0..n {
+        matrix.push((i, i, c(2.0)));
+        if i > 0 {
+            matrix.push((i, i - 1, c(-1.0)));
+        }
+        if i + 1 < n {
+            matrix.push((i, i + 1, c(-1.0)));
+        }
+    }
+    let rhs = (0..n).map(|_| v(h)).collect();
+    b.p.blocks.push(Block::Linear {
+        vars: xs.clone(),
+        matrix,
+        rhs,
+    });
+    let m = b.init(0.0);
+    // discrete Poisson problem with zero boundaries: x_i = i (n + 1 - i) / 2 (1-based)
+    for (i, &x) in xs.iter().enumerate() {
+        let k = (i + 1) as f64;
+        assert!(
+            close(value(&m, x), k * (n as f64 + 1.0 - k) / 2.0, 1e-10),
+            "x[{i}] = {}",
+            value(&m, x)
+        );
+    }
+}
