@@ -1,13 +1,257 @@
-//! `moss compare` (not yet implemented).
+//! `moss compare RESULT REFERENCE`: check a result against a reference by the tube method
+//! (see `moss_results::compare`). Prints one line per signal and a summary; exits 1 when any
+//! signal fails or is missing, 2 on usage errors (missing files, bad options).
+
+use super::{EXIT_MODEL_ERROR, EXIT_OK, EXIT_USAGE};
+use moss_results::compare::{
+    compare_results, read_signal_list, CompareOptions, CompareReport, SignalReport, Status,
+};
+use moss_results::plot::comparison_plot;
+use moss_results::{read_result, Format, SimResult};
+use std::path::{Path, PathBuf};
 
 /// Arguments of `moss compare`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Inputs.
-    pub inputs: Vec<String>,
+    /// The result to check (.csv or .mat).
+    pub result: PathBuf,
+    /// The reference result (.csv or .mat).
+    pub reference: PathBuf,
+    /// File with the signals to compare, one per line (a first line `time` is skipped), like
+    /// the references' comparisonSignals.txt. Default: every signal of the reference.
+    #[arg(long, value_name = "FILE")]
+    pub signals: Option<PathBuf>,
+    /// Relative tolerance of the tube, applied to time and value ranges.
+    #[arg(long, default_value_t = 0.002, allow_negative_numbers = true)]
+    pub tolerance: f64,
+    /// Write a plot (reference, tube, result) of every failing signal into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub plot_dir: Option<PathBuf>,
+    /// Image format of the plots in --plot-dir: svg or png.
+    #[arg(long, default_value = "svg", value_parser = ["svg", "png"])]
+    pub plot_format: String,
 }
 
-pub fn run(_args: Args) -> u8 {
-    eprintln!("error: `moss compare` is not implemented yet");
-    super::EXIT_USAGE
+pub fn run(args: Args) -> u8 {
+    match compare(&args) {
+        Ok(report) if report.passed() => EXIT_OK,
+        Ok(_) => EXIT_MODEL_ERROR,
+        Err((code, message)) => {
+            eprintln!("error: {message}");
+            code
+        }
+    }
+}
+
+type Failure = (u8, String);
+
+fn compare(args: &Args) -> Result<CompareReport, Failure> {
+    if !(args.tolerance.is_finite() && args.tolerance > 0.0) {
+        return Err((
+            EXIT_USAGE,
+            format!(
+                "--tolerance must be a positive number, got {}",
+                args.tolerance
+            ),
+        ));
+    }
+    let result = load(&args.result)?;
+    let reference = load(&args.reference)?;
+    let signals = match &args.signals {
+        Some(path) => {
+            check_exists(path)?;
+            read_signal_list(path).map_err(|e| (EXIT_USAGE, e.to_string()))?
+        }
+        None => reference.names().map(str::to_string).collect(),
+    };
+    let options = CompareOptions {
+        tolerance: args.tolerance,
+        ..CompareOptions::default()
+    };
+    let report = compare_results(&result, &reference, &signals, &options);
+    print_table(&report);
+    print_summary(&report, args.tolerance);
+    if let Some(dir) = &args.plot_dir {
+        write_plots(dir, &args.plot_format, &report, &result, &reference)?;
+    }
+    Ok(report)
+}
+
+fn check_exists(path: &Path) -> Result<(), Failure> {
+    if path.exists() {
+        Ok(())
+    } else {
+        Err((EXIT_USAGE, format!("{}: no such file", path.display())))
+    }
+}
+
+/// Read a result file; missing files and unknown extensions are usage errors, unreadable
+/// contents result errors.
+fn load(path: &Path) -> Result<SimResult, Failure> {
+    check_exists(path)?;
+    if Format::from_path(path).is_none() {
+        return Err((
+            EXIT_USAGE,
+            format!("{}: expected a .csv or .mat result file", path.display()),
+        ));
+    }
+    read_result(path).map_err(|e| (EXIT_MODEL_ERROR, e.to_string()))
+}
+
+fn status_text(status: &Status) -> String {
+    match status {
+        Status::Pass => "pass".to_string(),
+        Status::Fail => "FAIL".to_string(),
+        Status::Missing => "MISSING in result".to_string(),
+        Status::NotInReference => "MISSING in reference".to_string(),
+        Status::Invalid(why) => format!("INVALID: {why}"),
+    }
+}
+
+fn print_table(report: &CompareReport) {
+    let width = report
+        .signals
+        .iter()
+        .map(|s| s.name.len())
+        .chain([6])
+        .max()
+        .unwrap_or(6);
+    println!(
+        "{:<width$}  {:<8}  {:>8}  {:>12}  {:>12}",
+        "signal", "status", "outside", "max dist", "first fail"
+    );
+    for s in &report.signals {
+        println!("{}", table_row(s, width));
+    }
+}
+
+fn table_row(s: &SignalReport, width: usize) -> String {
+    let status = status_text(&s.status);
+    match s.status {
+        Status::Pass | Status::Fail => format!(
+            "{:<width$}  {:<8}  {:>8}  {:>12}  {:>12}",
+            s.name,
+            status,
+            s.points_outside,
+            if s.points_outside > 0 {
+                format!("{:.4e}", s.max_distance)
+            } else {
+                "-".to_string()
+            },
+            s.first_failure
+                .map_or("-".to_string(), |t| format!("{t:.6}")),
+        ),
+        _ => format!("{:<width$}  {status}", s.name),
+    }
+}
+
+fn print_summary(report: &CompareReport, tolerance: f64) {
+    let total = report.signals.len();
+    let failed = report.failures();
+    let verdict = if failed == 0 { "PASSED" } else { "FAILED" };
+    println!(
+        "{verdict}: {} of {total} signals passed, {failed} failed (tube tolerance {tolerance})",
+        total - failed
+    );
+}
+
+fn write_plots(
+    dir: &Path,
+    format: &str,
+    report: &CompareReport,
+    result: &SimResult,
+    reference: &SimResult,
+) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| (EXIT_USAGE, format!("{}: cannot create: {e}", dir.display())))?;
+    for s in report.signals.iter().filter(|s| s.status == Status::Fail) {
+        let (Some(ref_y), Some(res_y)) = (reference.series(&s.name), result.series(&s.name)) else {
+            continue;
+        };
+        let unit = match result.unit(&s.name) {
+            "" => reference.unit(&s.name),
+            unit => unit,
+        };
+        let plot = comparison_plot(
+            &s.name,
+            unit,
+            (reference.time(), &ref_y),
+            (result.time(), &res_y),
+            s.dt,
+            s.dy,
+        );
+        let path = dir.join(format!("{}.{format}", file_stem_for(&s.name)));
+        plot.save(&path).map_err(|e| (EXIT_MODEL_ERROR, e))?;
+        println!("plot: {}", path.display());
+    }
+    Ok(())
+}
+
+/// A file name for a signal: characters other than letters, digits, `.`, `_`, `-` become `_`.
+fn file_stem_for(signal: &str) -> String {
+    signal
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(model: &str, file: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../results/tests/data")
+            .join(model)
+            .join(file)
+    }
+
+    const MODEL: &str = "Modelica.Mechanics.Rotational.Examples.LossyGearDemo1";
+
+    fn args(result: PathBuf, reference: PathBuf) -> Args {
+        Args {
+            result,
+            reference,
+            signals: Some(data(MODEL, "comparisonSignals.txt")),
+            tolerance: 0.002,
+            plot_dir: None,
+            plot_format: "svg".to_string(),
+        }
+    }
+
+    #[test]
+    fn reference_against_itself_exits_0() {
+        let csv = data(MODEL, "LossyGearDemo1.csv");
+        assert_eq!(run(args(csv.clone(), csv)), EXIT_OK);
+    }
+
+    #[test]
+    fn missing_signal_exits_1_and_bad_usage_2() {
+        let csv = data(MODEL, "LossyGearDemo1.csv");
+        let other = data(
+            "Modelica.Mechanics.Translational.Examples.ElastoGap",
+            "ElastoGap.csv",
+        );
+        // ElastoGap has none of LossyGearDemo1's signals.
+        assert_eq!(run(args(other, csv.clone())), EXIT_MODEL_ERROR);
+        assert_eq!(
+            run(args(PathBuf::from("nope.csv"), csv.clone())),
+            EXIT_USAGE
+        );
+        let mut bad_tolerance = args(csv.clone(), csv);
+        bad_tolerance.tolerance = -1.0;
+        assert_eq!(run(bad_tolerance), EXIT_USAGE);
+    }
+
+    #[test]
+    fn signal_file_names_are_safe() {
+        assert_eq!(file_stem_for("der(x[2])"), "der_x_2__");
+        assert_eq!(file_stem_for("a.b_c"), "a.b_c");
+    }
 }
