@@ -84,4 +84,54 @@ package Tables "Table look-up (moss: pure Modelica linear interpolation)"
       end while;
     end nextAbscissa;
   end Internal;
+
+  block CombiTable1Ds "Table look-up of several columns for one input (table given as parameter)"
+    extends Modelica.Blocks.Interfaces.SIMO(final nout=size(columns, 1));
+    parameter Boolean tableOnFile = false "moss: tables on file are not supported";
+    parameter Real table[:, :] = fill(0.0, 0, 2) "Rows {u, values...}, u increasing";
+    parameter String tableName = "NoName" "Not used (tables on file are not supported)";
+    parameter String fileName = "NoName" "Not used (tables on file are not supported)";
+    parameter String delimiter = "," "Not used";
+    parameter Integer nHeaderLines = 0 "Not used";
+    parameter Boolean verboseRead = true "Not used";
+    parameter Integer columns[:] = 2:size(table, 2) "Columns of the table that are output";
+    parameter Modelica.Blocks.Types.Smoothness smoothness = Modelica.Blocks.Types.Smoothness.LinearSegments
+      "Interpolation (LinearSegments or ConstantSegments; others treated as linear)";
+    parameter Modelica.Blocks.Types.Extrapolation extrapolation = Modelica.Blocks.Types.Extrapolation.LastTwoPoints
+      "Behaviour outside the table range";
+    parameter Boolean verboseExtrapolation = false "Not used";
+    final parameter Real u_min = table[1, 1] "Smallest abscissa in the table";
+    final parameter Real u_max = table[size(table, 1), 1] "Largest abscissa in the table";
+  equation
+    assert(not tableOnFile, "CombiTable1Ds: tableOnFile = true is not supported by the moss library");
+    assert(size(table, 1) > 0 and size(table, 2) > 0, "CombiTable1Ds: the table is empty");
+    for i in 1:nout loop
+      y[i] = Internal.interpolateColumn(table, columns[i], u, smoothness, extrapolation);
+    end for;
+  end CombiTable1Ds;
+
+  block CombiTable1Dv "Table look-up: column columns[i] at input u[i] (table given as parameter)"
+    extends Modelica.Blocks.Interfaces.MIMOs(final n=size(columns, 1));
+    parameter Boolean tableOnFile = false "moss: tables on file are not supported";
+    parameter Real table[:, :] = fill(0.0, 0, 2) "Rows {u, values...}, u increasing";
+    parameter String tableName = "NoName" "Not used (tables on file are not supported)";
+    parameter String fileName = "NoName" "Not used (tables on file are not supported)";
+    parameter String delimiter = "," "Not used";
+    parameter Integer nHeaderLines = 0 "Not used";
+    parameter Boolean verboseRead = true "Not used";
+    parameter Integer columns[:] = 2:size(table, 2) "Columns of the table that are output";
+    parameter Modelica.Blocks.Types.Smoothness smoothness = Modelica.Blocks.Types.Smoothness.LinearSegments
+      "Interpolation (LinearSegments or ConstantSegments; others treated as linear)";
+    parameter Modelica.Blocks.Types.Extrapolation extrapolation = Modelica.Blocks.Types.Extrapolation.LastTwoPoints
+      "Behaviour outside the table range";
+    parameter Boolean verboseExtrapolation = false "Not used";
+    final parameter Real u_min = table[1, 1] "Smallest abscissa in the table";
+    final parameter Real u_max = table[size(table, 1), 1] "Largest abscissa in the table";
+  equation
+    assert(not tableOnFile, "CombiTable1Dv: tableOnFile = true is not supported by the moss library");
+    assert(size(table, 1) > 0 and size(table, 2) > 0, "CombiTable1Dv: the table is empty");
+    for i in 1:n loop
+      y[i] = Internal.interpolateColumn(table, columns[i], u[i], smoothness, extrapolation);
+    end for;
+  end CombiTable1Dv;
 end Tables;
