@@ -341,6 +341,10 @@ impl Lexer<'_> {
     }
 
     fn run(&mut self) {
+        // A UTF-8 byte order mark at the start of a file is ignored.
+        if self.bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            self.pos = 3;
+        }
         loop {
             self.skip_trivia();
             let start = self.pos;
@@ -417,8 +421,9 @@ impl Lexer<'_> {
         let start = self.pos;
         self.digits();
         let mut real = false;
-        if self.peek(0) == b'.' && !matches!(self.peek(1), b'*' | b'/' | b'^' | b'+' | b'-') {
-            // `1.` is a real; `1.*x` is `1 .* x` (element-wise), which we prefer.
+        if self.peek(0) == b'.' {
+            // Longest match, as the specification requires: `12.^a` is `12. ^ a`, not
+            // `12 .^ a` (a space after the literal selects the element-wise operator).
             real = true;
             self.pos += 1;
             self.digits();
@@ -646,7 +651,9 @@ mod tests {
             kinds("1 1. 1.5 1e3 1.5E-3 2e+4"),
             vec![UInt, UReal, UReal, UReal, UReal, UReal, Eof]
         );
-        assert_eq!(kinds("1.*x"), vec![UInt, DotStar, Ident, Eof]);
+        assert_eq!(kinds("1.*x"), vec![UReal, Star, Ident, Eof]);
+        assert_eq!(kinds("1 .*x"), vec![UInt, DotStar, Ident, Eof]);
+        assert_eq!(kinds("\u{feff}x"), vec![Ident, Eof]);
         let (toks, diags) = lex(FileId(0), ".5");
         assert_eq!(toks[0].kind, UReal);
         assert_eq!(diags.len(), 1);

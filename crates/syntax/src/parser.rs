@@ -24,6 +24,10 @@ type PResult<T> = Result<T, Fail>;
 
 /// Maximum nesting of expressions, classes and structured equations/statements.
 const MAX_DEPTH: u32 = 100;
+/// Maximum number of binary operators in one element, equation or statement. Left-nested
+/// operator chains build deep trees without deep parser recursion; the cap bounds the depth
+/// of every expression tree so that dropping, printing or walking it cannot overflow the stack.
+const MAX_BINARY_OPS: u32 = 1000;
 /// Stop parsing a file after this many syntax errors.
 const MAX_ERRORS: usize = 30;
 
@@ -59,6 +63,8 @@ struct Parser<'a> {
     /// Set when parsing must stop (too many errors or nesting too deep at top level).
     fatal: bool,
     depth: u32,
+    /// Binary operators still allowed in the current list item (see [`MAX_BINARY_OPS`]).
+    ops_left: u32,
     /// Identifier interner: one `Arc<str>` per distinct spelling in the file.
     idents: HashMap<&'a str, Arc<str>>,
 }
@@ -77,6 +83,7 @@ impl<'a> Parser<'a> {
             errors,
             fatal: false,
             depth: 0,
+            ops_left: MAX_BINARY_OPS,
             idents: HashMap::new(),
         }
     }
@@ -399,6 +406,7 @@ impl<'a> Parser<'a> {
         let mut classes = Vec::new();
         while !self.at(Tok::Eof) && !self.fatal {
             let start = self.pos;
+            self.ops_left = MAX_BINARY_OPS;
             match self.stored_class() {
                 Ok(c) => {
                     classes.push(c);
@@ -696,6 +704,7 @@ impl<'a> Parser<'a> {
                 return Err(Fail);
             }
             let start = self.pos;
+            self.ops_left = MAX_BINARY_OPS;
             match self.peek() {
                 Tok::Public | Tok::Protected => {
                     let visibility = if self.bump().kind == Tok::Public {
@@ -770,10 +779,18 @@ impl<'a> Parser<'a> {
                     )
                     .with_label("unexpected here")
                     .with_help(
-                        "after an external clause or the class annotation only `end` may follow",
+                        "the class annotation and the external clause must come last, just \
+                         before `end`",
                     );
                     self.report(d);
-                    self.synchronize();
+                    // Parse what follows as elements so that one misplaced annotation gives
+                    // one error rather than one per following element.
+                    let elements = self.element_list(Visibility::Public, start);
+                    comp.sections.push(Section::Elements {
+                        visibility: Visibility::Public,
+                        elements,
+                        span: self.span_from(start),
+                    });
                 }
             }
             if self.pos == start {
@@ -814,6 +831,7 @@ impl<'a> Parser<'a> {
                 _ => {}
             }
             let start = self.pos;
+            self.ops_left = MAX_BINARY_OPS;
             match self.element() {
                 Ok(e) => {
                     elements.push(e);
@@ -1300,6 +1318,7 @@ impl<'a> Parser<'a> {
                 break;
             }
             let start = self.pos;
+            self.ops_left = MAX_BINARY_OPS;
             match self.equation() {
                 Ok(e) => {
                     eqs.push(e);
@@ -1477,6 +1496,7 @@ impl<'a> Parser<'a> {
                 break;
             }
             let start = self.pos;
+            self.ops_left = MAX_BINARY_OPS;
             match self.statement() {
                 Ok(s) => {
                     stmts.push(s);
@@ -1682,23 +1702,35 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    fn binary(&self, op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr {
+    fn binary(&mut self, op: BinaryOp, lhs: Expr, rhs: Expr) -> PResult<Expr> {
+        if self.ops_left == 0 {
+            let d = Diagnostic::error(self.cur_span(), "expression too long")
+                .with_label("operator limit reached here")
+                .with_note(format!(
+                    "one declaration, equation or statement may contain at most \
+                     {MAX_BINARY_OPS} binary operators"
+                ))
+                .with_help("split the expression using intermediate variables");
+            self.report(d);
+            return Err(Fail);
+        }
+        self.ops_left -= 1;
         let span = lhs.span.to(rhs.span);
-        Expr::new(
+        Ok(Expr::new(
             ExprKind::Binary {
                 op,
                 lhs: Box::new(lhs),
                 rhs: Box::new(rhs),
             },
             span,
-        )
+        ))
     }
 
     fn logical_expression(&mut self) -> PResult<Expr> {
         let mut lhs = self.logical_term()?;
         while self.eat(Tok::Or) {
             let rhs = self.logical_term()?;
-            lhs = self.binary(BinaryOp::Or, lhs, rhs);
+            lhs = self.binary(BinaryOp::Or, lhs, rhs)?;
         }
         Ok(lhs)
     }
@@ -1707,7 +1739,7 @@ impl<'a> Parser<'a> {
         let mut lhs = self.logical_factor()?;
         while self.eat(Tok::And) {
             let rhs = self.logical_factor()?;
-            lhs = self.binary(BinaryOp::And, lhs, rhs);
+            lhs = self.binary(BinaryOp::And, lhs, rhs)?;
         }
         Ok(lhs)
     }
@@ -1744,7 +1776,7 @@ impl<'a> Parser<'a> {
             self.report(d);
             return Err(Fail);
         }
-        Ok(self.binary(op, lhs, rhs))
+        self.binary(op, lhs, rhs)
     }
 
     fn relational_op(&self) -> Option<BinaryOp> {
@@ -1795,7 +1827,7 @@ impl<'a> Parser<'a> {
         while let Some(op) = self.add_op() {
             self.bump();
             let rhs = self.term()?;
-            lhs = self.binary(op, lhs, rhs);
+            lhs = self.binary(op, lhs, rhs)?;
         }
         Ok(lhs)
     }
@@ -1812,7 +1844,7 @@ impl<'a> Parser<'a> {
             };
             self.bump();
             let rhs = self.factor()?;
-            lhs = self.binary(op, lhs, rhs);
+            lhs = self.binary(op, lhs, rhs)?;
         }
     }
 
@@ -1833,7 +1865,7 @@ impl<'a> Parser<'a> {
             self.report(d);
             return Err(Fail);
         }
-        Ok(self.binary(op, lhs, rhs))
+        self.binary(op, lhs, rhs)
     }
 
     fn primary(&mut self) -> PResult<Expr> {
