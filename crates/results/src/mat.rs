@@ -246,6 +246,14 @@ pub fn read_mat(path: &Path) -> Result<SimResult, ResultError> {
 
 /// Parse the bytes of a `.mat` result; `path` is only used in error messages.
 pub fn parse_mat(bytes: &[u8], path: &Path) -> Result<SimResult, ResultError> {
+    if bytes.starts_with(b"MATLAB") {
+        return Err(ResultError::format(
+            path,
+            0,
+            "this is a MATLAB v5/v7 file; only v4 trajectory files (Dymola/OpenModelica \
+             result layout) are supported",
+        ));
+    }
     let matrices = parse_matrices(bytes).map_err(|m| ResultError::format(path, 0, m))?;
     Trajectory::from_matrices(&matrices)
         .and_then(|t| t.into_result())
@@ -349,12 +357,16 @@ impl<'a> Trajectory<'a> {
                 .ok_or_else(|| format!("not a trajectory result file: matrix `{n}` is missing"))
         };
         let class = get("Aclass")?.text_rows();
+        let version = class.get(1).map(String::as_str);
         if class.first().map(String::as_str) != Some("Atrajectory")
-            || class.get(1).map(String::as_str) != Some("1.1")
+            || !matches!(version, Some("1.0" | "1.1"))
         {
             return Err(format!(
                 "unsupported result file: Aclass is {class:?}, expected Atrajectory version 1.1"
             ));
+        }
+        if version == Some("1.0") {
+            return Self::version_1_0(get("names")?, get("data")?);
         }
         let transposed = match class.get(3).map(String::as_str) {
             Some("binTrans") => true,
@@ -400,6 +412,36 @@ impl<'a> Trajectory<'a> {
             data_1: m.get("data_1"),
             data_2: m.get("data_2"),
             transposed,
+        })
+    }
+
+    /// Version 1.0 ("export as plotted"): `names` one per row, `data` one variable per
+    /// column, time first; no descriptions, no aliases.
+    fn version_1_0(names: &Matrix, data: &'a Matrix) -> Result<Self, String> {
+        let names = names.text_rows();
+        if names.len() != data.cols {
+            return Err(format!(
+                "inconsistent file: {} names for {} data columns",
+                names.len(),
+                data.cols
+            ));
+        }
+        let info = (0..names.len())
+            .map(|j| {
+                if j == 0 {
+                    [0, 1, 0, -1]
+                } else {
+                    [2, j as i64 + 1, 0, -1]
+                }
+            })
+            .collect();
+        Ok(Trajectory {
+            descriptions: vec![String::new(); names.len()],
+            names,
+            info,
+            data_1: None,
+            data_2: Some(data),
+            transposed: false,
         })
     }
 
@@ -580,6 +622,55 @@ mod tests {
         assert!(parse_mat(&bytes[..bytes.len() - 3], &path).is_err());
         assert!(parse_mat(b"MATLAB 5.0 MAT-file, written by ...", &path).is_err());
         assert!(parse_mat(&[], &path).is_err());
+    }
+
+    /// A file in the `binNormal` orientation (as Dymola's "Save As" writes), built by hand:
+    /// names one per row, dataInfo nvars x 4, data matrices one variable per column.
+    fn bin_normal_file() -> Vec<u8> {
+        let mut out = Vec::new();
+        write_text_rows(&mut out, "Aclass", &["Atrajectory", "1.1", "", "binNormal"]).unwrap();
+        write_text_rows(&mut out, "name", &["time", "a", "b", "p"]).unwrap();
+        write_text_rows(&mut out, "description", &["Time [s]", "A [m]", "", "P"]).unwrap();
+        let info: [[i32; 4]; 4] = [[0, 1, 0, -1], [2, 2, 0, -1], [2, -2, 0, -1], [1, 2, 0, 0]];
+        write_header(&mut out, TYPE_I32, 4, 4, "dataInfo").unwrap();
+        for k in 0..4 {
+            for row in &info {
+                out.extend_from_slice(&row[k].to_le_bytes());
+            }
+        }
+        let f64_matrix = |out: &mut Vec<u8>, name: &str, rows: usize, cols: &[&[f64]]| {
+            write_header(out, TYPE_F64, rows, cols.len(), name).unwrap();
+            for x in cols.iter().flat_map(|c| c.iter()) {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        };
+        f64_matrix(&mut out, "data_1", 2, &[&[0.0, 1.0], &[7.0, 7.0]]);
+        f64_matrix(&mut out, "data_2", 3, &[&[0.0, 0.5, 1.0], &[1.0, 2.0, 3.0]]);
+        out
+    }
+
+    #[test]
+    fn reads_bin_normal_files() {
+        let r = parse_mat(&bin_normal_file(), &PathBuf::from("n.mat")).unwrap();
+        assert_eq!(r.time(), &[0.0, 0.5, 1.0]);
+        assert_eq!(r.series("a").unwrap(), vec![1.0, 2.0, 3.0]);
+        assert_eq!(r.series("b").unwrap(), vec![-1.0, -2.0, -3.0]);
+        assert_eq!(r.series("p").unwrap(), vec![7.0; 3]);
+        assert_eq!(r.var("a").unwrap().unit, "m");
+    }
+
+    #[test]
+    fn reads_version_1_0_files() {
+        let mut out = Vec::new();
+        write_text_rows(&mut out, "Aclass", &["Atrajectory", "1.0", "", "binNormal"]).unwrap();
+        write_text_rows(&mut out, "names", &["time", "x"]).unwrap();
+        write_header(&mut out, TYPE_F64, 2, 2, "data").unwrap();
+        for x in [0.0f64, 1.0, 5.0, 6.0] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        let r = parse_mat(&out, &PathBuf::from("v10.mat")).unwrap();
+        assert_eq!(r.time(), &[0.0, 1.0]);
+        assert_eq!(r.series("x").unwrap(), vec![5.0, 6.0]);
     }
 
     #[test]
