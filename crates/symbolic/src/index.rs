@@ -197,22 +197,63 @@ fn differentiate_equation(m: &mut Model, e: u32) -> Result<u32, Vec<Diagnostic>>
     Ok(ne)
 }
 
-/// Preference for making `der(...)` of this variable a dummy: lower = dummy first.
-fn keep_priority(m: &Model, v: VarIx) -> (u8, i64) {
-    let mut base = v;
+/// Preference for making derivative `v` a dummy (lower = dummy first): the `stateSelect` of
+/// its integral (the variable that would stop being a state), then derivatives whose integral
+/// is itself a generated derivative (so that model variables like `w` stay states rather than
+/// `der(phi)`), then later-declared base variables.
+fn keep_priority(m: &Model, v: VarIx) -> (u8, u8, i64) {
+    let integral = m.vars[v as usize].der_of.unwrap_or(v);
+    let mut base = integral;
     while let Some(b) = m.vars[base as usize].der_of {
         base = b;
     }
-    let ss = m.vars[base as usize].state_select;
-    let p = match ss {
+    let p = match m.vars[integral as usize].state_select {
         StateSelect::Never => 0,
         StateSelect::Avoid => 1,
         StateSelect::Default => 2,
         StateSelect::Prefer => 3,
         StateSelect::Always => 4,
     };
-    // among equals, later-declared variables become dummies first (earlier ones stay states)
-    (p, -(base as i64))
+    let generated = u8::from(m.vars[integral as usize].der_of.is_none());
+    (p, generated, -(base as i64))
+}
+
+/// Matching of the equations `g` to the candidates `h` (sorted, preferred dummies first) that
+/// is optimal for the preference order: candidates are offered one by one and kept when an
+/// augmenting path exists (greedy on the transversal matroid), so a less preferred dummy is
+/// only used when the preferred ones cannot cover the equations.
+fn preferred_matching(m: &mut Model, g: &[u32], h: &[VarIx]) -> Matching {
+    let g_local: HashMap<u32, u32> = g.iter().enumerate().map(|(i, &e)| (e, i as u32)).collect();
+    // left side: candidates (local index), right side: equations (local index)
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); h.len()];
+    let pos: HashMap<VarIx, usize> = h.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    for &e in g {
+        let eq = m.eqs[e as usize].clone();
+        for v in m.incidence(&eq) {
+            if let Some(&i) = pos.get(&v) {
+                adj[i].push(g_local[&e]);
+            }
+        }
+    }
+    let mut local = Matching::new(h.len(), g.len());
+    let mut vis = Visit::default();
+    let mut matched = 0;
+    for i in 0..h.len() as u32 {
+        if matched == g.len() {
+            break;
+        }
+        if local.augment(i, &adj, &|_| true, &mut vis) {
+            matched += 1;
+        }
+    }
+    let mut mt = Matching::new(m.eqs.len(), m.vars.len());
+    for (i, &v) in h.iter().enumerate() {
+        let e = local.var_of_eq[i];
+        if e != NONE {
+            mt.set(g[e as usize], v);
+        }
+    }
+    mt
 }
 
 fn select_dummy_derivatives(m: &mut Model) -> Result<Vec<VarIx>, Vec<Diagnostic>> {
@@ -242,19 +283,7 @@ fn select_dummy_derivatives(m: &mut Model) -> Result<Vec<VarIx>, Vec<Diagnostic>
         h.sort_unstable();
         h.dedup();
         h.sort_by_key(|&v| keep_priority(m, v));
-        let rank: HashMap<VarIx, usize> = h.iter().enumerate().map(|(i, &v)| (v, i)).collect();
-        let mut adj: Vec<Vec<VarIx>> = vec![Vec::new(); m.eqs.len()];
-        for &e in &g {
-            let eq = m.eqs[e as usize].clone();
-            let mut vs: Vec<VarIx> = m
-                .incidence(&eq)
-                .into_iter()
-                .filter(|v| rank.contains_key(v))
-                .collect();
-            vs.sort_by_key(|v| rank[v]);
-            adj[e as usize] = vs;
-        }
-        let mt = matching::maximum_matching(&g, &adj, m.vars.len(), &|_| true, None);
+        let mt = preferred_matching(m, &g, &h);
         let mut selected = Vec::new();
         for &e in &g {
             let v = mt.var_of_eq[e as usize];
