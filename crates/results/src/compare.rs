@@ -50,6 +50,9 @@ pub enum Status {
     Missing,
     /// The signal is not in the reference (it cannot be checked).
     NotInReference,
+    /// The result stops before the reference's end (by more than `dt`): the rest of the
+    /// reference is not covered, which must not pass unnoticed (e.g. an aborted simulation).
+    TooShort { result_end: Option<f64> },
     /// The data cannot be compared (e.g. empty reference, times going backwards).
     Invalid(String),
 }
@@ -279,6 +282,13 @@ pub fn compare_signal(
     }
     if report.points_outside > 0 {
         report.status = Status::Fail;
+    } else if res_t
+        .last()
+        .is_none_or(|&end| end < ref_t[ref_t.len() - 1] - dt)
+    {
+        report.status = Status::TooShort {
+            result_end: res_t.last().copied(),
+        };
     }
     report
 }
@@ -450,6 +460,21 @@ mod tests {
         let r = check(&t, &y, &s, &z);
         assert!(r.passed());
         assert_eq!(r.points_checked, 3);
+    }
+
+    #[test]
+    fn result_ending_early_does_not_pass() {
+        let t = grid(10);
+        let y = sine(&t);
+        let r = check(&t, &y, &t[..6], &y[..6]);
+        assert_eq!(
+            r.status,
+            Status::TooShort {
+                result_end: Some(0.5)
+            }
+        );
+        let r = check(&t, &y, &[], &[]);
+        assert_eq!(r.status, Status::TooShort { result_end: None });
     }
 
     #[test]

@@ -104,6 +104,10 @@ fn status_text(status: &Status) -> String {
         Status::Fail => "FAIL".to_string(),
         Status::Missing => "MISSING in result".to_string(),
         Status::NotInReference => "MISSING in reference".to_string(),
+        Status::TooShort {
+            result_end: Some(end),
+        } => format!("FAIL: result ends at t = {end}, before the reference"),
+        Status::TooShort { result_end: None } => "FAIL: result has no points".to_string(),
         Status::Invalid(why) => format!("INVALID: {why}"),
     }
 }
