@@ -5,6 +5,9 @@
 //! - [`csv`]: CSV writer/reader (first column `time`, one column per variable, quoted names).
 //! - [`mat`]: MATLAB v4 `.mat` writer/reader in the Dymola/OpenModelica trajectory layout
 //!   (`Aclass`, `name`, `description`, `dataInfo`, `data_1`, `data_2`).
+//! - [`compare`]: the tube comparison of csv-compare (per-signal pass/fail, points outside,
+//!   largest distance, first failure time), near-linear in the number of points.
+//! - [`plot`]: SVG/PNG line plots (plotters with an embedded font, no system fonts needed).
 //!
 //! [`read_result`] and [`write_result`] pick the format from the file extension.
 
