@@ -264,9 +264,16 @@ fn math2(m: Math2, x: &Value, y: &Value) -> VResult<Value> {
             Math2::Div | Math2::Mod | Math2::Rem if b == 0 => {
                 return Err(format!("integer division by zero in {m:?}({a}, {b})"))
             }
-            Math2::Div => a / b,
-            Math2::Mod => a.rem_euclid(b) + if b < 0 && a.rem_euclid(b) != 0 { b } else { 0 },
-            Math2::Rem => a % b,
+            Math2::Div => a.wrapping_div(b),
+            Math2::Mod => {
+                let r = a.wrapping_rem_euclid(b);
+                if b < 0 && r != 0 {
+                    r + b
+                } else {
+                    r
+                }
+            }
+            Math2::Rem => a.wrapping_rem(b),
             Math2::Atan2 | Math2::Pow => return Ok(Value::Real(m.apply(a as f64, b as f64))),
         };
         return Ok(Value::Int(r));
@@ -382,8 +389,10 @@ pub fn call_builtin(b: Builtin, args: &[Value]) -> VResult<Value> {
             }
         }
         Builtin::Ndims => Ok(Value::Int(arg(args, 0, &name)?.dims().len() as i64)),
-        Builtin::Sum => fold_numeric(&arg(args, 0, &name)?, 0.0, |a, b| a + b, |a, b| a + b),
-        Builtin::Product => fold_numeric(&arg(args, 0, &name)?, 1.0, |a, b| a * b, |a, b| a * b),
+        Builtin::Sum => fold_numeric(&arg(args, 0, &name)?, 0.0, |a, b| a + b, i64::wrapping_add),
+        Builtin::Product => {
+            fold_numeric(&arg(args, 0, &name)?, 1.0, |a, b| a * b, i64::wrapping_mul)
+        }
         Builtin::Fill => {
             let v = arg(args, 0, &name)?;
             let dims = dims_from(&args[1..], "fill")?;

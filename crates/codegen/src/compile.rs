@@ -8,7 +8,7 @@ use crate::builtins::Builtin;
 use crate::func::{compile_function, CBody, CFunction, FExpr, FStmt, ModelNames, Scope, Ty};
 use crate::pretty::expr_to_string;
 use crate::sparse::{SparseSystem, SPARSE_MIN_SIZE};
-use crate::tape::{remap_temps, Instr, TapeCompiler};
+use crate::tape::{code_operands_in_bounds, remap_temps, Instr, TapeCompiler};
 use moss_frontend::flat::AssertLevel;
 use moss_symbolic::program::{Block, PExpr, RelOp, ValueType, VarKind};
 use moss_symbolic::CausalProgram;
@@ -246,9 +246,11 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     let temp_start = c.tc.static_end();
     let mem_size = (temp_start + c.tc.max_temp) as usize;
     let mut n_instructions = 0;
+    let mut all_in_bounds = true;
     let mut remap = |code: &mut Vec<Instr>| {
         n_instructions += code.len();
-        remap_temps(code, temp_start)
+        remap_temps(code, temp_start);
+        all_in_bounds &= code_operands_in_bounds(code, mem_size);
     };
     for s in param_steps
         .iter_mut()
@@ -265,6 +267,9 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     }
     for s in &mut samples {
         remap(&mut s.code);
+    }
+    if !all_in_bounds {
+        return Err("internal error: a compiled operand lies outside the machine memory".into());
     }
     let discrete = p
         .vars

@@ -299,7 +299,9 @@ impl Rt<'_> {
     fn run_tape(&mut self, tape: &[Instr]) -> Result<(), RuntimeError> {
         let mut pc = 0;
         loop {
-            match run_until_call(tape, pc, self.m) {
+            // SAFETY: `tape` comes from `compile_program`, which checked every operand against
+            // `code.mem_size`, and the machine memory was allocated with that size.
+            match unsafe { run_until_call(tape, pc, self.m) } {
                 Stop::Done => return Ok(()),
                 Stop::Call(p) => {
                     if let Instr::Generic { d, call } = tape[p] {

@@ -179,8 +179,13 @@ pub enum Stop {
 }
 
 /// Execute `code` from `pc` until the end or the next generic call. This is the hot loop:
-/// no allocation, no hashing, one `match` per instruction.
-pub fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> Stop {
+/// no allocation, no hashing, one `match` per instruction, no bounds checks on operands.
+///
+/// # Safety
+/// Every memory operand of `code` must be below `m.mem.len()` and every jump target at most
+/// `code.len()`: true for tapes produced by `compile_program` (it checks this with
+/// [`code_operands_in_bounds`]) run on a machine whose memory has the compiled size.
+pub unsafe fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> Stop {
     let Machine {
         mem,
         rel,
@@ -192,58 +197,80 @@ pub fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> Stop {
         ..
     } = m;
     let mem: &mut [f64] = mem;
+    debug_assert!(code_operands_in_bounds(code, mem.len()));
+    let base = mem.as_mut_ptr();
+    // SAFETY: operands are in bounds (the caller's contract, see above).
+    macro_rules! m {
+        ($i:expr) => {
+            unsafe { &mut *base.add($i as usize) }
+        };
+    }
     let event_mode = *event_mode;
     while let Some(ins) = code.get(pc) {
         pc += 1;
         match *ins {
-            Instr::Mov { d, a } => mem[d as usize] = mem[a as usize],
-            Instr::Add { d, a, b } => mem[d as usize] = mem[a as usize] + mem[b as usize],
-            Instr::Sub { d, a, b } => mem[d as usize] = mem[a as usize] - mem[b as usize],
-            Instr::Mul { d, a, b } => mem[d as usize] = mem[a as usize] * mem[b as usize],
-            Instr::Div { d, a, b } => mem[d as usize] = mem[a as usize] / mem[b as usize],
+            Instr::Mov { d, a } => *m!(d) = *m!(a),
+            Instr::Add { d, a, b } => *m!(d) = *m!(a) + *m!(b),
+            Instr::Sub { d, a, b } => *m!(d) = *m!(a) - *m!(b),
+            Instr::Mul { d, a, b } => *m!(d) = *m!(a) * *m!(b),
+            Instr::Div { d, a, b } => *m!(d) = *m!(a) / *m!(b),
             Instr::Sq { d, a } => {
-                let x = mem[a as usize];
-                mem[d as usize] = x * x
+                let x = *m!(a);
+                *m!(d) = x * x
             }
-            Instr::Neg { d, a } => mem[d as usize] = -mem[a as usize],
-            Instr::Not { d, a } => mem[d as usize] = b2f(mem[a as usize] == 0.0),
-            Instr::And { d, a, b } => {
-                mem[d as usize] = b2f(mem[a as usize] != 0.0 && mem[b as usize] != 0.0)
-            }
-            Instr::Or { d, a, b } => {
-                mem[d as usize] = b2f(mem[a as usize] != 0.0 || mem[b as usize] != 0.0)
-            }
-            Instr::Rel { op, d, a, b } => {
-                mem[d as usize] = b2f(compare(op, mem[a as usize], mem[b as usize]))
-            }
+            Instr::Neg { d, a } => *m!(d) = -*m!(a),
+            Instr::Not { d, a } => *m!(d) = b2f(*m!(a) == 0.0),
+            Instr::And { d, a, b } => *m!(d) = b2f(*m!(a) != 0.0 && *m!(b) != 0.0),
+            Instr::Or { d, a, b } => *m!(d) = b2f(*m!(a) != 0.0 || *m!(b) != 0.0),
+            Instr::Rel { op, d, a, b } => *m!(d) = b2f(compare(op, *m!(a), *m!(b))),
             Instr::RelZc { op, d, a, b, zc } => {
                 let v = if event_mode {
-                    let v = compare(op, mem[a as usize], mem[b as usize]);
+                    let v = compare(op, *m!(a), *m!(b));
                     rel[zc as usize] = v;
                     rel_touched[zc as usize] = true;
                     v
                 } else {
                     rel[zc as usize]
                 };
-                mem[d as usize] = b2f(v)
+                *m!(d) = b2f(v)
             }
-            Instr::M1 { f, d, a } => mem[d as usize] = f.apply(mem[a as usize]),
-            Instr::M2 { f, d, a, b } => mem[d as usize] = f.apply(mem[a as usize], mem[b as usize]),
+            Instr::M1 { f, d, a } => *m!(d) = f.apply(*m!(a)),
+            Instr::M2 { f, d, a, b } => *m!(d) = f.apply(*m!(a), *m!(b)),
             Instr::Jz { c, target } => {
-                if mem[c as usize] == 0.0 {
+                if *m!(c) == 0.0 {
                     pc = target as usize
                 }
             }
             Instr::Jmp { target } => pc = target as usize,
-            Instr::Initial { d } => mem[d as usize] = b2f(*initial),
-            Instr::Terminal { d } => mem[d as usize] = b2f(*terminal),
+            Instr::Initial { d } => *m!(d) = b2f(*initial),
+            Instr::Terminal { d } => *m!(d) = b2f(*terminal),
             Instr::Sample { d, id } => {
-                mem[d as usize] = b2f(sample_active.get(id as usize).copied().unwrap_or(false))
+                *m!(d) = b2f(sample_active.get(id as usize).copied().unwrap_or(false))
             }
             Instr::Generic { .. } => return Stop::Call(pc - 1),
         }
     }
     Stop::Done
+}
+
+/// True when every memory operand of `code` is below `mem_len` and every jump stays inside.
+pub fn code_operands_in_bounds(code: &[Instr], mem_len: usize) -> bool {
+    let ok = std::cell::Cell::new(true);
+    for ins in code {
+        let mut i = *ins;
+        i.remap(&|op| {
+            if op as usize >= mem_len {
+                ok.set(false);
+            }
+            op
+        });
+        if let Instr::Jz { target, .. } | Instr::Jmp { target } = i {
+            if target as usize > code.len() {
+                ok.set(false);
+            }
+        }
+    }
+    ok.get()
 }
 
 /// Compiles `PExpr`s of one program into tapes; owns the constant pool, the permanent
