@@ -252,7 +252,12 @@ struct EventLoop<'a, Rec: Recorder> {
     /// (zero crossing, consecutive events with vanishing time advance)
     repeats: Option<(usize, usize)>,
     last_event_time: f64,
+    /// Accepted steps since the last (re)start of the integrator.
+    steps_since_restart: u32,
 }
+
+/// Steps after a restart whose interior is probed for zero crossings.
+const PROBED_STEPS_AFTER_RESTART: u32 = 4;
 
 impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
     fn new(
@@ -286,6 +291,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             recent_events: VecDeque::new(),
             repeats: None,
             last_event_time: r.start,
+            steps_since_restart: 0,
             model,
             program,
             opts,
@@ -347,6 +353,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         let mut sys = ModelSystem {
             model: &mut *self.model,
         };
+        self.steps_since_restart += 1;
         self.integ.step(&mut sys, t_limit).map_err(|e| match e {
             StepError::Model(e) => SimErrorKind::Runtime(e),
             e => SimErrorKind::Integrator(e),
@@ -365,6 +372,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
                 StepError::Model(e) => SimErrorKind::Runtime(e),
                 e => SimErrorKind::Integrator(e),
             })?;
+        self.steps_since_restart = 0;
         self.frozen.clear();
         self.frozen.extend_from_slice(self.model.relation_values());
         self.eval_crossings(t, true)?;
@@ -397,14 +405,33 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         if self.g.is_empty() {
             return Ok(None);
         }
-        let (t0, t1) = (self.integ.t_prev(), self.integ.t());
-        self.eval_crossings(t1, true)?;
-        let changed: Vec<usize> = (0..self.g.len())
-            .filter(|&i| has_crossed(self.ops[i], self.frozen[i], self.g_prev[i], self.g[i]))
-            .collect();
-        if changed.is_empty() {
-            return Ok(None);
+        let (t0, t_step_end) = (self.integ.t_prev(), self.integ.t());
+        // Right after a restart, g starts near zero and a relation can flip and flip back
+        // within one step (a ball bouncing ever lower): probe inside those steps too.
+        let interior: &[f64] = if self.steps_since_restart <= PROBED_STEPS_AFTER_RESTART {
+            &[0.25, 0.5, 0.75]
+        } else {
+            &[]
+        };
+        let probes = interior
+            .iter()
+            .map(|f| t0 + f * (t_step_end - t0))
+            .chain(std::iter::once(t_step_end));
+        let mut found: Option<(f64, Vec<usize>)> = None;
+        for tp in probes {
+            self.eval_crossings(tp, tp == t_step_end)?;
+            let changed: Vec<usize> = (0..self.g.len())
+                .filter(|&i| has_crossed(self.ops[i], self.frozen[i], self.g_prev[i], self.g[i]))
+                .collect();
+            if !changed.is_empty() {
+                found = Some((tp, changed));
+                break;
+            }
         }
+        let Some((t1, changed)) = found else {
+            return Ok(None);
+        };
+        let landed_on_time_event = landed_on_time_event && t1 == t_step_end;
         let g_end = self.g.clone();
         let tol = root_time_tolerance(t0, t1);
         let mut best: Option<Crossing> = None;

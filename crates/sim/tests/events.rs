@@ -322,3 +322,22 @@ fn model_without_states_still_produces_rows() {
     let (t, s) = (r.time().to_vec(), r.series("s").expect("s"));
     assert!(t.iter().zip(&s).all(|(t, s)| (t.sin() - s).abs() < 1e-15));
 }
+
+#[test]
+fn zeno_bouncing_ball_is_reported_as_chattering_at_the_accumulation_time() {
+    // Impacts accumulate at t1 (1 + 2e / (1 - e)).
+    let zeno = (2.0 / G).sqrt() * (1.0 + 2.0 * E / (1.0 - E));
+    let mut model = bouncing_ball();
+    let program = model.program();
+    let opts = SimOptions {
+        stop_time: Some(6.0),
+        solver: Solver::Dopri5,
+        ..Default::default()
+    };
+    let err = simulate(&mut model, &program, &opts).expect_err("Zeno");
+    let SimErrorKind::Chattering(c) = &err.kind else {
+        panic!("expected chattering, got {}", err.kind);
+    };
+    assert!((c.time - zeno).abs() < 1e-3, "stopped at {}, Zeno time {zeno}", c.time);
+    assert!(err.to_string().contains("h < 0"));
+}
