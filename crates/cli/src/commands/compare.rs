@@ -254,6 +254,35 @@ mod tests {
     }
 
     #[test]
+    fn failing_signals_get_plots() {
+        let csv = data(MODEL, "LossyGearDemo1.csv");
+        let dir = std::env::temp_dir().join(format!("moss-compare-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // The reference with every value of the first signal column scaled by 1.5.
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines = text.lines();
+        let mut perturbed = format!("{}\n", lines.next().unwrap());
+        for line in lines {
+            let mut fields: Vec<String> = line.split(',').map(str::to_string).collect();
+            let x: f64 = fields[1].parse().unwrap();
+            fields[1] = format!("{:?}", 1.5 * x + 1.0);
+            perturbed.push_str(&fields.join(","));
+            perturbed.push('\n');
+        }
+        let result = dir.join("perturbed.csv");
+        std::fs::write(&result, perturbed).unwrap();
+        let mut a = args(result, csv);
+        a.signals = None;
+        a.plot_dir = Some(dir.join("plots"));
+        assert_eq!(run(a), EXIT_MODEL_ERROR);
+        let plots: Vec<_> = std::fs::read_dir(dir.join("plots")).unwrap().collect();
+        assert_eq!(plots.len(), 1);
+        let svg = std::fs::read_to_string(plots[0].as_ref().unwrap().path()).unwrap();
+        assert!(svg.contains("tube lower") && svg.contains("result"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn signal_file_names_are_safe() {
         assert_eq!(file_stem_for("der(x[2])"), "der_x_2__");
         assert_eq!(file_stem_for("a.b_c"), "a.b_c");
