@@ -67,19 +67,33 @@ fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Box<Diagnostic>> {
 /// Parse all `paths` in parallel, registering each in `sources`. The result keeps the order of
 /// `paths`.
 pub fn parse_files(sources: &SourceMap, paths: &[PathBuf]) -> Vec<ParsedFile> {
+    parse_files_with(sources, paths, |f| f)
+}
+
+/// Like [`parse_files`], but hands each result to `f` on the worker thread and keeps only what
+/// `f` returns. Callers that only need diagnostics (e.g. `moss parse`) drop the trees in
+/// parallel this way instead of holding every tree in memory.
+pub fn parse_files_with<R: Send>(
+    sources: &SourceMap,
+    paths: &[PathBuf],
+    f: impl Fn(ParsedFile) -> R + Sync,
+) -> Vec<R> {
     paths
         .par_iter()
         .map(|path| {
-            let bytes = std::fs::metadata(path)
-                .map(|m| m.len() as usize)
-                .unwrap_or(0);
             let (definition, diagnostics) = crate::parse_file(sources, path);
-            ParsedFile {
+            // The whole file is the definition's span (dummy if it could not be read).
+            let bytes = if definition.span.is_dummy() {
+                0
+            } else {
+                definition.span.end as usize
+            };
+            f(ParsedFile {
                 path: path.clone(),
                 definition,
                 diagnostics,
                 bytes,
-            }
+            })
         })
         .collect()
 }

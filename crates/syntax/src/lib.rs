@@ -15,7 +15,7 @@ mod parser;
 pub mod print;
 pub mod source;
 
-pub use batch::{collect_mo_files, parse_files, ParsedFile};
+pub use batch::{collect_mo_files, parse_files, parse_files_with, ParsedFile};
 pub use compare::{debug_without_spans, eq_ignoring_spans};
 pub use diag::{Diagnostic, Severity};
 pub use print::{print_class, print_expr, print_stored_definition};
@@ -47,7 +47,10 @@ pub fn parse_source(
 pub fn parse_file(sources: &SourceMap, path: &Path) -> (ast::StoredDefinition, Vec<Diagnostic>) {
     match std::fs::read(path) {
         Ok(bytes) => {
-            let text = String::from_utf8_lossy(&bytes).into_owned();
+            // Invalid UTF-8 is replaced (and then reported by the lexer as unexpected
+            // characters wherever it matters); valid files are not copied.
+            let text = String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
             let (_, def, diags) = parse_source(sources, path, text);
             (def, diags)
         }

@@ -14,6 +14,7 @@ use crate::diag::Diagnostic;
 use crate::lexer::{decode_escapes, lex, Tok, Token};
 use crate::source::{FileId, Span};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 /// Marker for "an error was reported; unwind to the nearest recovery point".
@@ -66,7 +67,31 @@ struct Parser<'a> {
     /// Binary operators still allowed in the current list item (see [`MAX_BINARY_OPS`]).
     ops_left: u32,
     /// Identifier interner: one `Arc<str>` per distinct spelling in the file.
-    idents: HashMap<&'a str, Arc<str>>,
+    idents: HashMap<&'a str, Arc<str>, BuildHasherDefault<FxHasher>>,
+}
+
+/// A small fast non-cryptographic hasher for the identifier interner (keys are short
+/// identifiers from a trusted source file; SipHash's DoS resistance is not needed here).
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl<'a> Parser<'a> {
@@ -84,7 +109,7 @@ impl<'a> Parser<'a> {
             fatal: false,
             depth: 0,
             ops_left: MAX_BINARY_OPS,
-            idents: HashMap::new(),
+            idents: HashMap::default(),
         }
     }
 

@@ -2,7 +2,7 @@
 //! parallel and report syntax errors. Exit status 0 if every file parses, 1 if any file has a
 //! syntax error, 2 on a usage error (no or missing path).
 
-use moss_syntax::{collect_mo_files, parse_files, SourceMap};
+use moss_syntax::{collect_mo_files, parse_files_with, Diagnostic, SourceMap};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -33,20 +33,23 @@ pub fn run(args: Args) -> u8 {
         }
     };
     let started = Instant::now();
-    let parsed = parse_files(&sources, &files);
+    // Only diagnostics and sizes are needed: trees are dropped on the worker threads.
+    let parsed: Vec<(Vec<Diagnostic>, usize)> =
+        parse_files_with(&sources, &files, |f| (f.diagnostics, f.bytes));
     let seconds = started.elapsed().as_secs_f64();
 
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     let mut failed = 0usize;
     let mut errors = 0usize;
-    for file in &parsed {
-        for d in &file.diagnostics {
+    for (diagnostics, _) in &parsed {
+        for d in diagnostics {
             let _ = writeln!(err, "{}", d.render(&sources));
         }
-        if file.has_errors() {
+        let n = diagnostics.iter().filter(|d| d.is_error()).count();
+        if n > 0 {
             failed += 1;
-            errors += file.diagnostics.iter().filter(|d| d.is_error()).count();
+            errors += n;
         }
     }
     if failed > 0 {
@@ -57,7 +60,7 @@ pub fn run(args: Args) -> u8 {
         );
     }
     if args.stats {
-        let bytes: usize = parsed.iter().map(|f| f.bytes).sum();
+        let bytes: usize = parsed.iter().map(|(_, b)| b).sum();
         let mb = bytes as f64 / 1e6;
         println!(
             "files: {}\nbytes: {}\nseconds: {:.3}\nMB/s: {:.1}\nfiles with errors: {}",
