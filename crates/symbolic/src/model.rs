@@ -220,7 +220,7 @@ pub struct Model {
     pub name: String,
     pub arena: Arena,
     pub vars: Vec<SVar>,
-    pub by_name: HashMap<String, VarIx>,
+    pub by_name: ir::FxMap<String, VarIx>,
     pub eqs: Vec<SEq>,
     pub init_eqs: Vec<SEq>,
     pub algorithms: Vec<Vec<Statement>>,
@@ -330,7 +330,7 @@ impl Model {
     }
 }
 
-fn der_var_in(vars: &mut Vec<SVar>, by_name: &mut HashMap<String, VarIx>, v: VarIx) -> VarIx {
+fn der_var_in(vars: &mut Vec<SVar>, by_name: &mut ir::FxMap<String, VarIx>, v: VarIx) -> VarIx {
     if let Some(d) = vars[v as usize].der {
         return d;
     }
