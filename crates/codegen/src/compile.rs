@@ -665,6 +665,15 @@ pub fn pexpr_to_fexpr(
             FExpr::Bin(op, Box::new(go(lhs)?), Box::new(go(rhs)?))
         }
         PExpr::If(c, a, b) => FExpr::If(vec![(go(c)?, go(a)?)], Box::new(go(b)?)),
+        PExpr::Call { func, args } if func == crate::tape::OUTPUT_SELECT => match args.as_slice() {
+            [PExpr::Const(i), call @ PExpr::Call { .. }] if *i >= 0.0 && i.fract() == 0.0 => {
+                match go(call)? {
+                    FExpr::Call(f, fargs, _) => FExpr::Call(f, fargs, *i as usize),
+                    _ => return Err(format!("`{func}` of something that is not a user function")),
+                }
+            }
+            _ => return Err(format!("malformed `{func}` call")),
+        },
         PExpr::Call { func, args } => {
             let fargs = args.iter().map(&mut go).collect::<Result<Vec<_>, _>>()?;
             if let Some(&f) = fn_index.get(func.as_str()) {

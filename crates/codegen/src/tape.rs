@@ -18,6 +18,9 @@ use crate::value::Value;
 use moss_symbolic::program::{ArithOp, PExpr, RelOp};
 use std::collections::{BTreeSet, HashMap};
 
+/// Pseudo-function of the causal program selecting output `i` of a multi-output call.
+pub const OUTPUT_SELECT: &str = "$output";
+
 /// Operands at or above this index are scratch registers until remapped.
 pub const TEMP_BASE: u32 = 1 << 30;
 
@@ -513,6 +516,14 @@ impl<'a> TapeCompiler<'a> {
         dst: Option<u32>,
         code: &mut Vec<Instr>,
     ) -> CResult<u32> {
+        if func == OUTPUT_SELECT {
+            let call = self.output_select(args, code)?;
+            let d = self.target(dst);
+            let idx = self.generic.len() as u32;
+            self.generic.push(call);
+            code.push(Instr::Generic { d, call: idx });
+            return Ok(d);
+        }
         let scalar = self.scalar_args(args);
         let user = self.fn_index.contains_key(func);
         if !user {
@@ -578,6 +589,20 @@ impl<'a> TapeCompiler<'a> {
         self.generic.push(call);
         code.push(Instr::Generic { d, call: idx });
         Ok(d)
+    }
+
+    /// `$output(i, f(args))`: output `i` (0-based) of a user function call.
+    fn output_select(&mut self, args: &[PExpr], code: &mut Vec<Instr>) -> CResult<FExpr> {
+        if let [PExpr::Const(i), PExpr::Call { func, args }] = args {
+            if let FExpr::Call(f, fargs, _) = self.generic_call(func, args, code)? {
+                if *i >= 0.0 && i.fract() == 0.0 {
+                    return Ok(FExpr::Call(f, fargs, *i as usize));
+                }
+            }
+        }
+        Err(format!(
+            "`{OUTPUT_SELECT}` needs an output index and a call of a user function"
+        ))
     }
 
     fn reduce(

@@ -380,3 +380,27 @@ fn value_level_string_formatting() {
     assert_eq!(to_modelica_string(&Value::Int(-3), 6), "-3");
     assert_eq!(to_modelica_string(&Value::Bool(true), 6), "true");
 }
+
+#[test]
+fn output_selection_of_a_multi_output_call() {
+    use BinaryOp::*;
+    let f = function(
+        "M.two",
+        vec![real_in("x")],
+        vec![real_in("a"), real_in("b")],
+        vec![],
+        vec![
+            set(fv("a"), fb(Add, fv("x"), fi(1))),
+            set(fv("b"), fb(Mul, fv("x"), fi(3))),
+        ],
+    );
+    let second = call("$output", vec![c(1.0), call("M.two", vec![c(2.0)])]);
+    let first = call("M.two", vec![c(2.0)]);
+    assert_eq!(eval_call(vec![f.clone()], "M.two", vec![c(2.0)]), Ok(3.0));
+    let mut b = B::new();
+    b.p.functions.insert(f.name.clone(), f);
+    let y = b.real("y", 0.0);
+    b.assign(y, add(mul(second, c(10.0)), first));
+    let m = b.init(0.0);
+    assert_eq!(value(&m, y), 63.0);
+}
