@@ -338,6 +338,10 @@ fn zeno_bouncing_ball_is_reported_as_chattering_at_the_accumulation_time() {
     let SimErrorKind::Chattering(c) = &err.kind else {
         panic!("expected chattering, got {}", err.kind);
     };
-    assert!((c.time - zeno).abs() < 1e-3, "stopped at {}, Zeno time {zeno}", c.time);
+    assert!(
+        (c.time - zeno).abs() < 1e-3,
+        "stopped at {}, Zeno time {zeno}",
+        c.time
+    );
     assert!(err.to_string().contains("h < 0"));
 }
