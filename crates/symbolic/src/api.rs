@@ -70,6 +70,7 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
                 && sv.der.is_some_and(|d| !m.vars[d as usize].dummy)
         })
         .collect();
+    check_reinit_targets(&m, &is_state)?;
     let sim_unknown: Vec<bool> = (0..m.vars.len())
         .map(|v| {
             let sv = &m.vars[v];
@@ -104,6 +105,40 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
         &mut timer,
     );
     Ok(program)
+}
+
+/// `reinit` may only change states (after index reduction: not a dummy-derivative variable).
+fn check_reinit_targets(m: &Model, is_state: &[bool]) -> Result<(), Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    for eq in &m.eqs {
+        let crate::model::EqBody::When(branches) = &eq.body else {
+            continue;
+        };
+        for b in branches {
+            for it in &b.items {
+                if let crate::model::WhenItem::Reinit { var, .. } = it {
+                    if !is_state[*var as usize] {
+                        errors.push(
+                            Diagnostic::error(
+                                eq.origin.span,
+                                format!(
+                                    "`reinit({}, ...)` needs a state, but `{}` is not a state of this model",
+                                    m.var_name(*var),
+                                    m.var_name(*var)
+                                ),
+                            )
+                            .with_help("reinit only variables that appear differentiated (der(x)); with index reduction, set stateSelect=StateSelect.always on the variable"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 struct Assembly {

@@ -17,6 +17,7 @@ use moss_frontend::flat::{
     UnaryOp, Variability,
 };
 use moss_syntax::Diagnostic;
+use std::collections::HashMap;
 
 struct Conv<'a> {
     m: Model,
@@ -55,10 +56,85 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
         let eq = c.algorithm(&alg.statements, alg.origin.clone());
         c.m.init_eqs.push(eq);
     }
+    group_call_outputs(&mut c.m.eqs, &c.m.arena);
+    make_when_assigned_discrete(&mut c.m);
     if c.errors.is_empty() {
         Ok(c.m)
     } else {
         Err(c.errors)
+    }
+}
+
+/// Equations `v_i = CallOutput(f(args), i)` selecting outputs of the same call (one shared
+/// node thanks to hash-consing) become one `(v_0, v_1, ...) = f(args)` unit, so the function
+/// is called once and every output is matched to its variable.
+fn group_call_outputs(eqs: &mut Vec<SEq>, arena: &crate::ir::Arena) {
+    let mut groups: HashMap<ExprId, Vec<(usize, u32, VarIx)>> = HashMap::new();
+    for (i, eq) in eqs.iter().enumerate() {
+        let EqBody::Eq { lhs, rhs } = eq.body else {
+            continue;
+        };
+        let (Node::Var(v), Node::CallOutput(call, k)) = (arena.node(lhs), arena.node(rhs)) else {
+            continue;
+        };
+        if matches!(arena.node(*call), Node::Call(..)) {
+            groups.entry(*call).or_default().push((i, *k, *v));
+        }
+    }
+    if groups.is_empty() {
+        return;
+    }
+    let mut remove = vec![false; eqs.len()];
+    let mut units = Vec::new();
+    let mut keys: Vec<ExprId> = groups.keys().copied().collect();
+    keys.sort_unstable();
+    for call in keys {
+        let members = &groups[&call];
+        let Node::Call(func, args) = arena.node(call) else {
+            continue;
+        };
+        let n = members.iter().map(|m| m.1 as usize + 1).max().unwrap_or(0);
+        let mut outputs = vec![None; n];
+        let mut duplicate = false;
+        for &(_, k, v) in members {
+            duplicate |= outputs[k as usize].is_some();
+            outputs[k as usize] = Some(v);
+        }
+        if duplicate {
+            continue;
+        }
+        for &(i, _, _) in members {
+            remove[i] = true;
+        }
+        let origin = eqs[members[0].0].origin.clone();
+        units.push(SEq::new(
+            EqBody::Call {
+                outputs,
+                func: func.to_string(),
+                args: args.to_vec(),
+            },
+            origin,
+        ));
+    }
+    let mut i = 0;
+    eqs.retain(|_| {
+        let keep = !remove[i];
+        i += 1;
+        keep
+    });
+    eqs.extend(units);
+}
+
+/// Variables assigned inside `when` are discrete-time even when declared without `discrete`.
+fn make_when_assigned_discrete(m: &mut Model) {
+    for eq in &m.eqs {
+        if let EqBody::When(_) = eq.body {
+            for v in eq.fixed_outputs().unwrap_or_default() {
+                if m.vars[v as usize].kind == VKind::Continuous {
+                    m.vars[v as usize].kind = VKind::Discrete;
+                }
+            }
+        }
     }
 }
 

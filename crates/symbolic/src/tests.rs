@@ -410,3 +410,74 @@ fn print_gear() {
     let p = ok(&bouncing_ball());
     println!("{}\n{:?}", dump::program_text(&p), p.report);
 }
+
+#[test]
+fn reinit_of_a_non_state_is_an_error() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y", "");
+    b.eq("der(x) = 1").eq("y = x");
+    b.when("x > 1", &["reinit(y, 0)"]);
+    let e = err(&b);
+    assert!(
+        e.contains("reinit(y, ...)") && e.contains("not a state"),
+        "{e}"
+    );
+}
+
+#[test]
+fn outputs_of_one_call_are_grouped_into_one_unit() {
+    use moss_frontend::flat::{Equation, Expr, Origin};
+    let mut b = ModelBuilder::new();
+    b.vars("a c", "");
+    let call = Expr::Call {
+        func: "pkg.f".into(),
+        args: vec![Expr::Time],
+    };
+    for (i, v) in ["a", "c"].iter().enumerate() {
+        b.flat.equations.push(Equation::Equal {
+            lhs: crate::testutil::parse(v),
+            rhs: Expr::CallOutput {
+                call: Box::new(call.clone()),
+                index: i,
+            },
+            origin: Origin::default(),
+        });
+    }
+    let p = ok(&b);
+    assert_eq!(p.blocks.len(), 1, "{}", dump::program_text(&p));
+    let Block::CallOutputs { outputs, func, .. } = &p.blocks[0] else {
+        panic!("{}", dump::program_text(&p));
+    };
+    assert_eq!(func, "pkg.f");
+    assert_eq!(outputs.len(), 2);
+}
+
+#[test]
+fn when_with_elsewhen_and_initial_fires_at_initialization() {
+    let mut b = ModelBuilder::new();
+    b.vars("x", "").start("x", 0.0).fixed("x");
+    b.discrete("m", ScalarType::Integer);
+    b.eq("der(x) = 1");
+    b.flat.equations.push(moss_frontend::flat::Equation::When {
+        branches: vec![
+            (
+                crate::testutil::parse("initial()"),
+                vec![crate::testutil::parse_equation("m = 5")],
+            ),
+            (
+                crate::testutil::parse("x > 2"),
+                vec![crate::testutil::parse_equation("m = pre(m) + 1")],
+            ),
+        ],
+        origin: Default::default(),
+    });
+    let p = ok(&b);
+    let Some(Block::When { branches }) = p.blocks.iter().find(|b| matches!(b, Block::When { .. }))
+    else {
+        panic!("{}", dump::program_text(&p));
+    };
+    assert_eq!(branches.len(), 2);
+    assert!(branches[0].fires_at_initial && !branches[1].fires_at_initial);
+    let init = dump::program_text(&p);
+    assert!(init.contains("m := 5"), "{init}");
+}
