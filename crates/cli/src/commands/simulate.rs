@@ -13,7 +13,7 @@
 //! Exit status: 0 success, 1 model error (diagnostics, runtime failure, chattering),
 //! 2 usage error.
 
-use moss_codegen::Interpreter;
+use moss_codegen::{ExecutableModel, Interpreter};
 use moss_frontend::api::{flatten_model, LoadOptions};
 use moss_results::{write_result, Format};
 use moss_sim::{simulate_with_stats, SimOptions, Solver};
@@ -153,6 +153,9 @@ pub fn run(args: Args) -> u8 {
     };
     let outcome = simulate_with_stats(&mut model, &program, &opts);
     progress.clear();
+    for w in model.warnings() {
+        eprintln!("warning: {w}");
+    }
     let (result, stats, failed) = match outcome {
         Ok(sim) => {
             if let Some(msg) = &sim.terminated {
