@@ -194,7 +194,14 @@ pub fn eliminate_aliases(m: &mut Model) -> Vec<AliasOf> {
             continue;
         }
         // sx*rx + ox = k*(sy*ry + oy) + d
-        let (keep, drop, s, o) = if score(m, rx) >= score(m, ry) {
+        // the derivative of a kept variable must stay (it is the state derivative slot)
+        let der_bonus = |uf: &mut UnionFind, v: VarIx| match m.vars[v as usize].der_of {
+            Some(b) if uf.find(b).0 == b => 1000,
+            _ => 0,
+        };
+        let sc_x = score(m, rx) + der_bonus(&mut uf, rx);
+        let sc_y = score(m, ry) + der_bonus(&mut uf, ry);
+        let (keep, drop, s, o) = if sc_x >= sc_y {
             // ry = (sx*rx + ox - k*oy - d) / (k*sy)
             let den = k * sy;
             (rx, ry, sx / den, (ox - k * oy - d) / den)

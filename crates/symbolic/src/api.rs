@@ -79,8 +79,14 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
         .collect();
     let mut sim_stats = LoopStats::default();
     let sim_eqs = m.eqs.clone();
-    let sim_blocks =
-        solve::causalize(&mut m, &sim_eqs, &sim_unknown, "the model ", &mut sim_stats)?;
+    let sim_blocks = solve::causalize(
+        &mut m,
+        &sim_eqs,
+        &sim_unknown,
+        "the model ",
+        false,
+        &mut sim_stats,
+    )?;
     timer.lap(&mut m, "sorting and tearing");
     let mut init_stats = LoopStats::default();
     let (init_blocks, init_eqs) = init::initialization(&mut m, &is_state, &mut init_stats)?;

@@ -102,7 +102,14 @@ pub fn initialization(
     let mut unknown: Vec<bool> = m.vars.iter().map(|v| v.is_unknown()).collect();
     unknown.resize(m.vars.len(), false);
     balance(m, &mut eqs, &unknown, is_state)?;
-    let blocks = solve::causalize(m, &eqs, &unknown, "the initialization problem ", stats)?;
+    let blocks = solve::causalize(
+        m,
+        &eqs,
+        &unknown,
+        "the initialization problem ",
+        true,
+        stats,
+    )?;
     Ok((blocks, eqs))
 }
 

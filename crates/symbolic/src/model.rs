@@ -418,6 +418,12 @@ impl Model {
     /// Variables an equation reads (for sorting): incidence of plain equations, everything
     /// referenced by units (except `pre`, event-relation operands and its own outputs).
     pub fn reads(&mut self, eq: &SEq) -> Vec<VarIx> {
+        self.reads_with(eq, true)
+    }
+
+    /// [`Model::reads`], optionally including operands of event relations (used where
+    /// relations are evaluated live, i.e. during initialization).
+    pub fn reads_with(&mut self, eq: &SEq, skip_event_rel: bool) -> Vec<VarIx> {
         let mut out = Vec::new();
         let mut body = eq.body.clone();
         if let EqBody::When(branches) = &mut body {
@@ -432,7 +438,7 @@ impl Model {
             e
         });
         for e in exprs {
-            self.arena.vars_of(e, true, &mut out);
+            self.arena.vars_of(e, skip_event_rel, &mut out);
         }
         if let EqBody::Algorithm { inputs, .. } = &eq.body {
             out.extend(inputs.iter().copied());

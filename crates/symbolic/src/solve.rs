@@ -103,6 +103,7 @@ pub fn causalize(
     eqs: &[SEq],
     unknown: &[bool],
     context: &str,
+    live_relations: bool,
     stats: &mut LoopStats,
 ) -> Result<Vec<WBlock>, Vec<Diagnostic>> {
     let is_unknown = |v: VarIx| unknown.get(v as usize).copied().unwrap_or(false);
@@ -152,30 +153,28 @@ pub fn causalize(
         return Err(matching::singular_diagnostics(m, eqs, &parts, context));
     }
     // dependency graph between equations
-    let mut deps: Vec<Vec<u32>> = Vec::with_capacity(n);
     let mut outputs: Vec<Vec<VarIx>> = Vec::with_capacity(n);
     for (i, eq) in eqs.iter().enumerate() {
-        let outs: Vec<VarIx> = match eq.fixed_outputs() {
+        outputs.push(match eq.fixed_outputs() {
             Some(o) => o.into_iter().filter(|&v| is_unknown(v)).collect(),
             None => vec![mt.var_of_eq[i]],
-        };
-        let mut d: Vec<u32> = m
-            .reads(eq)
-            .into_iter()
-            .filter(|&v| is_unknown(v) && !outs.contains(&v))
-            .map(|v| mt.eq_of_var[v as usize])
-            .filter(|&p| p != NONE && p != i as u32)
-            .collect();
-        d.sort_unstable();
-        d.dedup();
-        deps.push(d);
-        outputs.push(outs);
+        });
     }
     let roots: Vec<u32> = (0..n as u32)
         .filter(|&i| !outputs[i as usize].is_empty())
         .chain((0..n as u32).filter(|&i| outputs[i as usize].is_empty()))
         .collect();
-    let comps = sort::tarjan(&deps, &roots);
+    let deps = dependencies(m, eqs, &mt, &outputs, &is_unknown, true);
+    let mut comps = sort::tarjan(&deps, &roots);
+    if live_relations {
+        // relations are evaluated live here: order their operands first too, unless that
+        // creates new algebraic loops (mixed continuous/discrete loops stay broken)
+        let full = dependencies(m, eqs, &mt, &outputs, &is_unknown, false);
+        let full_comps = sort::tarjan(&full, &roots);
+        if full_comps.len() == comps.len() {
+            comps = full_comps;
+        }
+    }
     let mut blocks = Vec::with_capacity(comps.len());
     for comp in comps {
         if comp.len() == 1 {
@@ -226,6 +225,31 @@ pub fn causalize(
         blocks.push(b);
     }
     Ok(blocks)
+}
+
+fn dependencies(
+    m: &mut Model,
+    eqs: &[SEq],
+    mt: &Matching,
+    outputs: &[Vec<VarIx>],
+    is_unknown: &dyn Fn(VarIx) -> bool,
+    skip_event_rel: bool,
+) -> Vec<Vec<u32>> {
+    let mut deps = Vec::with_capacity(eqs.len());
+    for (i, eq) in eqs.iter().enumerate() {
+        let outs = &outputs[i];
+        let mut d: Vec<u32> = m
+            .reads_with(eq, skip_event_rel)
+            .into_iter()
+            .filter(|&v| is_unknown(v) && !outs.contains(&v))
+            .map(|v| mt.eq_of_var[v as usize])
+            .filter(|&p| p != NONE && p != i as u32)
+            .collect();
+        d.sort_unstable();
+        d.dedup();
+        deps.push(d);
+    }
+    deps
 }
 
 /// Placeholder for a unit inside a loop (excluded before this is reached).

@@ -71,8 +71,13 @@ fn bouncing_ball_has_zero_crossing_and_reinit() {
     assert!(!branches[0].fires_at_initial);
     // initialization fixes both states from their start values
     assert!(p.report.warnings.is_empty(), "{:?}", p.report.warnings);
-    let init = dump::program_text(&p);
+    let all = dump::program_text(&p);
+    let init = &all[..all.find("simulation blocks").unwrap_or(all.len())];
     assert!(init.contains("h := 1") && init.contains("v := 0"), "{init}");
+    // relations are live during initialization: their operands are computed first
+    let h = init.find("h := 1").unwrap_or(usize::MAX);
+    let c = init.find("$whenCond1 :=").unwrap_or(0);
+    assert!(h < c, "{init}");
 }
 
 #[test]
@@ -480,4 +485,15 @@ fn when_with_elsewhen_and_initial_fires_at_initialization() {
     assert!(branches[0].fires_at_initial && !branches[1].fires_at_initial);
     let init = dump::program_text(&p);
     assert!(init.contains("m := 5"), "{init}");
+}
+
+#[test]
+fn alias_between_differentiated_variables_keeps_derivative_slots() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y z", "").start("x", 1.0).fixed("x");
+    b.eq("der(x) = -x").eq("y = 2*x").eq("z = der(y)");
+    let p = ok(&b);
+    assert_eq!(p.states.len(), 1);
+    assert_eq!(p.derivatives.len(), 1);
+    assert_eq!(p.vars[p.derivatives[0] as usize].kind, VarKind::Derivative);
 }
