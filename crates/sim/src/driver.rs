@@ -11,6 +11,7 @@
 use crate::bdf::Bdf;
 use crate::dopri5::Dopri5;
 use crate::events::{has_crossed, illinois, root_time_tolerance};
+use crate::fixed::{FixedMethod, FixedStep};
 use crate::integrator::{Integrator, IntegratorStats, StepError};
 use crate::options::{output_grid, resolve, Resolved, SimOptions, Solver};
 use crate::record::Recorder;
@@ -276,6 +277,8 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             Solver::Bdf | Solver::Auto => {
                 Box::new(Bdf::new(n, tol, r.max_step, model.jacobian_pattern()))
             }
+            Solver::Euler => Box::new(FixedStep::new(n, FixedMethod::Euler, r.max_step)),
+            Solver::Rk4 => Box::new(FixedStep::new(n, FixedMethod::Rk4, r.max_step)),
         };
         stats.solver = integ.name().to_string();
         EventLoop {

@@ -3,6 +3,7 @@
 //! - [`dopri5`]: explicit Dormand–Prince 5(4) with dense output (non-stiff problems).
 //! - [`bdf`]: variable-order BDF 1–5 with a sparse finite-difference Jacobian (stiff problems;
 //!   the default, see [`Solver::Auto`]).
+//! - [`fixed`]: fixed-step explicit Euler and RK4, for debugging models.
 //! - [`driver`]: the event loop — zero crossings located on the dense output, time events hit
 //!   exactly, event iteration, restarts, chattering guard — and output on a time grid with
 //!   both sides of every event.
@@ -17,6 +18,7 @@ pub mod bdf;
 pub mod dopri5;
 pub mod driver;
 pub mod events;
+pub mod fixed;
 pub mod integrator;
 pub mod jacobian;
 pub mod linalg;

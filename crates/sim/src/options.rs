@@ -15,6 +15,10 @@ pub enum Solver {
     Auto,
     Dopri5,
     Bdf,
+    /// Fixed-step explicit Euler (step: `max_step`, else the output interval).
+    Euler,
+    /// Fixed-step classical Runge–Kutta 4 (step: `max_step`, else the output interval).
+    Rk4,
 }
 
 impl Solver {
@@ -23,6 +27,8 @@ impl Solver {
             "auto" => Some(Solver::Auto),
             "dopri5" | "dopri" | "rk45" => Some(Solver::Dopri5),
             "bdf" | "dassl" | "cvode" => Some(Solver::Bdf),
+            "euler" => Some(Solver::Euler),
+            "rk4" => Some(Solver::Rk4),
             _ => None,
         }
     }
@@ -32,6 +38,8 @@ impl Solver {
             Solver::Auto => "auto",
             Solver::Dopri5 => "dopri5",
             Solver::Bdf => "bdf",
+            Solver::Euler => "euler",
+            Solver::Rk4 => "rk4",
         }
     }
 }
@@ -80,7 +88,8 @@ pub struct SimOptions {
     /// Store only variables whose full name matches this regular expression (whole-name
     /// match). `time` is always stored.
     pub vars: Option<String>,
-    /// Largest step the integrator may take (default: a fiftieth of the simulated span).
+    /// Largest step the integrator may take (default: a fiftieth of the simulated span); the
+    /// step of the fixed-step methods (default: the output interval).
     pub max_step: Option<f64>,
     pub chattering: ChatteringGuard,
     pub progress: Option<ProgressFn>,
@@ -160,7 +169,15 @@ pub fn resolve(opts: &SimOptions, program: &CausalProgram) -> Result<Resolved, S
             "the tolerance must be between 0 and 1 (exclusive), not {tolerance}"
         ));
     }
-    let max_step = opts.max_step.unwrap_or(span / 50.0);
+    if let Some(h) = opts.max_step {
+        if !(h > 0.0 && h.is_finite()) {
+            return Err(format!("the maximum step must be positive, not {h}"));
+        }
+    }
+    let fixed = matches!(opts.solver, Solver::Euler | Solver::Rk4);
+    let max_step = opts
+        .max_step
+        .unwrap_or(if fixed { interval } else { span / 50.0 });
     let max_step = if max_step > 0.0 && max_step.is_finite() {
         max_step
     } else {

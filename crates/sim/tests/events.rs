@@ -56,13 +56,15 @@ fn jumps(result: &moss_results::SimResult, name: &str) -> Vec<f64> {
 fn bouncing_ball_impacts_match_closed_form_with_both_solvers() {
     let expected = impact_times(3.0);
     assert_eq!(expected.len(), 6);
-    for solver in [Solver::Dopri5, Solver::Bdf] {
+    for solver in [Solver::Dopri5, Solver::Bdf, Solver::Rk4] {
         let mut model = bouncing_ball();
         let program = model.program();
         let opts = SimOptions {
             stop_time: Some(3.0),
             tolerance: Some(1e-8),
             solver,
+            // Only used by the fixed-step RK4 (exact on this piecewise quadratic motion).
+            max_step: (solver == Solver::Rk4).then_some(1e-2),
             ..Default::default()
         };
         let sim = simulate_with_stats(&mut model, &program, &opts).expect("simulates");

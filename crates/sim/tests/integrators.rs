@@ -236,3 +236,24 @@ fn bdf_uses_sparse_lu_for_large_banded_system() {
     let s = b.stats();
     assert!(s.rhs_evaluations < 50 * s.steps + 4 * n as u64, "{s:?}");
 }
+
+/// Global error at t = 1 of a fixed-step method on y' = -y with `steps` steps.
+fn fixed_step_error(method: moss_sim::fixed::FixedMethod, steps: usize) -> f64 {
+    let mut integ = moss_sim::fixed::FixedStep::new(1, method, 1.0 / steps as f64);
+    let mut sys = decay();
+    run_to(&mut integ, &mut sys, 0.0, &[1.0], 1.0);
+    assert_eq!(integ.stats().steps as usize, steps);
+    (integ.x()[0] - (-1.0f64).exp()).abs()
+}
+
+#[test]
+fn fixed_step_methods_have_their_order() {
+    use moss_sim::fixed::FixedMethod;
+    for (method, expected) in [(FixedMethod::Euler, 1.0), (FixedMethod::Rk4, 4.0)] {
+        let order = (fixed_step_error(method, 20) / fixed_step_error(method, 40)).log2();
+        assert!(
+            (order - expected).abs() < 0.15,
+            "{method:?}: observed order {order}"
+        );
+    }
+}

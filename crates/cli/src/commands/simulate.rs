@@ -46,9 +46,13 @@ pub struct Args {
     #[arg(long)]
     pub tolerance: Option<f64>,
     /// Integrator: `bdf` (stiff, variable order 1-5), `dopri5` (explicit Runge-Kutta 5(4)),
-    /// or `auto` (currently BDF).
+    /// `auto` (currently BDF), or the fixed-step `euler` / `rk4` (for debugging).
     #[arg(long, default_value = "auto", value_parser = parse_solver)]
     pub solver: Solver,
+    /// Largest integration step in seconds; the step of `euler`/`rk4` [default: span/50,
+    /// or the output interval for the fixed-step methods].
+    #[arg(long)]
+    pub max_step: Option<f64>,
     /// Override a parameter: `-p NAME=VALUE` (repeatable; `true`/`false` for Booleans).
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     pub params: Vec<(String, f64)>,
@@ -68,7 +72,8 @@ pub struct Args {
 }
 
 fn parse_solver(s: &str) -> Result<Solver, String> {
-    Solver::parse(s).ok_or_else(|| format!("unknown solver `{s}`; use bdf, dopri5 or auto"))
+    Solver::parse(s)
+        .ok_or_else(|| format!("unknown solver `{s}`; use auto, bdf, dopri5, euler or rk4"))
 }
 
 fn parse_param(s: &str) -> Result<(String, f64), String> {
@@ -141,6 +146,7 @@ pub fn run(args: Args) -> u8 {
         solver: args.solver,
         parameters: args.params.clone(),
         vars: args.vars.clone(),
+        max_step: args.max_step,
         progress: progress.callback(
             args.start_time
                 .or(program.experiment.start_time)
@@ -362,6 +368,7 @@ mod tests {
     fn solvers_parse() {
         assert_eq!(parse_solver("BDF"), Ok(Solver::Bdf));
         assert_eq!(parse_solver("dopri5"), Ok(Solver::Dopri5));
-        assert!(parse_solver("euler").is_err());
+        assert_eq!(parse_solver("rk4"), Ok(Solver::Rk4));
+        assert!(parse_solver("ode45").is_err());
     }
 }
