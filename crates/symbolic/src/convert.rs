@@ -5,9 +5,11 @@
 //!
 //! Event policy: a relation generates events unless it is inside `noEvent`/`smooth` or its
 //! operands contain neither `time` nor a continuous variable (discrete values only change at
-//! events, so such a relation can be evaluated live). `abs`, `sign`, `min`, `max` and the
-//! step functions `div`, `mod`, `rem`, `ceil`, `floor`, `integer` are kept as calls
-//! evaluated live, i.e. they do not generate events (documented limitation).
+//! events, so such a relation can be evaluated live). The step functions `div`, `mod`, `rem`,
+//! `ceil`, `floor`, `integer` of continuous arguments are rewritten with discrete `$floorN`
+//! helpers updated by generated when-equations (see `Conv::floor_helper`), so they change
+//! only at events. `abs`, `sign`, `min`, `max` stay calls evaluated live (they are continuous
+//! or have isolated jumps; no events are generated for them — documented limitation).
 
 use crate::ir::{ExprId, Node, Rel, VarIx};
 use crate::model::{Effect, EqBody, Model, SEq, SVar, VKind, WhenBranch, WhenItem};
@@ -23,6 +25,10 @@ struct Conv<'a> {
     m: Model,
     flat: &'a FlatModel,
     errors: Vec<Diagnostic>,
+    /// `floor(q)` helpers by argument: the discrete variable holding the value.
+    floor_helpers: HashMap<ExprId, VarIx>,
+    /// when-equations updating the helpers (appended to the model's equations).
+    helper_eqs: Vec<SEq>,
 }
 
 /// Build the working model from the flat model.
@@ -34,6 +40,8 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
         },
         flat,
         errors: Vec::new(),
+        floor_helpers: HashMap::new(),
+        helper_eqs: Vec::new(),
     };
     c.collect_derivative_annotations();
     c.declare_variables();
@@ -56,6 +64,8 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
         let eq = c.algorithm(&alg.statements, alg.origin.clone());
         c.m.init_eqs.push(eq);
     }
+    let helpers = std::mem::take(&mut c.helper_eqs);
+    c.m.eqs.extend(helpers);
     group_call_outputs(&mut c.m.eqs, &c.m.arena);
     make_when_assigned_discrete(&mut c.m);
     if c.errors.is_empty() {
@@ -411,9 +421,102 @@ impl<'a> Conv<'a> {
             }
             _ => {
                 let a: Vec<ExprId> = args.iter().map(|x| self.expr(x, o, no_event)).collect();
+                if !no_event && crate::ir::STEP_FUNCTIONS.contains(&func) {
+                    if let Some(e) = self.step_function_with_events(func, &a, o) {
+                        return e;
+                    }
+                }
                 self.m.arena.call(func, a)
             }
         }
+    }
+
+    /// Step functions of continuous arguments change only at events: they are rewritten in
+    /// terms of `floor` helpers (`ceil(e) = -floor(-e)`, `div(x, y) = trunc(x/y)`,
+    /// `mod(x, y) = x - floor(x/y)*y`, `rem(x, y) = x - div(x, y)*y`), see
+    /// [`Conv::floor_helper`]. Returns `None` when the arguments are not continuous.
+    fn step_function_with_events(
+        &mut self,
+        func: &str,
+        a: &[ExprId],
+        o: &Origin,
+    ) -> Option<ExprId> {
+        if !a.iter().any(|&x| self.is_continuous(x)) {
+            return None;
+        }
+        fn ar<'c>(c: &'c mut Conv<'_>) -> &'c mut crate::ir::Arena {
+            &mut c.m.arena
+        }
+        match (func, a.len()) {
+            ("floor", 1) | ("integer", 1) | ("Integer", 1) => Some(self.floor_helper(a[0], o)),
+            ("ceil", 1) => {
+                let q = ar(self).neg(a[0]);
+                let h = self.floor_helper(q, o);
+                Some(ar(self).neg(h))
+            }
+            ("div", 2) => Some(self.trunc_div(a[0], a[1], o)),
+            ("mod", 2) => {
+                let q = ar(self).div(a[0], a[1]);
+                let h = self.floor_helper(q, o);
+                let hy = ar(self).mul(h, a[1]);
+                Some(ar(self).sub(a[0], hy))
+            }
+            ("rem", 2) => {
+                let d = self.trunc_div(a[0], a[1], o);
+                let dy = ar(self).mul(d, a[1]);
+                Some(ar(self).sub(a[0], dy))
+            }
+            _ => None,
+        }
+    }
+
+    /// `trunc(x/y)` = `if x/y >= 0 then floor(x/y) else -floor(-x/y)`.
+    fn trunc_div(&mut self, x: ExprId, y: ExprId, o: &Origin) -> ExprId {
+        let q = self.m.arena.div(x, y);
+        let zero = self.m.arena.zero();
+        let c = self.m.arena.rel(Rel::Ge, q, zero, true);
+        let hp = self.floor_helper(q, o);
+        let nq = self.m.arena.neg(q);
+        let hn = self.floor_helper(nq, o);
+        let nhn = self.m.arena.neg(hn);
+        self.m.arena.if_(c, hp, nhn)
+    }
+
+    /// A discrete Integer `$floorN` holding `floor(q)`, updated only at events by
+    /// `when {initial(), q < pre(h), q >= pre(h) + 1} then h = floor(q); end when`.
+    fn floor_helper(&mut self, q: ExprId, o: &Origin) -> ExprId {
+        if let Some(&h) = self.floor_helpers.get(&q) {
+            return self.m.arena.var(h);
+        }
+        let k = self.floor_helpers.len() + 1;
+        let mut sv = SVar::new(format!("$floor{k}"), VKind::Discrete, ValueType::Integer);
+        sv.hidden = true;
+        sv.protected_from_alias = true;
+        sv.origin = o.clone();
+        sv.description = format!("floor({}) updated at events", self.m.text(q));
+        let h = self.m.add_var(sv);
+        self.floor_helpers.insert(q, h);
+        let a = &mut self.m.arena;
+        let pre_h = a.intern(Node::Pre(h));
+        let one = a.one();
+        let upper = a.add(pre_h, one);
+        let below = a.rel(Rel::Lt, q, pre_h, true);
+        let above = a.rel(Rel::Ge, q, upper, true);
+        let init = a.intern(Node::Initial);
+        let value = a.call("floor", vec![q]);
+        self.helper_eqs.push(SEq::new(
+            EqBody::When(vec![WhenBranch {
+                conds: vec![init, below, above],
+                slots: Vec::new(),
+                initial: true,
+                items: vec![WhenItem::Assign {
+                    var: h,
+                    expr: value,
+                }],
+            }]),
+            o.clone(),
+        ));
+        self.m.arena.var(h)
     }
 
     fn pre_of(&mut self, a: ExprId, o: &Origin) -> ExprId {

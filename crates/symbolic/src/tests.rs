@@ -497,3 +497,20 @@ fn alias_between_differentiated_variables_keeps_derivative_slots() {
     assert_eq!(p.derivatives.len(), 1);
     assert_eq!(p.vars[p.derivatives[0] as usize].kind, VarKind::Derivative);
 }
+
+#[test]
+fn step_functions_of_continuous_arguments_change_only_at_events() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y z", "").start("x", 0.0).fixed("x");
+    b.eq("der(x) = 1").eq("y = floor(x)").eq("z = mod(x, 2)");
+    let p = ok(&b);
+    let text = dump::program_text(&p);
+    // two helpers (floor(x), floor(x/2)), each guarded by two zero crossings
+    assert_eq!(p.zero_crossings.len(), 4, "{text}");
+    assert!(text.contains("y := $floor1"), "{text}");
+    let h = p.var_by_name("$floor1").unwrap();
+    assert_eq!(p.vars[h as usize].kind, VarKind::Discrete);
+    // initialization computes the helpers directly
+    let init = &text[..text.find("simulation blocks").unwrap_or(text.len())];
+    assert!(init.contains("$floor1 := floor(x)"), "{init}");
+}
