@@ -293,12 +293,24 @@ impl Tok {
 
 /// Lex `text` completely. The last token is always [`Tok::Eof`].
 pub(crate) fn lex(file: FileId, text: &str) -> (Vec<Token>, Vec<Diagnostic>) {
+    lex_into(file, text, Vec::new())
+}
+
+/// Lex into a reused buffer (cleared first): parsing many files on one thread then needs no
+/// fresh large allocation per file.
+pub(crate) fn lex_into(
+    file: FileId,
+    text: &str,
+    mut tokens: Vec<Token>,
+) -> (Vec<Token>, Vec<Diagnostic>) {
+    tokens.clear();
+    tokens.reserve(text.len() / 8 + 16);
     let mut lx = Lexer {
         file,
         bytes: text.as_bytes(),
         text,
         pos: 0,
-        tokens: Vec::with_capacity(text.len() / 5 + 16),
+        tokens,
         diags: Vec::new(),
     };
     lx.run();

@@ -11,11 +11,17 @@
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
-use crate::lexer::{decode_escapes, lex, Tok, Token};
+use crate::lexer::{decode_escapes, lex_into, Tok, Token};
 use crate::source::{FileId, Span};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
+
+thread_local! {
+    /// The token vector of the previous parse on this thread, reused by the next one.
+    static TOKEN_BUFFER: RefCell<Vec<Token>> = const { RefCell::new(Vec::new()) };
+}
 
 /// Marker for "an error was reported; unwind to the nearest recovery point".
 #[derive(Debug)]
@@ -96,7 +102,8 @@ impl Hasher for FxHasher {
 
 impl<'a> Parser<'a> {
     fn new(file: FileId, text: &'a str) -> Parser<'a> {
-        let (tokens, diags) = lex(file, text);
+        let buffer = TOKEN_BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut()));
+        let (tokens, diags) = lex_into(file, text, buffer);
         let errors = diags.len();
         Parser {
             file,
@@ -116,6 +123,8 @@ impl<'a> Parser<'a> {
     fn finish(mut self) -> Vec<Diagnostic> {
         // Lexer diagnostics come first; keep the output in source order.
         self.diags.sort_by_key(|d| d.span.start);
+        let tokens = std::mem::take(&mut self.tokens);
+        TOKEN_BUFFER.with(|b| *b.borrow_mut() = tokens);
         self.diags
     }
 
@@ -246,9 +255,23 @@ impl<'a> Parser<'a> {
             return Ok(());
         }
         let found = self.found();
-        let d = Diagnostic::error(self.cur_span(), format!("expected `;`, found {found}"))
-            .with_label("expected `;` before this")
+        let cur = self.tok(self.pos);
+        let prev = self.tok(self.pos.saturating_sub(1));
+        let gap = self
+            .text
+            .get(prev.end as usize..cur.start as usize)
+            .unwrap_or("");
+        let mut d = Diagnostic::error(self.cur_span(), format!("expected `;`, found {found}"))
             .with_help(format!("terminate the {after} with `;`"));
+        if self.pos > 0 && gap.contains('\n') {
+            // The `;` is missing at the end of a line: point there, not at the next line.
+            d.span = Span::new(self.file, prev.end, prev.end);
+            d = d
+                .with_label("expected `;` here")
+                .with_secondary(self.cur_span(), format!("found {found}"));
+        } else {
+            d = d.with_label("expected `;` before this");
+        }
         self.report(d);
         Err(Fail)
     }

@@ -434,10 +434,24 @@ fn missing_semicolon_message() {
     let got = errors_of("model M\n  Real x\nequation\n  x = 1;\nend M;\n");
     let expected = "\
 error: expected `;`, found `equation`
+  --> err.mo:2:9
+  |
+2 |   Real x
+  |         ^ expected `;` here
   --> err.mo:3:1
   |
 3 | equation
-  | ^^^^^^^^ expected `;` before this
+  | ^^^^^^^^ found `equation`
+   = help: terminate the element with `;`
+";
+    assert_eq!(got, expected);
+    let got = errors_of("model M\n  Real x = 1 2;\nend M;\n");
+    let expected = "\
+error: expected `;`, found `2`
+  --> err.mo:2:14
+  |
+2 |   Real x = 1 2;
+  |              ^ expected `;` before this
    = help: terminate the element with `;`
 ";
     assert_eq!(got, expected);
@@ -529,9 +543,9 @@ fn several_errors_are_reported_with_recovery() {
         locations,
         vec![
             // (the `\` line continuations strip the indentation)
-            "err.mo:3:1",   // missing `;` after `Real a`
+            "err.mo:2:7",   // missing `;` after `Real a`
             "err.mo:4:10",  // missing binding expression
-            "err.mo:8:1",   // missing `;` after `a = 1`
+            "err.mo:7:6",   // missing `;` after `a = 1`
             "err.mo:9:3",   // `:=` in an equation
             "err.mo:13:15", // missing operand
         ]
