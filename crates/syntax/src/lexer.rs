@@ -292,6 +292,7 @@ impl Tok {
 }
 
 /// Lex `text` completely. The last token is always [`Tok::Eof`].
+#[cfg(test)]
 pub(crate) fn lex(file: FileId, text: &str) -> (Vec<Token>, Vec<Diagnostic>) {
     lex_into(file, text, Vec::new())
 }
