@@ -29,6 +29,8 @@ struct Conv<'a> {
     floor_helpers: HashMap<ExprId, VarIx>,
     /// when-equations updating the helpers (appended to the model's equations).
     helper_eqs: Vec<SEq>,
+    /// Input bindings of functions being inlined (innermost last).
+    env: Vec<HashMap<String, ExprId>>,
 }
 
 /// Build the working model from the flat model.
@@ -42,6 +44,7 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
         errors: Vec::new(),
         floor_helpers: HashMap::new(),
         helper_eqs: Vec::new(),
+        env: Vec::new(),
     };
     c.collect_derivative_annotations();
     c.declare_variables();
@@ -269,6 +272,9 @@ impl<'a> Conv<'a> {
             E::String(s) => self.m.arena.intern(Node::Str(s.as_str().into())),
             E::Enum { index, .. } => self.m.arena.num(*index as f64),
             E::Var { name, .. } => {
+                if let Some(&e) = self.env.last().and_then(|env| env.get(name)) {
+                    return e;
+                }
                 let Some(v) = self.lookup(name, o) else {
                     return self.m.arena.zero();
                 };
@@ -421,6 +427,9 @@ impl<'a> Conv<'a> {
             }
             _ => {
                 let a: Vec<ExprId> = args.iter().map(|x| self.expr(x, o, no_event)).collect();
+                if let Some(e) = self.inline_call(func, &a, o, no_event) {
+                    return e;
+                }
                 if !no_event && crate::ir::STEP_FUNCTIONS.contains(&func) {
                     if let Some(e) = self.step_function_with_events(func, &a, o) {
                         return e;
@@ -429,6 +438,40 @@ impl<'a> Conv<'a> {
                 self.m.arena.call(func, a)
             }
         }
+    }
+
+    /// Inline a call of a function whose body is the single statement `output := expr` over
+    /// scalar inputs (e.g. `Modelica.Math.sin`): the expression is converted with the
+    /// inputs bound to the arguments, so differentiation and solving see through it. As in
+    /// a function body, relations of the inlined expression do not generate events.
+    fn inline_call(
+        &mut self,
+        func: &str,
+        a: &[ExprId],
+        o: &Origin,
+        no_event: bool,
+    ) -> Option<ExprId> {
+        const MAX_INLINE_DEPTH: usize = 16;
+        if self.env.len() >= MAX_INLINE_DEPTH {
+            return None;
+        }
+        let f = self.flat.functions.get(func)?;
+        let body = single_output_expression(f)?;
+        if f.inputs.len() != a.len() {
+            return None;
+        }
+        let env: HashMap<String, ExprId> = f
+            .inputs
+            .iter()
+            .zip(a)
+            .map(|(i, &e)| (i.name.clone(), e))
+            .collect();
+        self.env.push(env);
+        // relations inside functions never generate events
+        let _ = no_event;
+        let e = self.expr(body, o, true);
+        self.env.pop();
+        Some(e)
     }
 
     /// Step functions of continuous arguments change only at events: they are rewritten in
@@ -932,6 +975,58 @@ impl<'a> Conv<'a> {
             },
             origin,
         )
+    }
+}
+
+/// The expression of a function `output := expr` (one scalar output, scalar inputs, no
+/// locals) whose expression reads only the inputs.
+fn single_output_expression(f: &flat::Function) -> Option<&flat::Expr> {
+    let flat::FunctionBody::Algorithm(stmts) = &f.body else {
+        return None;
+    };
+    if f.outputs.len() != 1
+        || !f.locals.is_empty()
+        || !f.outputs[0].dims.is_empty()
+        || f.inputs.iter().any(|i| !i.dims.is_empty())
+        || f.is_impure
+    {
+        return None;
+    }
+    let [Statement::Assign { target, value, .. }] = stmts.as_slice() else {
+        return None;
+    };
+    match target {
+        flat::Expr::Var { name, subscripts }
+            if subscripts.is_empty() && *name == f.outputs[0].name => {}
+        _ => return None,
+    }
+    let mut names = Vec::new();
+    expr_names(value, &mut names);
+    if !names.iter().all(|n| f.inputs.iter().any(|i| &i.name == n)) {
+        return None;
+    }
+    if contains_subscripts(value) {
+        return None;
+    }
+    Some(value)
+}
+
+fn contains_subscripts(e: &flat::Expr) -> bool {
+    use flat::Expr as E;
+    match e {
+        E::Var { subscripts, .. } => !subscripts.is_empty(),
+        E::Unary { arg, .. } => contains_subscripts(arg),
+        E::Binary { lhs, rhs, .. } => contains_subscripts(lhs) || contains_subscripts(rhs),
+        E::Call { args, .. } => args.iter().any(contains_subscripts),
+        E::If { branches, else_ } => {
+            branches
+                .iter()
+                .any(|(c, v)| contains_subscripts(c) || contains_subscripts(v))
+                || contains_subscripts(else_)
+        }
+        E::Array(items) => items.iter().any(contains_subscripts),
+        E::Range { .. } | E::Tuple(_) | E::CallOutput { .. } => true,
+        _ => false,
     }
 }
 

@@ -514,3 +514,109 @@ fn step_functions_of_continuous_arguments_change_only_at_events() {
     let init = &text[..text.find("simulation blocks").unwrap_or(text.len())];
     assert!(init.contains("$floor1 := floor(x)"), "{init}");
 }
+
+/// A bearing friction between an inertia and a torque source, written like the flattened
+/// MSL `PartialFriction` equations (mode logic with `pre`, start conditions on relations).
+#[test]
+fn msl_like_bearing_friction_gives_a_linear_block_with_frozen_relations() {
+    let mut b = ModelBuilder::new();
+    b.vars("phi w a sa tau w_relfric a_relfric", "")
+        .start("phi", 0.0)
+        .fixed("phi")
+        .start("w", 0.0)
+        .fixed("w");
+    b.params("J", 1.0)
+        .params("tau0", 0.5)
+        .params("tau0max", 0.6)
+        .params("wsmall", 1e-3);
+    b.discrete("mode", ScalarType::Integer);
+    b.discrete(
+        "locked startForward startBackward free",
+        ScalarType::Boolean,
+    );
+    b.eq("w = der(phi)").eq("a = der(w)");
+    b.eq("w_relfric = w").eq("a_relfric = a");
+    b.eq("J*a = sin(time) - tau");
+    b.eq("tau = if locked then sa else if startForward then tau0max else if startBackward then -tau0max else if pre(mode) == 1 then tau0 else -tau0");
+    b.eq("a_relfric = if locked then 0 else if free then sa else if startForward then sa - tau0max else if startBackward then sa + tau0max else if pre(mode) == 1 then sa - tau0max else sa + tau0max");
+    b.eq("startForward = pre(mode) == 0 and (sa > tau0max or pre(startForward) and sa > tau0) or pre(mode) == -1 and w_relfric > wsmall or initial() and w_relfric > 0");
+    b.eq("startBackward = pre(mode) == 0 and (sa < -tau0max or pre(startBackward) and sa < -tau0) or pre(mode) == 1 and w_relfric < -wsmall or initial() and w_relfric < 0");
+    b.eq("locked = not free and not (pre(mode) == 1 or startForward or pre(mode) == -1 or startBackward)");
+    b.eq("mode = if free then 2 else if (pre(mode) == 1 or pre(mode) == 2 or startForward) and w_relfric > 0 then 1 else if (pre(mode) == -1 or pre(mode) == 2 or startBackward) and w_relfric < 0 then -1 else 0");
+    b.eq("free = false");
+    let p = ok(&b);
+    let text = dump::program_text(&p);
+    assert_eq!(state_names(&p), vec!["phi", "w"], "{text}");
+    assert_eq!(p.report.loops_before_tearing, vec![3], "{text}");
+    assert!(
+        p.blocks.iter().any(|b| matches!(b, Block::Linear { .. })),
+        "{text}"
+    );
+    // the discrete logic comes before the loop that reads it
+    let start_fwd = text.find("startForward :=").expect(&text);
+    let sim = text.find("simulation blocks").unwrap_or(0);
+    let linear = text[sim..]
+        .find("linear system")
+        .map(|i| i + sim)
+        .expect(&text);
+    assert!(
+        text[sim..].find("startForward :=").is_some() && start_fwd < linear,
+        "{text}"
+    );
+    // relations on sa and w become zero crossings; relations on pre(mode) do not
+    assert!(
+        p.zero_crossings
+            .iter()
+            .all(|z| !z.description.contains("mode")),
+        "{text}"
+    );
+    assert!(
+        p.zero_crossings
+            .iter()
+            .any(|z| z.description.contains("sa > tau0max")),
+        "{text}"
+    );
+    if std::env::var("MOSS_PRINT").is_ok() {
+        println!("{text}");
+    }
+}
+
+#[test]
+fn single_expression_functions_are_inlined_and_differentiable() {
+    use moss_frontend::flat::{Function, FunctionBody, FunctionVar, Statement};
+    let mut b = ModelBuilder::new();
+    let fv = |n: &str| FunctionVar {
+        name: n.into(),
+        ty: ScalarType::Real,
+        dims: vec![],
+        default: None,
+    };
+    b.flat.functions.insert(
+        "pkg.sq".into(),
+        Function {
+            name: "pkg.sq".into(),
+            inputs: vec![fv("u")],
+            outputs: vec![fv("y")],
+            locals: vec![],
+            body: FunctionBody::Algorithm(vec![Statement::Assign {
+                target: crate::testutil::parse("y"),
+                value: crate::testutil::parse("u*u"),
+                origin: Default::default(),
+            }]),
+            derivatives: vec![],
+            inline: true,
+            smooth_order: None,
+            is_impure: false,
+            origin: Default::default(),
+        },
+    );
+    b.vars("x y", "");
+    // der of an inlined call needs its symbolic derivative
+    b.eq("y = pkg.sq(time)").eq("x = der(y)");
+    let p = ok(&b);
+    let text = dump::program_text(&p);
+    assert!(!text.contains("pkg.sq"), "{text}");
+    // index reduction differentiated `y = time*time` through the inlined body
+    assert!(text.contains("der(y) := (time + time)"), "{text}");
+    assert_eq!(p.report.index_before_reduction, 2);
+}
