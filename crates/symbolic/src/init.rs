@@ -11,13 +11,15 @@
 //! states are matched last, so that
 //! - an under-determined system fixes free states (then other variables) at their start
 //!   values, with a warning naming them;
-//! - an over-determined system drops redundant start-value or initial equations (assumed
-//!   consistent), with a warning naming them.
+//! - an over-determined system drops redundant start-value or initial equations, with a
+//!   warning naming them; each dropped equation becomes a warning-level `Assert` at the end of
+//!   the initialization blocks, so an inconsistent one is reported at run time.
 
 use crate::ir::{ExprId, VarIx};
 use crate::matching::{self, NONE};
-use crate::model::{EqBody, Model, SEq, VKind, WhenItem};
+use crate::model::{Effect, EqBody, Model, SEq, VKind, WhenItem};
 use crate::solve::{self, LoopStats, WBlock};
+use moss_frontend::flat::AssertLevel;
 use moss_syntax::Diagnostic;
 
 fn start_expr(m: &mut Model, v: VarIx) -> ExprId {
@@ -35,8 +37,9 @@ fn start_eq(m: &mut Model, v: VarIx) -> SEq {
     eq
 }
 
-/// Equations of the initialization problem (before balancing).
-fn collect_equations(m: &mut Model) -> Vec<SEq> {
+/// Equations of the initialization problem (before balancing), and the index of the first
+/// one that comes from an initial equation or a start value (those may be dropped).
+fn collect_equations(m: &mut Model) -> (Vec<SEq>, usize) {
     let mut eqs = Vec::new();
     let sim = m.eqs.clone();
     for eq in sim {
@@ -82,6 +85,7 @@ fn collect_equations(m: &mut Model) -> Vec<SEq> {
             _ => eqs.push(eq),
         }
     }
+    let first_initial = eqs.len();
     eqs.extend(m.init_eqs.clone());
     for v in 0..m.vars.len() as VarIx {
         let sv = &m.vars[v as usize];
@@ -89,7 +93,7 @@ fn collect_equations(m: &mut Model) -> Vec<SEq> {
             eqs.push(start_eq(m, v));
         }
     }
-    eqs
+    (eqs, first_initial)
 }
 
 /// Build and causalize the initialization system.
@@ -98,10 +102,10 @@ pub fn initialization(
     is_state: &[bool],
     stats: &mut LoopStats,
 ) -> Result<(Vec<WBlock>, Vec<SEq>), Vec<Diagnostic>> {
-    let mut eqs = collect_equations(m);
+    let (mut eqs, first_initial) = collect_equations(m);
     let mut unknown: Vec<bool> = m.vars.iter().map(|v| v.is_unknown()).collect();
     unknown.resize(m.vars.len(), false);
-    balance(m, &mut eqs, &unknown, is_state)?;
+    balance(m, &mut eqs, first_initial, &unknown, is_state)?;
     let blocks = solve::causalize(
         m,
         &eqs,
@@ -116,6 +120,7 @@ pub fn initialization(
 fn balance(
     m: &mut Model,
     eqs: &mut Vec<SEq>,
+    first_initial: usize,
     unknown: &[bool],
     is_state: &[bool],
 ) -> Result<(), Vec<Diagnostic>> {
@@ -148,24 +153,28 @@ fn balance(
     let allowed = |v: VarIx| unknown[v as usize] && !taken[v as usize];
     let mt = matching::maximum_matching(&order, &adj, m.vars.len(), &allowed, None);
     // over-determined: drop unmatched start/initial equations
-    let n_sim = m.eqs.len();
     let mut dropped = Vec::new();
+    let mut checks = Vec::new();
     let mut keep = vec![true; eqs.len()];
     for &e in &order {
         if mt.var_of_eq[e as usize] != NONE {
             continue;
         }
         let eq = &eqs[e as usize];
-        let droppable = eq.from_start || e as usize >= n_sim;
+        let droppable = eq.from_start || e as usize >= first_initial;
         if !droppable {
             continue;
         }
-        dropped.push(m.eq_text(eq));
+        let text = m.eq_text(eq);
+        if let EqBody::Eq { lhs, rhs } = eq.body {
+            checks.push(consistency_check(m, lhs, rhs, &text, eq.origin.clone()));
+        }
+        dropped.push(text);
         keep[e as usize] = false;
     }
     if !dropped.is_empty() {
         m.warnings.push(format!(
-            "the initialization problem is over-determined; dropping (assumed consistent): {}",
+            "the initialization problem is over-determined; dropping (checked after initialization): {}",
             dropped.join("; ")
         ));
     }
@@ -194,5 +203,39 @@ fn balance(
         k
     });
     eqs.extend(new_eqs);
+    eqs.extend(checks);
     Ok(())
+}
+
+/// A dropped redundant equation is checked after initialization: a warning-level assert
+/// `abs(lhs - rhs) <= 1e-6*(1 + abs(lhs) + abs(rhs))`.
+fn consistency_check(
+    m: &mut Model,
+    lhs: ExprId,
+    rhs: ExprId,
+    text: &str,
+    origin: moss_frontend::flat::Origin,
+) -> SEq {
+    let a = &mut m.arena;
+    let d = a.sub(lhs, rhs);
+    let ad = a.call("abs", vec![d]);
+    let al = a.call("abs", vec![lhs]);
+    let ar = a.call("abs", vec![rhs]);
+    let one = a.one();
+    let s1 = a.add(one, al);
+    let s2 = a.add(s1, ar);
+    let tol = a.num(1e-6);
+    let bound = a.mul(tol, s2);
+    let cond = a.rel(crate::ir::Rel::Le, ad, bound, false);
+    let msg = a.intern(crate::ir::Node::Str(
+        format!("initial equation `{text}` was dropped as redundant but is not satisfied").into(),
+    ));
+    SEq::new(
+        EqBody::Effect(Effect::Assert {
+            cond,
+            msg,
+            level: AssertLevel::Warning,
+        }),
+        origin,
+    )
 }

@@ -151,6 +151,13 @@ fn gear_with_both_sides_fixed_drops_a_start_equation() {
     let w = p.report.warnings.join("\n");
     assert!(w.contains("over-determined"), "{w}");
     assert!(w.contains("phi") && w.contains("w"), "{w}");
+    // the dropped equations are checked after initialization
+    let checks = p
+        .init_blocks
+        .iter()
+        .filter(|b| matches!(b, Block::Assert { .. }))
+        .count();
+    assert_eq!(checks, 2, "{}", dump::program_text(&p));
 }
 
 #[test]
