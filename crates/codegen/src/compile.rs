@@ -39,6 +39,9 @@ pub type JacobianCode = (Vec<Instr>, Vec<(u32, u32, u32)>);
 pub struct NonlinearStep {
     pub vars: Vec<u32>,
     pub nominal: Vec<f64>,
+    /// `(min, max)` attributes of the iteration variables (infinite when absent): trial points
+    /// are projected into these bounds.
+    pub bounds: Vec<(f64, f64)>,
     pub inner: Vec<Step>,
     /// Computes every residual into its register.
     pub res_code: Vec<Instr>,
@@ -369,6 +372,18 @@ impl Compiler<'_> {
         Ok(steps)
     }
 
+    /// `(min, max)` of a variable; ignored when inconsistent.
+    fn bounds_of(&self, v: u32) -> (f64, f64) {
+        let var = &self.p.vars[v as usize];
+        let lo = var.min.filter(|x| !x.is_nan()).unwrap_or(f64::NEG_INFINITY);
+        let hi = var.max.filter(|x| !x.is_nan()).unwrap_or(f64::INFINITY);
+        if lo <= hi {
+            (lo, hi)
+        } else {
+            (f64::NEG_INFINITY, f64::INFINITY)
+        }
+    }
+
     fn var_name(&self, v: u32) -> String {
         self.p
             .vars
@@ -488,6 +503,7 @@ impl Compiler<'_> {
                     .iter()
                     .map(|v| self.check_var(*v))
                     .collect::<Result<_, _>>()?;
+                let bounds = vars.iter().map(|&v| self.bounds_of(v)).collect();
                 let nominal = vars
                     .iter()
                     .map(|&v| {
@@ -502,6 +518,7 @@ impl Compiler<'_> {
                 Step::Nonlinear(Box::new(NonlinearStep {
                     vars,
                     nominal,
+                    bounds,
                     inner,
                     res_code,
                     res,

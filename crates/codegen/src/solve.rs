@@ -148,6 +148,8 @@ struct System<'a> {
     /// Residual row scales.
     row_scale: Vec<f64>,
     last_error: Option<String>,
+    /// Best point seen (smallest scaled residual norm), for the failure report.
+    best: Option<(f64, Vec<f64>)>,
 }
 
 impl System<'_> {
@@ -164,7 +166,21 @@ impl System<'_> {
             return None;
         }
         let f: Vec<f64> = self.nl.res.iter().map(|&r| h.mem()[r as usize]).collect();
-        f.iter().all(|v| v.is_finite()).then_some(f)
+        if !f.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let merit = self.merit(&f);
+        if self.best.as_ref().is_none_or(|(m, _)| merit < *m) {
+            self.best = Some((merit, x.to_vec()));
+        }
+        Some(f)
+    }
+
+    /// Project a trial point into the variables' min/max bounds.
+    fn project(&self, x: &mut [f64]) {
+        for (xi, &(lo, hi)) in x.iter_mut().zip(&self.nl.bounds) {
+            *xi = xi.clamp(lo, hi);
+        }
     }
 
     fn merit(&self, f: &[f64]) -> f64 {
@@ -254,6 +270,7 @@ pub(crate) fn solve_nonlinear(
         n,
         row_scale: vec![1.0; n],
         last_error: None,
+        best: None,
     };
     if let Some(x) = newton(h, &mut sys, &x_start)? {
         sys.residuals(h, &x);
@@ -300,7 +317,8 @@ fn newton(
         let mut lambda = 1.0;
         let mut accepted = None;
         while lambda >= 1e-5 {
-            let xn: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a + lambda * d).collect();
+            let mut xn: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a + lambda * d).collect();
+            sys.project(&mut xn);
             if let Some(fnew) = sys.residuals(h, &xn) {
                 if sys.merit(&fnew) <= (1.0 - 1e-4 * lambda) * phi {
                     accepted = Some((xn, fnew));
@@ -376,7 +394,8 @@ fn levenberg_marquardt(
                 continue;
             }
         }
-        let xn: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a + d).collect();
+        let mut xn: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a + d).collect();
+        sys.project(&mut xn);
         match sys.residuals(h, &xn) {
             Some(fnew) if sys.merit(&fnew) < sys.merit(&f) => {
                 let small = sys.step_small(&x, &dx);
@@ -401,19 +420,19 @@ fn levenberg_marquardt(
 
 /// Error naming the worst residuals and the iteration variables.
 fn failure(h: &mut impl SolverHost, sys: &mut System, x_start: &[f64]) -> RuntimeError {
-    let f = sys.residuals(h, x_start);
+    let last_error = sys.last_error.clone();
+    let (at, x_best) = match sys.best.clone() {
+        Some((_, x)) => ("at the best point found", x),
+        None => ("at the start values", x_start.to_vec()),
+    };
+    let f = sys.residuals(h, &x_best);
     let mut details = vec![];
     match &f {
         Some(f) => {
+            let scaled = |i: usize| (f[i] / sys.row_scale[i]).abs();
             let mut order: Vec<usize> = (0..sys.n).collect();
-            order.sort_by(|&a, &b| {
-                let (fa, fb) = (
-                    (f[a] / sys.row_scale[a]).abs(),
-                    (f[b] / sys.row_scale[b]).abs(),
-                );
-                fb.partial_cmp(&fa).unwrap_or(std::cmp::Ordering::Equal)
-            });
-            details.push("largest residuals at the start values:".to_string());
+            order.sort_by(|&a, &b| scaled(b).total_cmp(&scaled(a)));
+            details.push(format!("largest residuals {at}:"));
             for &i in order.iter().take(5) {
                 details.push(format!(
                     "  residual {}: {} = {:e}",
@@ -423,14 +442,14 @@ fn failure(h: &mut impl SolverHost, sys: &mut System, x_start: &[f64]) -> Runtim
                 ));
             }
         }
-        None => details.push("the residuals cannot be evaluated at the start values".into()),
+        None => details.push(format!("the residuals cannot be evaluated {at}")),
     }
-    if let Some(e) = &sys.last_error {
+    if let Some(e) = last_error {
         details.push(format!("last evaluation error: {e}"));
     }
-    details.push("iteration variables (start value):".into());
-    for (&v, x) in sys.nl.vars.iter().zip(x_start) {
-        details.push(format!("  {} = {x}", h.name(v)));
+    details.push("iteration variables: value (start value)".into());
+    for ((&v, x), x0) in sys.nl.vars.iter().zip(&x_best).zip(x_start) {
+        details.push(format!("  {} = {x} ({x0})", h.name(v)));
     }
     details.push("hint: give better start values for the iteration variables".into());
     let names: Vec<String> = sys.nl.vars.iter().map(|&v| h.name(v)).collect();
