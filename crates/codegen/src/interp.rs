@@ -807,6 +807,10 @@ impl ExecutableModel for Interpreter {
     fn warnings(&self) -> Vec<String> {
         self.m.warnings.clone()
     }
+
+    fn take_initial_terminate(&mut self) -> Option<String> {
+        self.pending_terminate.take()
+    }
 }
 
 fn with_context(mut e: RuntimeError, context: &str) -> RuntimeError {

@@ -92,6 +92,12 @@ pub trait ExecutableModel {
 
     fn stats(&self) -> ModelStats;
 
+    /// A `terminate(message)` that fired during `initialize` (the event iteration at the start
+    /// time), taken once; later ones are reported by `event_update`.
+    fn take_initial_terminate(&mut self) -> Option<String> {
+        None
+    }
+
     /// Messages of `assert(..., level = AssertionLevel.warning)` raised so far (each once).
     fn warnings(&self) -> Vec<String> {
         Vec::new()

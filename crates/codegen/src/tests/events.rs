@@ -378,3 +378,30 @@ fn algorithm_when_statement_fires_on_rising_edge() {
     m.event_update(1.7, &mut [1.7]).expect("still above");
     assert_eq!(value(&m, n), 1.0);
 }
+
+#[test]
+fn terminate_during_initialization_is_reported() {
+    let mut b = B::new();
+    let c0 = boolean(&mut b, "c0");
+    b.assign(c0, PExpr::Sample(0));
+    b.p.samples.push(SampleDef {
+        start: c(0.0),
+        interval: c(1.0),
+    });
+    b.p.blocks.push(when(vec![(
+        vec![c0],
+        false,
+        vec![Block::Terminate {
+            message: PExpr::Str("at once".into()),
+        }],
+    )]));
+    let mut m = b.init(0.0);
+    assert_eq!(m.take_initial_terminate().as_deref(), Some("at once"));
+    assert_eq!(m.take_initial_terminate(), None);
+}
+
+#[test]
+fn interpreter_can_move_to_another_thread() {
+    fn is_send<T: Send>() {}
+    is_send::<Interpreter>();
+}
