@@ -21,6 +21,9 @@ pub const MAX_ORDER: usize = 5;
 const NEWTON_MAX_ITER: usize = 4;
 const MIN_FACTOR: f64 = 0.2;
 const MAX_FACTOR: f64 = 10.0;
+/// Keep the factorized iteration matrix while `c = h/γ_k` changes by less than this fraction
+/// (the Newton correction is rescaled instead; CVODE uses the same bound).
+const MAX_GAMMA_CHANGE: f64 = 0.3;
 
 /// `γ_k = Σ_{j=1..k} 1/j`: the leading coefficient of the order-k BDF in difference form.
 fn gamma(k: usize) -> f64 {
@@ -148,6 +151,22 @@ impl Bdf {
         self.order
     }
 
+    /// Predictor `y_pred = Σ_{j<=k} D_j`, its error scale, and `psi = Σ_{1<=j<=k} γ_j D_j / γ_k`.
+    fn predict(&mut self, k: usize, gammas: &[f64; MAX_ORDER + 1]) {
+        self.y_pred.copy_from_slice(&self.d[0]);
+        self.psi.iter_mut().for_each(|v| *v = 0.0);
+        for j in 1..=k {
+            let (dj, g) = (&self.d[j], gammas[j] / gammas[k]);
+            for i in 0..self.n {
+                self.y_pred[i] += dj[i];
+                self.psi[i] += g * dj[i];
+            }
+        }
+        for i in 0..self.n {
+            self.scale[i] = self.tol.scale(i, self.y_pred[i].abs());
+        }
+    }
+
     /// Rescale the differences of order `order` for a step size multiplied by `factor`.
     fn change_step(&mut self, factor: f64) {
         let k = self.order;
@@ -235,6 +254,7 @@ impl Bdf {
         let Some(lu) = &self.lu else {
             return result;
         };
+        let gamma_ratio = c / self.lu_c;
         for k in 0..NEWTON_MAX_ITER {
             result.iterations = k + 1;
             self.stats.newton_iterations += 1;
@@ -250,6 +270,11 @@ impl Bdf {
                 self.dy[i] = c * self.f[i] - self.psi[i] - self.acc[i];
             }
             lu.solve(&mut self.dy);
+            if gamma_ratio != 1.0 {
+                // The matrix was factorized for c_old: scale the correction as CVODE does.
+                let scale = 2.0 / (1.0 + gamma_ratio);
+                self.dy.iter_mut().for_each(|v| *v *= scale);
+            }
             let norm = crate::system::rms(self.dy.iter().zip(&self.scale).map(|(d, s)| d / s));
             if !norm.is_finite() {
                 return result;
@@ -328,7 +353,6 @@ impl Bdf {
             MAX_FACTOR
         };
         self.change_step(factor);
-        self.lu = None;
     }
 }
 
@@ -374,7 +398,6 @@ impl Integrator for Bdf {
         let t = self.t;
         if self.h > self.max_step {
             self.change_step(self.max_step / self.h);
-            self.lu = None;
         }
         self.jac_fresh = false;
         let mut last_model_error: Option<RuntimeError> = None;
@@ -391,13 +414,9 @@ impl Integrator for Bdf {
                 self.change_step((t_limit - t) / self.h);
             }
             let k = self.order;
-            let alpha = gamma(k);
-            for i in 0..self.n {
-                let pred: f64 = (0..=k).map(|j| self.d[j][i]).sum();
-                self.y_pred[i] = pred;
-                self.scale[i] = self.tol.scale(i, pred.abs());
-                self.psi[i] = (1..=k).map(|j| gamma(j) * self.d[j][i]).sum::<f64>() / alpha;
-            }
+            let gammas: [f64; MAX_ORDER + 1] = std::array::from_fn(gamma);
+            let alpha = gammas[k];
+            self.predict(k, &gammas);
             let c = self.h / alpha;
             let mut newton = loop {
                 if !self.jac_valid {
@@ -409,7 +428,8 @@ impl Integrator for Bdf {
                         };
                     }
                 }
-                if (self.lu.is_none() || self.lu_c != c) && !self.factorize(c) {
+                let stale_c = (c / self.lu_c - 1.0).abs() > MAX_GAMMA_CHANGE;
+                if (self.lu.is_none() || stale_c) && !self.factorize(c) {
                     if self.jac_fresh {
                         break NewtonResult {
                             converged: false,
@@ -421,7 +441,15 @@ impl Integrator for Bdf {
                     continue;
                 }
                 let r = self.newton(sys, t_new, c);
-                if r.converged || self.jac_fresh {
+                if r.converged {
+                    break r;
+                }
+                // Cheapest remedy first: a matrix for the current c, then a fresh Jacobian.
+                if self.lu_c != c && r.model_error.is_none() {
+                    self.lu = None;
+                    continue;
+                }
+                if self.jac_fresh {
                     break r;
                 }
                 self.jac_valid = false;

@@ -1,0 +1,52 @@
+//! Stiff relaxation oscillations through the full simulator (events used as a stopwatch).
+
+mod common;
+
+use common::TestModel;
+use moss_sim::{simulate_with_stats, SimOptions, Solver};
+use moss_symbolic::program::RelOp;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+#[test]
+fn bdf_reproduces_the_van_der_pol_period_for_mu_1000() {
+    let mu = 1000.0f64;
+    // Asymptotic period (Dorodnitsyn): mu (3 - 2 ln 2) + 3 a mu^(-1/3) + O(ln(mu) / mu), with
+    // a = 2.338107 the magnitude of the first zero of the Airy function Ai.
+    let period = mu * (3.0 - 2.0 * 2f64.ln()) + 3.0 * 2.338107 * mu.powf(-1.0 / 3.0);
+    let downward_crossings = Rc::new(RefCell::new(Vec::new()));
+    let log = downward_crossings.clone();
+    let mut model = TestModel::new(&["x", "y"], &[2.0, 0.0], move |_t, s, ds| {
+        ds[0] = s[1];
+        ds[1] = mu * (1.0 - s[0] * s[0]) * s[1] - s[0];
+    })
+    .pattern(vec![(0, 1), (1, 0), (1, 1)])
+    .crossing(RelOp::Gt, "x > 0", |_t, s| s[0])
+    .on_event(move |t, _s, before, now| {
+        if before[0] && !now[0] {
+            log.borrow_mut().push(t);
+        }
+        None
+    });
+    let program = model.program();
+    let opts = SimOptions {
+        stop_time: Some(4200.0),
+        tolerance: Some(1e-8),
+        solver: Solver::Bdf,
+        ..Default::default()
+    };
+    let sim = simulate_with_stats(&mut model, &program, &opts).expect("simulates");
+    let t = downward_crossings.borrow();
+    assert_eq!(t.len(), 3, "crossings at {t:?}");
+    for w in t.windows(2) {
+        let measured = w[1] - w[0];
+        assert!(
+            (measured - period).abs() < 0.05,
+            "period {measured}, asymptotic {period}"
+        );
+    }
+    // Two sharp relaxation jumps per period, yet a few thousand steps in all.
+    let s = &sim.stats.integrator;
+    assert!(s.steps < 10_000, "{s:?}");
+    assert!(s.jacobian_evaluations < s.steps / 10, "{s:?}");
+}
