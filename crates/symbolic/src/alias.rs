@@ -84,12 +84,15 @@ fn alias_pattern(m: &Model, lhs: ExprId, rhs: ExprId) -> Option<(VarIx, VarIx, f
     Some((x, y, ky / kx, (cr - cl) / kx))
 }
 
+/// May take part in an alias equation. Protected variables (computed by units, read by
+/// algorithms, reinit targets) may only be representatives, never eliminated.
 fn eligible(m: &Model, v: VarIx) -> bool {
     let sv = &m.vars[v as usize];
-    !sv.eliminated
-        && !sv.protected_from_alias
-        && sv.der_of.is_none()
-        && matches!(sv.kind, VKind::Continuous | VKind::Discrete)
+    !sv.eliminated && sv.der_of.is_none() && matches!(sv.kind, VKind::Continuous | VKind::Discrete)
+}
+
+fn protected(m: &Model, v: VarIx) -> bool {
+    m.vars[v as usize].protected_from_alias
 }
 
 fn score(m: &Model, v: VarIx) -> i32 {
@@ -163,7 +166,10 @@ pub fn eliminate_aliases(m: &mut Model) -> Vec<AliasOf> {
         let Some((x, y, k, d)) = alias_pattern(m, lhs, rhs) else {
             continue;
         };
-        if !eligible(m, x) || !eligible(m, y) || m.vars[x as usize].kind != m.vars[y as usize].kind
+        if !eligible(m, x)
+            || !eligible(m, y)
+            || (protected(m, x) && protected(m, y))
+            || m.vars[x as usize].kind != m.vars[y as usize].kind
         {
             continue;
         }
@@ -185,7 +191,7 @@ pub fn eliminate_aliases(m: &mut Model) -> Vec<AliasOf> {
         }
         let (rx, sx, ox) = uf.find(x);
         let (ry, sy, oy) = uf.find(y);
-        if rx == ry {
+        if rx == ry || (protected(m, rx) && protected(m, ry)) {
             // cycle in the alias graph: the equation is redundant or fixes a value, so it
             // stays an ordinary equation (structural analysis reports it if redundant)
             if let Some(i) = src {
@@ -199,8 +205,9 @@ pub fn eliminate_aliases(m: &mut Model) -> Vec<AliasOf> {
             Some(b) if uf.find(b).0 == b => 1000,
             _ => 0,
         };
-        let sc_x = score(m, rx) + der_bonus(&mut uf, rx);
-        let sc_y = score(m, ry) + der_bonus(&mut uf, ry);
+        let pin = |v: VarIx| if protected(m, v) { 1_000_000 } else { 0 };
+        let sc_x = score(m, rx) + der_bonus(&mut uf, rx) + pin(rx);
+        let sc_y = score(m, ry) + der_bonus(&mut uf, ry) + pin(ry);
         let (keep, drop, s, o) = if sc_x >= sc_y {
             // ry = (sx*rx + ox - k*oy - d) / (k*sy)
             let den = k * sy;

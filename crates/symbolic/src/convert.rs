@@ -31,6 +31,9 @@ struct Conv<'a> {
     helper_eqs: Vec<SEq>,
     /// Input bindings of functions being inlined (innermost last).
     env: Vec<HashMap<String, ExprId>>,
+    /// Calls of multi-output functions used inside expressions: the hidden variables holding
+    /// their outputs (computed by one `Call` unit per distinct call).
+    call_units: HashMap<ExprId, Vec<VarIx>>,
 }
 
 /// Build the working model from the flat model.
@@ -45,6 +48,7 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
         floor_helpers: HashMap::new(),
         helper_eqs: Vec::new(),
         env: Vec::new(),
+        call_units: HashMap::new(),
     };
     c.collect_derivative_annotations();
     c.declare_variables();
@@ -71,6 +75,7 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
     c.m.eqs.extend(helpers);
     group_call_outputs(&mut c.m.eqs, &c.m.arena);
     make_when_assigned_discrete(&mut c.m);
+    protect_unit_outputs(&mut c.m);
     if c.errors.is_empty() {
         Ok(c.m)
     } else {
@@ -136,6 +141,18 @@ fn group_call_outputs(eqs: &mut Vec<SEq>, arena: &crate::ir::Arena) {
         keep
     });
     eqs.extend(units);
+}
+
+/// Variables computed by units (calls with several outputs, algorithms, when-equations) are
+/// named by the unit itself, so alias elimination must keep them.
+fn protect_unit_outputs(m: &mut Model) {
+    let mut outs = Vec::new();
+    for eq in m.eqs.iter().chain(&m.init_eqs) {
+        outs.extend(eq.fixed_outputs().unwrap_or_default());
+    }
+    for v in outs {
+        m.vars[v as usize].protected_from_alias = true;
+    }
 }
 
 /// Variables assigned inside `when` are discrete-time even when declared without `discrete`.
@@ -309,7 +326,10 @@ impl<'a> Conv<'a> {
             }
             E::CallOutput { call, index } => {
                 let c = self.expr(call, o, no_event);
-                self.m.arena.intern(Node::CallOutput(c, *index as u32))
+                match self.call_output_var(c, *index, o) {
+                    Some(v) => self.m.arena.var(v),
+                    None => self.m.arena.intern(Node::CallOutput(c, *index as u32)),
+                }
             }
             E::Range { .. } | E::Tuple(_) => {
                 self.err(
@@ -472,6 +492,47 @@ impl<'a> Conv<'a> {
         let e = self.expr(body, o, true);
         self.env.pop();
         Some(e)
+    }
+
+    /// Output `index` of a call of a known multi-output function, as a hidden variable
+    /// computed by a `(o1, o2, ...) = f(args)` unit shared by all uses of the same call.
+    fn call_output_var(&mut self, c: ExprId, index: usize, o: &Origin) -> Option<VarIx> {
+        if let Some(vs) = self.call_units.get(&c) {
+            return vs.get(index).copied();
+        }
+        let Node::Call(func, args) = self.m.arena.node(c).clone() else {
+            return None;
+        };
+        let f = self.flat.functions.get(&*func)?;
+        if index >= f.outputs.len() || f.outputs.iter().any(|out| !out.dims.is_empty()) {
+            return None;
+        }
+        let k = self.call_units.len() + 1;
+        let mut vars = Vec::new();
+        for out in &f.outputs {
+            let ty = value_type(&out.ty);
+            let kind = if ty == ValueType::Real {
+                VKind::Continuous
+            } else {
+                VKind::Discrete
+            };
+            let mut sv = SVar::new(format!("$call{k}.{}", out.name), kind, ty);
+            sv.hidden = true;
+            sv.protected_from_alias = true;
+            sv.origin = o.clone();
+            sv.description = format!("output {} of {}", out.name, func);
+            vars.push(self.m.add_var(sv));
+        }
+        self.helper_eqs.push(SEq::new(
+            EqBody::Call {
+                outputs: vars.iter().map(|&v| Some(v)).collect(),
+                func: func.to_string(),
+                args: args.to_vec(),
+            },
+            o.clone(),
+        ));
+        self.call_units.insert(c, vars.clone());
+        vars.get(index).copied()
     }
 
     /// Step functions of continuous arguments change only at events: they are rewritten in

@@ -424,10 +424,21 @@ fn print_gear() {
 }
 
 #[test]
-fn reinit_of_a_non_state_is_an_error() {
+fn reinit_target_wins_alias_representative() {
     let mut b = ModelBuilder::new();
     b.vars("x y", "");
     b.eq("der(x) = 1").eq("y = x");
+    b.when("y > 1", &["reinit(y, 0)"]);
+    let p = ok(&b);
+    assert_eq!(state_names(&p), vec!["y"]);
+    assert_eq!(p.aliases[0].name, "x");
+}
+
+#[test]
+fn reinit_of_a_non_state_is_an_error() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y", "");
+    b.eq("der(x) = 1").eq("y = x*x");
     b.when("x > 1", &["reinit(y, 0)"]);
     let e = err(&b);
     assert!(
@@ -626,4 +637,75 @@ fn single_expression_functions_are_inlined_and_differentiable() {
     // index reduction differentiated `y = time*time` through the inlined body
     assert!(text.contains("der(y) := (time + time)"), "{text}");
     assert_eq!(p.report.index_before_reduction, 2);
+}
+
+#[test]
+fn outputs_of_known_functions_inside_expressions_use_one_call_unit() {
+    use moss_frontend::flat::{Equation, Expr, Function, FunctionBody, FunctionVar, Origin};
+    let mut b = ModelBuilder::new();
+    let fv = |n: &str| FunctionVar {
+        name: n.into(),
+        ty: ScalarType::Real,
+        dims: vec![],
+        default: None,
+    };
+    b.flat.functions.insert(
+        "pkg.g".into(),
+        Function {
+            name: "pkg.g".into(),
+            inputs: vec![fv("u")],
+            outputs: vec![fv("y1"), fv("y2")],
+            locals: vec![],
+            body: FunctionBody::Algorithm(vec![]),
+            derivatives: vec![],
+            inline: false,
+            smooth_order: None,
+            is_impure: false,
+            origin: Default::default(),
+        },
+    );
+    b.vars("a c", "");
+    let call = Expr::Call {
+        func: "pkg.g".into(),
+        args: vec![Expr::Time],
+    };
+    let sel = |i: usize| Expr::CallOutput {
+        call: Box::new(call.clone()),
+        index: i,
+    };
+    let two_times = |e: Expr| Expr::Binary {
+        op: moss_frontend::flat::BinaryOp::Mul,
+        lhs: Box::new(Expr::Real(2.0)),
+        rhs: Box::new(e),
+    };
+    b.flat.equations.push(Equation::Equal {
+        lhs: crate::testutil::parse("a"),
+        rhs: two_times(sel(0)),
+        origin: Origin::default(),
+    });
+    b.flat.equations.push(Equation::Equal {
+        lhs: crate::testutil::parse("c"),
+        rhs: two_times(sel(1)),
+        origin: Origin::default(),
+    });
+    let p = ok(&b);
+    let text = dump::program_text(&p);
+    let calls = p
+        .blocks
+        .iter()
+        .filter(|b| matches!(b, Block::CallOutputs { .. }))
+        .count();
+    assert_eq!(calls, 1, "{text}");
+    assert!(
+        text.contains("($call1.y1, $call1.y2) := pkg.g(time)"),
+        "{text}"
+    );
+    // `c = 2*g(time)[2]` is an alias of the hidden output
+    let c = p
+        .aliases
+        .iter()
+        .find(|a| a.name == "c")
+        .expect("c is an alias");
+    assert_eq!(p.vars[c.target as usize].name, "$call1.y2");
+    assert_eq!(c.scale, 2.0);
 }
