@@ -471,6 +471,12 @@ impl Lexer<'_> {
                         .with_label("this string is never closed")
                         .with_help("add the closing `\"`");
                     self.error(d);
+                    // Strings may span lines, but one that never ends most likely lacks its
+                    // quote on this line: end it there so the rest of the file is still lexed.
+                    self.pos = self.bytes[start..]
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map_or(self.bytes.len(), |i| start + i);
                     break;
                 }
                 Some(b'"') => {

@@ -72,6 +72,9 @@ struct Parser<'a> {
     depth: u32,
     /// Binary operators still allowed in the current list item (see [`MAX_BINARY_OPS`]).
     ops_left: u32,
+    /// Kinds (`if`, `for`, `when`, `while`) of the equation/statement blocks being parsed, to
+    /// tell a stray `end for` from the end of an enclosing block.
+    open_blocks: Vec<Tok>,
     /// Identifier interner: one `Arc<str>` per distinct spelling in the file.
     idents: HashMap<&'a str, Arc<str>, BuildHasherDefault<FxHasher>>,
 }
@@ -116,6 +119,7 @@ impl<'a> Parser<'a> {
             fatal: false,
             depth: 0,
             ops_left: MAX_BINARY_OPS,
+            open_blocks: Vec::new(),
             idents: HashMap::default(),
         }
     }
@@ -243,10 +247,23 @@ impl<'a> Parser<'a> {
 
     fn expect(&mut self, k: Tok) -> PResult<Token> {
         if self.at(k) {
-            Ok(self.bump())
-        } else {
-            Err(self.error_expected(k.describe()))
+            return Ok(self.bump());
         }
+        if self.pos > 0 && self.at_line_start() && !self.at(Tok::Eof) {
+            // e.g. a missing `loop` or `then` at the end of a line: point at the line end.
+            let what = k.describe();
+            let found = self.found();
+            let prev = self.tok(self.pos - 1);
+            let d = Diagnostic::error(
+                Span::new(self.file, prev.end, prev.end),
+                format!("expected {what}, found {found}"),
+            )
+            .with_label(format!("expected {what} here"))
+            .with_secondary(self.cur_span(), format!("found {found}"));
+            self.report(d);
+            return Err(Fail);
+        }
+        Err(self.error_expected(k.describe()))
     }
 
     /// Expect a terminating `;` with a hint pointing after the previous token.
@@ -264,16 +281,48 @@ impl<'a> Parser<'a> {
         let mut d = Diagnostic::error(self.cur_span(), format!("expected `;`, found {found}"))
             .with_help(format!("terminate the {after} with `;`"));
         if self.pos > 0 && gap.contains('\n') {
-            // The `;` is missing at the end of a line: point there, not at the next line.
+            // The `;` is missing at the end of a line: point there, not at the next line, and
+            // carry on as if it were present (the next line is most likely fine).
             d.span = Span::new(self.file, prev.end, prev.end);
             d = d
                 .with_label("expected `;` here")
                 .with_secondary(self.cur_span(), format!("found {found}"));
-        } else {
-            d = d.with_label("expected `;` before this");
+            self.report(d);
+            return Ok(());
         }
+        d = d.with_label("expected `;` before this");
         self.report(d);
         Err(Fail)
+    }
+
+    /// At `end if` / `end for` / `end when` / `end while`?
+    fn at_block_end(&self) -> bool {
+        self.at(Tok::End) && matches!(self.peek_at(1), Tok::If | Tok::For | Tok::When | Tok::While)
+    }
+
+    /// At an `end for` (etc.) that closes no open block: report it and skip `end for ;`.
+    /// Returns whether it did so.
+    fn skip_stray_block_end(&mut self) -> bool {
+        if !self.at_block_end() || self.open_blocks.contains(&self.peek_at(1)) {
+            return false;
+        }
+        let kw = self.peek_at(1).describe().trim_matches('`');
+        let start = self.pos;
+        let d = Diagnostic::error(
+            self.span_of(self.tok(start))
+                .to(self.span_of(self.tok(start + 1))),
+            format!("`end {kw}` without a matching `{kw}`"),
+        )
+        .with_label("nothing to close here")
+        .with_help(format!(
+            "check the opening `{kw}` line above (a missing `then` or `loop` makes the parser \
+             skip it), or remove this line"
+        ));
+        self.report(d);
+        self.bump();
+        self.bump();
+        self.eat(Tok::Semi);
+        true
     }
 
     fn enter(&mut self) -> PResult<()> {
@@ -298,13 +347,16 @@ impl<'a> Parser<'a> {
 
     /// Skip to a recovery point: just after a `;` outside brackets, or before a token that
     /// starts a new section or ends the enclosing construct.
+    ///
+    /// Only `[ ]` nesting is tracked: `;` separates matrix rows there, but cannot occur inside
+    /// `( )` or `{ }`, so an unclosed parenthesis must not swallow the rest of the file.
     fn synchronize(&mut self) {
         let mut depth = 0i32;
         loop {
             match self.peek() {
                 Tok::Eof => return,
-                Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
-                Tok::RParen | Tok::RBracket | Tok::RBrace => depth = (depth - 1).max(0),
+                Tok::LBracket => depth += 1,
+                Tok::RBracket => depth = (depth - 1).max(0),
                 Tok::Semi if depth == 0 => {
                     self.bump();
                     return;
@@ -328,6 +380,42 @@ impl<'a> Parser<'a> {
             }
             self.bump();
         }
+    }
+
+    /// Recovery between top-level classes: skip to just after the next `;`, or to a class
+    /// keyword that starts a line (the next class definition).
+    fn synchronize_top_level(&mut self) {
+        let mut first = true;
+        loop {
+            match self.peek() {
+                Tok::Eof => return,
+                Tok::Semi => {
+                    self.bump();
+                    return;
+                }
+                _ if !first
+                    && self.at_line_start()
+                    && (self.at_class_prefix() || self.at(Tok::Final)) =>
+                {
+                    return
+                }
+                _ => {}
+            }
+            first = false;
+            self.bump();
+        }
+    }
+
+    /// Is the current token the first on its line?
+    fn at_line_start(&self) -> bool {
+        if self.pos == 0 {
+            return true;
+        }
+        let prev = self.tok(self.pos - 1);
+        let cur = self.tok(self.pos);
+        self.text
+            .get(prev.end as usize..cur.start as usize)
+            .is_some_and(|g| g.contains('\n'))
     }
 
     // -- names --------------------------------------------------------------------------------
@@ -462,7 +550,7 @@ impl<'a> Parser<'a> {
                         self.synchronize();
                     }
                 }
-                Err(Fail) => self.synchronize(),
+                Err(Fail) => self.synchronize_top_level(),
             }
             if self.pos == start {
                 self.bump();
@@ -816,6 +904,7 @@ impl<'a> Parser<'a> {
                     Ok(a) => self.add_class_annotation(&mut comp, a),
                     Err(Fail) => self.synchronize(),
                 },
+                Tok::End if self.skip_stray_block_end() => {}
                 Tok::End | Tok::Eof => return Ok(comp),
                 _ => {
                     let d = Diagnostic::error(
@@ -1362,6 +1451,9 @@ impl<'a> Parser<'a> {
     fn equation_list(&mut self, stops: &[Tok]) -> Vec<Equation> {
         let mut eqs = Vec::new();
         loop {
+            if self.skip_stray_block_end() {
+                continue;
+            }
             if self.fatal || self.at_section_end() || stops.contains(&self.peek()) {
                 break;
             }
@@ -1401,9 +1493,27 @@ impl<'a> Parser<'a> {
 
     fn equation(&mut self) -> PResult<Equation> {
         self.enter()?;
+        let block = self.open_block();
         let r = self.equation_inner();
+        self.close_block(block);
         self.leave();
         r
+    }
+
+    /// Record that a block (`if`, `for`, `when`, `while`) starts at the current token.
+    fn open_block(&mut self) -> bool {
+        let k = self.peek();
+        let block = matches!(k, Tok::If | Tok::For | Tok::When | Tok::While);
+        if block {
+            self.open_blocks.push(k);
+        }
+        block
+    }
+
+    fn close_block(&mut self, block: bool) {
+        if block {
+            self.open_blocks.pop();
+        }
     }
 
     fn equation_inner(&mut self) -> PResult<Equation> {
@@ -1540,6 +1650,9 @@ impl<'a> Parser<'a> {
     fn statement_list(&mut self, stops: &[Tok]) -> Vec<Statement> {
         let mut stmts = Vec::new();
         loop {
+            if self.skip_stray_block_end() {
+                continue;
+            }
             if self.fatal || self.at_section_end() || stops.contains(&self.peek()) {
                 break;
             }
@@ -1563,7 +1676,9 @@ impl<'a> Parser<'a> {
 
     fn statement(&mut self) -> PResult<Statement> {
         self.enter()?;
+        let block = self.open_block();
         let r = self.statement_inner();
+        self.close_block(block);
         self.leave();
         r
     }

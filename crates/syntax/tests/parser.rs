@@ -622,3 +622,65 @@ fn long_operator_chains_are_bounded() {
     let printed = moss_syntax::print_stored_definition(&def);
     assert!(printed.contains(&chain));
 }
+
+#[test]
+fn recovery_reports_each_real_error_once() {
+    let text = r#"model M
+  parameter Real k = 2
+  Real x(start = 1;
+  Real y "desc;
+equation
+  der(x) = -k*x
+  y = if x > 0 then 1;
+  connect(a b);
+  for i in 1:3
+    z[i] = 1;
+  end for;
+end M;
+
+model N
+  Real v = 1 +;
+algorithm
+  v = 2;
+end N
+"#;
+    let sources = SourceMap::new();
+    let (_, def, diags) = parse_source(&sources, "rec.mo", text);
+    let got: Vec<String> = diags
+        .iter()
+        .map(|d| format!("{} {}", sources.location(d.span), d.message))
+        .collect();
+    let expected = [
+        "rec.mo:2:23 expected `;`, found `Real`",
+        "rec.mo:3:19 expected `,` or `)` in modification, found `;`",
+        "rec.mo:4:10 unterminated string",
+        "rec.mo:4:16 expected `;`, found `equation`",
+        "rec.mo:6:16 expected `;`, found `y`",
+        "rec.mo:7:22 expected `else` or `elseif` in if-expression, found `;`",
+        "rec.mo:8:13 expected `,`, found `b`",
+        "rec.mo:9:15 expected `loop`, found `z`",
+        "rec.mo:11:3 `end for` without a matching `for`",
+        "rec.mo:15:15 expected expression, found `;`",
+        "rec.mo:17:5 expected `:=` or `(`, found `=`",
+        "rec.mo:18:6 expected `;`, found end of file",
+    ];
+    assert_eq!(got, expected);
+    assert_eq!(def.classes.len(), 2);
+    assert_eq!(def.classes[1].class.name.as_str(), "N");
+}
+
+#[test]
+fn stray_class_end_at_top_level_recovers() {
+    let sources = SourceMap::new();
+    let text = "model A\nend A;\nend B;\nmodel C\n  Real x;\nend C;\n";
+    let (_, def, diags) = parse_source(&sources, "s.mo", text);
+    assert_eq!(
+        diags.len(),
+        1,
+        "{}",
+        moss_syntax::diag::render_all(&diags, &sources)
+    );
+    assert_eq!(sources.location(diags[0].span), "s.mo:3:1");
+    let names: Vec<&str> = def.classes.iter().map(|c| c.class.name.as_str()).collect();
+    assert_eq!(names, ["A", "C"]);
+}
