@@ -71,6 +71,7 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
         })
         .collect();
     check_reinit_targets(&m, &is_state)?;
+    warn_state_select(&mut m, &is_state);
     let sim_unknown: Vec<bool> = (0..m.vars.len())
         .map(|v| {
             let sv = &m.vars[v];
@@ -111,6 +112,35 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
         &mut timer,
     );
     Ok(program)
+}
+
+/// `stateSelect` that could not be honoured is reported: `never` on a state that cannot be
+/// avoided, `always` on a variable that cannot be a state.
+fn warn_state_select(m: &mut Model, is_state: &[bool]) {
+    let mut never = Vec::new();
+    let mut always = Vec::new();
+    for (v, sv) in m.vars.iter().enumerate() {
+        if sv.eliminated || sv.kind != VKind::Continuous {
+            continue;
+        }
+        match sv.state_select {
+            StateSelect::Never if is_state[v] => never.push(sv.name.clone()),
+            StateSelect::Always if !is_state[v] => always.push(sv.name.clone()),
+            _ => {}
+        }
+    }
+    if !never.is_empty() {
+        m.warnings.push(format!(
+            "stateSelect=never cannot be honoured, these variables must be states: {}",
+            never.join(", ")
+        ));
+    }
+    if !always.is_empty() {
+        m.warnings.push(format!(
+            "stateSelect=always cannot be honoured, these variables are not states (they are not differentiated, or a constraint makes them dependent): {}",
+            always.join(", ")
+        ));
+    }
 }
 
 /// `reinit` may only change states (after index reduction: not a dummy-derivative variable).

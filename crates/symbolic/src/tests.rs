@@ -709,3 +709,16 @@ fn outputs_of_known_functions_inside_expressions_use_one_call_unit() {
     assert_eq!(p.vars[c.target as usize].name, "$call1.y2");
     assert_eq!(c.scale, 2.0);
 }
+
+#[test]
+fn unhonoured_state_select_is_reported() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y", "").start("x", 0.0).fixed("x");
+    b.state_select("x", StateSelect::Never)
+        .state_select("y", StateSelect::Always);
+    b.eq("der(x) = 1").eq("y = 2*time");
+    let p = ok(&b);
+    let w = p.report.warnings.join("\n");
+    assert!(w.contains("stateSelect=never") && w.contains(": x"), "{w}");
+    assert!(w.contains("stateSelect=always") && w.contains(": y"), "{w}");
+}
