@@ -77,3 +77,55 @@ pub fn run(args: Args) -> u8 {
         super::EXIT_OK
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory under the system temp dir, unique per test.
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("moss-parse-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).expect("create temp dir");
+        dir
+    }
+
+    fn args(inputs: &[&std::path::Path]) -> Args {
+        Args {
+            inputs: inputs.iter().map(|p| p.display().to_string()).collect(),
+            stats: true,
+        }
+    }
+
+    #[test]
+    fn exit_codes() {
+        let dir = temp_dir("codes");
+        std::fs::write(dir.join("a.mo"), "model A Real x; equation x = 1; end A;").unwrap();
+        std::fs::write(
+            dir.join("sub/b.mo"),
+            "package B constant Integer n = 2; end B;",
+        )
+        .unwrap();
+        std::fs::write(dir.join("sub/notes.txt"), "not modelica {").unwrap();
+        // Directories are searched recursively for *.mo only.
+        assert_eq!(run(args(&[&dir])), super::super::EXIT_OK);
+
+        std::fs::write(dir.join("sub/bad.mo"), "model C Real x end C;").unwrap();
+        assert_eq!(run(args(&[&dir])), super::super::EXIT_MODEL_ERROR);
+        // A single good file still passes.
+        assert_eq!(run(args(&[&dir.join("a.mo")])), super::super::EXIT_OK);
+
+        assert_eq!(
+            run(Args {
+                inputs: vec![],
+                stats: false
+            }),
+            super::super::EXIT_USAGE
+        );
+        assert_eq!(
+            run(args(&[&dir.join("missing.mo")])),
+            super::super::EXIT_USAGE
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
