@@ -7,6 +7,15 @@
 //! states, so algebraic variables are consistent with the states. An event produces two rows
 //! with the same time: the left limit (continuous-mode evaluation just before the event) and
 //! the right limit (after the event iteration).
+//!
+//! The integrator is restarted after every event, not only when `reinit` changed states: a
+//! discrete change usually makes the right-hand side discontinuous, and a multistep history
+//! (or DOPRI5's first-same-as-last stage) from before the event would spoil the next steps.
+//!
+//! Right after a restart a zero-crossing function starts near zero, and a relation can flip
+//! and flip back within one step (a ball bouncing ever lower); the first few steps after a
+//! restart are therefore also probed at interior points of the dense output. This only helps
+//! as far as the dense output resolves the motion (BDF's first steps are order 1).
 
 use crate::bdf::Bdf;
 use crate::dopri5::Dopri5;
@@ -315,7 +324,11 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         let stop = self.r.stop;
         while self.integ.t() < stop {
             let t = self.integ.t();
-            let time_event = self.model.next_time_event(t).filter(|&te| te <= stop);
+            // (A time event not after `t` would break the model's contract: ignore it.)
+            let time_event = self
+                .model
+                .next_time_event(t)
+                .filter(|&te| te > t && te <= stop);
             let t_limit = time_event.unwrap_or(stop);
             self.step(t_limit)?;
             if let Some(p) = &self.opts.progress {
