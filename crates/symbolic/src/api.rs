@@ -496,17 +496,3 @@ fn propagate(b: &Block, state_index: &[u32], deps: &mut [Vec<u32>]) {
         }
     }
 }
-
-/// Used by tests: the report of a translation as text lines.
-pub fn summary(p: &CausalProgram) -> String {
-    let r: &TranslationReport = &p.report;
-    format!(
-        "states={} index={} dummies={:?} loops={:?}->{:?} zc={}",
-        p.states.len(),
-        r.index_before_reduction,
-        r.dummy_derivatives,
-        r.loops_before_tearing,
-        r.loops_after_tearing,
-        p.zero_crossings.len()
-    )
-}

@@ -12,8 +12,7 @@ use std::collections::HashMap;
 pub struct Emitter {
     /// Working variable -> runtime slot.
     pub slot: Vec<Option<VarId>>,
-    /// Alias substitution for variables without a slot (eliminated): never needed after
-    /// substitution, kept as a safety net (maps to constant 0 otherwise).
+    /// Zero-crossing index of each event relation node (equal relations share one).
     zc_of: HashMap<ExprId, u32>,
     pub zero_crossings: Vec<ZeroCrossing>,
     /// When false, relations are emitted without zero-crossing indices (parameter blocks).

@@ -444,6 +444,26 @@ impl Arena {
         out.dedup();
     }
 
+    /// Size of `e` written out as a tree (as program expressions are), saturating at `cap`;
+    /// shared subexpressions count once per use.
+    pub fn tree_size(&self, e: ExprId, cap: usize, memo: &mut HashMap<ExprId, usize>) -> usize {
+        if let Some(&s) = memo.get(&e) {
+            return s;
+        }
+        let mut children = Vec::new();
+        push_children(self.node(e), &mut children);
+        let mut total = 1usize;
+        for c in children {
+            total = total.saturating_add(self.tree_size(c, cap, memo));
+            if total >= cap {
+                total = cap;
+                break;
+            }
+        }
+        memo.insert(e, total);
+        total
+    }
+
     /// Every node reachable from `e` (each once), for scans like "contains time".
     pub fn any_node(&mut self, e: ExprId, pred: &mut dyn FnMut(&Node) -> bool) -> bool {
         let gen = self.next_generation();

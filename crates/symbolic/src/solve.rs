@@ -210,9 +210,9 @@ pub fn causalize(
         }
         let pairs: Vec<(ExprId, ExprId, VarIx)> = comp
             .iter()
-            .map(|&e| match eqs[e as usize].body {
-                EqBody::Eq { lhs, rhs } => (lhs, rhs, mt.var_of_eq[e as usize]),
-                _ => unreachable_pair(),
+            .filter_map(|&e| match eqs[e as usize].body {
+                EqBody::Eq { lhs, rhs } => Some((lhs, rhs, mt.var_of_eq[e as usize])),
+                _ => None,
             })
             .collect();
         stats.before.push(pairs.len());
@@ -250,11 +250,6 @@ fn dependencies(
         deps.push(d);
     }
     deps
-}
-
-/// Placeholder for a unit inside a loop (excluded before this is reached).
-fn unreachable_pair() -> (ExprId, ExprId, VarIx) {
-    (0, 0, 0)
 }
 
 fn single(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> WBlock {
@@ -321,6 +316,9 @@ fn linear_loop(
         rhs,
     })
 }
+
+/// Largest total size (tree nodes) of a symbolic torn-system Jacobian.
+const MAX_JACOBIAN_TREE: usize = 20_000;
 
 /// Maximum size for building the symbolic Jacobian of a torn system.
 const MAX_SYMBOLIC_JACOBIAN: usize = 40;
@@ -530,6 +528,16 @@ fn torn_jacobian(
                 out.push((r as u32, c as u32, dr));
             }
         }
+    }
+    // chain-rule expressions share subterms; written out as trees they can grow quickly,
+    // and then numerical differences are cheaper than the symbolic Jacobian
+    let mut memo = HashMap::new();
+    let size: usize = out
+        .iter()
+        .map(|&(_, _, e)| a.tree_size(e, MAX_JACOBIAN_TREE, &mut memo))
+        .fold(0usize, |acc, s| acc.saturating_add(s));
+    if size >= MAX_JACOBIAN_TREE {
+        return None;
     }
     Some(out)
 }
