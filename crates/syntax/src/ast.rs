@@ -699,6 +699,81 @@ impl Expr {
     pub fn new(kind: ExprKind, span: Span) -> Expr {
         Expr { kind, span }
     }
+
+    /// Call `f` on this expression and then on every sub-expression, depth first: operands,
+    /// branches, array elements, call arguments, iterator ranges and the subscripts inside
+    /// component references (e.g. to collect every referenced name).
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        match &self.kind {
+            ExprKind::Integer(_)
+            | ExprKind::Real { .. }
+            | ExprKind::String(_)
+            | ExprKind::Bool(_)
+            | ExprKind::End => {}
+            ExprKind::Ref(c) => c.walk_subscripts(f),
+            ExprKind::Call { function, args } => {
+                function.walk_subscripts(f);
+                args.walk(f);
+            }
+            ExprKind::PartialApplication { args, .. } => {
+                args.iter().for_each(|a| a.value.walk(f));
+            }
+            ExprKind::Unary { operand, .. } => operand.walk(f),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                lhs.walk(f);
+                rhs.walk(f);
+            }
+            ExprKind::If {
+                branches,
+                else_branch,
+            } => {
+                for (c, v) in branches {
+                    c.walk(f);
+                    v.walk(f);
+                }
+                else_branch.walk(f);
+            }
+            ExprKind::Range { start, step, stop } => {
+                start.walk(f);
+                if let Some(s) = step {
+                    s.walk(f);
+                }
+                stop.walk(f);
+            }
+            ExprKind::Array(items) => items.iter().for_each(|e| e.walk(f)),
+            ExprKind::ArrayComprehension { body, indices } => {
+                body.walk(f);
+                walk_indices(indices, f);
+            }
+            ExprKind::Matrix(rows) => rows.iter().flatten().for_each(|e| e.walk(f)),
+            ExprKind::Tuple(items) => items.iter().flatten().for_each(|e| e.walk(f)),
+        }
+    }
+}
+
+fn walk_indices(indices: &[ForIndex], f: &mut dyn FnMut(&Expr)) {
+    for i in indices {
+        if let Some(r) = &i.range {
+            r.walk(f);
+        }
+    }
+}
+
+impl FunctionArgs {
+    /// Walk every argument expression (see [`Expr::walk`]).
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        match self {
+            FunctionArgs::List { positional, named } => {
+                positional.iter().for_each(|e| e.walk(f));
+                named.iter().for_each(|a| a.value.walk(f));
+            }
+            FunctionArgs::Comprehension { body, indices } => {
+                body.walk(f);
+                walk_indices(indices, f);
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -891,6 +966,17 @@ impl ComponentRef {
                 subscripts: Vec::new(),
             }],
             span,
+        }
+    }
+
+    /// Walk the expressions in all subscripts of all parts (see [`Expr::walk`]).
+    pub fn walk_subscripts(&self, f: &mut dyn FnMut(&Expr)) {
+        for p in &self.parts {
+            for s in &p.subscripts {
+                if let Subscript::Expr(e) = s {
+                    e.walk(f);
+                }
+            }
         }
     }
 

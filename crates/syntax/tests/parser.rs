@@ -684,3 +684,21 @@ fn stray_class_end_at_top_level_recovers() {
     let names: Vec<&str> = def.classes.iter().map(|c| c.class.name.as_str()).collect();
     assert_eq!(names, ["A", "C"]);
 }
+
+#[test]
+fn walk_visits_every_subexpression() {
+    let (e, _) = parse_expr(
+        FileId(0),
+        "f(a[i + 1], n = {b for k in 1:m}) + (if c then d else [e; g]) * h.p[j]",
+    );
+    let mut names = Vec::new();
+    e.unwrap().walk(&mut |x| {
+        if let ExprKind::Ref(r) = &x.kind {
+            names.push(r.to_string());
+        }
+    });
+    assert_eq!(
+        names,
+        ["a[i + 1]", "i", "b", "m", "c", "d", "e", "g", "h.p[j]", "j"]
+    );
+}
