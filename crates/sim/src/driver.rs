@@ -391,6 +391,8 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         self.steps_since_restart = 0;
         self.frozen.clear();
         self.frozen.extend_from_slice(self.model.relation_values());
+        // One frozen value per zero crossing, whatever the model reports.
+        self.frozen.resize(self.g.len(), false);
         self.eval_crossings(t, true)?;
         std::mem::swap(&mut self.g_prev, &mut self.g);
         Ok(())
