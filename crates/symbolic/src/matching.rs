@@ -257,6 +257,14 @@ pub fn dulmage_mendelsohn(
 
 const MAX_LISTED: usize = 12;
 
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 fn list_eqs(m: &Model, eqs: &[SEq], ids: &[u32], mut d: Diagnostic, what: &str) -> Diagnostic {
     for (k, &e) in ids.iter().enumerate() {
         let eq = &eqs[e as usize];
@@ -267,6 +275,8 @@ fn list_eqs(m: &Model, eqs: &[SEq], ids: &[u32], mut d: Diagnostic, what: &str) 
         let text = m.eq_text(eq);
         if eq.origin.span.is_dummy() {
             d = d.with_note(format!("{what}: {text}"));
+        } else if eq.origin.span == d.span {
+            d.label = format!("{}; {what}: {text}", d.label);
         } else {
             d = d.with_secondary(eq.origin.span, format!("{what}: {text}"));
         }
@@ -293,7 +303,9 @@ fn with_var_locations(m: &Model, vars: &[VarIx], mut d: Diagnostic) -> Diagnosti
             .der_of
             .map(|b| m.vars[b as usize].origin.span)
             .unwrap_or(sv.origin.span);
-        if !span.is_dummy() {
+        if span == d.span {
+            d.label = format!("{}; `{}` declared here", d.label, sv.name);
+        } else if !span.is_dummy() {
             d = d.with_secondary(span, format!("`{}` declared here", sv.name));
         }
     }
@@ -313,9 +325,9 @@ pub fn singular_diagnostics(
         let mut d = Diagnostic::error(
             span,
             format!(
-                "{context}is structurally singular: {} equations determine only {} variables ({})",
-                parts.over_eqs.len(),
-                parts.over_vars.len(),
+                "{context}is structurally singular: {} determine only {} ({})",
+                plural(parts.over_eqs.len(), "equation"),
+                plural(parts.over_vars.len(), "variable"),
                 var_list(m, &parts.over_vars)
             ),
         )
@@ -334,9 +346,13 @@ pub fn singular_diagnostics(
         let mut d = Diagnostic::error(
             span,
             format!(
-                "{context}is structurally singular: {} variables are determined by only {} equations; not determined: {}",
-                parts.under_vars.len(),
-                parts.under_eqs.len(),
+                "{context}is structurally singular: {} determined by only {}; not determined: {}",
+                if parts.under_vars.len() == 1 {
+                    "1 variable is".to_string()
+                } else {
+                    format!("{} variables are", parts.under_vars.len())
+                },
+                plural(parts.under_eqs.len(), "equation"),
                 var_list(m, &parts.under_vars)
             ),
         )

@@ -722,3 +722,40 @@ fn unhonoured_state_select_is_reported() {
     assert!(w.contains("stateSelect=never") && w.contains(": x"), "{w}");
     assert!(w.contains("stateSelect=always") && w.contains(": y"), "{w}");
 }
+
+#[test]
+fn singular_diagnosis_points_at_the_source() {
+    use moss_frontend::flat::Equation;
+    use std::sync::Arc;
+    let text = "model M\n  Real a;\n  Real b;\nequation\n  a = time;\n  a = 2;\nend M;\n";
+    let sources = moss_syntax::SourceMap::new();
+    let file = sources.add("M.mo", text);
+    let span_of = |needle: &str| {
+        let start = text.find(needle).unwrap_or(0) as u32;
+        moss_syntax::Span::new(file, start, start + needle.len() as u32)
+    };
+    let mut b = ModelBuilder::new();
+    b.vars("a b", "");
+    b.flat.variables[0].origin.span = span_of("Real a;");
+    b.flat.variables[1].origin.span = span_of("Real b;");
+    for (eq, src) in [("a = time", "a = time;"), ("a = 2", "a = 2;")] {
+        let mut e = crate::testutil::parse_equation(eq);
+        if let Equation::Equal { origin, .. } = &mut e {
+            origin.span = span_of(src);
+        }
+        b.flat.equations.push(e);
+    }
+    b.flat.sources = Arc::new(sources);
+    let diags = translate_here(&b.flat).err().expect("singular");
+    let out = moss_syntax::diag::render_all(&diags, &b.flat.sources);
+    assert!(out.contains("M.mo:5:3"), "{out}");
+    assert!(out.contains("M.mo:6:3"), "{out}");
+    assert!(out.contains("equation: a = 2"), "{out}");
+    assert!(
+        out.contains("M.mo:3:3") && out.contains("`b` declared here"),
+        "{out}"
+    );
+    if std::env::var("MOSS_PRINT").is_ok() {
+        println!("{out}");
+    }
+}
