@@ -746,7 +746,7 @@ fn singular_diagnosis_points_at_the_source() {
         b.flat.equations.push(e);
     }
     b.flat.sources = Arc::new(sources);
-    let diags = translate_here(&b.flat).err().expect("singular");
+    let diags = translate_here(&b.flat).expect_err("singular");
     let out = moss_syntax::diag::render_all(&diags, &b.flat.sources);
     assert!(out.contains("M.mo:5:3"), "{out}");
     assert!(out.contains("M.mo:6:3"), "{out}");
