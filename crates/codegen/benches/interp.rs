@@ -103,6 +103,155 @@ fn chain(n: usize) -> CausalProgram {
     p
 }
 
+/// A table-interpolation function (linear search in a `while` loop, as Modelica code written
+/// without external C does it) called once per derivative evaluation.
+fn interpolation_program(rows: usize) -> CausalProgram {
+    use moss_frontend::flat::{
+        BinaryOp::*, Expr, Function, FunctionBody, FunctionVar, Origin, ScalarType, Statement,
+        Subscript,
+    };
+    let v = |n: &str| Expr::Var {
+        name: n.into(),
+        subscripts: vec![],
+    };
+    let b = |op, l, r| Expr::Binary {
+        op,
+        lhs: Box::new(l),
+        rhs: Box::new(r),
+    };
+    let t = |i: Expr, j: i64| Expr::Var {
+        name: "table".into(),
+        subscripts: vec![Subscript::Index(i), Subscript::Index(Expr::Integer(j))],
+    };
+    let ip1 = || b(Add, v("i"), Expr::Integer(1));
+    let set = |n: &str, e: Expr| Statement::Assign {
+        target: v(n),
+        value: e,
+        origin: Origin::default(),
+    };
+    let fv = |n: &str, ty: ScalarType, dims: Vec<Option<Expr>>| FunctionVar {
+        name: n.into(),
+        ty,
+        dims,
+        default: None,
+    };
+    let f = Function {
+        name: "T.interp".into(),
+        inputs: vec![
+            fv(
+                "table",
+                ScalarType::Real,
+                vec![None, Some(Expr::Integer(2))],
+            ),
+            fv("u", ScalarType::Real, vec![]),
+        ],
+        outputs: vec![fv("y", ScalarType::Real, vec![])],
+        locals: vec![
+            fv("i", ScalarType::Integer, vec![]),
+            fv("n", ScalarType::Integer, vec![]),
+        ],
+        body: FunctionBody::Algorithm(vec![
+            set(
+                "n",
+                Expr::Call {
+                    func: "size".into(),
+                    args: vec![v("table"), Expr::Integer(1)],
+                },
+            ),
+            set("i", Expr::Integer(1)),
+            Statement::While {
+                condition: b(
+                    And,
+                    b(Lt, v("i"), b(Sub, v("n"), Expr::Integer(1))),
+                    b(Gt, v("u"), t(ip1(), 1)),
+                ),
+                body: vec![set("i", ip1())],
+                origin: Origin::default(),
+            },
+            set(
+                "y",
+                b(
+                    Add,
+                    t(v("i"), 2),
+                    b(
+                        Div,
+                        b(
+                            Mul,
+                            b(Sub, t(ip1(), 2), t(v("i"), 2)),
+                            b(Sub, v("u"), t(v("i"), 1)),
+                        ),
+                        b(Sub, t(ip1(), 1), t(v("i"), 1)),
+                    ),
+                ),
+            ),
+        ]),
+        derivatives: vec![],
+        inline: false,
+        smooth_order: None,
+        is_impure: false,
+        origin: Origin::default(),
+    };
+    let mut p = CausalProgram {
+        name: "Interp".into(),
+        ..CausalProgram::default()
+    };
+    p.functions.insert(f.name.clone(), f);
+    let x = var(&mut p, "x".into(), VarKind::State, 0.0);
+    let dx = var(&mut p, "der(x)".into(), VarKind::Derivative, 0.0);
+    p.states.push(x);
+    p.derivatives.push(dx);
+    let table = PExpr::Array(
+        (0..rows)
+            .map(|i| {
+                PExpr::Array(vec![
+                    PExpr::Const(i as f64),
+                    PExpr::Const((i as f64).sqrt()),
+                ])
+            })
+            .collect(),
+    );
+    p.blocks.push(Block::Assign {
+        var: dx,
+        expr: PExpr::Call {
+            func: "T.interp".into(),
+            args: vec![table, PExpr::Var(x)],
+        },
+    });
+    p
+}
+
+fn bench_function_calls(rows: usize, calls: usize) {
+    let mut model = match Interpreter::new(interpolation_program(rows)) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("compile failed: {e}");
+            std::process::exit(1);
+        }
+    };
+    if let Err(e) = model.initialize(0.0) {
+        eprintln!("initialize failed: {e}");
+        std::process::exit(1);
+    }
+    let mut dx = [0.0];
+    let mut iterations = 0.0;
+    let t = Instant::now();
+    for k in 0..calls {
+        // u sweeps the table: the search loop runs u times
+        let u = (k % (rows - 1)) as f64 + 0.5;
+        iterations += u.floor() + 1.0;
+        if let Err(e) = model.derivatives(0.0, &[u], &mut dx) {
+            eprintln!("evaluation failed: {e}");
+            std::process::exit(1);
+        }
+    }
+    let el = t.elapsed().as_secs_f64();
+    println!(
+        "function interpreter: table of {rows} rows, {calls} calls: {:.1} us per call, {:.0} ns per loop iteration",
+        el / calls as f64 * 1e6,
+        el / iterations * 1e9
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -166,4 +315,5 @@ fn main() {
         );
     }
     println!("checksum: {}", dx.iter().sum::<f64>());
+    bench_function_calls(1000, 2000);
 }

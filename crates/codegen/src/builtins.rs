@@ -234,7 +234,20 @@ impl Builtin {
     }
 }
 
-fn arg(args: &[Value], i: usize, f: &str) -> VResult<Value> {
+/// Displays a builtin's name only when an error message needs it.
+struct BuiltinName(Builtin);
+
+impl std::fmt::Display for BuiltinName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Builtin::M1(m) => write!(f, "{m:?}"),
+            Builtin::M2(m) => write!(f, "{m:?}"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+fn arg<F: std::fmt::Display + ?Sized>(args: &[Value], i: usize, f: &F) -> VResult<Value> {
     args.get(i)
         .cloned()
         .ok_or_else(|| format!("{f}: missing argument {}", i + 1))
@@ -337,7 +350,7 @@ fn mat(rows: usize, cols: usize, data: Vec<Value>) -> Value {
 
 /// Call a built-in on values.
 pub fn call_builtin(b: Builtin, args: &[Value]) -> VResult<Value> {
-    let name = format!("{b:?}");
+    let name = BuiltinName(b);
     match b {
         Builtin::M1(m) => {
             let x = arg(args, 0, &name)?;

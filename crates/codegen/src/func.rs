@@ -879,6 +879,16 @@ impl Env<'_> {
         match t {
             FTarget::Local(slot, ty) => frame[*slot as usize] = ty.coerce(v),
             FTarget::LocalIndexed(slot, subs) => {
+                if let Some(flat) = self.scalar_position(subs, *slot, frame)? {
+                    if let Value::Array(a) = &mut frame[*slot as usize] {
+                        let elem = &mut a.data[flat];
+                        *elem = match elem {
+                            Value::Real(_) => Ty::Real.coerce(v),
+                            _ => v,
+                        };
+                        return Ok(());
+                    }
+                }
                 let dims = frame[*slot as usize].dims();
                 let sels = self.eval_subs(subs, &dims, frame)?;
                 let target = &mut frame[*slot as usize];
@@ -894,6 +904,74 @@ impl Env<'_> {
 
     fn eval_args(&mut self, args: &[FExpr], frame: &mut Vec<Value>) -> VResult<Vec<Value>> {
         args.iter().map(|a| self.eval(a, frame)).collect()
+    }
+
+    fn index_local(&mut self, slot: u32, subs: &[FSub], frame: &mut Vec<Value>) -> VResult<Value> {
+        if let Some(flat) = self.scalar_position(subs, slot, frame)? {
+            return match &frame[slot as usize] {
+                Value::Array(a) => Ok(a.data[flat].clone()),
+                other => Err(format!("cannot subscript a {}", other.type_name())),
+            };
+        }
+        let dims = frame[slot as usize].dims();
+        let sels = self.eval_subs(subs, &dims, frame)?;
+        gather(&frame[slot as usize], &sels)
+    }
+
+    fn size_of_local(
+        &mut self,
+        slot: u32,
+        dim: Option<&FExpr>,
+        frame: &mut Vec<Value>,
+    ) -> VResult<Value> {
+        let dims = frame[slot as usize].dims();
+        match dim {
+            Some(k) => {
+                let k = self.eval(k, frame)?.as_i64()?;
+                let d = usize::try_from(k - 1)
+                    .ok()
+                    .and_then(|i| dims.get(i))
+                    .ok_or_else(|| format!("size: dimension {k} out of range for {dims:?}"))?;
+                Ok(Value::Int(*d as i64))
+            }
+            None => Ok(Value::vector(
+                dims.iter().map(|&d| Value::Int(d as i64)).collect(),
+            )),
+        }
+    }
+
+    /// Flat position of `a[i, j, ...]` when every dimension gets one scalar index (the common
+    /// case in loops); `None` for slices.
+    fn scalar_position(
+        &mut self,
+        subs: &[FSub],
+        slot: u32,
+        frame: &mut Vec<Value>,
+    ) -> VResult<Option<usize>> {
+        let n_dims = match &frame[slot as usize] {
+            Value::Array(a) => a.dims.len(),
+            _ => return Ok(None),
+        };
+        if subs.len() != n_dims || subs.len() > 8 {
+            return Ok(None);
+        }
+        let mut idx = [0i64; 8];
+        for (k, s) in subs.iter().enumerate() {
+            let FSub::Index(e) = s else { return Ok(None) };
+            match self.eval(e, frame)? {
+                Value::Int(i) => idx[k] = i,
+                Value::Real(x) if x.fract() == 0.0 => idx[k] = x as i64,
+                _ => return Ok(None),
+            }
+        }
+        let Value::Array(a) = &frame[slot as usize] else {
+            return Ok(None);
+        };
+        let mut flat = 0usize;
+        for (k, &n) in a.dims.iter().enumerate() {
+            flat = flat * n + checked_index(idx[k], n)?;
+        }
+        Ok(Some(flat))
     }
 
     fn eval_subs(
@@ -929,6 +1007,20 @@ impl Env<'_> {
     }
 
     pub fn eval(&mut self, e: &FExpr, frame: &mut Vec<Value>) -> VResult<Value> {
+        // local arrays are read in place, not copied (loops over tables stay linear)
+        match e {
+            FExpr::Index(base, subs) => {
+                if let FExpr::Local(slot) = **base {
+                    return self.index_local(slot, subs, frame);
+                }
+            }
+            FExpr::Builtin(Builtin::Size, args) => {
+                if let Some(FExpr::Local(slot)) = args.first() {
+                    return self.size_of_local(*slot, args.get(1), frame);
+                }
+            }
+            _ => {}
+        }
         Ok(match e {
             FExpr::Const(v) => v.clone(),
             FExpr::Local(s) => frame[*s as usize].clone(),

@@ -658,12 +658,25 @@ impl<'a> TapeCompiler<'a> {
                 let v = self.slot(*v)?;
                 FExpr::Slot(v, self.var_ty[v as usize])
             }
-            PExpr::Array(elems) => FExpr::Array(
-                elems
+            PExpr::Array(elems) => {
+                let items = elems
                     .iter()
                     .map(|e| self.generic_arg(e, code))
-                    .collect::<CResult<_>>()?,
-            ),
+                    .collect::<CResult<Vec<_>>>()?;
+                // constant arrays (tables) are built once here, not at every call
+                if items.iter().all(|i| matches!(i, FExpr::Const(_))) {
+                    let values = items
+                        .into_iter()
+                        .filter_map(|i| match i {
+                            FExpr::Const(v) => Some(v),
+                            _ => None,
+                        })
+                        .collect();
+                    FExpr::Const(crate::value::array_literal(values)?)
+                } else {
+                    FExpr::Array(items)
+                }
+            }
             PExpr::Call { func, args } if !self.scalar_args(args) || func == "String" => {
                 // nested calls on arrays/strings stay in the interpreter
                 self.generic_call(func, args, code)?

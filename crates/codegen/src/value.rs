@@ -168,16 +168,19 @@ pub fn array_literal(elems: Vec<Value>) -> VResult<Value> {
         return Ok(Value::Array(ArrayVal::new(vec![0], vec![])));
     }
     let inner = elems[0].dims();
-    let mut data = Vec::new();
-    for e in &elems {
-        if e.dims() != inner {
-            return Err(format!(
-                "array literal elements have different sizes {:?} and {:?}",
-                inner,
-                e.dims()
-            ));
+    let mut data = Vec::with_capacity(elems.len() * inner.iter().product::<usize>());
+    for e in elems.iter() {
+        match e {
+            Value::Array(a) if a.dims == inner => data.extend(a.data.iter().cloned()),
+            scalar if inner.is_empty() && !scalar.is_array() => data.push(scalar.clone()),
+            other => {
+                return Err(format!(
+                    "array literal elements have different sizes {:?} and {:?}",
+                    inner,
+                    other.dims()
+                ))
+            }
         }
-        data.extend(e.flatten());
     }
     let mut dims = vec![elems.len()];
     dims.extend(inner);
