@@ -26,6 +26,8 @@ pub mod program;
 pub mod solve;
 pub mod sort;
 #[cfg(test)]
+mod testeval;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 pub mod testutil;
