@@ -49,17 +49,20 @@ fn main() {
     // `cargo bench ... -- bdf` runs only the cases of that solver.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     println!(
-        "| n (masses) | states | k | d | solver | steps | rejected | rhs evals | jac evals | LU | wall [ms] |"
+        "| n (masses) | states | k | d | events | solver | steps | rejected | rhs evals | jac evals | LU | wall [ms] |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     // Non-stiff (light damping) and stiff (heavy damping: eigenvalues down to -4d).
+    // (n, k, d, sample period): the last case adds a time event every millisecond (1000
+    // integrator restarts), as a sampled controller would.
     let cases = [
-        (10, 100.0, 0.1),
-        (10, 1e4, 1e4),
-        (1000, 100.0, 0.1),
-        (1000, 1e4, 1e4),
+        (10, 100.0, 0.1, None),
+        (10, 1e4, 1e4, None),
+        (1000, 100.0, 0.1, None),
+        (1000, 1e4, 1e4, None),
+        (100, 1e4, 1e4, Some(1e-3)),
     ];
-    for (n, k, d) in cases {
+    for (n, k, d, sample) in cases {
         for solver in [Solver::Dopri5, Solver::Bdf] {
             if filter.as_deref().is_some_and(|f| f != solver.name()) {
                 continue;
@@ -69,6 +72,9 @@ fn main() {
             let mut last = None;
             for _ in 0..5 {
                 let mut model = chain(n, k, d);
+                if let Some(period) = sample {
+                    model = model.time_event(0.0, period);
+                }
                 let program = model.program();
                 let opts = SimOptions {
                     stop_time: Some(1.0),
@@ -95,8 +101,9 @@ fn main() {
             let wall = best;
             let s = &sim.stats.integrator;
             println!(
-                "| {n} | {} | {k:e} | {d:e} | {} | {} | {} | {} | {} | {} | {:.2} |",
+                "| {n} | {} | {k:e} | {d:e} | {} | {} | {} | {} | {} | {} | {} | {:.2} |",
                 2 * n,
+                sim.stats.time_events + sim.stats.state_events,
                 solver.name(),
                 s.steps,
                 s.rejected_steps,

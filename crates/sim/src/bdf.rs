@@ -384,7 +384,9 @@ impl Integrator for Bdf {
         }
         self.order = 1;
         self.n_equal_steps = 0;
-        self.jac_valid = false;
+        // The Jacobian from before an event is kept: most events (samples, relation flips)
+        // leave it nearly unchanged, and a Newton failure with it triggers a fresh one.
+        self.jac_fresh = false;
         self.lu = None;
         self.dense = DenseOutput {
             t,
