@@ -632,3 +632,151 @@ pub fn libm_function(name: &str) -> Option<Builtin> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::array_literal;
+
+    fn b(name: &str) -> Builtin {
+        Builtin::from_name(name).expect("known builtin")
+    }
+    fn reals(xs: &[f64]) -> Value {
+        Value::real_vector(xs)
+    }
+    fn ints(xs: &[i64]) -> Value {
+        Value::vector(xs.iter().map(|&i| Value::Int(i)).collect())
+    }
+    fn nums(v: &Value) -> Vec<f64> {
+        v.flatten()
+            .iter()
+            .map(|e| e.as_f64().expect("number"))
+            .collect()
+    }
+    fn call(name: &str, args: &[Value]) -> Value {
+        call_builtin(b(name), args).unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+
+    #[test]
+    fn vector_algebra() {
+        let x = reals(&[1.0, 2.0, 3.0]);
+        let y = reals(&[4.0, 5.0, 6.0]);
+        assert_eq!(
+            nums(&call("cross", &[x.clone(), y.clone()])),
+            vec![-3.0, 6.0, -3.0]
+        );
+        // skew(x) * y == cross(x, y)
+        let s = call("skew", std::slice::from_ref(&x));
+        let sy: Vec<f64> = (0..3)
+            .map(|i| (0..3).map(|j| nums(&s)[i * 3 + j] * nums(&y)[j]).sum())
+            .collect();
+        assert_eq!(sy, vec![-3.0, 6.0, -3.0]);
+        let op = call("outerProduct", &[x.clone(), y]);
+        assert_eq!(op.dims(), vec![3, 3]);
+        assert_eq!(nums(&op)[5], 2.0 * 6.0);
+        assert_eq!(call("sum", std::slice::from_ref(&x)), Value::Real(6.0));
+        assert_eq!(call("product", &[ints(&[2, 3, 4])]), Value::Int(24));
+        assert_eq!(call("max", std::slice::from_ref(&x)), Value::Real(3.0));
+        assert_eq!(call("min", &[ints(&[5, -2, 7])]), Value::Int(-2));
+        assert_eq!(call("ndims", &[x]), Value::Int(1));
+    }
+
+    #[test]
+    fn matrix_construction() {
+        let m = array_literal(vec![reals(&[1.0, 2.0]), reals(&[3.0, 4.0])]).expect("2x2");
+        let t = call("transpose", std::slice::from_ref(&m));
+        assert_eq!(nums(&t), vec![1.0, 3.0, 2.0, 4.0]);
+        assert_eq!(
+            nums(&call("symmetric", &[m.clone()])),
+            vec![1.0, 2.0, 2.0, 4.0]
+        );
+        assert_eq!(
+            nums(&call("diagonal", &[reals(&[1.0, 2.0])])),
+            vec![1.0, 0.0, 0.0, 2.0]
+        );
+        assert_eq!(
+            nums(&call("identity", &[Value::Int(2)])),
+            vec![1.0, 0.0, 0.0, 1.0]
+        );
+        let c = call("cat", &[Value::Int(2), m.clone(), m.clone()]);
+        assert_eq!(c.dims(), vec![2, 4]);
+        assert_eq!(nums(&c), vec![1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0]);
+        let c1 = call("cat", &[Value::Int(1), m.clone(), m.clone()]);
+        assert_eq!(c1.dims(), vec![4, 2]);
+        assert_eq!(call("vector", &[m.clone()]).dims(), vec![4]);
+        assert_eq!(call("matrix", &[reals(&[1.0, 2.0])]).dims(), vec![2, 1]);
+        assert_eq!(
+            call(
+                "scalar",
+                &[call(
+                    "fill",
+                    &[Value::Real(7.0), Value::Int(1), Value::Int(1)]
+                )]
+            ),
+            Value::Real(7.0)
+        );
+        assert_eq!(call("size", &[m.clone()]), ints(&[2, 2]));
+        assert_eq!(
+            call("zeros", &[Value::Int(2), Value::Int(3)]).dims(),
+            vec![2, 3]
+        );
+        assert_eq!(
+            nums(&call(
+                "linspace",
+                &[Value::Real(0.0), Value::Real(1.0), Value::Int(5)]
+            )),
+            vec![0.0, 0.25, 0.5, 0.75, 1.0]
+        );
+        assert!(call_builtin(
+            b("linspace"),
+            &[Value::Real(0.0), Value::Real(1.0), Value::Int(1)]
+        )
+        .is_err());
+        assert!(call_builtin(b("cat"), &[Value::Int(3), m.clone(), m]).is_err());
+    }
+
+    #[test]
+    fn integer_functions_and_strings() {
+        assert_eq!(
+            call("div", &[Value::Int(-7), Value::Int(2)]),
+            Value::Int(-3)
+        );
+        assert_eq!(call("mod", &[Value::Int(-7), Value::Int(3)]), Value::Int(2));
+        assert_eq!(
+            call("mod", &[Value::Int(7), Value::Int(-3)]),
+            Value::Int(-2)
+        );
+        assert_eq!(
+            call("rem", &[Value::Int(-7), Value::Int(3)]),
+            Value::Int(-1)
+        );
+        assert!(call_builtin(b("div"), &[Value::Int(1), Value::Int(0)]).is_err());
+        assert_eq!(
+            call("mod", &[Value::Real(5.5), Value::Real(2.0)]),
+            Value::Real(1.5)
+        );
+        assert_eq!(call("abs", &[ints(&[-1, 2])]), ints(&[1, 2]));
+        assert_eq!(call("Integer", &[Value::Real(2.7)]), Value::Int(2));
+        assert_eq!(
+            call("String", &[Value::Real(0.1)]),
+            Value::Str("0.1".into())
+        );
+        assert_eq!(
+            call("String", &[Value::Real(2.0 / 3.0), Value::Int(3)]),
+            Value::Str("0.667".into())
+        );
+        assert_eq!(
+            call(
+                "String",
+                &[Value::Int(42), Value::Int(5), Value::Bool(false)]
+            ),
+            Value::Str("   42".into())
+        );
+        assert_eq!(
+            call("String", &[Value::Bool(false)]),
+            Value::Str("false".into())
+        );
+        assert_eq!(libm_function("fabs"), Some(Builtin::M1(Math1::Abs)));
+        assert_eq!(libm_function("my_solver"), None);
+    }
+}

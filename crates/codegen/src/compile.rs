@@ -179,6 +179,7 @@ struct Compiler<'a> {
 }
 
 pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
+    check_structure(p)?;
     let n = p.vars.len();
     let var_ty: Vec<Ty> = p.vars.iter().map(|v| slot_type(v.ty)).collect();
     let fn_index: HashMap<String, u32> = p
@@ -195,7 +196,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     let names = model_names(p, &var_ty);
     let mut c = Compiler {
         p,
-        tc: TapeCompiler::new(n, &var_ty, &fn_index),
+        tc: TapeCompiler::new(n, p.zero_crossings.len(), &var_ty, &fn_index),
         fn_index: &fn_index,
         names: &names,
         when_count: 0,
@@ -298,6 +299,42 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         discrete,
         n_instructions,
     })
+}
+
+/// Slot references outside the blocks (states, aliases) must be valid.
+fn check_structure(p: &CausalProgram) -> Result<(), String> {
+    let n = p.vars.len();
+    if p.states.len() != p.derivatives.len() {
+        return Err(format!(
+            "{} states but {} derivatives",
+            p.states.len(),
+            p.derivatives.len()
+        ));
+    }
+    if let Some(v) = p
+        .states
+        .iter()
+        .chain(&p.derivatives)
+        .find(|&&v| v as usize >= n)
+    {
+        return Err(format!(
+            "state or derivative slot {v} out of range ({n} variables)"
+        ));
+    }
+    if let Some(a) = p.aliases.iter().find(|a| a.target as usize >= n) {
+        return Err(format!(
+            "alias `{}` refers to slot {} out of range",
+            a.name, a.target
+        ));
+    }
+    if let Some(&(i, j)) = p
+        .jacobian_pattern
+        .iter()
+        .find(|&&(i, j)| i as usize >= p.states.len() || j as usize >= p.states.len())
+    {
+        return Err(format!("Jacobian pattern entry ({i}, {j}) out of range"));
+    }
+    Ok(())
 }
 
 fn model_names(p: &CausalProgram, var_ty: &[Ty]) -> ModelNames {

@@ -280,6 +280,7 @@ pub fn code_operands_in_bounds(code: &[Instr], mem_len: usize) -> bool {
 /// registers and the table of generic calls.
 pub struct TapeCompiler<'a> {
     n: u32,
+    n_zc: u32,
     consts: HashMap<u64, u32>,
     /// Initial contents of constant registers.
     pub static_init: Vec<(u32, f64)>,
@@ -295,9 +296,15 @@ pub struct TapeCompiler<'a> {
 pub type CResult<T> = Result<T, String>;
 
 impl<'a> TapeCompiler<'a> {
-    pub fn new(n: usize, var_ty: &'a [Ty], fn_index: &'a HashMap<String, u32>) -> TapeCompiler<'a> {
+    pub fn new(
+        n: usize,
+        n_zero_crossings: usize,
+        var_ty: &'a [Ty],
+        fn_index: &'a HashMap<String, u32>,
+    ) -> TapeCompiler<'a> {
         TapeCompiler {
             n: n as u32,
+            n_zc: n_zero_crossings as u32,
             consts: HashMap::new(),
             static_init: vec![],
             next_static: 2 * n as u32 + 1,
@@ -403,6 +410,12 @@ impl<'a> TapeCompiler<'a> {
             PExpr::Or(a, b) => self.binary(a, b, dst, code, |d, a, b| Instr::Or { d, a, b })?,
             PExpr::Rel { op, lhs, rhs, zc } => {
                 let (op, zc) = (*op, *zc);
+                if let Some(i) = zc.filter(|&i| i >= self.n_zc) {
+                    return Err(format!(
+                        "relation refers to zero crossing {i}, but the program has {}",
+                        self.n_zc
+                    ));
+                }
                 self.binary(lhs, rhs, dst, code, move |d, a, b| match zc {
                     Some(zc) => Instr::RelZc { op, d, a, b, zc },
                     None => Instr::Rel { op, d, a, b },

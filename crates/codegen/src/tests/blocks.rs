@@ -437,3 +437,54 @@ fn large_linear_block_uses_the_sparse_solver() {
         );
     }
 }
+
+#[test]
+fn malformed_programs_are_rejected_without_panicking() {
+    let bad_zc = {
+        let mut b = B::new();
+        let x = b.real("x", 0.0);
+        let y = b.real("y", 0.0);
+        b.assign(
+            y,
+            PExpr::Rel {
+                op: RelOp::Gt,
+                lhs: Box::new(v(x)),
+                rhs: Box::new(c(0.0)),
+                zc: Some(3),
+            },
+        );
+        b.p
+    };
+    let bad_slot = {
+        let mut b = B::new();
+        let y = b.real("y", 0.0);
+        b.assign(y, v(42));
+        b.p
+    };
+    let bad_state = {
+        let mut b = B::new();
+        b.real("y", 0.0);
+        b.p.states.push(7);
+        b.p.derivatives.push(0);
+        b.p
+    };
+    let bad_linear = {
+        let mut b = B::new();
+        let y = b.real("y", 0.0);
+        b.p.blocks.push(Block::Linear {
+            vars: vec![y],
+            matrix: vec![(0, 1, c(1.0))],
+            rhs: vec![c(1.0)],
+        });
+        b.p
+    };
+    for (what, p) in [
+        ("zero crossing", bad_zc),
+        ("out of range", bad_slot),
+        ("out of range", bad_state),
+        ("outside", bad_linear),
+    ] {
+        let e = Interpreter::new(p).err().expect("rejected");
+        assert!(e.message.contains(what), "{what}: {e}");
+    }
+}
