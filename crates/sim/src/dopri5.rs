@@ -182,7 +182,7 @@ impl Integrator for Dopri5 {
         self.x.copy_from_slice(x);
         sys.rhs(t, x, &mut self.k1).map_err(StepError::Model)?;
         self.stats.rhs_evaluations += 1;
-        self.h = initial_step(
+        let estimate = initial_step(
             sys,
             t,
             x,
@@ -193,6 +193,13 @@ impl Integrator for Dopri5 {
             &mut self.stats.rhs_evaluations,
         )
         .map_err(StepError::Model)?;
+        // On a restart after an event, the step the controller proposed last is a good bound:
+        // the estimate knows nothing about stability limits.
+        self.h = if self.h > 0.0 {
+            estimate.min(self.h)
+        } else {
+            estimate
+        };
         self.facold = 1e-4;
         self.last_rejected = false;
         for (r, x) in self.cont[0].iter_mut().zip(x) {
