@@ -687,7 +687,7 @@ mod tests {
         let t = call("transpose", std::slice::from_ref(&m));
         assert_eq!(nums(&t), vec![1.0, 3.0, 2.0, 4.0]);
         assert_eq!(
-            nums(&call("symmetric", &[m.clone()])),
+            nums(&call("symmetric", std::slice::from_ref(&m))),
             vec![1.0, 2.0, 2.0, 4.0]
         );
         assert_eq!(
@@ -703,7 +703,7 @@ mod tests {
         assert_eq!(nums(&c), vec![1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0]);
         let c1 = call("cat", &[Value::Int(1), m.clone(), m.clone()]);
         assert_eq!(c1.dims(), vec![4, 2]);
-        assert_eq!(call("vector", &[m.clone()]).dims(), vec![4]);
+        assert_eq!(call("vector", std::slice::from_ref(&m)).dims(), vec![4]);
         assert_eq!(call("matrix", &[reals(&[1.0, 2.0])]).dims(), vec![2, 1]);
         assert_eq!(
             call(
@@ -715,7 +715,7 @@ mod tests {
             ),
             Value::Real(7.0)
         );
-        assert_eq!(call("size", &[m.clone()]), ints(&[2, 2]));
+        assert_eq!(call("size", std::slice::from_ref(&m)), ints(&[2, 2]));
         assert_eq!(
             call("zeros", &[Value::Int(2), Value::Int(3)]).dims(),
             vec![2, 3]
