@@ -41,6 +41,19 @@ impl Ident {
     }
 }
 
+/// Compare the identifier text only: `ident == "der"`.
+impl PartialEq<str> for Ident {
+    fn eq(&self, other: &str) -> bool {
+        &*self.name == other
+    }
+}
+
+impl PartialEq<&str> for Ident {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.name == *other
+    }
+}
+
 impl fmt::Display for Ident {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name)

@@ -52,10 +52,22 @@ fn walk_dir(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Box<Diagnostic>> {
             format!("cannot read directory `{}`: {e}", dir.display()),
         ))
     })?;
-    let mut entries: Vec<PathBuf> = read.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    // The entry's file type comes from the directory listing (no extra `stat`), except for
+    // symbolic links, which are resolved.
+    let mut entries: Vec<(PathBuf, bool)> = read
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            let is_dir = match e.file_type() {
+                Ok(t) if t.is_symlink() => e.path().is_dir(),
+                Ok(t) => t.is_dir(),
+                Err(_) => false,
+            };
+            (e.path(), is_dir)
+        })
+        .collect();
     entries.sort();
-    for p in entries {
-        if p.is_dir() {
+    for (p, is_dir) in entries {
+        if is_dir {
             walk_dir(&p, out)?;
         } else if p.extension().is_some_and(|e| e == "mo") {
             out.push(p);
