@@ -257,6 +257,7 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
     for b in &a.sim_blocks {
         blocks.extend(em.block(m, &a.sim_eqs, b));
     }
+    em.new_zero_crossings = false;
     let mut init_blocks = start_guesses(m, &mut em);
     for b in &a.init_blocks {
         init_blocks.extend(em.block(m, &a.init_eqs, b));

@@ -17,6 +17,10 @@ pub struct Emitter {
     pub zero_crossings: Vec<ZeroCrossing>,
     /// When false, relations are emitted without zero-crossing indices (parameter blocks).
     pub events: bool,
+    /// When false, only relations that already have a zero crossing keep it (initialization:
+    /// relations are live there, and a relation used only during initialization must not
+    /// become an event source of the simulation).
+    pub new_zero_crossings: bool,
 }
 
 fn rel_op(r: Rel) -> RelOp {
@@ -37,6 +41,7 @@ impl Emitter {
             zc_of: HashMap::new(),
             zero_crossings: Vec::new(),
             events: true,
+            new_zero_crossings: true,
         }
     }
 
@@ -84,10 +89,12 @@ impl Emitter {
                 rhs,
                 event,
             } => {
-                let zc = if event && self.events {
+                let zc = if !event || !self.events {
+                    None
+                } else if self.new_zero_crossings {
                     Some(self.zero_crossing(m, e, op, lhs, rhs))
                 } else {
-                    None
+                    self.zc_of.get(&e).copied()
                 };
                 let (l, r) = (self.expr(m, lhs), self.expr(m, rhs));
                 PExpr::Rel {

@@ -887,3 +887,75 @@ mod numeric {
         );
     }
 }
+
+/// Random small models (balanced or not, singular or not, with loops and high index): the
+/// translation must return a program or diagnostics, never panic.
+#[test]
+fn random_models_never_panic() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let names = ["a", "b", "c", "d", "e"];
+    let templates = [
+        "{0} = {1} + {2}",
+        "{0}*{1} = time",
+        "der({0}) = {1}",
+        "{0} = sin({1})",
+        "{0}^2 + {1}^2 = 1",
+        "{0} = if {1} > 0 then {2} else -{2}",
+        "der({0}) = -{0} + {1}",
+        "{0} = 2*{1}",
+        "{0} = {1}",
+        "{0} + {1} + {2} = 3",
+        "{0} = exp({1}*{2})",
+    ];
+    let mut ok_count = 0;
+    for case in 0..400 {
+        let nv = 1 + next(names.len());
+        // mostly balanced: as many equations as variables, sometimes one more or less
+        let ne = match next(4) {
+            0 => nv + 1,
+            1 => nv.saturating_sub(1).max(1),
+            _ => nv,
+        };
+        let mut b = ModelBuilder::new();
+        b.vars(&names[..nv].join(" "), "");
+        for _ in 0..ne {
+            let t = templates[next(templates.len())];
+            let eq = t
+                .replace("{0}", names[next(nv)])
+                .replace("{1}", names[next(nv)])
+                .replace("{2}", names[next(nv)]);
+            b.eq(&eq);
+        }
+        if next(3) == 0 {
+            b.when(&format!("{} > 1", names[next(nv)]), &["reinit(a, 0)"]);
+        }
+        let flat = b.flat.clone();
+        let r = std::panic::catch_unwind(move || translate_here(&flat).map(|_| ()));
+        match r {
+            Ok(Ok(())) => ok_count += 1,
+            Ok(Err(_)) => {}
+            Err(_) => panic!("case {case} panicked: {:#?}", b.flat.equations),
+        }
+    }
+    // the generator must also produce translatable models, or the test checks little
+    assert!(
+        ok_count >= 20,
+        "only {ok_count} of 400 random models translated"
+    );
+}
+
+#[test]
+fn relations_only_in_initial_equations_are_not_zero_crossings() {
+    let mut b = ModelBuilder::new();
+    b.vars("x", "").params("p", 1.0);
+    b.eq("der(x) = -x");
+    b.init_eq("x = if time < p then 1 else 2");
+    let p = ok(&b);
+    assert!(p.zero_crossings.is_empty(), "{}", dump::program_text(&p));
+}
