@@ -28,6 +28,9 @@ pub struct Interpreter {
     /// Event time of each `time <op> e` zero crossing (NaN for the others).
     time_events: Vec<f64>,
     pending_terminate: Option<String>,
+    /// The memory holds a continuous-mode evaluation at its current time and states (lets
+    /// `zero_crossings` right after `derivatives` at the same point skip the blocks).
+    continuous_valid: bool,
 }
 
 impl Interpreter {
@@ -65,6 +68,7 @@ impl Interpreter {
             stats: ModelStats::default(),
             overrides: vec![],
             pending_terminate: None,
+            continuous_valid: false,
         })
     }
 
@@ -105,7 +109,21 @@ impl Interpreter {
         self.m.event_mode = false;
         let mut rt = self.rt();
         let code = rt.code;
-        rt.run_steps(&code.steps)
+        let result = rt.run_steps(&code.steps);
+        self.continuous_valid = result.is_ok();
+        result
+    }
+
+    /// True when the last continuous evaluation was at exactly `(t, x)`.
+    fn evaluated_at(&self, t: f64, x: &[f64]) -> bool {
+        self.continuous_valid
+            && self.m.time().to_bits() == t.to_bits()
+            && self
+                .program
+                .states
+                .iter()
+                .zip(x)
+                .all(|(&s, xi)| self.m.mem[s as usize].to_bits() == xi.to_bits())
     }
 
     /// Start/interval of every sample and the instants due at `t0`.
@@ -671,6 +689,7 @@ impl ExecutableModel for Interpreter {
     }
 
     fn initialize(&mut self, t0: f64) -> Result<(), RuntimeError> {
+        self.continuous_valid = false;
         let n = self.m.n;
         for (i, v) in self.program.vars.iter().enumerate() {
             self.m.mem[i] = v.start;
@@ -733,8 +752,10 @@ impl ExecutableModel for Interpreter {
 
     fn zero_crossings(&mut self, t: f64, x: &[f64], g: &mut [f64]) -> Result<(), RuntimeError> {
         self.stats.zero_crossing_evaluations += 1;
-        self.set_states(t, x);
-        self.eval_continuous()?;
+        if !self.evaluated_at(t, x) {
+            self.set_states(t, x);
+            self.eval_continuous()?;
+        }
         let code = &self.code;
         let mut rt = Rt {
             code,
@@ -754,22 +775,10 @@ impl ExecutableModel for Interpreter {
     }
 
     fn event_update(&mut self, t: f64, x: &mut [f64]) -> Result<EventOutcome, RuntimeError> {
-        self.set_states(t, x);
-        self.m.states_changed = false;
-        // left limit: values just before the event become `pre`
-        self.eval_continuous()?;
-        self.m.copy_values_to_pre();
-        self.activate_samples(t);
-        let iterations = self.event_iteration()?;
-        self.advance_samples(t);
-        self.update_time_events()?;
-        self.get_states(x);
-        let terminate = self.pending_terminate.take().or(self.m.terminate.take());
-        Ok(EventOutcome {
-            states_changed: self.m.states_changed,
-            terminate,
-            iterations,
-        })
+        let result = self.event_update_inner(t, x);
+        // the memory now holds event-mode values
+        self.continuous_valid = false;
+        result
     }
 
     fn next_time_event(&self, t: f64) -> Option<f64> {
@@ -785,6 +794,7 @@ impl ExecutableModel for Interpreter {
     fn terminate(&mut self, t: f64, x: &[f64]) -> Result<(), RuntimeError> {
         self.set_states(t, x);
         self.eval_continuous()?;
+        self.continuous_valid = false;
         self.m.copy_values_to_pre();
         self.m.terminal = true;
         let r = self.event_iteration();
@@ -810,6 +820,27 @@ impl ExecutableModel for Interpreter {
 
     fn take_initial_terminate(&mut self) -> Option<String> {
         self.pending_terminate.take()
+    }
+}
+
+impl Interpreter {
+    fn event_update_inner(&mut self, t: f64, x: &mut [f64]) -> Result<EventOutcome, RuntimeError> {
+        self.set_states(t, x);
+        self.m.states_changed = false;
+        // left limit: values just before the event become `pre`
+        self.eval_continuous()?;
+        self.m.copy_values_to_pre();
+        self.activate_samples(t);
+        let iterations = self.event_iteration()?;
+        self.advance_samples(t);
+        self.update_time_events()?;
+        self.get_states(x);
+        let terminate = self.pending_terminate.take().or(self.m.terminate.take());
+        Ok(EventOutcome {
+            states_changed: self.m.states_changed,
+            terminate,
+            iterations,
+        })
     }
 }
 

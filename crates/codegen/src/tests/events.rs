@@ -405,3 +405,38 @@ fn interpreter_can_move_to_another_thread() {
     fn is_send<T: Send>() {}
     is_send::<Interpreter>();
 }
+
+#[test]
+fn zero_crossings_follow_discrete_changes_at_the_same_point() {
+    // when x > 0.3 + 0.2 k then k := pre(k) + 1: the crossing moves after each event
+    let mut b = B::new();
+    let (x, dx) = b.state("x", 0.0);
+    let k = b.discrete("k", ValueType::Integer, 0.0);
+    let cnd = boolean(&mut b, "cnd");
+    b.assign(dx, c(1.0));
+    let r = b.rel(RelOp::Gt, v(x), add(c(0.3), mul(c(0.2), v(k))));
+    b.assign(cnd, r);
+    b.p.blocks.push(when(vec![(
+        vec![cnd],
+        false,
+        vec![Block::Assign {
+            var: k,
+            expr: add(pre(k), c(1.0)),
+        }],
+    )]));
+    let mut m = b.init(0.0);
+    let (t, xs) = (0.31, [0.31]);
+    let mut d = [0.0];
+    let mut g = [0.0];
+    m.derivatives(t, &xs, &mut d).expect("eval");
+    m.zero_crossings(t, &xs, &mut g).expect("zc");
+    assert!(close(g[0], 0.01, 1e-12));
+    let mut x2 = xs;
+    let out = m.event_update(t, &mut x2).expect("event");
+    assert_eq!(value(&m, k), 1.0);
+    assert_eq!(out.iterations, 3);
+    m.zero_crossings(t, &xs, &mut g).expect("zc");
+    assert!(close(g[0], 0.31 - 0.5, 1e-12), "{g:?}");
+    assert_eq!(m.relation_values(), &[false]);
+    let _ = x;
+}
