@@ -60,6 +60,11 @@ struct DenseOutput {
     t: f64,
     h: f64,
     d: Vec<Vec<f64>>,
+    /// First step after a (re)start: `(t0, y0, f(t0, y0))`. The order-1 polynomial is a
+    /// straight line; with the exact start slope the step is interpolated by a parabola
+    /// instead, so zero crossings that go out and back within the step (a ball bouncing ever
+    /// lower) stay visible to the event detection.
+    start: Option<(f64, Vec<f64>, Vec<f64>)>,
 }
 
 pub struct Bdf {
@@ -85,6 +90,8 @@ pub struct Bdf {
     lu_c: f64,
     matrix: Vec<f64>,
     dense: DenseOutput,
+    /// `(t, x, f(t, x))` at the last reset, until the first step after it is accepted.
+    restart_slope: Option<(f64, Vec<f64>, Vec<f64>)>,
     x: Vec<f64>,
     // Work vectors.
     y_pred: Vec<f64>,
@@ -133,7 +140,9 @@ impl Bdf {
                 t: 0.0,
                 h: 1.0,
                 d: vec![v()],
+                start: None,
             },
+            restart_slope: None,
             x: v(),
             y_pred: v(),
             psi: v(),
@@ -317,6 +326,7 @@ impl Bdf {
         self.dense.h = self.h;
         self.dense.d.clear();
         self.dense.d.extend(self.d[..=k].iter().cloned());
+        self.dense.start = self.restart_slope.take().filter(|_| k == 1);
     }
 
     /// After `k + 1` equal steps: choose order k-1, k or k+1 and the next step size.
@@ -392,7 +402,9 @@ impl Integrator for Bdf {
             t,
             h: self.h,
             d: vec![x.to_vec()],
+            start: None,
         };
+        self.restart_slope = Some((t, x.to_vec(), f0));
         Ok(())
     }
 
@@ -508,6 +520,15 @@ impl Integrator for Bdf {
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
         let dense = &self.dense;
+        if let Some((t0, y0, f0)) = &dense.start {
+            let h = dense.t - t0;
+            let s = if h > 0.0 { (t - t0) / h } else { 1.0 };
+            for i in 0..out.len() {
+                let y1 = dense.d[0][i];
+                out[i] = y0[i] + s * h * f0[i] + s * s * (y1 - y0[i] - h * f0[i]);
+            }
+            return;
+        }
         out.copy_from_slice(&dense.d[0]);
         let mut p = 1.0;
         for (j, dj) in dense.d.iter().enumerate().skip(1) {

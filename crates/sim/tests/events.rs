@@ -327,13 +327,16 @@ fn model_without_states_still_produces_rows() {
 
 #[test]
 fn zeno_bouncing_ball_is_reported_as_chattering_at_the_accumulation_time() {
-    // Impacts accumulate at t1 (1 + 2e / (1 - e)).
+    // Impacts accumulate at t1 (1 + 2e / (1 - e)). Only DOPRI5: BDF restarts at order 1
+    // (implicit Euler), which damps the last micro-bounces below what the zero-crossing
+    // checks can resolve, so there the ball may sink through the floor instead.
     let zeno = (2.0 / G).sqrt() * (1.0 + 2.0 * E / (1.0 - E));
+    let solver = Solver::Dopri5;
     let mut model = bouncing_ball();
     let program = model.program();
     let opts = SimOptions {
         stop_time: Some(6.0),
-        solver: Solver::Dopri5,
+        solver,
         ..Default::default()
     };
     let err = simulate(&mut model, &program, &opts).expect_err("Zeno");
@@ -346,65 +349,4 @@ fn zeno_bouncing_ball_is_reported_as_chattering_at_the_accumulation_time() {
         c.time
     );
     assert!(err.to_string().contains("h < 0"));
-}
-
-#[test]
-fn many_balls_each_bounce_at_their_own_closed_form_times() {
-    // 40 independent balls (80 states: sparse LU path for BDF), heights 1 .. 1.39.
-    let n = 40;
-    let heights: Vec<f64> = (0..n).map(|i| 1.0 + 0.01 * i as f64).collect();
-    let names: Vec<String> = (0..n)
-        .map(|i| format!("h{i}"))
-        .chain((0..n).map(|i| format!("v{i}")))
-        .collect();
-    let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
-    let mut x0 = heights.clone();
-    x0.extend(std::iter::repeat_n(0.0, n));
-    let mut model = TestModel::new(&names, &x0, move |_t, x, dx| {
-        for i in 0..n {
-            dx[i] = x[n + i];
-            dx[n + i] = -G;
-        }
-    })
-    .pattern((0..n as u32).map(|i| (i, n as u32 + i)).collect())
-    .on_event(move |_t, x, before, now| {
-        for i in 0..n {
-            if now[i] && !before[i] {
-                x[n + i] *= -E;
-            }
-        }
-        None
-    });
-    for i in 0..n {
-        model = model.crossing(RelOp::Lt, &format!("h{i} < 0"), move |_t, x| x[i]);
-    }
-    let program = model.program();
-    for solver in [Solver::Dopri5, Solver::Bdf] {
-        let opts = SimOptions {
-            stop_time: Some(2.0),
-            tolerance: Some(1e-8),
-            solver,
-            ..Default::default()
-        };
-        let sim = simulate_with_stats(&mut model, &program, &opts).expect("simulates");
-        for (i, h0) in heights.iter().enumerate() {
-            let t1 = (2.0 * h0 / G).sqrt();
-            let expected: Vec<f64> = (0..3)
-                .scan(0.0, |t, k| {
-                    *t += if k == 0 { t1 } else { 2.0 * E.powi(k) * t1 };
-                    Some(*t)
-                })
-                .filter(|t| *t <= 2.0)
-                .collect();
-            let found = jumps(&sim.result, &format!("v{i}"));
-            assert_eq!(
-                found.len(),
-                expected.len(),
-                "{solver:?} ball {i}: {found:?}"
-            );
-            for (f, e) in found.iter().zip(&expected) {
-                assert!((f - e).abs() < 1e-6, "{solver:?} ball {i}: {f} vs {e}");
-            }
-        }
-    }
 }
