@@ -151,6 +151,101 @@ impl UnionFind {
     }
 }
 
+/// Constant propagation: an equation `k*x + c1 = c2` defines `x` as a constant; `x` is then
+/// replaced by its value in every other equation (transitively: `y = 2*x` then defines `y`).
+/// The defining equations stay, so the variables are still computed (and reported). This
+/// removes e.g. grounded supports and unconnected flows from index reduction and loops.
+/// Returns the number of variables found constant.
+pub fn propagate_constants(m: &mut Model) -> usize {
+    let n_eq = m.eqs.len();
+    let mut occurrences: Vec<Vec<u32>> = vec![Vec::new(); m.vars.len()];
+    for i in 0..n_eq {
+        let mut body = m.eqs[i].body.clone();
+        let mut exprs = Vec::new();
+        crate::model::map_exprs(&mut body, &mut |e| {
+            exprs.push(e);
+            e
+        });
+        let mut vs = Vec::new();
+        for e in exprs {
+            m.arena.vars_of(e, false, &mut vs);
+        }
+        vs.sort_unstable();
+        vs.dedup();
+        for v in vs {
+            occurrences[v as usize].push(i as u32);
+        }
+    }
+    let mut value: Vec<Option<f64>> = vec![None; m.vars.len()];
+    let mut queue: Vec<u32> = (0..n_eq as u32).rev().collect();
+    let mut found = 0;
+    while let Some(i) = queue.pop() {
+        let EqBody::Eq { lhs, rhs } = m.eqs[i as usize].body else {
+            continue;
+        };
+        let Some((x, c)) = constant_definition(m, lhs, rhs) else {
+            continue;
+        };
+        if value[x as usize].is_some() || !eligible(m, x) || protected(m, x) {
+            continue;
+        }
+        if m.vars[x as usize].der.is_some() || !c.is_finite() {
+            continue;
+        }
+        value[x as usize] = Some(c);
+        found += 1;
+        for &e in &occurrences[x as usize] {
+            if e == i || !has_other_unknown(m, e, x) {
+                // an equation left without unknowns would be redundant or conflicting; it
+                // keeps `x` so that the structural diagnosis can name it
+                continue;
+            }
+            let mut f = |a: &mut crate::ir::Arena, n: &Node| match n {
+                Node::Var(v) if *v == x => Some(a.num(c)),
+                _ => None,
+            };
+            let mut memo = HashMap::new();
+            let mut body = m.eqs[e as usize].body.clone();
+            crate::model::map_exprs(&mut body, &mut |ex| {
+                m.arena.substitute(ex, &mut f, false, &mut memo)
+            });
+            m.eqs[e as usize].body = body;
+            queue.push(e);
+        }
+    }
+    found
+}
+
+/// Does equation `e` mention an unknown other than `x`?
+fn has_other_unknown(m: &mut Model, e: u32, x: VarIx) -> bool {
+    let mut body = m.eqs[e as usize].body.clone();
+    if !matches!(body, EqBody::Eq { .. }) {
+        return true;
+    }
+    let mut exprs = Vec::new();
+    crate::model::map_exprs(&mut body, &mut |ex| {
+        exprs.push(ex);
+        ex
+    });
+    let mut vs = Vec::new();
+    for ex in exprs {
+        m.arena.vars_of(ex, false, &mut vs);
+    }
+    vs.iter()
+        .any(|&v| v != x && m.vars[v as usize].is_unknown())
+}
+
+/// `k*x + c1 = c2` (or mirrored) with a constant `k != 0`: `(x, (c2 - c1)/k)`.
+fn constant_definition(m: &Model, lhs: ExprId, rhs: ExprId) -> Option<(VarIx, f64)> {
+    let (l, cl) = affine(m, lhs)?;
+    let (r, cr) = affine(m, rhs)?;
+    match (l, r) {
+        (Some((x, k)), None) if k != 0.0 => Some((x, (cr - cl) / k)),
+        (None, Some((x, k))) if k != 0.0 => Some((x, (cl - cr) / k)),
+        _ => None,
+    }
+}
+
 /// Eliminate aliases in `m.eqs`; returns the eliminated variables.
 pub fn eliminate_aliases(m: &mut Model) -> Vec<AliasOf> {
     let n = m.vars.len();

@@ -58,6 +58,7 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
     events::add_when_condition_slots(&mut m);
     timer.lap(&mut m, "convert");
     let originally_differentiated: Vec<bool> = m.vars.iter().map(|v| v.der.is_some()).collect();
+    alias::propagate_constants(&mut m);
     let aliases = alias::eliminate_aliases(&mut m);
     timer.lap(&mut m, "alias elimination");
     let info = index::reduce_index(&mut m)?;

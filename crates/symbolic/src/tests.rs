@@ -959,3 +959,37 @@ fn relations_only_in_initial_equations_are_not_zero_crossings() {
     let p = ok(&b);
     assert!(p.zero_crossings.is_empty(), "{}", dump::program_text(&p));
 }
+
+#[test]
+fn constants_propagate_out_of_constraints() {
+    // a grounded support: the constraint phi_a = ratio*phi_b goes through phi_support = 0
+    let mut b = ModelBuilder::new();
+    b.vars("phi1 w1 phi2 w2 phi_support phi_a tau1 tau2 a1 a2", "");
+    b.params("ratio", 2.0);
+    b.eq("der(phi1) = w1")
+        .eq("der(w1) = a1")
+        .eq("a1 = 1 - tau1");
+    b.eq("der(phi2) = w2").eq("der(w2) = a2").eq("a2 = tau2");
+    b.eq("phi_support = 0").eq("phi_a = phi1 - phi_support");
+    b.eq("phi_a = ratio*phi2").eq("0 = ratio*tau1 - tau2");
+    let p = ok(&b);
+    assert_eq!(p.states.len(), 2);
+    // phi_a became an alias of phi1 once phi_support was known to be 0
+    assert!(
+        p.aliases
+            .iter()
+            .any(|a| a.name == "phi_a" || a.name == "phi1"),
+        "{:?}",
+        p.aliases
+    );
+    let text = dump::program_text(&p);
+    assert!(text.contains("phi_support := 0"), "{text}");
+    assert!(
+        !p.report
+            .dummy_derivatives
+            .iter()
+            .any(|d| d.contains("phi_support")),
+        "{:?}",
+        p.report.dummy_derivatives
+    );
+}
