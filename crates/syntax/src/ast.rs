@@ -534,6 +534,27 @@ pub enum Argument {
     Modification(ElementModification),
     /// `redeclare [each] [final] [replaceable] ...` or `[each] [final] replaceable ...`
     Redeclare(ElementRedeclaration),
+    /// `break name` or `break connect(a, b)`: selective model extension, only in the
+    /// modification of an extends clause.
+    Break(InheritanceBreak),
+}
+
+/// An inheritance modification removing an inherited element or connection.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InheritanceBreak {
+    pub target: BreakTarget,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum BreakTarget {
+    /// `break name`: the inherited element `name` is not inherited.
+    Element(Ident),
+    /// `break connect(a, b)`: the inherited connect equation is not inherited.
+    Connect {
+        lhs: ComponentRef,
+        rhs: ComponentRef,
+    },
 }
 
 impl Argument {
@@ -541,6 +562,7 @@ impl Argument {
         match self {
             Argument::Modification(m) => m.span,
             Argument::Redeclare(r) => r.span,
+            Argument::Break(b) => b.span,
         }
     }
 }
@@ -723,7 +745,8 @@ impl Expr {
             | ExprKind::Real { .. }
             | ExprKind::String(_)
             | ExprKind::Bool(_)
-            | ExprKind::End => {}
+            | ExprKind::End
+            | ExprKind::Break => {}
             ExprKind::Ref(c) => c.walk_subscripts(f),
             ExprKind::Call { function, args } => {
                 function.walk_subscripts(f);
@@ -806,6 +829,9 @@ pub enum ExprKind {
     Ref(ComponentRef),
     /// `end` inside subscripts.
     End,
+    /// `break` as a modification binding (`x = break`), which removes the inherited binding
+    /// (selective model extension). Never produced elsewhere.
+    Break,
     /// `f(args)`, including `der(x)`, `initial()`, `pure(f(x))`.
     Call {
         function: ComponentRef,

@@ -580,7 +580,8 @@ impl Lexer<'_> {
         self.push(kind, start);
     }
 
-    /// `.5`: not valid Modelica; report it and lex it as a real so parsing can go on.
+    /// `.5`, `.5e-3`: a real literal without integer part (allowed by the UNSIGNED-REAL rule
+    /// of the Modelica 3.6 grammar).
     fn leading_dot_number(&mut self) {
         let start = self.pos;
         self.pos += 1;
@@ -592,13 +593,6 @@ impl Lexer<'_> {
             self.pos += 2;
             self.digits();
         }
-        let d = Diagnostic::error(
-            self.span(start, self.pos),
-            "a real literal must start with a digit",
-        )
-        .with_label("missing leading digit")
-        .with_help(format!("write `0{}`", &self.text[start..self.pos]));
-        self.error(d);
         self.push(Tok::UReal, start);
     }
 
@@ -673,10 +667,12 @@ mod tests {
         assert_eq!(kinds("1.*x"), vec![UReal, Star, Ident, Eof]);
         assert_eq!(kinds("1 .*x"), vec![UInt, DotStar, Ident, Eof]);
         assert_eq!(kinds("\u{feff}x"), vec![Ident, Eof]);
-        let (toks, diags) = lex(FileId(0), ".5");
-        assert_eq!(toks[0].kind, UReal);
-        assert_eq!(diags.len(), 1);
-        assert!(diags[0].message.contains("must start with a digit"));
+        let (toks, diags) = lex(FileId(0), ".5 .5e-3 a.b");
+        assert_eq!(
+            toks.iter().map(|t| t.kind).collect::<Vec<_>>(),
+            vec![UReal, UReal, Ident, Dot, Ident, Eof]
+        );
+        assert!(diags.is_empty());
     }
 
     #[test]

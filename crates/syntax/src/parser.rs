@@ -1185,7 +1185,7 @@ impl<'a> Parser<'a> {
         self.expect(Tok::Extends)?;
         let base = self.type_specifier()?;
         let modification = if self.at(Tok::LParen) {
-            Some(self.class_modification()?)
+            Some(self.class_modification_with(true)?)
         } else {
             None
         };
@@ -1293,10 +1293,13 @@ impl<'a> Parser<'a> {
         let binding = match self.peek() {
             Tok::Eq | Tok::Assign => {
                 let assign = self.bump().kind == Tok::Assign;
-                Some(Binding {
-                    expr: self.expression()?,
-                    assign,
-                })
+                let expr = if self.at(Tok::Break) {
+                    let t = self.bump();
+                    Expr::new(ExprKind::Break, self.span_of(t))
+                } else {
+                    self.expression()?
+                };
+                Some(Binding { expr, assign })
             }
             _ => None,
         };
@@ -1312,19 +1315,29 @@ impl<'a> Parser<'a> {
 
     /// `( [argument { , argument }] )`
     fn class_modification(&mut self) -> PResult<ClassModification> {
+        self.class_modification_with(false)
+    }
+
+    /// A class modification; with `inheritance`, the class-or-inheritance-modification of an
+    /// extends clause, which may also hold `break connect(a, b)` and `break name`.
+    fn class_modification_with(&mut self, inheritance: bool) -> PResult<ClassModification> {
         self.enter()?;
-        let r = self.class_modification_inner();
+        let r = self.class_modification_inner(inheritance);
         self.leave();
         r
     }
 
-    fn class_modification_inner(&mut self) -> PResult<ClassModification> {
+    fn class_modification_inner(&mut self, inheritance: bool) -> PResult<ClassModification> {
         let start = self.pos;
         self.expect(Tok::LParen)?;
         let mut args = Vec::new();
         if !self.at(Tok::RParen) {
             loop {
-                args.push(self.argument()?);
+                if self.at(Tok::Break) {
+                    args.push(self.inheritance_break(inheritance)?);
+                } else {
+                    args.push(self.argument()?);
+                }
                 if !self.eat(Tok::Comma) {
                     break;
                 }
@@ -1338,6 +1351,36 @@ impl<'a> Parser<'a> {
             args,
             span: self.span_from(start),
         })
+    }
+
+    /// `break connect(a, b)` or `break name` (selective model extension).
+    fn inheritance_break(&mut self, allowed: bool) -> PResult<Argument> {
+        let start = self.pos;
+        if !allowed {
+            let d = Diagnostic::error(self.cur_span(), "`break` is not allowed here")
+                .with_label("only in the modification of an `extends` clause")
+                .with_help(
+                    "`break name` and `break connect(a, b)` remove inherited elements and \
+                     connections in `extends Base(...)`",
+                );
+            self.report(d);
+            return Err(Fail);
+        }
+        self.bump();
+        let removed = if self.eat(Tok::Connect) {
+            self.expect(Tok::LParen)?;
+            let lhs = self.component_ref()?;
+            self.expect(Tok::Comma)?;
+            let rhs = self.component_ref()?;
+            self.expect(Tok::RParen)?;
+            BreakTarget::Connect { lhs, rhs }
+        } else {
+            BreakTarget::Element(self.ident()?)
+        };
+        Ok(Argument::Break(InheritanceBreak {
+            target: removed,
+            span: self.span_from(start),
+        }))
     }
 
     fn argument(&mut self) -> PResult<Argument> {
@@ -2270,6 +2313,6 @@ fn parse_real(text: &str) -> f64 {
     if let Ok(v) = text.parse::<f64>() {
         return v;
     }
-    // `.5` (reported by the lexer) and other oddities: best effort.
+    // Defensive: the lexer only produces digit/dot/exponent spellings Rust accepts.
     format!("0{text}").parse::<f64>().unwrap_or(0.0)
 }

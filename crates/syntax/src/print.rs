@@ -566,6 +566,19 @@ impl Printer {
                 }
                 self.constraining(r.constraining.as_ref());
             }
+            Argument::Break(b) => {
+                self.put("break ");
+                match &b.target {
+                    BreakTarget::Element(name) => self.ident(name),
+                    BreakTarget::Connect { lhs, rhs } => {
+                        self.put("connect(");
+                        self.cref(lhs);
+                        self.put(", ");
+                        self.cref(rhs);
+                        self.put(")");
+                    }
+                }
+            }
         }
     }
 
@@ -839,6 +852,7 @@ impl Printer {
             ExprKind::Bool(b) => self.put(if *b { "true" } else { "false" }),
             ExprKind::Ref(c) => self.cref(c),
             ExprKind::End => self.put("end"),
+            ExprKind::Break => self.put("break"),
             ExprKind::Call { function, args } => {
                 self.cref(function);
                 self.function_args(args);

@@ -501,14 +501,21 @@ fn keyword_as_name_message() {
 
 #[test]
 fn lexical_error_messages() {
-    let got = errors_of("model M\n  Real x = .5;\n  String s = \"a\\qb\";\nend M;\n");
+    let got = errors_of("model M\n  Real x = 1e;\n  String s = \"a\\qb\";\nend M;\n");
     let expected = "\
-error: a real literal must start with a digit
+error: malformed exponent
   --> err.mo:2:12
   |
-2 |   Real x = .5;
-  |            ^^ missing leading digit
-   = help: write `0.5`
+2 |   Real x = 1e;
+  |            ^^ exponent has no digits
+   = help: write the exponent as e.g. `1e-3` or `2.5E4`
+
+error: expected `;`, found `e`
+  --> err.mo:2:13
+  |
+2 |   Real x = 1e;
+  |             ^ expected `;` before this
+   = help: terminate the element with `;`
 
 error: unknown escape sequence
   --> err.mo:3:16
@@ -518,6 +525,44 @@ error: unknown escape sequence
    = help: valid escapes are \\' \\\" \\? \\\\ \\a \\b \\f \\n \\r \\t \\v; write `\\\\` for a backslash
 ";
     assert_eq!(got, expected);
+}
+
+#[test]
+fn leading_dot_reals_are_valid() {
+    // UNSIGNED-REAL in the Modelica 3.6 grammar allows `.5` and `.5e-3`.
+    assert_eq!(expr_shape(".5 + .5e-3"), "(+ .5 .5e-3)");
+}
+
+#[test]
+fn inheritance_breaks() {
+    let def =
+        parse_ok("model M\n  extends B(break x, break connect(a.p, b[1].n), k = break);\nend M;\n");
+    let comp = def.classes[0].class.specifier.composition().unwrap();
+    let (_, Element::Extends(ext)) = comp.elements().next().unwrap() else {
+        panic!("not extends")
+    };
+    let args = &ext.modification.as_ref().unwrap().args;
+    assert!(
+        matches!(&args[0], Argument::Break(InheritanceBreak { target: BreakTarget::Element(n), .. }) if n == "x")
+    );
+    assert!(matches!(
+        &args[1],
+        Argument::Break(InheritanceBreak {
+            target: BreakTarget::Connect { .. },
+            ..
+        })
+    ));
+    let Argument::Modification(m) = &args[2] else {
+        panic!("not a modification")
+    };
+    let binding = m.modification.as_ref().unwrap().binding.as_ref().unwrap();
+    assert_eq!(binding.expr.kind, ExprKind::Break);
+
+    let got = errors_of("model M\n  B b(break x);\nend M;\n");
+    assert!(
+        got.starts_with("error: `break` is not allowed here\n  --> err.mo:2:7\n"),
+        "{got}"
+    );
 }
 
 #[test]
