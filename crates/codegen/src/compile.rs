@@ -78,6 +78,8 @@ pub enum Step {
         frame_size: u32,
         /// Discrete outputs start from their `pre` value (Modelica algorithm semantics).
         discrete_outputs: Vec<u32>,
+        /// Other outputs start from their start value.
+        continuous_outputs: Vec<(u32, f64)>,
     },
     When(Vec<WhenStep>),
     Reinit {
@@ -601,21 +603,24 @@ impl Compiler<'_> {
                     "algorithm".into(),
                 );
                 let stmts = scope.compile_stmts(statements)?;
-                self.called.extend(scope.callees.iter().copied());
-                let discrete_outputs = outputs
-                    .iter()
-                    .filter(|&&v| {
-                        self.p
-                            .vars
-                            .get(v as usize)
-                            .is_some_and(|x| x.kind == VarKind::Discrete || x.ty != ValueType::Real)
-                    })
-                    .copied()
-                    .collect();
+                let frame_size = scope.frame_size;
+                let callees = std::mem::take(&mut scope.callees);
+                self.called.extend(callees);
+                let mut discrete_outputs = vec![];
+                let mut continuous_outputs = vec![];
+                for &o in outputs {
+                    let var = &self.p.vars[self.check_var(o)? as usize];
+                    if var.kind == VarKind::Discrete || var.ty != ValueType::Real {
+                        discrete_outputs.push(o);
+                    } else {
+                        continuous_outputs.push((o, var.start));
+                    }
+                }
                 Step::Algorithm {
                     stmts,
-                    frame_size: scope.frame_size,
+                    frame_size,
                     discrete_outputs,
+                    continuous_outputs,
                 }
             }
             Block::When { branches } => {

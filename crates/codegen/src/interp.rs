@@ -363,10 +363,15 @@ impl Rt<'_> {
                 stmts,
                 frame_size,
                 discrete_outputs,
+                continuous_outputs,
             } => {
+                // Modelica semantics of entering an algorithm section
                 for &v in discrete_outputs {
                     let pre = self.m.mem[self.m.pre_index(v)];
                     self.m.mem[v as usize] = pre;
+                }
+                for &(v, start) in continuous_outputs {
+                    self.m.mem[v as usize] = start;
                 }
                 let mut frame = vec![Value::Int(0); *frame_size as usize];
                 self.env()

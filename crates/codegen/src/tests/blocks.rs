@@ -488,3 +488,32 @@ fn malformed_programs_are_rejected_without_panicking() {
         assert!(e.message.contains(what), "{what}: {e}");
     }
 }
+
+#[test]
+fn algorithm_outputs_start_from_start_or_pre_values() {
+    // algorithm: if x > 1 then y := 10; n := 7; end if;
+    let mut b = B::new();
+    let x = b.param("x", 0.0);
+    let y = b.real("y", -5.0);
+    let n = b.discrete("n", ValueType::Integer, 3.0);
+    let stmts = vec![Statement::If {
+        branches: vec![(
+            fb(BinaryOp::Gt, fv("x"), fr(1.0)),
+            vec![set(fv("y"), fr(10.0)), set(fv("n"), fi(7))],
+        )],
+        else_: vec![],
+        origin: Origin::default(),
+    }];
+    b.p.blocks.push(Block::Algorithm {
+        statements: stmts,
+        inputs: vec![x],
+        outputs: vec![y, n],
+    });
+    let m = b.init(0.0);
+    assert_eq!((value(&m, y), value(&m, n)), (-5.0, 3.0));
+    let mut b2 = B::new();
+    b2.p = m.program.clone();
+    b2.p.vars[x as usize].start = 2.0;
+    let m = b2.init(0.0);
+    assert_eq!((value(&m, y), value(&m, n)), (10.0, 7.0));
+}
