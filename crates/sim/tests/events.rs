@@ -350,3 +350,48 @@ fn zeno_bouncing_ball_is_reported_as_chattering_at_the_accumulation_time() {
     );
     assert!(err.to_string().contains("h < 0"));
 }
+
+#[test]
+fn trial_steps_outside_the_domain_are_retried_then_reported() {
+    // der(x) = -sqrt(x) reaches x = 0 at t = 2 (x0 = 1); beyond, every step leaves the domain.
+    for solver in [Solver::Dopri5, Solver::Bdf] {
+        let mut model =
+            TestModel::new(&["x"], &[1.0], |_t, _x, _dx| {}).full_rhs(|_t, x, _rel, dx| {
+                if x[0] < 0.0 {
+                    return Err(format!("sqrt of a negative number ({})", x[0]));
+                }
+                dx[0] = -x[0].sqrt();
+                Ok(())
+            });
+        let program = model.program();
+        let opts = SimOptions {
+            stop_time: Some(3.0),
+            solver,
+            ..Default::default()
+        };
+        let err = simulate(&mut model, &program, &opts).expect_err("leaves the domain");
+        let SimErrorKind::Runtime(e) = &err.kind else {
+            panic!("{solver:?}: expected a runtime error, got {}", err.kind);
+        };
+        assert!(
+            e.message.contains("sqrt of a negative number"),
+            "{solver:?}: {e}"
+        );
+        assert!(
+            (e.time - 2.0).abs() < 0.05,
+            "{solver:?}: failed at {}",
+            e.time
+        );
+        // Rows up to the failure were kept and are accurate.
+        let partial = err.partial.expect("partial result");
+        let (t, x) = (partial.time().to_vec(), partial.series("x").expect("x"));
+        let i = t.iter().position(|&ti| ti >= 1.0).expect("row at 1 s");
+        let exact = (1.0 - t[i] / 2.0).powi(2);
+        assert!(
+            (x[i] - exact).abs() < 1e-4,
+            "{solver:?}: x({}) = {}",
+            t[i],
+            x[i]
+        );
+    }
+}
