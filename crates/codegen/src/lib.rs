@@ -4,7 +4,11 @@
 //! Pipeline inside this crate: `compile.rs` turns the program's blocks into steps, with the
 //! expressions compiled to register-machine tapes (`tape.rs`) and function bodies /
 //! algorithm sections to resolved trees (`func.rs`); `interp.rs` runs them on a `Machine`
-//! and implements the event logic; `solve.rs` and `linalg.rs` hold the equation solvers.
+//! and implements the event logic; `solve.rs` (Newton, Levenberg–Marquardt, bracketing),
+//! `linalg.rs` (dense LU) and `sparse.rs` (faer sparse LU) hold the equation solvers.
+//!
+//! Additions to [`ExecutableModel`] (default methods, existing signatures unchanged):
+//! [`ExecutableModel::warnings`] and [`ExecutableModel::take_initial_terminate`].
 
 mod builtins;
 mod compile;
