@@ -1,5 +1,5 @@
 //! The interpreter of the causal program: compiled steps (see `compile.rs`) executed on a
-//! [`Machine`], plus the event logic (modes, event iteration, samples, time events) behind
+//! `Machine`, plus the event logic (modes, event iteration, samples, time events) behind
 //! [`ExecutableModel`].
 
 use crate::compile::{compile_program, CallTarget, Code, LinearStep, Step, WhenStep};
