@@ -337,10 +337,12 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             let landed_on_time_event = time_event == Some(self.integ.t());
             if let Some(c) = self.find_crossing(landed_on_time_event)? {
                 self.record_grid_before(c.t_hi)?;
-                self.stats.state_events +=
-                    u64::from(c.t_hi < self.integ.t() || !landed_on_time_event);
-                self.stats.time_events +=
-                    u64::from(c.t_hi == self.integ.t() && landed_on_time_event);
+                // A `time >= p` relation flipping where the step landed on p is a time event.
+                if landed_on_time_event && c.t_hi == self.integ.t() {
+                    self.stats.time_events += 1;
+                } else {
+                    self.stats.state_events += 1;
+                }
                 if let Some(msg) = self.handle_event(c.t_lo, c.t_hi, Some(c.index))? {
                     return Ok(Some(msg));
                 }
@@ -406,10 +408,10 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         } else {
             self.integ.interpolate(t, &mut self.x);
         }
-        self.stats.zero_crossing_evaluations += 1;
         if self.g.is_empty() {
             return Ok(());
         }
+        self.stats.zero_crossing_evaluations += 1;
         self.model
             .zero_crossings(t, &self.x, &mut self.g)
             .map_err(SimErrorKind::Runtime)
