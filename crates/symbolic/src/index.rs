@@ -387,6 +387,14 @@ fn count_error(
             n_var,
             n_eq.abs_diff(n_var),
             more
+        )
+        .replace(
+            "(1 more equations than unknowns)",
+            "(1 more equation than unknowns)",
+        )
+        .replace(
+            "(1 more unknowns than equations)",
+            "(1 more unknown than equations)",
         ),
     )
     .with_help(fix);

@@ -272,7 +272,7 @@ fn list_eqs(m: &Model, eqs: &[SEq], ids: &[u32], mut d: Diagnostic, what: &str) 
             d = d.with_note(format!("... and {} more equations", ids.len() - MAX_LISTED));
             break;
         }
-        let text = m.eq_text(eq);
+        let text = describe_equation(m, eq);
         if eq.origin.span.is_dummy() {
             d = d.with_note(format!("{what}: {text}"));
         } else if eq.origin.span == d.span {
@@ -282,6 +282,32 @@ fn list_eqs(m: &Model, eqs: &[SEq], ids: &[u32], mut d: Diagnostic, what: &str) 
         }
     }
     d
+}
+
+/// Equation text; a differentiated equation is shown as the user's equation it came from.
+pub fn describe_equation(m: &Model, eq: &SEq) -> String {
+    let mut root = match eq.diff_of {
+        Some(r) => r,
+        None => return m.eq_text(eq),
+    };
+    let mut times = 1;
+    while let Some(p) = m.eqs.get(root as usize).and_then(|e| e.diff_of) {
+        root = p;
+        times += 1;
+    }
+    match m.eqs.get(root as usize) {
+        Some(orig) => format!(
+            "{} (differentiated {} by index reduction: {})",
+            m.eq_text(orig),
+            if times == 1 {
+                "once".to_string()
+            } else {
+                format!("{times} times")
+            },
+            m.eq_text(eq)
+        ),
+        None => m.eq_text(eq),
+    }
 }
 
 fn var_list(m: &Model, vars: &[VarIx]) -> String {
@@ -322,16 +348,26 @@ pub fn singular_diagnostics(
     let mut out = Vec::new();
     if !parts.over_eqs.is_empty() {
         let span = eqs[parts.over_eqs[0] as usize].origin.span;
-        let mut d = Diagnostic::error(
-            span,
+        let message = if parts.over_vars.is_empty() {
             format!(
-                "{context}is structurally singular: {} determine only {} ({})",
+                "{context}is structurally singular: {} without any unknown left to determine",
+                plural(parts.over_eqs.len(), "equation")
+            )
+        } else {
+            format!(
+                "{context}is structurally singular: {} {} only {} ({})",
                 plural(parts.over_eqs.len(), "equation"),
+                if parts.over_eqs.len() == 1 {
+                    "determines"
+                } else {
+                    "determine"
+                },
                 plural(parts.over_vars.len(), "variable"),
                 var_list(m, &parts.over_vars)
-            ),
-        )
-        .with_label("over-determined: one of these equations is redundant or conflicting");
+            )
+        };
+        let mut d = Diagnostic::error(span, message)
+            .with_label("over-determined: one of these equations is redundant or conflicting");
         d = list_eqs(m, eqs, &parts.over_eqs, d, "equation");
         d = with_var_locations(m, &parts.over_vars, d);
         d = d.with_help(

@@ -993,3 +993,17 @@ fn constants_propagate_out_of_constraints() {
         p.report.dummy_derivatives
     );
 }
+
+#[test]
+fn constraint_on_a_state_is_reported_with_the_original_equation() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y z", "");
+    b.eq("der(x) = 1").eq("x = sin(time)").eq("y + z = 1");
+    let e = err(&b);
+    assert!(e.contains("structurally singular"), "{e}");
+    assert!(
+        e.contains("x = sin(time) (differentiated once by index reduction"),
+        "{e}"
+    );
+    assert!(e.contains("equation: der(x) = 1"), "{e}");
+}
