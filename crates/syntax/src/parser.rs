@@ -245,6 +245,46 @@ impl<'a> Parser<'a> {
         Fail
     }
 
+    /// "expected X, found Y" where X includes a closing bracket: also point at the bracket
+    /// that is still open.
+    fn error_unclosed(&mut self, close: Tok, what: &str) -> Fail {
+        let found = self.found();
+        let mut d = Diagnostic::error(self.cur_span(), format!("expected {what}, found {found}"))
+            .with_label(format!("expected {what}"));
+        if let Some(open) = self.unclosed_opener(close) {
+            d = d.with_secondary(
+                self.span_of(open),
+                format!("unclosed {} opened here", open.kind.describe()),
+            );
+        }
+        self.report(d);
+        Fail
+    }
+
+    /// The innermost opening bracket before the current token that is not closed yet, if it
+    /// is the opener for `close` (scans back a bounded number of tokens).
+    fn unclosed_opener(&self, close: Tok) -> Option<Token> {
+        let open = match close {
+            Tok::RParen => Tok::LParen,
+            Tok::RBracket => Tok::LBracket,
+            Tok::RBrace => Tok::LBrace,
+            _ => return None,
+        };
+        let mut depth = 0u32;
+        for i in (self.pos.saturating_sub(10_000)..self.pos).rev() {
+            let t = self.tok(i);
+            match t.kind {
+                Tok::RParen | Tok::RBracket | Tok::RBrace => depth += 1,
+                Tok::LParen | Tok::LBracket | Tok::LBrace if depth > 0 => depth -= 1,
+                Tok::LParen | Tok::LBracket | Tok::LBrace => {
+                    return (t.kind == open).then_some(t);
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
     fn expect(&mut self, k: Tok) -> PResult<Token> {
         if self.at(k) {
             return Ok(self.bump());
@@ -518,7 +558,7 @@ impl<'a> Parser<'a> {
             }
         }
         if !self.at(Tok::RBracket) {
-            return Err(self.error_expected("`,` or `]`"));
+            return Err(self.error_unclosed(Tok::RBracket, "`,` or `]`"));
         }
         self.bump();
         Ok(subs)
@@ -720,6 +760,19 @@ impl<'a> Parser<'a> {
             return Err(self.error_expected(&format!("`end {}`", name.name)));
         }
         self.bump();
+        if !self.at(Tok::Ident) {
+            // `end;`: report, and accept it as the end of this class.
+            let found = self.found();
+            let d = Diagnostic::error(
+                self.cur_span(),
+                format!("expected the class name after `end`, found {found}"),
+            )
+            .with_label(format!("expected `{}` here", name.name))
+            .with_secondary(name.span, "class opened here")
+            .with_help(format!("write `end {};`", name.name));
+            self.report(d);
+            return Ok(name.clone());
+        }
         let end = self.ident()?;
         if end.name != name.name {
             let d = Diagnostic::error(
@@ -760,7 +813,7 @@ impl<'a> Parser<'a> {
                 EnumLiterals::List(lits)
             };
             if !self.at(Tok::RParen) {
-                return Err(self.error_expected("`,` or `)` in enumeration"));
+                return Err(self.error_unclosed(Tok::RParen, "`,` or `)` in enumeration"));
             }
             self.bump();
             let description = self.description()?;
@@ -1035,7 +1088,7 @@ impl<'a> Parser<'a> {
             }
         }
         if !self.at(Tok::RParen) {
-            return Err(self.error_expected("`,` or `)`"));
+            return Err(self.error_unclosed(Tok::RParen, "`,` or `)`"));
         }
         self.bump();
         Ok(ExternalCall {
@@ -1344,7 +1397,7 @@ impl<'a> Parser<'a> {
             }
         }
         if !self.at(Tok::RParen) {
-            return Err(self.error_expected("`,` or `)` in modification"));
+            return Err(self.error_unclosed(Tok::RParen, "`,` or `)` in modification"));
         }
         self.bump();
         Ok(ClassModification {
@@ -1631,6 +1684,14 @@ impl<'a> Parser<'a> {
                         _ => {
                             let help = if self.at(Tok::Assign) {
                                 "equations use `=`; `:=` is for algorithm sections"
+                            } else if matches!(
+                                lhs.kind,
+                                ExprKind::Binary {
+                                    op: BinaryOp::Eq,
+                                    ..
+                                }
+                            ) {
+                                "`==` compares two values; an equation uses a single `=`"
                             } else {
                                 "an equation has the form `lhs = rhs;`"
                             };
@@ -1659,6 +1720,15 @@ impl<'a> Parser<'a> {
     /// `end if`, `end for`, `end when`, `end while`.
     fn end_of(&mut self, k: Tok) -> PResult<()> {
         let what = format!("`end {}`", k.describe().trim_matches('`'));
+        if self.at(Tok::End) && self.peek_at(1) == Tok::Semi {
+            // `end;` closing an if/for/when/while: report and accept it as the block end.
+            let d = Diagnostic::error(self.cur_span(), format!("expected {what}, found `end;`"))
+                .with_label(format!("expected {what}"))
+                .with_help(format!("write `end {};`", k.describe().trim_matches('`')));
+            self.report(d);
+            self.bump();
+            return Ok(());
+        }
         if !self.at(Tok::End) || self.peek_at(1) != k {
             return Err(self.error_expected(&what));
         }
@@ -2161,7 +2231,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 if !self.at(Tok::RBracket) {
-                    return Err(self.error_expected("`,`, `;` or `]` in matrix"));
+                    return Err(self.error_unclosed(Tok::RBracket, "`,`, `;` or `]` in matrix"));
                 }
                 self.bump();
                 ExprKind::Matrix(rows)
@@ -2186,7 +2256,7 @@ impl<'a> Parser<'a> {
                         ExprKind::Array(items)
                     };
                     if !self.at(Tok::RBrace) {
-                        return Err(self.error_expected("`,` or `}` in array"));
+                        return Err(self.error_unclosed(Tok::RBrace, "`,` or `}` in array"));
                     }
                     self.bump();
                     kind
@@ -2212,7 +2282,7 @@ impl<'a> Parser<'a> {
             }
         }
         if !self.at(Tok::RParen) {
-            return Err(self.error_expected("`,` or `)`"));
+            return Err(self.error_unclosed(Tok::RParen, "`,` or `)`"));
         }
         self.bump();
         // `()` is an empty list, not one empty slot.
@@ -2268,7 +2338,7 @@ impl<'a> Parser<'a> {
             }
         }
         if !self.at(Tok::RParen) {
-            return Err(self.error_expected("`,` or `)` in function call"));
+            return Err(self.error_unclosed(Tok::RParen, "`,` or `)` in function call"));
         }
         self.bump();
         Ok(FunctionArgs::List { positional, named })

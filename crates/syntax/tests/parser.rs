@@ -747,3 +747,36 @@ fn walk_visits_every_subexpression() {
         ["a[i + 1]", "i", "b", "m", "c", "d", "e", "g", "h.p[j]", "j"]
     );
 }
+
+#[test]
+fn common_mistakes_get_specific_help() {
+    let got = errors_of("model M\nend;\n");
+    assert!(
+        got.starts_with(
+            "error: expected the class name after `end`, found `;`\n  --> err.mo:2:4\n"
+        ),
+        "{got}"
+    );
+    assert!(got.contains("= help: write `end M;`"), "{got}");
+
+    let got = errors_of("model M\nequation\n  if x then y = 1; end;\nend M;\n");
+    assert_eq!(got.matches("error:").count(), 1, "{got}");
+    assert!(got.contains("= help: write `end if;`"), "{got}");
+
+    let got = errors_of("model M\nequation\n  x == 1;\nend M;\n");
+    assert!(got.contains("`==` compares two values"), "{got}");
+
+    let got = errors_of("model M\n  Real x = (1 + 2;\nend M;\n");
+    let expected = "\
+error: expected `,` or `)`, found `;`
+  --> err.mo:2:18
+  |
+2 |   Real x = (1 + 2;
+  |                  ^ expected `,` or `)`
+  --> err.mo:2:12
+  |
+2 |   Real x = (1 + 2;
+  |            ^ unclosed `(` opened here
+";
+    assert_eq!(got, expected);
+}
