@@ -130,19 +130,11 @@ impl Interpreter {
     fn start_samples(&mut self, t0: f64) -> Result<(), RuntimeError> {
         for i in 0..self.code.samples.len() {
             let (start, interval) = {
-                let s = &self.code.samples[i];
-                let code = &self.code;
-                let mut rt = Rt {
-                    code,
-                    m: &mut self.m,
-                    stats: &mut self.stats,
-                    program: &self.program,
-                };
+                let mut rt = self.rt();
+                let code = rt.code;
+                let s = &code.samples[i];
                 rt.run_tape(&s.code)?;
-                (
-                    self.m.mem[s.start as usize],
-                    self.m.mem[s.interval as usize],
-                )
+                (rt.m.mem[s.start as usize], rt.m.mem[s.interval as usize])
             };
             if interval.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !start.is_finite()
             {
@@ -187,16 +179,12 @@ impl Interpreter {
 
     fn update_time_events(&mut self) -> Result<(), RuntimeError> {
         for i in 0..self.code.zc.len() {
-            let code = &self.code;
+            let mut rt = self.rt();
+            let code = rt.code;
             if let Some((tc, r)) = &code.zc[i].time_event {
-                let mut rt = Rt {
-                    code,
-                    m: &mut self.m,
-                    stats: &mut self.stats,
-                    program: &self.program,
-                };
                 rt.run_tape(tc)?;
-                self.time_events[i] = self.m.mem[*r as usize];
+                let te = rt.m.mem[*r as usize];
+                self.time_events[i] = te;
             }
         }
         Ok(())
@@ -225,13 +213,8 @@ impl Interpreter {
             self.stats.event_iterations += 1;
             self.m.rel_touched.iter_mut().for_each(|t| *t = false);
             {
-                let code = &self.code;
-                let mut rt = Rt {
-                    code,
-                    m: &mut self.m,
-                    stats: &mut self.stats,
-                    program: &self.program,
-                };
+                let mut rt = self.rt();
+                let code = rt.code;
                 rt.run_steps(&code.steps)?;
                 rt.refresh_untouched_relations()?;
             }
@@ -711,13 +694,8 @@ impl ExecutableModel for Interpreter {
         self.m.initial = true;
         self.m.event_mode = true;
         let result = (|| {
-            let code = &self.code;
-            let mut rt = Rt {
-                code,
-                m: &mut self.m,
-                stats: &mut self.stats,
-                program: &self.program,
-            };
+            let mut rt = self.rt();
+            let code = rt.code;
             rt.run_steps(&code.param_steps)
                 .map_err(|e| with_context(e, "while computing parameters"))?;
             rt.m.mem.copy_within(0..n, n);
@@ -761,13 +739,8 @@ impl ExecutableModel for Interpreter {
             self.set_states(t, x);
             self.eval_continuous()?;
         }
-        let code = &self.code;
-        let mut rt = Rt {
-            code,
-            m: &mut self.m,
-            stats: &mut self.stats,
-            program: &self.program,
-        };
+        let mut rt = self.rt();
+        let code = rt.code;
         for (gi, z) in g.iter_mut().zip(&code.zc) {
             rt.run_tape(&z.code)?;
             *gi = rt.m.mem[z.out as usize];
