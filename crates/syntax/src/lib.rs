@@ -4,7 +4,38 @@
 //! this crate knows about name lookup or semantics.
 //!
 //! Entry points: [`parse_str`] (text already in a [`SourceMap`]), [`parse_source`] (adds the
-//! text to the map first), [`parse_file`] (reads a file) and [`parse_expr`].
+//! text to the map first), [`parse_file`] (reads a file), [`parse_files`] (many files in
+//! parallel) and [`parse_expr`]. [`print_stored_definition`] turns a tree back into Modelica.
+//!
+//! ```
+//! use moss_syntax::ast::{ClassSpecifier, Element};
+//! use moss_syntax::{parse_source, SourceMap};
+//!
+//! let sources = SourceMap::new();
+//! let (_file, def, diags) = parse_source(
+//!     &sources,
+//!     "Decay.mo",
+//!     "model Decay\n  parameter Real k = 2;\n  Real x(start = 1);\nequation\n  der(x) = -k*x;\nend Decay;\n",
+//! );
+//! assert!(diags.is_empty());
+//! let class = &def.classes[0].class;
+//! assert_eq!(class.name.as_str(), "Decay");
+//! let composition = class.specifier.composition().expect("a long class");
+//! let names: Vec<String> = composition
+//!     .elements()
+//!     .filter_map(|(_, e)| match e {
+//!         Element::Component { clause, .. } => Some(clause.components[0].name.to_string()),
+//!         _ => None,
+//!     })
+//!     .collect();
+//! assert_eq!(names, ["k", "x"]);
+//! assert_eq!(composition.equations(false).count(), 1);
+//!
+//! // Syntax errors come back as diagnostics rendered with file:line:col and an excerpt.
+//! let (_, _, diags) = parse_source(&sources, "Bad.mo", "model Bad\n  Real x\nend Bad;\n");
+//! let text = moss_syntax::diag::render_all(&diags, &sources);
+//! assert!(text.starts_with("error: expected `;`, found `end`\n  --> Bad.mo:2:9\n"));
+//! ```
 
 pub mod ast;
 pub mod batch;
