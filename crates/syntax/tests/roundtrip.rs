@@ -23,11 +23,12 @@ fn fixtures_roundtrip() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// The bundled library (written elsewhere in this repository), if present.
+/// The bundled library and the examples (written elsewhere in this repository), if present.
 #[test]
 fn bundled_library_roundtrip() {
-    let lib = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../library");
-    let files = mo_files_under(&lib);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = mo_files_under(&root.join("library"));
+    files.extend(mo_files_under(&root.join("examples")));
     let mut failures = Vec::new();
     for f in &files {
         if let Err(e) = roundtrip_check(f, true) {
