@@ -6,8 +6,16 @@
 //! Error handling: a rule that cannot continue records a diagnostic and returns `Err(Fail)`.
 //! The list loops (elements, equations, statements, top-level classes) catch the failure and
 //! resynchronise at the next `;` (outside brackets) or at a section keyword / `end`, so one file
-//! can report several independent errors. Nesting depth is capped so that hostile input cannot
-//! overflow the stack, and the number of diagnostics per file is capped.
+//! can report several independent errors. A `;` missing at the end of a line is reported and
+//! then assumed, a stray `end for` is reported and skipped, and errors about a missing closing
+//! bracket also point at the opening one. Nesting depth and the size of one expression are
+//! capped so that hostile input cannot overflow the stack, and so is the number of
+//! diagnostics per file.
+//!
+//! Deliberate leniencies (not in the grammar, used by real code, nothing is lost): `{}` is an
+//! empty array; a class annotation may appear anywhere among the sections of a composition
+//! (several are merged into one). Everything else follows Appendix A of Modelica 3.6, including
+//! `:=` in modifications, `break` in extends modifications and real literals like `.5`.
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
@@ -878,7 +886,7 @@ impl<'a> Parser<'a> {
 
     fn composition(&mut self) -> PResult<Composition> {
         let mut comp = Composition::default();
-        let first = self.element_list(Visibility::Public, self.pos);
+        let first = self.element_list();
         if !first.is_empty() {
             let span = first.first().map(Element::span).unwrap_or(Span::DUMMY);
             let span = span.to(first.last().map(Element::span).unwrap_or(span));
@@ -901,7 +909,7 @@ impl<'a> Parser<'a> {
                     } else {
                         Visibility::Protected
                     };
-                    let elements = self.element_list(visibility, start);
+                    let elements = self.element_list();
                     comp.sections.push(Section::Elements {
                         visibility,
                         elements,
@@ -975,7 +983,7 @@ impl<'a> Parser<'a> {
                     self.report(d);
                     // Parse what follows as elements so that one misplaced annotation gives
                     // one error rather than one per following element.
-                    let elements = self.element_list(Visibility::Public, start);
+                    let elements = self.element_list();
                     comp.sections.push(Section::Elements {
                         visibility: Visibility::Public,
                         elements,
@@ -1002,7 +1010,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `{ element ; }` until a section keyword, `end`, `annotation` or `external`.
-    fn element_list(&mut self, _visibility: Visibility, _start: usize) -> Vec<Element> {
+    fn element_list(&mut self) -> Vec<Element> {
         let mut elements = Vec::new();
         loop {
             if self.fatal {
