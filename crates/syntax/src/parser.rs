@@ -13,7 +13,7 @@
 //! diagnostics per file.
 //!
 //! Deliberate leniencies (not in the grammar, used by real code, nothing is lost): `{}` is an
-//! empty array; a class annotation may appear anywhere among the sections of a composition
+//! empty array; a class annotation may also stand between two sections of a composition
 //! (several are merged into one). Everything else follows Appendix A of Modelica 3.6, including
 //! `:=` in modifications, `break` in extends modifications and real literals like `.5`.
 
