@@ -596,6 +596,9 @@ fn string_of(args: &[Value]) -> VResult<Value> {
     let mut significant = 6usize;
     let mut min_len = 0usize;
     let mut left = true;
+    if let Some(Value::Str(format)) = args.get(1) {
+        return format_with_spec(&x, format).map(Value::Str);
+    }
     match (&x, args.len()) {
         (Value::Real(_), 2) => significant = args[1].as_i64()?.max(1) as usize,
         (_, n) if n >= 3 => {
@@ -617,6 +620,70 @@ fn string_of(args: &[Value]) -> VResult<Value> {
         }
     }
     Ok(Value::Str(s))
+}
+
+/// `String(x, format = "...")`: a C-like format specification `[-][0][width][.precision]type`
+/// with type `f`, `e`, `E`, `g`, `G` or `d`.
+fn format_with_spec(x: &Value, spec: &str) -> VResult<String> {
+    let bad = || {
+        format!("String: unsupported format \"{spec}\" (use e.g. \"8.3f\", \"e\", \"g\", \"d\")")
+    };
+    let body = spec.strip_prefix('%').unwrap_or(spec);
+    let (left, body) = match body.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, body),
+    };
+    let ty = body.chars().last().ok_or_else(bad)?;
+    let nums = &body[..body.len() - ty.len_utf8()];
+    let (width, precision) = match nums.split_once('.') {
+        Some((w, p)) => (w, Some(p.parse::<usize>().map_err(|_| bad())?)),
+        None => (nums, None),
+    };
+    let zero_pad = width.starts_with('0') && !left;
+    let width: usize = if width.is_empty() {
+        0
+    } else {
+        width.parse().map_err(|_| bad())?
+    };
+    let v = x.as_f64()?;
+    let text = match ty {
+        'f' => format!("{:.*}", precision.unwrap_or(6), v),
+        'e' | 'E' => {
+            let t = format!("{:.*e}", precision.unwrap_or(6), v);
+            // C style exponent: e+05
+            let (m, e) = t.split_once('e').unwrap_or((&t, "0"));
+            let e: i32 = e.parse().unwrap_or(0);
+            let t = format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+            if ty == 'E' {
+                t.to_uppercase()
+            } else {
+                t
+            }
+        }
+        'g' | 'G' => {
+            let t = crate::value::format_real(v, precision.unwrap_or(6).max(1));
+            if ty == 'G' {
+                t.to_uppercase()
+            } else {
+                t
+            }
+        }
+        'd' | 'i' => format!("{}", v.round() as i64),
+        _ => return Err(bad()),
+    };
+    Ok(if text.len() >= width {
+        text
+    } else if left {
+        format!("{text:<width$}")
+    } else if zero_pad {
+        let (sign, digits) = match text.strip_prefix('-') {
+            Some(d) => ("-", d),
+            None => ("", text.as_str()),
+        };
+        format!("{sign}{digits:0>w$}", w = width - sign.len())
+    } else {
+        format!("{text:>width$}")
+    })
 }
 
 /// Functions of the C math library callable through `external "C"`.
@@ -776,6 +843,26 @@ mod tests {
             call("String", &[Value::Bool(false)]),
             Value::Str("false".into())
         );
+        assert_eq!(
+            call("String", &[Value::Real(2.71249), Value::Str("8.3f".into())]),
+            Value::Str("   2.712".into())
+        );
+        assert_eq!(
+            call("String", &[Value::Real(-2.5), Value::Str("07.2f".into())]),
+            Value::Str("-002.50".into())
+        );
+        assert_eq!(
+            call(
+                "String",
+                &[Value::Real(12345.678), Value::Str("-.2e".into())]
+            ),
+            Value::Str("1.23e+04".into())
+        );
+        assert_eq!(
+            call("String", &[Value::Int(7), Value::Str("3d".into())]),
+            Value::Str("  7".into())
+        );
+        assert!(call_builtin(b("String"), &[Value::Real(1.0), Value::Str("q".into())]).is_err());
         assert_eq!(libm_function("fabs"), Some(Builtin::M1(Math1::Abs)));
         assert_eq!(libm_function("my_solver"), None);
     }

@@ -567,7 +567,8 @@ fn compile_external(
         None => false,
     };
     match (language, libm) {
-        ("C", Some(func)) if out_ok && outputs.len() == 1 => Ok(CBody::Libm {
+        // `external "builtin"` is how libraries declare the standard math functions
+        ("C" | "builtin", Some(func)) if out_ok && outputs.len() == 1 => Ok(CBody::Libm {
             func,
             args: scope.compile_args(args)?,
         }),

@@ -360,6 +360,23 @@ fn external_c_math_functions() {
     };
     let y = eval_call(vec![ext("M.mysin", "sin")], "M.mysin", vec![c(0.5)]).expect("libm");
     assert_eq!(y, 0.5f64.sin());
+    let builtin = Function {
+        body: FunctionBody::External {
+            language: "builtin".into(),
+            name: "exp".into(),
+            output: Some("y".into()),
+            args: vec![fv("u")],
+        },
+        ..function(
+            "Modelica.Math.exp",
+            vec![real_in("u")],
+            vec![real_in("y")],
+            vec![],
+            vec![],
+        )
+    };
+    let y = eval_call(vec![builtin], "Modelica.Math.exp", vec![c(1.0)]).expect("builtin");
+    assert_eq!(y, 1f64.exp());
     let e = eval_call(vec![ext("M.custom", "my_solver")], "M.custom", vec![c(0.5)])
         .expect_err("unsupported");
     assert!(e.contains("M.custom") && e.contains("my_solver"), "{e}");
