@@ -157,3 +157,71 @@ fn translated_bouncing_ball_impacts_match_closed_form() {
         ));
     }
 }
+
+/// ```modelica
+/// model Sampled
+///   Real x(start = 1, fixed = true);
+///   discrete Real u(start = 0, fixed = true);
+/// equation
+///   der(x) = u;
+///   when sample(0, 0.1) then u = -2*x; end when;
+/// end Sampled;
+/// ```
+/// Zero-order hold: x((k+1)/10) = x(k/10) (1 - 0.2), so x(k/10) = 0.8^k.
+#[test]
+fn translated_sampled_controller_matches_zero_order_hold() {
+    let mut u = var("u", Variability::Discrete, Some(0.0), None);
+    u.attrs.fixed = Some(true);
+    let flat = FlatModel {
+        name: "Sampled".into(),
+        variables: vec![var("x", Variability::Continuous, Some(1.0), None), u],
+        equations: vec![
+            eq(call("der", x("x")), x("u")),
+            Equation::When {
+                branches: vec![(
+                    Expr::Call {
+                        func: "sample".into(),
+                        args: vec![Expr::Real(0.0), Expr::Real(0.1)],
+                    },
+                    vec![eq(x("u"), bin(BinaryOp::Mul, Expr::Real(-2.0), x("x")))],
+                )],
+                origin: Origin::default(),
+            },
+        ],
+        ..Default::default()
+    };
+    let program = match moss_symbolic::translate(&flat) {
+        Ok(p) => p,
+        Err(diags) => panic!(
+            "translation failed: {}",
+            moss_syntax::diag::render_all(&diags, &flat.sources)
+        ),
+    };
+    for solver in [Solver::Dopri5, Solver::Bdf] {
+        let mut model = Interpreter::new(program.clone()).unwrap_or_else(|e| panic!("{e}"));
+        let opts = SimOptions {
+            stop_time: Some(1.0),
+            intervals: Some(10),
+            solver,
+            ..Default::default()
+        };
+        let sim = simulate_with_stats(&mut model, &program, &opts)
+            .unwrap_or_else(|e| panic!("{solver:?}: {e}"));
+        let r = &sim.result;
+        let (t, xs) = (r.time(), r.series("x").expect("x stored"));
+        for k in 1..=10 {
+            let tk = k as f64 / 10.0;
+            let i = t
+                .iter()
+                .position(|&ti| (ti - tk).abs() < 1e-12)
+                .expect("row at sample");
+            let expected = 0.8f64.powi(k);
+            assert!(
+                (xs[i] - expected).abs() < 1e-6,
+                "{solver:?}: x({tk}) = {}, expected {expected}",
+                xs[i]
+            );
+        }
+        assert_eq!(sim.stats.time_events, 10, "{solver:?}");
+    }
+}
