@@ -421,3 +421,53 @@ fn output_selection_of_a_multi_output_call() {
     let m = b.init(0.0);
     assert_eq!(value(&m, y), 63.0);
 }
+
+#[test]
+fn local_bindings_and_enumeration_defaults() {
+    use moss_frontend::flat::Subscript;
+    use std::sync::Arc;
+    let mode_ty = ScalarType::Enumeration {
+        name: Arc::from("T.Mode"),
+        literals: vec![Arc::from("First"), Arc::from("Last")],
+    };
+    let last = Expr::Enum {
+        ty: Arc::from("T.Mode"),
+        literal: Arc::from("Last"),
+        index: 2,
+    };
+    let elem = |row: Expr| Expr::Var {
+        name: "table".into(),
+        subscripts: vec![Subscript::Index(row), Subscript::Index(fi(2))],
+    };
+    let f = function(
+        "T.pick",
+        vec![
+            fvar("table", ScalarType::Real, vec![None, None], None),
+            fvar("mode", mode_ty, vec![], Some(last.clone())),
+        ],
+        vec![real_in("y")],
+        vec![fvar(
+            "n",
+            ScalarType::Integer,
+            vec![],
+            Some(fcall("size", vec![fv("table"), fi(1)])),
+        )],
+        vec![Statement::If {
+            branches: vec![(
+                fb(BinaryOp::Eq, fv("mode"), last),
+                vec![set(fv("y"), elem(fv("n")))],
+            )],
+            else_: vec![set(fv("y"), elem(fi(1)))],
+            origin: Origin::default(),
+        }],
+    );
+    let row = |a: f64, b: f64| PExpr::Array(vec![c(a), c(b)]);
+    let table = || PExpr::Array(vec![row(0.0, 5.0), row(1.0, 7.0), row(2.0, 9.0)]);
+    // default mode = Last
+    assert_eq!(eval_call(vec![f.clone()], "T.pick", vec![table()]), Ok(9.0));
+    assert_eq!(
+        eval_call(vec![f.clone()], "T.pick", vec![table(), c(2.0)]),
+        Ok(9.0)
+    );
+    assert_eq!(eval_call(vec![f], "T.pick", vec![table(), c(1.0)]), Ok(5.0));
+}
