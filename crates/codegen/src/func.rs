@@ -90,6 +90,8 @@ pub enum FExpr {
     Call(u32, Vec<FExpr>, usize),
     If(Vec<(FExpr, FExpr)>, Box<FExpr>),
     Array(Vec<FExpr>),
+    /// Array of the given dimensions from scalar leaves in row-major order.
+    FlatArray(Vec<usize>, Vec<FExpr>),
     Range(Box<FExpr>, Option<Box<FExpr>>, Box<FExpr>),
     Initial,
     Terminal,
@@ -1077,6 +1079,10 @@ impl Env<'_> {
                 self.eval(else_, frame)?
             }
             FExpr::Array(elems) => array_literal(self.eval_args(elems, frame)?)?,
+            FExpr::FlatArray(dims, leaves) => Value::Array(ArrayVal {
+                dims: dims.clone(),
+                data: self.eval_args(leaves, frame)?,
+            }),
             FExpr::Range(a, step, b) => {
                 let a = self.eval(a, frame)?;
                 let s = match step {

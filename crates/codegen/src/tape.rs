@@ -687,7 +687,7 @@ impl<'a> TapeCompiler<'a> {
                         .collect();
                     FExpr::Const(crate::value::array_literal(values)?)
                 } else {
-                    FExpr::Array(items)
+                    flat_array(items)
                 }
             }
             PExpr::Call { func, args } if !self.scalar_args(args) || func == "String" => {
@@ -697,6 +697,38 @@ impl<'a> TapeCompiler<'a> {
             scalar => FExpr::Mem(self.compile_to_static(scalar, code)?),
         })
     }
+}
+
+/// An array literal whose leaves are scalars becomes one [`FExpr::FlatArray`] (built with a
+/// single allocation per call instead of one per row).
+fn flat_array(items: Vec<FExpr>) -> FExpr {
+    let scalar_leaf = |e: &FExpr| match e {
+        FExpr::Const(v) => !v.is_array(),
+        FExpr::Slot(..) | FExpr::Mem(_) => true,
+        _ => false,
+    };
+    if items.iter().all(scalar_leaf) {
+        return FExpr::FlatArray(vec![items.len()], items);
+    }
+    let inner = match items.first() {
+        Some(FExpr::FlatArray(d, _)) => d.clone(),
+        _ => return FExpr::Array(items),
+    };
+    if !items
+        .iter()
+        .all(|i| matches!(i, FExpr::FlatArray(d, _) if *d == inner))
+    {
+        return FExpr::Array(items);
+    }
+    let mut dims = vec![items.len()];
+    dims.extend(inner);
+    let mut leaves = Vec::new();
+    for i in items {
+        if let FExpr::FlatArray(_, l) = i {
+            leaves.extend(l);
+        }
+    }
+    FExpr::FlatArray(dims, leaves)
 }
 
 /// Move scratch registers behind the permanent ones.

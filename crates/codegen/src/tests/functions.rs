@@ -471,3 +471,33 @@ fn local_bindings_and_enumeration_defaults() {
     );
     assert_eq!(eval_call(vec![f], "T.pick", vec![table(), c(1.0)]), Ok(5.0));
 }
+
+#[test]
+fn table_of_parameters_as_argument() {
+    // the same table as `table_arg`, but every entry is a parameter slot (as after
+    // scalarization of `parameter Real table[:, :]`)
+    let mut b = B::new();
+    b.p.functions
+        .insert("Tables.interpolate".into(), interpolate());
+    let data = [(0.0, 0.0), (1.0, 10.0), (3.0, 30.0), (4.0, 0.0)];
+    let rows: Vec<PExpr> = data
+        .iter()
+        .enumerate()
+        .map(|(i, &(u, y))| {
+            let pu = b.param(&format!("table[{},1]", i + 1), u);
+            let py = b.param(&format!("table[{},2]", i + 1), y);
+            PExpr::Array(vec![v(pu), v(py)])
+        })
+        .collect();
+    let (x, dx) = b.state("x", 0.0);
+    b.assign(
+        dx,
+        call("Tables.interpolate", vec![PExpr::Array(rows), v(x)]),
+    );
+    let mut m = b.build();
+    m.set_parameter("table[4,2]", 60.0).expect("parameter");
+    m.initialize(0.0).expect("init");
+    let mut d = [0.0];
+    m.derivatives(0.0, &[3.5], &mut d).expect("eval");
+    assert!(close(d[0], 45.0, 1e-12), "{d:?}");
+}
