@@ -541,8 +541,14 @@ impl<'a> TapeCompiler<'a> {
         let user = self.fn_index.contains_key(func);
         if !user {
             match (func, args) {
-                ("noEvent" | "homotopy" | "Real" | "Integer" | "Boolean", [a, ..]) if scalar => {
+                ("noEvent" | "homotopy" | "Real" | "Boolean", [a, ..]) if scalar => {
                     return self.expr(a, dst, code)
+                }
+                // `Integer(e)` of an enumeration is its index; floor keeps whole numbers
+                // unchanged and truncates Reals like the value-level conversion
+                ("Integer", [a]) if scalar => {
+                    let f = Math1::Floor;
+                    return self.unary(a, dst, code, move |d, a| Instr::M1 { f, d, a });
                 }
                 ("smooth", [.., a]) if scalar => return self.expr(a, dst, code),
                 ("initial", []) => return self.expr(&PExpr::Initial, dst, code),
