@@ -189,17 +189,14 @@ impl Bdf {
                 ru[i * m + j] = (0..m).map(|l| r[i * m + l] * u[l * m + j]).sum();
             }
         }
-        let old: Vec<Vec<f64>> = self.d[..m].to_vec();
-        for j in 0..m {
-            let dj = &mut self.d[j];
-            dj.iter_mut().for_each(|v| *v = 0.0);
-            for (i, di) in old.iter().enumerate() {
-                let w = ru[i * m + j];
-                if w != 0.0 {
-                    for (a, b) in dj.iter_mut().zip(di) {
-                        *a += w * b;
-                    }
-                }
+        // Component by component, so no copy of the history is needed.
+        let mut old = [0.0; MAX_ORDER + 1];
+        for p in 0..self.n {
+            for i in 0..m {
+                old[i] = self.d[i][p];
+            }
+            for j in 0..m {
+                self.d[j][p] = (0..m).map(|i| ru[i * m + j] * old[i]).sum();
             }
         }
         self.h *= factor;
@@ -324,8 +321,11 @@ impl Bdf {
         }
         self.dense.t = self.t;
         self.dense.h = self.h;
-        self.dense.d.clear();
-        self.dense.d.extend(self.d[..=k].iter().cloned());
+        // Reuse the snapshot's buffers.
+        self.dense.d.resize_with(k + 1, || vec![0.0; self.n]);
+        for (dst, src) in self.dense.d.iter_mut().zip(&self.d[..=k]) {
+            dst.copy_from_slice(src);
+        }
         self.dense.start = self.restart_slope.take().filter(|_| k == 1);
     }
 
