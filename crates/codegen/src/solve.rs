@@ -84,6 +84,9 @@ fn bracket_and_refine(
     nominal: f64,
 ) -> Result<Option<f64>, RuntimeError> {
     let f0 = h.scalar_residual_host(s, x0)?;
+    // the first point with a finite residual is the reference (the start value may lie
+    // outside the residual's domain)
+    let mut reference = f0.is_finite().then_some((x0, f0));
     let mut width = 0.01 * x0.abs().max(nominal);
     let mut bracket = None;
     for _ in 0..80 {
@@ -92,13 +95,20 @@ fn bracket_and_refine(
             if fc == 0.0 {
                 return Ok(Some(cand));
             }
-            if fc.is_finite() && f0.is_finite() && fc.signum() != f0.signum() {
-                bracket = Some(if cand < x0 {
-                    (cand, fc, x0, f0)
-                } else {
-                    (x0, f0, cand, fc)
-                });
-                break;
+            if !fc.is_finite() {
+                continue;
+            }
+            match reference {
+                None => reference = Some((cand, fc)),
+                Some((xr, fr)) if fr.signum() != fc.signum() => {
+                    bracket = Some(if cand < xr {
+                        (cand, fc, xr, fr)
+                    } else {
+                        (xr, fr, cand, fc)
+                    });
+                    break;
+                }
+                Some(_) => {}
             }
         }
         if bracket.is_some() || !width.is_finite() {
@@ -119,6 +129,9 @@ fn bracket_and_refine(
             0.5 * (a + b)
         };
         let fc = h.scalar_residual_host(s, c)?;
+        if !fc.is_finite() {
+            return Ok(None);
+        }
         if fc == 0.0 || (b - a).abs() <= 4.0 * f64::EPSILON * c.abs().max(nominal) {
             return Ok(Some(c));
         }

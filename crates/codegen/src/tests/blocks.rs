@@ -122,6 +122,21 @@ fn solve_scalar_falls_back_to_bracketing() {
 }
 
 #[test]
+fn solve_scalar_starting_outside_the_domain() {
+    // sqrt(x) = 2 from x = -1, where the residual is NaN
+    let mut b = B::new();
+    let x = b.real("x", -1.0);
+    let res = sub(call("sqrt", vec![v(x)]), c(2.0));
+    b.p.blocks.push(Block::SolveScalar {
+        var: x,
+        residual: res,
+        derivative: None,
+    });
+    let m = b.init(0.0);
+    assert!(close(value(&m, x), 4.0, 1e-10), "x = {}", value(&m, x));
+}
+
+#[test]
 fn solve_scalar_failure_names_variable() {
     let mut b = B::new();
     let x = b.real("body.x", 1.0);
