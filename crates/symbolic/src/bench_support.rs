@@ -122,3 +122,69 @@ pub fn chain(n: usize) -> FlatModel {
     f.equations.push(eq(var(&mass(n, "fr")), Expr::Real(0.0)));
     f
 }
+
+/// `n` inertias coupled by `n-1` ideal gears (`phi[i] = ratio*phi[i+1]`, torques
+/// `ratio*tl[i] = tr[i]`), driven by a torque on the first: an index-3 system whose
+/// reduction leaves 2 states and one linear algebraic loop over the whole chain.
+pub fn gear_chain(n: usize) -> FlatModel {
+    let mut f = FlatModel {
+        name: format!("GearChain{n}"),
+        ..FlatModel::default()
+    };
+    f.variables.push(decl(
+        "J".into(),
+        Variability::Parameter,
+        Some(Expr::Real(1.0)),
+        None,
+    ));
+    f.variables.push(decl(
+        "ratio".into(),
+        Variability::Parameter,
+        Some(Expr::Real(1.1)),
+        None,
+    ));
+    let v = |i: usize, x: &str| format!("inertia[{i}].{x}");
+    let g = |i: usize, x: &str| format!("gear[{i}].{x}");
+    for i in 1..=n {
+        let start = if i == 1 { Some(0.0) } else { None };
+        f.variables
+            .push(decl(v(i, "phi"), Variability::Continuous, None, start));
+        f.variables
+            .push(decl(v(i, "w"), Variability::Continuous, None, start));
+        for x in ["a", "tl", "tr"] {
+            f.variables
+                .push(decl(v(i, x), Variability::Continuous, None, None));
+        }
+        f.equations
+            .push(eq(der(var(&v(i, "phi"))), var(&v(i, "w"))));
+        f.equations.push(eq(der(var(&v(i, "w"))), var(&v(i, "a"))));
+        f.equations.push(eq(
+            bin(BinaryOp::Mul, var("J"), var(&v(i, "a"))),
+            bin(BinaryOp::Add, var(&v(i, "tl")), var(&v(i, "tr"))),
+        ));
+    }
+    for i in 1..n {
+        f.variables
+            .push(decl(g(i, "t"), Variability::Continuous, None, None));
+        // phi[i] = ratio*phi[i+1]
+        f.equations.push(eq(
+            var(&v(i, "phi")),
+            bin(BinaryOp::Mul, var("ratio"), var(&v(i + 1, "phi"))),
+        ));
+        // torque through the gear: tr[i] = -t, tl[i+1] = ratio*t
+        f.equations.push(eq(
+            var(&v(i, "tr")),
+            Expr::Unary {
+                op: moss_frontend::flat::UnaryOp::Neg,
+                arg: Box::new(var(&g(i, "t"))),
+            },
+        ));
+        f.equations.push(eq(
+            var(&v(i + 1, "tl")),
+            bin(BinaryOp::Mul, var("ratio"), var(&g(i, "t"))),
+        ));
+    }
+    f.equations.push(eq(var(&v(1, "tl")), Expr::Real(1.0)));
+    f.equations.push(eq(var(&v(n, "tr")), Expr::Real(0.0)));
+    f
+}

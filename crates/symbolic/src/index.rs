@@ -260,7 +260,7 @@ fn select_dummy_derivatives(m: &mut Model) -> Result<Vec<VarIx>, Vec<Diagnostic>
     let mut g: Vec<u32> = (0..m.eqs.len() as u32)
         .filter(|&e| m.eqs[e as usize].diff_of.is_some() && m.eqs[e as usize].diffed.is_none())
         .collect();
-    let mut candidates: Option<Vec<VarIx>> = None;
+    let mut candidates: Option<Vec<bool>> = None;
     let mut dummies = Vec::new();
     while !g.is_empty() {
         // candidate variables: highest derivatives at the top level, else the integrals of the
@@ -273,7 +273,7 @@ fn select_dummy_derivatives(m: &mut Model) -> Result<Vec<VarIx>, Vec<Diagnostic>
                 let ok = sv.der_of.is_some()
                     && match &candidates {
                         None => sv.der.is_none(),
-                        Some(c) => c.contains(&v),
+                        Some(c) => c.get(v as usize).copied().unwrap_or(false),
                     };
                 if ok {
                     h.push(v);
@@ -310,13 +310,13 @@ fn select_dummy_derivatives(m: &mut Model) -> Result<Vec<VarIx>, Vec<Diagnostic>
             .filter_map(|&e| m.eqs[e as usize].diff_of)
             .filter(|&p| m.eqs[p as usize].diff_of.is_some())
             .collect();
-        candidates = Some(
-            selected
-                .iter()
-                .filter_map(|&v| m.vars[v as usize].der_of)
-                .filter(|&b| m.vars[b as usize].der_of.is_some())
-                .collect(),
-        );
+        let mut next = vec![false; m.vars.len()];
+        for b in selected.iter().filter_map(|&v| m.vars[v as usize].der_of) {
+            if m.vars[b as usize].der_of.is_some() {
+                next[b as usize] = true;
+            }
+        }
+        candidates = Some(next);
         g = next_g;
     }
     Ok(dummies)

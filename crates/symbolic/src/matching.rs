@@ -1,9 +1,9 @@
 //! Bipartite matching of equations to variables, and the diagnosis of structurally singular
 //! systems.
 //!
-//! Matching: a cheap greedy pass, then depth-first augmenting paths (iterative, with a
-//! "free variable look-ahead" at each visited equation, as in Duff's MC21). On sparse chain
-//! models the greedy pass matches almost everything, so the whole pass is near-linear.
+//! Matching: a cheap greedy pass, then breadth-first (shortest) augmenting paths, iterative.
+//! On sparse chain models the greedy pass matches almost everything and the remaining paths
+//! are short, so the whole pass is near-linear.
 //!
 //! Diagnosis: after a maximum matching, the Dulmage–Mendelsohn over-determined part is
 //! everything reachable from unmatched equations by alternating paths, the under-determined
@@ -22,6 +22,8 @@ pub struct Visit {
     eq_stamp: Vec<u32>,
     var_stamp: Vec<u32>,
     gen: u32,
+    /// Equation from which each visited variable was reached (valid for this search).
+    parent: Vec<u32>,
     pub eqs: Vec<u32>,
     pub vars: Vec<VarIx>,
 }
@@ -84,8 +86,10 @@ impl Matching {
         }
     }
 
-    /// Search an augmenting path from the unmatched equation `root`. On failure, `vis.eqs`
-    /// and `vis.vars` hold the coloured equations and variables.
+    /// Search a shortest augmenting path from the unmatched equation `root` (breadth-first,
+    /// so the search stays local when a free variable is near, which keeps Pantelides'
+    /// repeated searches near-linear on long chains). On failure, `vis.eqs` and `vis.vars`
+    /// hold the coloured equations and variables (everything reachable).
     pub fn augment(
         &mut self,
         root: u32,
@@ -94,47 +98,42 @@ impl Matching {
         vis: &mut Visit,
     ) -> bool {
         vis.start(self.var_of_eq.len(), self.eq_of_var.len());
+        if vis.parent.len() < self.eq_of_var.len() {
+            vis.parent.resize(self.eq_of_var.len(), NONE);
+        }
         let gen = vis.gen;
-        let mut stack: Vec<(u32, usize)> = vec![(root, 0)];
-        let mut via: Vec<VarIx> = Vec::new();
         vis.eq_stamp[root as usize] = gen;
         vis.eqs.push(root);
-        while let Some(top) = stack.last_mut() {
-            let e = top.0;
-            let edges = &adj[e as usize];
-            if top.1 == 0 {
-                if let Some(&free) = edges
-                    .iter()
-                    .find(|&&v| allowed(v) && self.eq_of_var[v as usize] == NONE)
-                {
-                    let mut v = free;
-                    for k in (0..stack.len()).rev() {
-                        let ek = stack[k].0;
-                        self.set(ek, v);
-                        if k > 0 {
-                            v = via[k - 1];
+        let mut head = 0;
+        while head < vis.eqs.len() {
+            let e = vis.eqs[head];
+            head += 1;
+            for &v in &adj[e as usize] {
+                if !allowed(v) || vis.var_stamp[v as usize] == gen {
+                    continue;
+                }
+                vis.var_stamp[v as usize] = gen;
+                vis.vars.push(v);
+                vis.parent[v as usize] = e;
+                let e2 = self.eq_of_var[v as usize];
+                if e2 == NONE {
+                    // flip the path back to the root
+                    let mut cur = v;
+                    loop {
+                        let eq = vis.parent[cur as usize];
+                        let old = self.var_of_eq[eq as usize];
+                        self.set(eq, cur);
+                        if eq == root || old == NONE {
+                            break;
                         }
+                        cur = old;
                     }
                     return true;
                 }
-            }
-            if top.1 < edges.len() {
-                let v = edges[top.1];
-                top.1 += 1;
-                if allowed(v) && vis.var_stamp[v as usize] != gen {
-                    vis.var_stamp[v as usize] = gen;
-                    vis.vars.push(v);
-                    let e2 = self.eq_of_var[v as usize];
-                    if e2 != NONE && vis.eq_stamp[e2 as usize] != gen {
-                        vis.eq_stamp[e2 as usize] = gen;
-                        vis.eqs.push(e2);
-                        via.push(v);
-                        stack.push((e2, 0));
-                    }
+                if vis.eq_stamp[e2 as usize] != gen {
+                    vis.eq_stamp[e2 as usize] = gen;
+                    vis.eqs.push(e2);
                 }
-            } else {
-                stack.pop();
-                via.pop();
             }
         }
         false

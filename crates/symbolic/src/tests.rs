@@ -1007,3 +1007,13 @@ fn constraint_on_a_state_is_reported_with_the_original_equation() {
     );
     assert!(e.contains("equation: der(x) = 1"), "{e}");
 }
+
+#[test]
+fn chain_of_gears_reduces_to_two_states() {
+    let flat = crate::bench_support::gear_chain(50);
+    let p = translate_here(&flat).unwrap_or_else(|d| panic!("{d:#?}"));
+    assert_eq!(p.states.len(), 2, "{:?}", p.report.state_choices);
+    assert_eq!(p.report.index_before_reduction, 3);
+    // per gear: two levels of the constraint; per inertia: der(der(phi))
+    assert_eq!(p.report.dummy_derivatives.len(), 3 * 50 - 2);
+}
