@@ -4,7 +4,7 @@
 //! texts so that any later stage can turn a span back into `file:line:col` and a source excerpt.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 /// Index of a file in a [`SourceMap`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -52,33 +52,43 @@ impl Span {
 pub struct SourceFile {
     pub path: PathBuf,
     pub text: Arc<str>,
-    /// Byte offsets where each line starts.
-    line_starts: Vec<u32>,
+    /// Byte offsets where each line starts; computed on first use (most files parsed in a
+    /// batch never need a line number).
+    line_starts: OnceLock<Vec<u32>>,
 }
 
 impl SourceFile {
     pub fn new(path: PathBuf, text: Arc<str>) -> SourceFile {
-        let mut line_starts = vec![0u32];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i as u32 + 1);
-            }
-        }
         SourceFile {
             path,
             text,
-            line_starts,
+            line_starts: OnceLock::new(),
         }
+    }
+
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            let mut starts = vec![0u32];
+            starts.extend(
+                self.text
+                    .bytes()
+                    .enumerate()
+                    .filter(|&(_, b)| b == b'\n')
+                    .map(|(i, _)| i as u32 + 1),
+            );
+            starts
+        })
     }
 
     /// 1-based line and column (column counted in characters) of a byte offset.
     pub fn line_col(&self, offset: u32) -> (u32, u32) {
         let offset = offset.min(self.text.len() as u32);
-        let line = match self.line_starts.binary_search(&offset) {
+        let line_starts = self.line_starts();
+        let line = match line_starts.binary_search(&offset) {
             Ok(l) => l,
-            Err(l) => l - 1,
+            Err(l) => l.saturating_sub(1),
         };
-        let start = self.line_starts[line] as usize;
+        let start = line_starts.get(line).copied().unwrap_or(0) as usize;
         let mut end = offset as usize;
         while end > start && !self.text.is_char_boundary(end) {
             end -= 1;
@@ -90,11 +100,11 @@ impl SourceFile {
     /// Text of a 1-based line, without its line terminator.
     pub fn line_text(&self, line: u32) -> &str {
         let idx = (line as usize).saturating_sub(1);
-        let Some(&start) = self.line_starts.get(idx) else {
+        let line_starts = self.line_starts();
+        let Some(&start) = line_starts.get(idx) else {
             return "";
         };
-        let end = self
-            .line_starts
+        let end = line_starts
             .get(idx + 1)
             .map(|&e| e as usize)
             .unwrap_or(self.text.len());
