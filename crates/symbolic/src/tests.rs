@@ -1017,3 +1017,114 @@ fn chain_of_gears_reduces_to_two_states() {
     // per gear: two levels of the constraint; per inertia: der(der(phi))
     assert_eq!(p.report.dummy_derivatives.len(), 3 * 50 - 2);
 }
+
+#[test]
+fn free_parameter_is_computed_by_initialization() {
+    let mut b = ModelBuilder::new();
+    b.vars("x", "").start("x", 2.0).fixed("x");
+    // the binding only serves as a guess for a fixed=false parameter
+    b.params("p", 0.1).unfixed("p");
+    b.eq("der(x) = -p*x");
+    b.init_eq("der(x) = -1");
+    let p = ok(&b);
+    let pi = p.var_by_name("p").unwrap() as usize;
+    assert_eq!(p.vars[pi].kind, VarKind::DependentParameter);
+    let mut ev = crate::testeval::Eval::new(&p);
+    ev.initial = true;
+    ev.run(&p.init_blocks);
+    assert!(
+        (ev.get("p") - 0.5).abs() < 1e-12,
+        "{}",
+        dump::program_text(&p)
+    );
+    assert!(p.report.warnings.is_empty(), "{:?}", p.report.warnings);
+}
+
+#[test]
+fn when_assigned_discrete_starts_at_its_start_value() {
+    let mut b = ModelBuilder::new();
+    b.vars("x", "").start("x", 0.0).fixed("x");
+    b.discrete("n", ScalarType::Integer).start("n", 3.0);
+    b.eq("der(x) = 1");
+    b.when("x > 1", &["n = pre(n) + 1"]);
+    let p = ok(&b);
+    let text = dump::program_text(&p);
+    let init = &text[..text.find("simulation blocks").unwrap_or(text.len())];
+    assert!(init.contains("n := 3"), "{init}");
+    assert!(p.report.warnings.is_empty(), "{:?}", p.report.warnings);
+}
+
+#[test]
+fn algorithm_section_is_one_block_with_its_outputs() {
+    use moss_frontend::flat::{Algorithm, Statement};
+    let mut b = ModelBuilder::new();
+    b.vars("x y z", "").start("x", 0.0).fixed("x");
+    b.eq("der(x) = z");
+    b.flat.algorithms.push(Algorithm {
+        statements: vec![
+            Statement::Assign {
+                target: crate::testutil::parse("y"),
+                value: crate::testutil::parse("2*x"),
+                origin: Default::default(),
+            },
+            Statement::Assign {
+                target: crate::testutil::parse("z"),
+                value: crate::testutil::parse("y + 1"),
+                origin: Default::default(),
+            },
+        ],
+        origin: Default::default(),
+    });
+    let p = ok(&b);
+    let pos_alg = p
+        .blocks
+        .iter()
+        .position(|b| matches!(b, Block::Algorithm { .. }))
+        .expect("algorithm block");
+    let Block::Algorithm {
+        outputs, inputs, ..
+    } = &p.blocks[pos_alg]
+    else {
+        unreachable!()
+    };
+    let names: Vec<&str> = outputs
+        .iter()
+        .map(|&v| p.vars[v as usize].name.as_str())
+        .collect();
+    assert_eq!(names, vec!["y", "z"]);
+    assert!(inputs.iter().any(|&v| p.vars[v as usize].name == "x"));
+    // der(x) := z comes after the algorithm
+    let pos_der = p
+        .blocks
+        .iter()
+        .position(
+            |b| matches!(b, Block::Assign { var, .. } if p.vars[*var as usize].name == "der(x)"),
+        )
+        .expect("der(x) block");
+    assert!(pos_alg < pos_der);
+}
+
+#[test]
+fn tuple_equation_becomes_call_outputs() {
+    use moss_frontend::flat::{Equation, Expr, Origin};
+    let mut b = ModelBuilder::new();
+    b.vars("a c", "");
+    b.flat.equations.push(Equation::Equal {
+        lhs: Expr::Tuple(vec![
+            Some(crate::testutil::parse("a")),
+            None,
+            Some(crate::testutil::parse("c")),
+        ]),
+        rhs: Expr::Call {
+            func: "pkg.h".into(),
+            args: vec![Expr::Time],
+        },
+        origin: Origin::default(),
+    });
+    let p = ok(&b);
+    let Block::CallOutputs { outputs, .. } = &p.blocks[0] else {
+        panic!("{}", dump::program_text(&p));
+    };
+    assert_eq!(outputs.len(), 3);
+    assert!(outputs[1].is_none());
+}
