@@ -817,7 +817,8 @@ pub enum ExprKind {
     /// Unsigned integer literal (a leading minus is a [`UnaryOp::Neg`]).
     Integer(i64),
     /// Unsigned real literal, or an integer literal too large for `i64`. `text` is the source
-    /// spelling (kept for exact printing).
+    /// spelling (kept for exact printing); synthesized literals may leave it empty, and the
+    /// printer then formats `value`.
     Real {
         value: f64,
         text: Arc<str>,

@@ -124,6 +124,13 @@ fn expr_prec(e: &Expr) -> u8 {
             op: UnaryOp::Not, ..
         } => prec::NOT,
         ExprKind::Unary { .. } => prec::ADD,
+        // Negative literals only occur in synthesized trees; print them like a unary minus.
+        ExprKind::Integer(v) if *v < 0 => prec::ADD,
+        ExprKind::Real { value, text }
+            if text.starts_with('-') || (text.is_empty() && *value < 0.0) =>
+        {
+            prec::ADD
+        }
         // A partial application is only valid as an argument; never wrap it.
         _ => prec::PRIMARY,
     }
@@ -847,7 +854,12 @@ impl Printer {
             ExprKind::Integer(v) => {
                 let _ = write!(self.out, "{v}");
             }
-            ExprKind::Real { text, .. } => self.put(text),
+            ExprKind::Real { text, .. } if !text.is_empty() => self.put(text),
+            ExprKind::Real { value, .. } => {
+                // A synthesized literal without source text: `{:?}` always keeps a `.` or an
+                // exponent, so it reads back as a Real (`1.0`, `1e-7`).
+                let _ = write!(self.out, "{value:?}");
+            }
             ExprKind::String(s) => self.put(&quote_string(s)),
             ExprKind::Bool(b) => self.put(if *b { "true" } else { "false" }),
             ExprKind::Ref(c) => self.cref(c),

@@ -780,3 +780,35 @@ error: expected `,` or `)`, found `;`
 ";
     assert_eq!(got, expected);
 }
+
+#[test]
+fn synthesized_literals_print_as_valid_modelica() {
+    use moss_syntax::print_expr;
+    let span = moss_syntax::Span::DUMMY;
+    let lit = |k: ExprKind| Box::new(Expr::new(k, span));
+    let sub = |rhs: Box<Expr>| {
+        Expr::new(
+            ExprKind::Binary {
+                op: BinaryOp::Sub,
+                lhs: lit(ExprKind::Ref(ComponentRef::simple(Ident::new("a", span)))),
+                rhs,
+            },
+            span,
+        )
+    };
+    assert_eq!(print_expr(&sub(lit(ExprKind::Integer(-2)))), "a - (-2)");
+    let real = |value: f64| ExprKind::Real {
+        value,
+        text: "".into(),
+    };
+    assert_eq!(print_expr(&sub(lit(real(-0.5)))), "a - (-0.5)");
+    assert_eq!(print_expr(&sub(lit(real(1.0)))), "a - 1.0");
+    assert_eq!(print_expr(&sub(lit(real(1e-7)))), "a - 1e-7");
+    // And they parse back to the same values.
+    let (e, diags) = parse_expr(FileId(0), &print_expr(&sub(lit(real(1e-7)))));
+    assert!(diags.is_empty());
+    let ExprKind::Binary { rhs, .. } = e.unwrap().kind else {
+        panic!("not binary")
+    };
+    assert!(matches!(rhs.kind, ExprKind::Real { value, .. } if value == 1e-7));
+}
