@@ -75,6 +75,7 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
     c.m.eqs.extend(helpers);
     group_call_outputs(&mut c.m.eqs, &c.m.arena);
     make_when_assigned_discrete(&mut c.m);
+    bind_defined_inputs(&mut c.m);
     protect_unit_outputs(&mut c.m);
     if c.errors.is_empty() {
         Ok(c.m)
@@ -141,6 +142,29 @@ fn group_call_outputs(eqs: &mut Vec<SEq>, arena: &crate::ir::Arena) {
         keep
     });
     eqs.extend(units);
+}
+
+/// A top-level input with a binding (`input Real u = sin(time)`) arrives as the equation
+/// `u = ...`: such an input is computed by the model, i.e. an ordinary unknown.
+fn bind_defined_inputs(m: &mut Model) {
+    let mut defined = Vec::new();
+    for eq in &m.eqs {
+        if let EqBody::Eq { lhs, .. } = eq.body {
+            if let Node::Var(v) = *m.arena.node(lhs) {
+                if m.vars[v as usize].kind == VKind::Input {
+                    defined.push(v);
+                }
+            }
+        }
+    }
+    for v in defined {
+        let sv = &mut m.vars[v as usize];
+        sv.kind = if sv.ty == ValueType::Real {
+            VKind::Continuous
+        } else {
+            VKind::Discrete
+        };
+    }
 }
 
 /// Variables computed by units (calls with several outputs, algorithms, when-equations) are
@@ -384,7 +408,7 @@ impl<'a> Conv<'a> {
         let vars = &self.m.vars;
         self.m.arena.any_node(e, &mut |n| match n {
             Node::Time => true,
-            Node::Var(v) => vars[*v as usize].kind == VKind::Continuous,
+            Node::Var(v) => matches!(vars[*v as usize].kind, VKind::Continuous | VKind::Input),
             _ => false,
         })
     }

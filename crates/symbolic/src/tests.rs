@@ -1128,3 +1128,27 @@ fn tuple_equation_becomes_call_outputs() {
     assert_eq!(outputs.len(), 3);
     assert!(outputs[1].is_none());
 }
+
+#[test]
+fn top_level_inputs_are_known_unless_bound() {
+    use moss_frontend::flat::Causality;
+    let mut b = ModelBuilder::new();
+    b.vars("u v x y", "").start("x", 0.0).fixed("x");
+    for v in b
+        .flat
+        .variables
+        .iter_mut()
+        .filter(|v| v.name == "u" || v.name == "v")
+    {
+        v.causality = Causality::Input;
+    }
+    b.eq("v = sin(time)")
+        .eq("der(x) = u + v")
+        .eq("y = if u > 0 then 1 else 0");
+    let p = ok(&b);
+    let kind = |n: &str| p.vars[p.var_by_name(n).unwrap() as usize].kind;
+    assert_eq!(kind("u"), VarKind::Input);
+    assert_eq!(kind("v"), VarKind::Algebraic);
+    // relations on inputs generate events (inputs may change continuously)
+    assert_eq!(p.zero_crossings.len(), 1);
+}
