@@ -117,6 +117,8 @@ pub const DEFAULT_START: f64 = 0.0;
 pub const DEFAULT_STOP: f64 = 1.0;
 pub const DEFAULT_INTERVALS: usize = 500;
 pub const DEFAULT_TOLERANCE: f64 = 1e-6;
+/// More output points than this is almost certainly a mistake (and would exhaust memory).
+pub const MAX_OUTPUT_INTERVALS: f64 = 1e8;
 
 /// Options with every default filled in and checked.
 #[derive(Clone, Debug, PartialEq)]
@@ -158,6 +160,13 @@ pub fn resolve(opts: &SimOptions, program: &CausalProgram) -> Result<Resolved, S
     if !(interval > 0.0 && interval.is_finite()) && span > 0.0 {
         return Err(format!(
             "the output interval must be positive, not {interval}"
+        ));
+    }
+    if span > 0.0 && span / interval > MAX_OUTPUT_INTERVALS {
+        return Err(format!(
+            "the output interval {interval} gives {:.0} output points over {span} s; use a \
+             larger --interval (at most {MAX_OUTPUT_INTERVALS:.0} points)",
+            span / interval
         ));
     }
     let tolerance = opts
@@ -246,5 +255,12 @@ mod tests {
         };
         let e = resolve(&opts, &p).expect_err("invalid");
         assert!(e.contains("before the start time"), "{e}");
+        let opts = SimOptions {
+            stop_time: Some(10.0),
+            interval: Some(1e-9),
+            ..Default::default()
+        };
+        let e = resolve(&opts, &p).expect_err("too many points");
+        assert!(e.contains("larger --interval"), "{e}");
     }
 }
