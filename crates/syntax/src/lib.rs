@@ -105,3 +105,17 @@ pub fn parse_file(sources: &SourceMap, path: &Path) -> (ast::StoredDefinition, V
 pub fn parse_expr(file: FileId, text: &str) -> (Option<ast::Expr>, Vec<Diagnostic>) {
     parser::parse_expression(file, text)
 }
+
+/// Parse a class name such as `Modelica.Blocks.Sources.Step` or `.A.'b c'` (e.g. a model name
+/// given on the command line).
+pub fn parse_name(file: FileId, text: &str) -> (Option<ast::Name>, Vec<Diagnostic>) {
+    parser::parse_type_name(file, text)
+}
+
+/// Parse a component reference such as `a.b[2].c` (e.g. a variable given on the command line).
+pub fn parse_component_ref(
+    file: FileId,
+    text: &str,
+) -> (Option<ast::ComponentRef>, Vec<Diagnostic>) {
+    parser::parse_cref(file, text)
+}

@@ -56,14 +56,37 @@ pub(crate) fn parse_stored_definition(
 }
 
 pub(crate) fn parse_expression(file: FileId, text: &str) -> (Option<Expr>, Vec<Diagnostic>) {
+    parse_whole(file, text, "end of expression", Parser::expression)
+}
+
+pub(crate) fn parse_type_name(file: FileId, text: &str) -> (Option<Name>, Vec<Diagnostic>) {
+    parse_whole(file, text, "end of name", Parser::type_specifier)
+}
+
+pub(crate) fn parse_cref(file: FileId, text: &str) -> (Option<ComponentRef>, Vec<Diagnostic>) {
+    parse_whole(
+        file,
+        text,
+        "end of component reference",
+        Parser::component_ref,
+    )
+}
+
+/// Parse `text` with one rule, which must consume all of it; `None` on any error.
+fn parse_whole<'a, T>(
+    file: FileId,
+    text: &'a str,
+    end: &str,
+    rule: impl FnOnce(&mut Parser<'a>) -> PResult<T>,
+) -> (Option<T>, Vec<Diagnostic>) {
     let mut p = Parser::new(file, text);
-    let e = p.expression().ok();
-    if e.is_some() && p.peek() != Tok::Eof {
-        p.error_expected("end of expression");
+    let r = rule(&mut p).ok();
+    if r.is_some() && p.peek() != Tok::Eof {
+        p.error_expected(end);
     }
     let diags = p.finish();
     let ok = !diags.iter().any(|d| d.is_error());
-    (e.filter(|_| ok), diags)
+    (r.filter(|_| ok), diags)
 }
 
 struct Parser<'a> {

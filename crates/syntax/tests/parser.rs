@@ -812,3 +812,27 @@ fn synthesized_literals_print_as_valid_modelica() {
     };
     assert!(matches!(rhs.kind, ExprKind::Real { value, .. } if value == 1e-7));
 }
+
+#[test]
+fn names_and_references_from_strings() {
+    let (n, d) = moss_syntax::parse_name(FileId(0), "Modelica.Blocks.'Odd.Name'");
+    assert!(d.is_empty());
+    let n = n.unwrap();
+    assert_eq!(n.parts.len(), 3);
+    assert_eq!(n.parts[2], "'Odd.Name'");
+    assert!(
+        moss_syntax::parse_name(FileId(0), ".Top.A")
+            .0
+            .unwrap()
+            .global
+    );
+    assert!(moss_syntax::parse_name(FileId(0), "A.B extra").0.is_none());
+    assert!(moss_syntax::parse_name(FileId(0), "").0.is_none());
+
+    let (c, d) = moss_syntax::parse_component_ref(FileId(0), "a.b[2, end].c");
+    assert!(d.is_empty());
+    assert_eq!(c.unwrap().to_string(), "a.b[2, end].c");
+    assert!(moss_syntax::parse_component_ref(FileId(0), "a +")
+        .0
+        .is_none());
+}
