@@ -43,6 +43,10 @@ fn parse_bytes(bytes: &[u8]) {
         // A clean parse must also print without trouble.
         let _ = print_stored_definition(&def);
     }
+    // The other entry points see the same bytes.
+    let _ = moss_syntax::parse_expr(FileId(0), &text);
+    let _ = moss_syntax::parse_name(FileId(0), &text);
+    let _ = moss_syntax::parse_component_ref(FileId(0), &text);
 }
 
 /// Simple deterministic generator (xorshift), so failures are reproducible.
@@ -129,5 +133,30 @@ fn arbitrary_garbage_does_not_panic() {
                 .collect();
             parse_bytes(&soup);
         }
+    }
+}
+
+/// Pathological but cheap inputs must also be handled quickly (no quadratic recovery).
+#[test]
+fn pathological_inputs_are_fast() {
+    let cases: Vec<String> = vec![
+        ";".repeat(200_000),
+        "model A ".repeat(20_000),
+        "end ".repeat(50_000),
+        "a.".repeat(50_000),
+        "model M equation ".to_string() + &"end for; ".repeat(20_000) + "end M;",
+        "model M Real x = ".to_string() + &"f(".repeat(20_000),
+        "\"".repeat(10_001),
+        "/*".repeat(10_000),
+        "'".repeat(10_001),
+    ];
+    for c in &cases {
+        let t = std::time::Instant::now();
+        parse_bytes(c.as_bytes());
+        assert!(
+            t.elapsed().as_secs_f64() < 2.0,
+            "slow input starting {:?}",
+            &c[..20.min(c.len())]
+        );
     }
 }
