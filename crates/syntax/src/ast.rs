@@ -261,16 +261,16 @@ pub struct Composition {
 impl Composition {
     /// All elements with their visibility, in source order.
     pub fn elements(&self) -> impl Iterator<Item = (Visibility, &Element)> {
-        self.sections.iter().flat_map(|s| match s {
-            Section::Elements {
-                visibility,
-                elements,
-                ..
-            } => elements
-                .iter()
-                .map(|e| (*visibility, e))
-                .collect::<Vec<_>>(),
-            _ => Vec::new(),
+        self.sections.iter().flat_map(|s| {
+            let (visibility, elements) = match s {
+                Section::Elements {
+                    visibility,
+                    elements,
+                    ..
+                } => (*visibility, elements.as_slice()),
+                _ => (Visibility::Public, &[][..]),
+            };
+            elements.iter().map(move |e| (visibility, e))
         })
     }
 
@@ -281,8 +281,8 @@ impl Composition {
                 initial: i,
                 equations,
                 ..
-            } if *i == initial => equations.iter().collect::<Vec<_>>(),
-            _ => Vec::new(),
+            } if *i == initial => equations.as_slice(),
+            _ => &[][..],
         })
     }
 
