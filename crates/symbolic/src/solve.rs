@@ -215,6 +215,24 @@ pub fn causalize(
                 _ => None,
             })
             .collect();
+        if let Some(&(_, _, v)) = pairs
+            .iter()
+            .find(|p| m.vars[p.2 as usize].ty != crate::program::ValueType::Real)
+        {
+            let first = &eqs[comp[0] as usize];
+            let mut d = Diagnostic::error(
+                first.origin.span,
+                format!(
+                    "{context}has an algebraic loop through the discrete variable `{}`, which cannot be solved numerically",
+                    m.var_name(v)
+                ),
+            )
+            .with_help("break the loop with pre(...) or with an event-generating relation (relations inside noEvent(...) are evaluated continuously and do not break loops)");
+            for &e in comp.iter().take(8) {
+                d = d.with_note(format!("in the loop: {}", m.eq_text(&eqs[e as usize])));
+            }
+            return Err(vec![d]);
+        }
         stats.before.push(pairs.len());
         let b = algebraic_loop(&mut m.arena, &pairs);
         stats.after.push(match &b {

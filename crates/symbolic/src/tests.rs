@@ -1152,3 +1152,21 @@ fn top_level_inputs_are_known_unless_bound() {
     // relations on inputs generate events (inputs may change continuously)
     assert_eq!(p.zero_crossings.len(), 1);
 }
+
+#[test]
+fn loop_through_a_boolean_without_events_is_reported() {
+    let mut b = ModelBuilder::new();
+    b.vars("x", "");
+    b.discrete("on", ScalarType::Boolean);
+    b.eq("on = noEvent(x > 0)")
+        .eq("x = if on then time else -1");
+    let e = err(&b);
+    assert!(e.contains("discrete variable `on`"), "{e}");
+    // with an event-generating relation the same model sorts
+    let mut b = ModelBuilder::new();
+    b.vars("x", "");
+    b.discrete("on", ScalarType::Boolean);
+    b.eq("on = x > 0").eq("x = if on then time else -1");
+    let p = ok(&b);
+    assert!(p.report.loops_before_tearing.is_empty());
+}
