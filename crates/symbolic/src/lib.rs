@@ -1,12 +1,22 @@
 //! `moss-symbolic`: from the flat model to the causal program.
 //!
-//! Passes (one module each, run in this order by [`api::translate`]):
-//! [`convert`] (flat model -> expression IR [`ir`], event operators, if-equations),
-//! [`alias`] (alias elimination), [`matching`] (structural checks and diagnosis),
-//! [`index`] (Pantelides + dummy derivatives), [`sort`] (BLT via Tarjan), [`solve`]
-//! (symbolic solving, linear blocks, tearing), [`events`] (zero crossings, when-blocks),
-//! [`init`] (initialization system), [`params`] (parameter blocks). Output: a
-//! [`program::CausalProgram`]; [`dump`] prints one readably.
+//! Passes (one module each, run in this order by [`api::translate`], each timed in the
+//! report):
+//! 1. [`convert`]: flat model -> working [`model::Model`] over the hash-consed expression
+//!    IR [`ir`] (constant folding, simplification, differentiation); event operators
+//!    (`edge`, `change`, `sample`, `noEvent`, step functions), if-equations, when-equations,
+//!    algorithms, multi-output calls; inlining of single-expression functions.
+//!    [`events`] adds the hidden when-condition slots.
+//! 2. [`alias`]: constant propagation and alias elimination.
+//! 3. [`index`] with [`matching`]: count check, Pantelides, dummy derivatives (stateSelect),
+//!    Dulmage–Mendelsohn diagnosis of singular systems.
+//! 4. [`solve`] with [`sort`]: matching of the index-1 system, BLT (Tarjan), symbolic solving,
+//!    linear blocks, tearing of nonlinear loops.
+//! 5. [`init`]: the initialization system, balanced with warnings.
+//! 6. [`params`]: dependent parameters.
+//! 7. [`emit`]: program blocks, zero crossings and time events, Jacobian pattern.
+//!
+//! Output: a [`program::CausalProgram`]; [`dump`] prints one readably.
 
 pub mod alias;
 pub mod api;

@@ -792,6 +792,59 @@ mod numeric {
     }
 
     #[test]
+    fn gear_with_preferred_driven_side_states() {
+        let mut b = gear();
+        b.state_select("phi2", StateSelect::Prefer);
+        b.state_select("w2", StateSelect::Prefer);
+        let p = ok(&b);
+        assert_eq!(state_names(&p), vec!["phi2", "w2"]);
+        let mut ev = Eval::new(&p);
+        ev.set("phi2", 0.1);
+        ev.set("w2", 0.5);
+        ev.run(&p.blocks);
+        let a1 = 1.0 / (1.0 + 2.0 / 9.0);
+        assert!(
+            close(ev.get("der(w2)"), a1 / 3.0),
+            "{}",
+            dump::program_text(&p)
+        );
+        assert!(close(ev.get("phi1"), 0.3) && close(ev.get("w1"), 1.5));
+        assert!(close(ev.get("der(phi2)"), 0.5));
+    }
+
+    #[test]
+    fn clutch_like_relative_states_are_preferred() {
+        let mut b = ModelBuilder::new();
+        b.vars("phi1 w1 a1 phi2 w2 a2 phi_rel w_rel a_rel tau", "");
+        b.params("J1", 1.0).params("J2", 2.0).params("c", 10.0);
+        b.state_select("phi_rel", StateSelect::Prefer);
+        b.state_select("w_rel", StateSelect::Prefer);
+        b.eq("der(phi1) = w1")
+            .eq("der(w1) = a1")
+            .eq("der(phi2) = w2")
+            .eq("der(w2) = a2");
+        b.eq("J1*a1 = tau")
+            .eq("J2*a2 = -tau")
+            .eq("phi_rel = phi2 - phi1");
+        b.eq("w_rel = der(phi_rel)")
+            .eq("a_rel = der(w_rel)")
+            .eq("tau = c*phi_rel");
+        let p = ok(&b);
+        let mut s = state_names(&p);
+        s.sort();
+        assert_eq!(s, vec!["phi1", "phi_rel", "w1", "w_rel"]);
+        let mut ev = Eval::new(&p);
+        ev.set("phi1", 0.0);
+        ev.set("w1", 0.0);
+        ev.set("phi_rel", 0.1);
+        ev.set("w_rel", 0.2);
+        ev.run(&p.blocks);
+        assert!(close(ev.get("a1"), 1.0) && close(ev.get("a2"), -0.5));
+        assert!(close(ev.get("a_rel"), -1.5) && close(ev.get("der(w_rel)"), -1.5));
+        assert!(close(ev.get("w2"), 0.2) && close(ev.get("phi2"), 0.1));
+    }
+
+    #[test]
     fn rod_between_masses_moves_both_with_the_same_acceleration() {
         let mut b = ModelBuilder::new();
         b.vars("x1 v1 acc1 x2 v2 acc2 f", "");
