@@ -271,7 +271,7 @@ pub struct CausalProgram {
     pub blocks: Vec<Block>,
     pub zero_crossings: Vec<ZeroCrossing>,
     pub samples: Vec<SampleDef>,
-    /// Structural nonzeros `(i, j)` of d der(states[i]) / d states[j].
+    /// Structural nonzeros `(i, j)` of `d der(states[i]) / d states[j]`.
     pub jacobian_pattern: Vec<(u32, u32)>,
     pub functions: BTreeMap<String, Function>,
     pub experiment: Experiment,
