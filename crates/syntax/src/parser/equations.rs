@@ -2,6 +2,12 @@
 
 use super::*;
 
+/// Guarded branches (`if`/`elseif` or `when`/`elsewhen`) of equations or statements.
+type Branches<T> = Vec<(Expr, Vec<T>)>;
+
+/// A parser for the equation or statement list of one branch, given its stop tokens.
+type ListParser<'a, T> = fn(&mut Parser<'a>, &[Tok]) -> Vec<T>;
+
 impl<'a> Parser<'a> {
     /// `{ some-equation ; }` until a section keyword, `end`, or one of `stops`.
     pub(super) fn equation_list(&mut self, stops: &[Tok]) -> Vec<Equation> {
@@ -76,98 +82,21 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let kind = match self.peek() {
             Tok::If => {
-                self.bump();
-                let mut branches = Vec::new();
-                let cond = self.expression()?;
-                self.expect(Tok::Then)?;
-                let body = self.equation_list(&[Tok::Elseif, Tok::Else]);
-                branches.push((cond, body));
-                let mut else_branch = Vec::new();
-                loop {
-                    if self.eat(Tok::Elseif) {
-                        let cond = self.expression()?;
-                        self.expect(Tok::Then)?;
-                        let body = self.equation_list(&[Tok::Elseif, Tok::Else]);
-                        branches.push((cond, body));
-                    } else if self.eat(Tok::Else) {
-                        else_branch = self.equation_list(&[]);
-                        break;
-                    } else {
-                        break;
-                    }
-                }
-                self.end_of(Tok::If)?;
+                let (branches, else_branch) = self.if_block(Self::equation_list)?;
                 EquationKind::If {
                     branches,
                     else_branch,
                 }
             }
             Tok::For => {
-                self.bump();
-                let indices = self.for_indices()?;
-                self.expect(Tok::Loop)?;
-                let body = self.equation_list(&[]);
-                self.end_of(Tok::For)?;
+                let (indices, body) = self.for_block(Self::equation_list)?;
                 EquationKind::For { indices, body }
             }
-            Tok::When => {
-                self.bump();
-                let mut branches = Vec::new();
-                let cond = self.expression()?;
-                self.expect(Tok::Then)?;
-                branches.push((cond, self.equation_list(&[Tok::Elsewhen])));
-                while self.eat(Tok::Elsewhen) {
-                    let cond = self.expression()?;
-                    self.expect(Tok::Then)?;
-                    branches.push((cond, self.equation_list(&[Tok::Elsewhen])));
-                }
-                self.end_of(Tok::When)?;
-                EquationKind::When { branches }
-            }
-            Tok::Connect => {
-                self.bump();
-                self.expect(Tok::LParen)?;
-                let lhs = self.component_ref()?;
-                self.expect(Tok::Comma)?;
-                let rhs = self.component_ref()?;
-                self.expect(Tok::RParen)?;
-                EquationKind::Connect { lhs, rhs }
-            }
-            _ => {
-                let lhs = self.simple_expression()?;
-                if self.eat(Tok::Eq) {
-                    let rhs = self.expression()?;
-                    EquationKind::Simple { lhs, rhs }
-                } else {
-                    match lhs.kind {
-                        ExprKind::Call { function, args } => EquationKind::Call { function, args },
-                        _ => {
-                            let help = if self.at(Tok::Assign) {
-                                "equations use `=`; `:=` is for algorithm sections"
-                            } else if matches!(
-                                lhs.kind,
-                                ExprKind::Binary {
-                                    op: BinaryOp::Eq,
-                                    ..
-                                }
-                            ) {
-                                "`==` compares two values; an equation uses a single `=`"
-                            } else {
-                                "an equation has the form `lhs = rhs;`"
-                            };
-                            let found = self.found();
-                            let d = Diagnostic::error(
-                                self.cur_span(),
-                                format!("expected `=`, found {found}"),
-                            )
-                            .with_label("expected `=` in equation")
-                            .with_help(help);
-                            self.report(d);
-                            return Err(Fail);
-                        }
-                    }
-                }
-            }
+            Tok::When => EquationKind::When {
+                branches: self.when_block(Self::equation_list)?,
+            },
+            Tok::Connect => self.connect_equation()?,
+            _ => self.simple_or_call_equation()?,
         };
         let description = self.description()?;
         Ok(Equation {
@@ -175,6 +104,96 @@ impl<'a> Parser<'a> {
             description,
             span: self.span_from(start),
         })
+    }
+
+    /// `if c then ... { elseif c then ... } [else ...] end if`, with `list` parsing the
+    /// equations or statements of each branch.
+    fn if_block<T>(&mut self, list: ListParser<'a, T>) -> PResult<(Branches<T>, Vec<T>)> {
+        self.expect(Tok::If)?;
+        let mut branches = Vec::new();
+        let mut else_branch = Vec::new();
+        loop {
+            let cond = self.expression()?;
+            self.expect(Tok::Then)?;
+            branches.push((cond, list(self, &[Tok::Elseif, Tok::Else])));
+            if self.eat(Tok::Elseif) {
+                continue;
+            }
+            if self.eat(Tok::Else) {
+                else_branch = list(self, &[]);
+            }
+            break;
+        }
+        self.end_of(Tok::If)?;
+        Ok((branches, else_branch))
+    }
+
+    /// `for indices loop ... end for`
+    fn for_block<T>(&mut self, list: ListParser<'a, T>) -> PResult<(Vec<ForIndex>, Vec<T>)> {
+        self.expect(Tok::For)?;
+        let indices = self.for_indices()?;
+        self.expect(Tok::Loop)?;
+        let body = list(self, &[]);
+        self.end_of(Tok::For)?;
+        Ok((indices, body))
+    }
+
+    /// `when c then ... { elsewhen c then ... } end when`
+    fn when_block<T>(&mut self, list: ListParser<'a, T>) -> PResult<Branches<T>> {
+        self.expect(Tok::When)?;
+        let mut branches = Vec::new();
+        loop {
+            let cond = self.expression()?;
+            self.expect(Tok::Then)?;
+            branches.push((cond, list(self, &[Tok::Elsewhen])));
+            if !self.eat(Tok::Elsewhen) {
+                break;
+            }
+        }
+        self.end_of(Tok::When)?;
+        Ok(branches)
+    }
+
+    /// `connect(a, b)`
+    fn connect_equation(&mut self) -> PResult<EquationKind> {
+        self.expect(Tok::Connect)?;
+        self.expect(Tok::LParen)?;
+        let lhs = self.component_ref()?;
+        self.expect(Tok::Comma)?;
+        let rhs = self.component_ref()?;
+        self.expect(Tok::RParen)?;
+        Ok(EquationKind::Connect { lhs, rhs })
+    }
+
+    /// `simple-expression = expression`, or a function call used as an equation.
+    fn simple_or_call_equation(&mut self) -> PResult<EquationKind> {
+        let lhs = self.simple_expression()?;
+        if self.eat(Tok::Eq) {
+            let rhs = self.expression()?;
+            return Ok(EquationKind::Simple { lhs, rhs });
+        }
+        if let ExprKind::Call { function, args } = lhs.kind {
+            return Ok(EquationKind::Call { function, args });
+        }
+        let help = if self.at(Tok::Assign) {
+            "equations use `=`; `:=` is for algorithm sections"
+        } else if matches!(
+            lhs.kind,
+            ExprKind::Binary {
+                op: BinaryOp::Eq,
+                ..
+            }
+        ) {
+            "`==` compares two values; an equation uses a single `=`"
+        } else {
+            "an equation has the form `lhs = rhs;`"
+        };
+        let found = self.found();
+        let d = Diagnostic::error(self.cur_span(), format!("expected `=`, found {found}"))
+            .with_label("expected `=` in equation")
+            .with_help(help);
+        self.report(d);
+        Err(Fail)
     }
 
     /// `end if`, `end for`, `end when`, `end while`.
@@ -266,36 +285,14 @@ impl<'a> Parser<'a> {
                 StatementKind::Return
             }
             Tok::If => {
-                self.bump();
-                let mut branches = Vec::new();
-                let cond = self.expression()?;
-                self.expect(Tok::Then)?;
-                branches.push((cond, self.statement_list(&[Tok::Elseif, Tok::Else])));
-                let mut else_branch = Vec::new();
-                loop {
-                    if self.eat(Tok::Elseif) {
-                        let cond = self.expression()?;
-                        self.expect(Tok::Then)?;
-                        branches.push((cond, self.statement_list(&[Tok::Elseif, Tok::Else])));
-                    } else if self.eat(Tok::Else) {
-                        else_branch = self.statement_list(&[]);
-                        break;
-                    } else {
-                        break;
-                    }
-                }
-                self.end_of(Tok::If)?;
+                let (branches, else_branch) = self.if_block(Self::statement_list)?;
                 StatementKind::If {
                     branches,
                     else_branch,
                 }
             }
             Tok::For => {
-                self.bump();
-                let indices = self.for_indices()?;
-                self.expect(Tok::Loop)?;
-                let body = self.statement_list(&[]);
-                self.end_of(Tok::For)?;
+                let (indices, body) = self.for_block(Self::statement_list)?;
                 StatementKind::For { indices, body }
             }
             Tok::While => {
@@ -306,61 +303,12 @@ impl<'a> Parser<'a> {
                 self.end_of(Tok::While)?;
                 StatementKind::While { condition, body }
             }
-            Tok::When => {
-                self.bump();
-                let mut branches = Vec::new();
-                let cond = self.expression()?;
-                self.expect(Tok::Then)?;
-                branches.push((cond, self.statement_list(&[Tok::Elsewhen])));
-                while self.eat(Tok::Elsewhen) {
-                    let cond = self.expression()?;
-                    self.expect(Tok::Then)?;
-                    branches.push((cond, self.statement_list(&[Tok::Elsewhen])));
-                }
-                self.end_of(Tok::When)?;
-                StatementKind::When { branches }
-            }
-            Tok::LParen => {
-                let targets = self.output_expression_list()?;
-                self.expect(Tok::Assign)?;
-                let value = self.primary()?;
-                if !matches!(value.kind, ExprKind::Call { .. }) {
-                    let d = Diagnostic::error(value.span, "expected a function call")
-                        .with_label("the right-hand side of a tuple assignment must be a call")
-                        .with_help("write `(a, b) := f(x);`");
-                    self.report(d);
-                    return Err(Fail);
-                }
-                StatementKind::TupleAssign { targets, value }
-            }
+            Tok::When => StatementKind::When {
+                branches: self.when_block(Self::statement_list)?,
+            },
+            Tok::LParen => self.tuple_assignment()?,
             Tok::Ident | Tok::Dot | Tok::Der | Tok::Initial | Tok::Pure => {
-                let function = if matches!(self.peek(), Tok::Ident | Tok::Dot) {
-                    self.component_ref()?
-                } else {
-                    self.keyword_ref()
-                };
-                if self.at(Tok::LParen) {
-                    let args = self.function_call_args()?;
-                    StatementKind::Call { function, args }
-                } else if self.eat(Tok::Assign) {
-                    let value = self.expression()?;
-                    StatementKind::Assign {
-                        target: function,
-                        value,
-                    }
-                } else {
-                    let found = self.found();
-                    let mut d = Diagnostic::error(
-                        self.cur_span(),
-                        format!("expected `:=` or `(`, found {found}"),
-                    )
-                    .with_label("expected an assignment or a call");
-                    if self.at(Tok::Eq) {
-                        d = d.with_help("assignments in algorithms use `:=`, not `=`");
-                    }
-                    self.report(d);
-                    return Err(Fail);
-                }
+                self.assignment_or_call()?
             }
             _ => return Err(self.error_expected("statement")),
         };
@@ -370,5 +318,51 @@ impl<'a> Parser<'a> {
             description,
             span: self.span_from(start),
         })
+    }
+
+    /// `(a, , b) := f(x)`
+    fn tuple_assignment(&mut self) -> PResult<StatementKind> {
+        let targets = self.output_expression_list()?;
+        self.expect(Tok::Assign)?;
+        let value = self.primary()?;
+        if !matches!(value.kind, ExprKind::Call { .. }) {
+            let d = Diagnostic::error(value.span, "expected a function call")
+                .with_label("the right-hand side of a tuple assignment must be a call")
+                .with_help("write `(a, b) := f(x);`");
+            self.report(d);
+            return Err(Fail);
+        }
+        Ok(StatementKind::TupleAssign { targets, value })
+    }
+
+    /// `a.b[i] := expr` or a procedure call `f(x)`.
+    fn assignment_or_call(&mut self) -> PResult<StatementKind> {
+        let target = if matches!(self.peek(), Tok::Ident | Tok::Dot) {
+            self.component_ref()?
+        } else {
+            self.keyword_ref()
+        };
+        if self.at(Tok::LParen) {
+            let args = self.function_call_args()?;
+            return Ok(StatementKind::Call {
+                function: target,
+                args,
+            });
+        }
+        if self.eat(Tok::Assign) {
+            let value = self.expression()?;
+            return Ok(StatementKind::Assign { target, value });
+        }
+        let found = self.found();
+        let mut d = Diagnostic::error(
+            self.cur_span(),
+            format!("expected `:=` or `(`, found {found}"),
+        )
+        .with_label("expected an assignment or a call");
+        if self.at(Tok::Eq) {
+            d = d.with_help("assignments in algorithms use `:=`, not `=`");
+        }
+        self.report(d);
+        Err(Fail)
     }
 }
