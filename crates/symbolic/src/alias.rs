@@ -350,15 +350,14 @@ fn merge_start_values(m: &mut Model, aliases: &[AliasOf]) {
         };
         let Some(start) = start else { continue };
         let t = a.target as usize;
-        let converted = match m.arena.as_const(start) {
-            Some(c) => {
-                let x = m.arena.num((c - a.offset) / a.scale);
-                Some(x)
-            }
-            None if a.scale == 1.0 && a.offset == 0.0 => Some(start),
-            None => None,
+        // target = (start - offset)/scale, folded when the start value is a literal
+        let conv = {
+            let ar = &mut m.arena;
+            let off = ar.num(a.offset);
+            let sc = ar.num(a.scale);
+            let shifted = ar.sub(start, off);
+            ar.div(shifted, sc)
         };
-        let Some(conv) = converted else { continue };
         let target_fixed = m.vars[t].fixed == Some(true);
         let this_fixed = fixed == Some(true);
         match m.vars[t].start {

@@ -1223,3 +1223,25 @@ fn loop_through_a_boolean_without_events_is_reported() {
     let p = ok(&b);
     assert!(p.report.loops_before_tearing.is_empty());
 }
+
+#[test]
+fn fixed_parameter_start_survives_scaled_alias() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y", "");
+    b.params("p", 3.0);
+    b.flat.variables[0].attrs.start = Some(crate::testutil::parse("p"));
+    b.fixed("x");
+    b.state_select("y", StateSelect::Prefer);
+    b.eq("der(y) = -y").eq("y = 2*x");
+    let p = ok(&b);
+    assert_eq!(state_names(&p), vec!["y"]);
+    let mut ev = crate::testeval::Eval::new(&p);
+    ev.initial = true;
+    ev.run(&p.init_blocks);
+    assert!(
+        (ev.get("y") - 6.0).abs() < 1e-12,
+        "{}",
+        dump::program_text(&p)
+    );
+    assert!((ev.get("x") - 3.0).abs() < 1e-12);
+}
