@@ -242,33 +242,11 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let t = self.tok(self.pos);
         let kind = match t.kind {
-            Tok::UInt => {
-                self.bump();
-                let text = self.text_of(t);
-                match text.parse::<i64>() {
-                    Ok(v) => ExprKind::Integer(v),
-                    Err(_) => ExprKind::Real {
-                        value: text.parse::<f64>().unwrap_or(f64::INFINITY),
-                        text: Arc::from(text),
-                    },
-                }
-            }
-            Tok::UReal => {
-                self.bump();
-                let text = self.text_of(t);
-                ExprKind::Real {
-                    value: parse_real(text),
-                    text: Arc::from(text),
-                }
-            }
+            Tok::UInt | Tok::UReal => self.number(),
             Tok::String => ExprKind::String(self.string_lit()),
-            Tok::True => {
+            Tok::True | Tok::False => {
                 self.bump();
-                ExprKind::Bool(true)
-            }
-            Tok::False => {
-                self.bump();
-                ExprKind::Bool(false)
+                ExprKind::Bool(t.kind == Tok::True)
             }
             Tok::End => {
                 self.bump();
@@ -296,7 +274,8 @@ impl<'a> Parser<'a> {
             }
             Tok::LParen => {
                 let mut items = self.output_expression_list()?;
-                if items.len() == 1 && items[0].is_some() {
+                if let [Some(_)] = items.as_slice() {
+                    // A parenthesized expression is the expression itself.
                     if let Some(Some(mut e)) = items.pop() {
                         e.span = self.span_from(start);
                         return Ok(e);
@@ -304,54 +283,74 @@ impl<'a> Parser<'a> {
                 }
                 ExprKind::Tuple(items)
             }
-            Tok::LBracket => {
-                self.bump();
-                let mut rows = Vec::new();
-                loop {
-                    let mut row = vec![self.expression()?];
-                    while self.eat(Tok::Comma) {
-                        row.push(self.expression()?);
-                    }
-                    rows.push(row);
-                    if !self.eat(Tok::Semi) {
-                        break;
-                    }
-                }
-                if !self.at(Tok::RBracket) {
-                    return Err(self.error_unclosed(Tok::RBracket, "`,`, `;` or `]` in matrix"));
-                }
-                self.bump();
-                ExprKind::Matrix(rows)
-            }
-            Tok::LBrace => {
-                self.bump();
-                if self.eat(Tok::RBrace) {
-                    ExprKind::Array(Vec::new())
-                } else {
-                    let first = self.expression()?;
-                    let kind = if self.eat(Tok::For) {
-                        let indices = self.for_indices()?;
-                        ExprKind::ArrayComprehension {
-                            body: Box::new(first),
-                            indices,
-                        }
-                    } else {
-                        let mut items = vec![first];
-                        while self.eat(Tok::Comma) {
-                            items.push(self.expression()?);
-                        }
-                        ExprKind::Array(items)
-                    };
-                    if !self.at(Tok::RBrace) {
-                        return Err(self.error_unclosed(Tok::RBrace, "`,` or `}` in array"));
-                    }
-                    self.bump();
-                    kind
-                }
-            }
+            Tok::LBracket => self.matrix()?,
+            Tok::LBrace => self.array_constructor()?,
             _ => return Err(self.error_expected("expression")),
         };
         Ok(Expr::new(kind, self.span_from(start)))
+    }
+
+    /// An unsigned integer or real literal. Integers too large for `i64` become reals.
+    fn number(&mut self) -> ExprKind {
+        let t = self.bump();
+        let text = self.text_of(t);
+        if t.kind == Tok::UInt {
+            if let Ok(v) = text.parse::<i64>() {
+                return ExprKind::Integer(v);
+            }
+        }
+        ExprKind::Real {
+            value: parse_real(text),
+            text: Arc::from(text),
+        }
+    }
+
+    /// `[ a, b ; c, d ]`
+    fn matrix(&mut self) -> PResult<ExprKind> {
+        self.expect(Tok::LBracket)?;
+        let mut rows = Vec::new();
+        loop {
+            let mut row = vec![self.expression()?];
+            while self.eat(Tok::Comma) {
+                row.push(self.expression()?);
+            }
+            rows.push(row);
+            if !self.eat(Tok::Semi) {
+                break;
+            }
+        }
+        if !self.at(Tok::RBracket) {
+            return Err(self.error_unclosed(Tok::RBracket, "`,`, `;` or `]` in matrix"));
+        }
+        self.bump();
+        Ok(ExprKind::Matrix(rows))
+    }
+
+    /// `{ a, b }`, `{ e for i in r }` or (leniently) `{}`.
+    fn array_constructor(&mut self) -> PResult<ExprKind> {
+        self.expect(Tok::LBrace)?;
+        if self.eat(Tok::RBrace) {
+            return Ok(ExprKind::Array(Vec::new()));
+        }
+        let first = self.expression()?;
+        let kind = if self.eat(Tok::For) {
+            let indices = self.for_indices()?;
+            ExprKind::ArrayComprehension {
+                body: Box::new(first),
+                indices,
+            }
+        } else {
+            let mut items = vec![first];
+            while self.eat(Tok::Comma) {
+                items.push(self.expression()?);
+            }
+            ExprKind::Array(items)
+        };
+        if !self.at(Tok::RBrace) {
+            return Err(self.error_unclosed(Tok::RBrace, "`,` or `}` in array"));
+        }
+        self.bump();
+        Ok(kind)
     }
 
     /// `( [expr] { , [expr] } )` — used for parenthesized expressions and tuples.
@@ -465,7 +464,8 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Parse an unsigned real literal; Rust's float syntax covers Modelica's (`1.`, `1.e3`, `2E-4`).
+/// Parse an unsigned real literal; Rust's float syntax covers Modelica's (`1.`, `1.e3`, `2E-4`,
+/// `.5`). Integer literals beyond `i64` also come here.
 fn parse_real(text: &str) -> f64 {
     if let Ok(v) = text.parse::<f64>() {
         return v;
