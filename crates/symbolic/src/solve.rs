@@ -2,8 +2,9 @@
 //! a computation.
 //!
 //! - A single equation is solved symbolically for its matched variable when it is linear in
-//!   it (the coefficient does not depend on the variable): `Assign`; otherwise
-//!   `SolveScalar` with the symbolic derivative as Newton slope.
+//!   it (the coefficient does not depend on the variable) or when the variable sits at the
+//!   end of a chain of invertible operations (`exp`, `log`, `sqrt`, odd powers, `atan`, ...):
+//!   `Assign`; otherwise `SolveScalar` with the symbolic derivative as Newton slope.
 //! - An algebraic loop whose equations are all linear in the loop variables (coefficients
 //!   free of loop variables; event relations count as frozen inputs) becomes `Linear` with
 //!   symbolic matrix entries and right-hand sides.
@@ -86,15 +87,103 @@ pub fn solve_for(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> Solved {
             let nr0 = a.neg(r0);
             Solved::Explicit(a.div(nr0, d))
         }
-        Ok(d) => Solved::Implicit {
-            residual: r,
-            derivative: Some(d),
+        Ok(d) => match invert_either_side(a, lhs, rhs, v) {
+            Some(x) => Solved::Explicit(x),
+            None => Solved::Implicit {
+                residual: r,
+                derivative: Some(d),
+            },
         },
         Err(_) => Solved::Implicit {
             residual: r,
             derivative: None,
         },
     }
+}
+
+/// `lhs = rhs` where `v` occurs on one side only, exactly once along a chain of invertible
+/// operations: peel the operations off (`exp` <-> `log`, `sqrt`, odd powers, `atan`, ...).
+fn invert_either_side(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> Option<ExprId> {
+    match (contains(a, lhs, v), contains(a, rhs, v)) {
+        (true, false) => invert(a, lhs, rhs, v),
+        (false, true) => invert(a, rhs, lhs, v),
+        _ => None,
+    }
+}
+
+/// Solve `side = value` for `v`, where `side` contains `v` and `value` does not.
+fn invert(a: &mut Arena, side: ExprId, value: ExprId, v: VarIx) -> Option<ExprId> {
+    let mut side = side;
+    let mut value = value;
+    // each step removes one operation; bounded by the expression depth
+    for _ in 0..64 {
+        match a.node(side).clone() {
+            Node::Var(x) if x == v => return Some(value),
+            Node::Neg(u) => {
+                value = a.neg(value);
+                side = u;
+            }
+            Node::Add(p, q) | Node::Sub(p, q) | Node::Mul(p, q) | Node::Div(p, q) => {
+                let op = a.node(side).clone();
+                let (in_p, in_q) = (contains(a, p, v), contains(a, q, v));
+                if in_p == in_q {
+                    return None;
+                }
+                value = match (op, in_p) {
+                    (Node::Add(..), true) => a.sub(value, q),
+                    (Node::Add(..), false) => a.sub(value, p),
+                    (Node::Sub(..), true) => a.add(value, q),
+                    (Node::Sub(..), false) => a.sub(p, value),
+                    (Node::Mul(..), true) => a.div(value, q),
+                    (Node::Mul(..), false) => a.div(value, p),
+                    (Node::Div(..), true) => a.mul(value, q),
+                    (Node::Div(..), false) => a.div(p, value),
+                    _ => return None,
+                };
+                side = if in_p { p } else { q };
+            }
+            Node::Pow(u, n) => {
+                let k = a.as_const(n)?;
+                // odd integer powers and square roots written as powers are invertible
+                let odd = k.fract() == 0.0 && (k as i64) % 2 != 0;
+                if !odd || contains(a, n, v) {
+                    return None;
+                }
+                let inv = a.num(1.0 / k);
+                let s = a.call("sign", vec![value]);
+                let m = a.call("abs", vec![value]);
+                let p = a.pow(m, inv);
+                value = a.mul(s, p);
+                side = u;
+            }
+            Node::Call(f, args) if args.len() == 1 => {
+                let inverse = match &*f {
+                    "exp" => "log",
+                    "log" => "exp",
+                    "atan" => "tan",
+                    "asin" => "sin",
+                    "acos" => "cos",
+                    "sqrt" => {
+                        let two = a.num(2.0);
+                        value = a.pow(value, two);
+                        side = args[0];
+                        continue;
+                    }
+                    "log10" => {
+                        let ten = a.num(10.0);
+                        value = a.pow(ten, value);
+                        side = args[0];
+                        continue;
+                    }
+                    _ => return None,
+                };
+                value = a.call(inverse, vec![value]);
+                side = args[0];
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Causalize the equations `eqs` for the unknowns marked in `unknown`.

@@ -90,6 +90,16 @@ impl<'p> Eval<'p> {
                     "sqrt" => a[0].sqrt(),
                     "abs" => a[0].abs(),
                     "floor" => a[0].floor(),
+                    "sign" => {
+                        if a[0] > 0.0 {
+                            1.0
+                        } else if a[0] < 0.0 {
+                            -1.0
+                        } else {
+                            0.0
+                        }
+                    }
+                    "tan" => a[0].tan(),
                     other => panic!("test evaluator: no function {other}"),
                 }
             }

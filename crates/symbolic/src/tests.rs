@@ -1245,3 +1245,26 @@ fn fixed_parameter_start_survives_scaled_alias() {
     );
     assert!((ev.get("x") - 3.0).abs() < 1e-12);
 }
+
+#[test]
+fn invertible_functions_are_solved_explicitly() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y z w", "");
+    b.eq("exp(2*x + 1) = time + 3")
+        .eq("y^3 = time - 5")
+        .eq("sqrt(z) - 1 = time")
+        .eq("log(w/2) = time");
+    let p = ok(&b);
+    assert!(
+        p.blocks.iter().all(|b| matches!(b, Block::Assign { .. })),
+        "{}",
+        dump::program_text(&p)
+    );
+    let mut ev = crate::testeval::Eval::new(&p);
+    ev.time = 0.5;
+    ev.run(&p.blocks);
+    assert!(((2.0 * ev.get("x") + 1.0).exp() - 3.5).abs() < 1e-12);
+    assert!((ev.get("y").powi(3) - (-4.5)).abs() < 1e-12);
+    assert!((ev.get("z").sqrt() - 1.5).abs() < 1e-12);
+    assert!(((ev.get("w") / 2.0).ln() - 0.5).abs() < 1e-12);
+}
