@@ -63,7 +63,7 @@ fn main() {
         (100, 1e4, 1e4, Some(1e-3)),
     ];
     for (n, k, d, sample) in cases {
-        for solver in [Solver::Dopri5, Solver::Bdf] {
+        for solver in [Solver::Dopri5, Solver::Bdf, Solver::Auto] {
             if filter.as_deref().is_some_and(|f| f != solver.name()) {
                 continue;
             }

@@ -54,6 +54,8 @@ const EXPO1: f64 = 0.2 - BETA * 0.75;
 const SAFETY: f64 = 0.9;
 const MAX_GROWTH: f64 = 10.0;
 const MAX_SHRINK: f64 = 5.0;
+/// Stability-limited steps in a row that make the problem count as stiff.
+const STIFF_STEPS_TO_SWITCH: u32 = 15;
 /// Consecutive failed model evaluations (inside a trial step) before giving up.
 const MAX_MODEL_FAILURES: u32 = 12;
 
@@ -73,6 +75,10 @@ pub struct Dopri5 {
     cont: [Vec<f64>; 5],
     facold: f64,
     last_rejected: bool,
+    /// Stiffness detection: consecutive accepted steps that looked stability-limited, and
+    /// consecutive ones that did not.
+    stiff_steps: u32,
+    nonstiff_steps: u32,
     stats: IntegratorStats,
 }
 
@@ -93,6 +99,8 @@ impl Dopri5 {
             cont: [v(), v(), v(), v(), v()],
             facold: 1e-4,
             last_rejected: false,
+            stiff_steps: 0,
+            nonstiff_steps: 0,
             stats: IntegratorStats::default(),
         }
     }
@@ -155,6 +163,34 @@ impl Dopri5 {
             e / self.tol.scale(i, self.x[i].abs().max(self.y_new[i].abs()))
         });
         crate::system::rms(err)
+    }
+
+    /// Hairer & Wanner's test (Solving ODEs II, IV.2): k7 and k6 are both f at t + h, at
+    /// y_new and at the stage-6 point; `h |k7 - k6| / |y_new - y6|` estimates `h |λ|` for
+    /// the dominant eigenvalue. Beyond 3.25 (the edge of DOPRI5's stability region on the
+    /// negative real axis) the step size is set by stability, not accuracy.
+    fn update_stiffness(&mut self, h: f64) {
+        let k6 = &self.k[4];
+        let k7 = &self.k[5];
+        let num: f64 = k7.iter().zip(k6).map(|(a, b)| (a - b) * (a - b)).sum();
+        let den: f64 = self
+            .y_new
+            .iter()
+            .zip(&self.y_stage)
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum();
+        if den <= 0.0 {
+            return;
+        }
+        if h * (num / den).sqrt() > 3.25 {
+            self.nonstiff_steps = 0;
+            self.stiff_steps += 1;
+        } else {
+            self.nonstiff_steps += 1;
+            if self.nonstiff_steps >= 6 {
+                self.stiff_steps = 0;
+            }
+        }
     }
 
     /// Coefficients of the continuous extension of the accepted step of size `h`.
@@ -263,6 +299,7 @@ impl Integrator for Dopri5 {
                 self.facold = err.max(1e-4);
                 self.last_rejected = false;
                 self.store_dense_output(h);
+                self.update_stiffness(h);
                 self.t_prev = self.t;
                 self.t = if lands { t_limit } else { self.t + h };
                 std::mem::swap(&mut self.x, &mut self.y_new);
@@ -307,5 +344,8 @@ impl Integrator for Dopri5 {
     }
     fn name(&self) -> &'static str {
         "dopri5"
+    }
+    fn is_stiff(&self) -> bool {
+        self.stiff_steps >= STIFF_STEPS_TO_SWITCH
     }
 }

@@ -185,7 +185,7 @@ pub fn run<Rec: Recorder>(
     let sim_start = Instant::now();
     let mut event_loop = EventLoop::new(model, program, opts, resolved, &mut stats, &mut recorder);
     let outcome = event_loop.run();
-    let integ_stats = event_loop.integ.stats();
+    let integ_stats = event_loop.retired.plus(&event_loop.integ.stats());
     let rows = event_loop.rows;
     drop(event_loop);
     stats.integrator = integ_stats;
@@ -264,6 +264,11 @@ struct EventLoop<'a, Rec: Recorder> {
     last_event_time: f64,
     /// Accepted steps since the last (re)start of the integrator.
     steps_since_restart: u32,
+    /// `--solver auto` and still on DOPRI5.
+    may_switch_to_bdf: bool,
+    tol: Tolerances,
+    /// Counters of integrators replaced during the run.
+    retired: IntegratorStats,
 }
 
 /// Steps after a restart whose interior is probed for zero crossings.
@@ -282,15 +287,25 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         let nz = model.n_zero_crossings();
         let tol = state_tolerances(program, n, r.tolerance);
         let integ: Box<dyn Integrator> = match r.solver {
-            Solver::Dopri5 => Box::new(Dopri5::new(n, tol, r.max_step)),
-            Solver::Bdf | Solver::Auto => {
-                Box::new(Bdf::new(n, tol, r.max_step, model.jacobian_pattern()))
-            }
+            Solver::Dopri5 | Solver::Auto => Box::new(Dopri5::new(n, tol.clone(), r.max_step)),
+            Solver::Bdf => Box::new(Bdf::new(
+                n,
+                tol.clone(),
+                r.max_step,
+                model.jacobian_pattern(),
+            )),
             Solver::Euler => Box::new(FixedStep::new(n, FixedMethod::Euler, r.max_step)),
             Solver::Rk4 => Box::new(FixedStep::new(n, FixedMethod::Rk4, r.max_step)),
         };
-        stats.solver = integ.name().to_string();
+        stats.solver = if r.solver == Solver::Auto {
+            "auto: dopri5".to_string()
+        } else {
+            integ.name().to_string()
+        };
         EventLoop {
+            may_switch_to_bdf: r.solver == Solver::Auto,
+            tol,
+            retired: IntegratorStats::default(),
             ops: crossing_ops(program, nz),
             frozen: model.relation_values().to_vec(),
             g_prev: vec![0.0; nz],
@@ -323,6 +338,9 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         self.restart(t0)?;
         let stop = self.r.stop;
         while self.integ.t() < stop {
+            if self.may_switch_to_bdf && self.integ.is_stiff() {
+                self.switch_to_bdf()?;
+            }
             let t = self.integ.t();
             // (A time event not after `t` would break the model's contract: ignore it.)
             let time_event = self
@@ -376,6 +394,33 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             StepError::Model(e) => SimErrorKind::Runtime(e),
             e => SimErrorKind::Integrator(e),
         })
+    }
+
+    /// `--solver auto`: DOPRI5 found the problem stiff; continue with BDF from the current
+    /// point (for the rest of the run).
+    fn switch_to_bdf(&mut self) -> Result<(), SimErrorKind> {
+        let (t, x) = (self.integ.t(), self.integ.x().to_vec());
+        let n = x.len();
+        let bdf = Bdf::new(
+            n,
+            self.tol.clone(),
+            self.r.max_step,
+            self.model.jacobian_pattern(),
+        );
+        self.retired = self.retired.plus(&self.integ.stats());
+        self.integ = Box::new(bdf);
+        self.may_switch_to_bdf = false;
+        self.stats.solver = format!("auto: dopri5, stiff from t = {t}: bdf");
+        let mut sys = ModelSystem {
+            model: &mut *self.model,
+        };
+        self.integ.reset(&mut sys, t, &x).map_err(|e| match e {
+            StepError::Model(e) => SimErrorKind::Runtime(e),
+            e => SimErrorKind::Integrator(e),
+        })?;
+        // Zero crossings at (t, x) are already in `g_prev`; only the probing restarts.
+        self.steps_since_restart = 0;
+        Ok(())
     }
 
     /// Restart the integrator at `t` from the model's current states.

@@ -20,6 +20,21 @@ pub struct IntegratorStats {
     pub newton_failures: u64,
 }
 
+impl IntegratorStats {
+    /// Sum of two sets of counters (an integrator switch keeps both).
+    pub fn plus(&self, o: &IntegratorStats) -> IntegratorStats {
+        IntegratorStats {
+            steps: self.steps + o.steps,
+            rejected_steps: self.rejected_steps + o.rejected_steps,
+            rhs_evaluations: self.rhs_evaluations + o.rhs_evaluations,
+            jacobian_evaluations: self.jacobian_evaluations + o.jacobian_evaluations,
+            lu_factorizations: self.lu_factorizations + o.lu_factorizations,
+            newton_iterations: self.newton_iterations + o.newton_iterations,
+            newton_failures: self.newton_failures + o.newton_failures,
+        }
+    }
+}
+
 /// Why a step could not be taken.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepError {
@@ -69,6 +84,11 @@ pub trait Integrator {
     fn stats(&self) -> IntegratorStats;
     /// Short name for messages ("dopri5", "bdf").
     fn name(&self) -> &'static str;
+    /// The recent steps were limited by stability rather than accuracy (explicit methods
+    /// only): the problem is stiff here and an implicit method would do better.
+    fn is_stiff(&self) -> bool {
+        false
+    }
 }
 
 /// Smallest step worth taking at time `t`: a few units in the last place.

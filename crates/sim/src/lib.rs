@@ -1,8 +1,10 @@
 //! `moss-sim`: numerical integration of an [`moss_codegen::ExecutableModel`] with events.
 //!
-//! - [`dopri5`]: explicit Dormand–Prince 5(4) with dense output (non-stiff problems).
-//! - [`bdf`]: variable-order BDF 1–5 with a sparse finite-difference Jacobian (stiff problems;
-//!   the default, see [`Solver::Auto`]).
+//! - [`dopri5`]: explicit Dormand–Prince 5(4) with dense output and stiffness detection
+//!   (non-stiff problems).
+//! - [`bdf`]: variable-order BDF 1–5 with a sparse finite-difference Jacobian (stiff problems).
+//! - The default, [`Solver::Auto`], runs DOPRI5 and switches to BDF once DOPRI5 finds the
+//!   problem stiff.
 //! - [`fixed`]: fixed-step explicit Euler and RK4, for debugging models.
 //! - [`driver`]: the event loop — zero crossings located on the dense output, time events hit
 //!   exactly, event iteration, restarts, chattering guard — and output on a time grid with

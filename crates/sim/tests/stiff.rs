@@ -8,15 +8,11 @@ use moss_symbolic::program::RelOp;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-#[test]
-fn bdf_reproduces_the_van_der_pol_period_for_mu_1000() {
-    let mu = 1000.0f64;
-    // Asymptotic period (Dorodnitsyn): mu (3 - 2 ln 2) + 3 a mu^(-1/3) + O(ln(mu) / mu), with
-    // a = 2.338107 the magnitude of the first zero of the Airy function Ai.
-    let period = mu * (3.0 - 2.0 * 2f64.ln()) + 3.0 * 2.338107 * mu.powf(-1.0 / 3.0);
+/// Van der Pol with mu = 1000 (x(0) = 2): records the times x crosses 0 downwards.
+fn van_der_pol(mu: f64) -> (TestModel, Rc<RefCell<Vec<f64>>>) {
     let downward_crossings = Rc::new(RefCell::new(Vec::new()));
     let log = downward_crossings.clone();
-    let mut model = TestModel::new(&["x", "y"], &[2.0, 0.0], move |_t, s, ds| {
+    let model = TestModel::new(&["x", "y"], &[2.0, 0.0], move |_t, s, ds| {
         ds[0] = s[1];
         ds[1] = mu * (1.0 - s[0] * s[0]) * s[1] - s[0];
     })
@@ -28,25 +24,58 @@ fn bdf_reproduces_the_van_der_pol_period_for_mu_1000() {
         }
         None
     });
+    (model, downward_crossings)
+}
+
+#[test]
+fn van_der_pol_period_for_mu_1000_with_bdf_and_auto() {
+    let mu = 1000.0f64;
+    // Asymptotic period (Dorodnitsyn): mu (3 - 2 ln 2) + 3 a mu^(-1/3) + O(ln(mu) / mu), with
+    // a = 2.338107 the magnitude of the first zero of the Airy function Ai.
+    let period = mu * (3.0 - 2.0 * 2f64.ln()) + 3.0 * 2.338107 * mu.powf(-1.0 / 3.0);
+    for solver in [Solver::Bdf, Solver::Auto] {
+        let (mut model, crossings) = van_der_pol(mu);
+        let program = model.program();
+        let opts = SimOptions {
+            stop_time: Some(4200.0),
+            tolerance: Some(1e-8),
+            solver,
+            ..Default::default()
+        };
+        let sim = simulate_with_stats(&mut model, &program, &opts).expect("simulates");
+        let t = crossings.borrow();
+        assert_eq!(t.len(), 3, "{solver:?}: crossings at {t:?}");
+        for w in t.windows(2) {
+            let measured = w[1] - w[0];
+            assert!(
+                (measured - period).abs() < 0.05,
+                "{solver:?}: period {measured}, asymptotic {period}"
+            );
+        }
+        // Two sharp relaxation jumps per period, yet a few thousand steps in all.
+        let s = &sim.stats.integrator;
+        assert!(s.steps < 10_000, "{solver:?}: {s:?}");
+        assert!(s.jacobian_evaluations < s.steps / 10, "{solver:?}: {s:?}");
+        if solver == Solver::Auto {
+            assert!(sim.stats.solver.contains("bdf"), "{}", sim.stats.solver);
+        }
+    }
+}
+
+#[test]
+fn auto_stays_explicit_on_a_non_stiff_problem() {
+    // A harmonic oscillator: eigenvalues ±i, never stiff.
+    let mut model = TestModel::new(&["x", "v"], &[1.0, 0.0], |_t, s, ds| {
+        ds[0] = s[1];
+        ds[1] = -s[0];
+    });
     let program = model.program();
     let opts = SimOptions {
-        stop_time: Some(4200.0),
-        tolerance: Some(1e-8),
-        solver: Solver::Bdf,
+        stop_time: Some(20.0),
         ..Default::default()
     };
     let sim = simulate_with_stats(&mut model, &program, &opts).expect("simulates");
-    let t = downward_crossings.borrow();
-    assert_eq!(t.len(), 3, "crossings at {t:?}");
-    for w in t.windows(2) {
-        let measured = w[1] - w[0];
-        assert!(
-            (measured - period).abs() < 0.05,
-            "period {measured}, asymptotic {period}"
-        );
-    }
-    // Two sharp relaxation jumps per period, yet a few thousand steps in all.
-    let s = &sim.stats.integrator;
-    assert!(s.steps < 10_000, "{s:?}");
-    assert!(s.jacobian_evaluations < s.steps / 10, "{s:?}");
+    assert_eq!(sim.stats.solver, "auto: dopri5");
+    let x_end = *sim.result.series("x").expect("x").last().expect("rows");
+    assert!((x_end - 20f64.cos()).abs() < 1e-4, "x(20) = {x_end}");
 }

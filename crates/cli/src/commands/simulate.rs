@@ -45,8 +45,9 @@ pub struct Args {
     /// Relative tolerance [default: experiment Tolerance, else 1e-6].
     #[arg(long)]
     pub tolerance: Option<f64>,
-    /// Integrator: `bdf` (stiff, variable order 1-5), `dopri5` (explicit Runge-Kutta 5(4)),
-    /// `auto` (currently BDF), or the fixed-step `euler` / `rk4` (for debugging).
+    /// Integrator: `auto` (DOPRI5, switching to BDF for good when the problem turns out
+    /// stiff), `bdf` (stiff, variable order 1-5), `dopri5` (explicit Runge-Kutta 5(4)), or the
+    /// fixed-step `euler` / `rk4` (for debugging).
     #[arg(long, default_value = "auto", value_parser = parse_solver)]
     pub solver: Solver,
     /// Largest integration step in seconds; the step of `euler`/`rk4` [default: span/50,
