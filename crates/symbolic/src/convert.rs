@@ -8,8 +8,9 @@
 //! events, so such a relation can be evaluated live). The step functions `div`, `mod`, `rem`,
 //! `ceil`, `floor`, `integer` of continuous arguments are rewritten with discrete `$floorN`
 //! helpers updated by generated when-equations (see `Conv::floor_helper`), so they change
-//! only at events. `abs`, `sign`, `min`, `max` stay calls evaluated live (they are continuous
-//! or have isolated jumps; no events are generated for them — documented limitation).
+//! only at events (these are the spec's event-triggering functions). `abs`, `sign`, `min`,
+//! `max` stay calls evaluated live: the specification expands `abs`/`sign` inside `noEvent`
+//! and does not list `min`/`max` as event-triggering.
 
 use crate::ir::{ExprId, Node, Rel, VarIx};
 use crate::model::{Effect, EqBody, Model, SEq, SVar, VKind, WhenBranch, WhenItem};
