@@ -330,56 +330,13 @@ impl<'a> Parser<'a> {
             let start = self.pos;
             self.ops_left = MAX_BINARY_OPS;
             match self.peek() {
-                Tok::Public | Tok::Protected => {
-                    let visibility = if self.bump().kind == Tok::Public {
-                        Visibility::Public
-                    } else {
-                        Visibility::Protected
-                    };
-                    let elements = self.element_list();
-                    comp.sections.push(Section::Elements {
-                        visibility,
-                        elements,
-                        span: self.span_from(start),
-                    });
+                Tok::Public | Tok::Protected | Tok::Equation | Tok::Algorithm => {
+                    let section = self.section();
+                    comp.sections.push(section);
                 }
-                Tok::Initial if self.peek_at(1) == Tok::Equation => {
-                    self.bump();
-                    self.bump();
-                    let equations = self.equation_list(&[]);
-                    comp.sections.push(Section::Equations {
-                        initial: true,
-                        equations,
-                        span: self.span_from(start),
-                    });
-                }
-                Tok::Equation => {
-                    self.bump();
-                    let equations = self.equation_list(&[]);
-                    comp.sections.push(Section::Equations {
-                        initial: false,
-                        equations,
-                        span: self.span_from(start),
-                    });
-                }
-                Tok::Initial if self.peek_at(1) == Tok::Algorithm => {
-                    self.bump();
-                    self.bump();
-                    let statements = self.statement_list(&[]);
-                    comp.sections.push(Section::Algorithm {
-                        initial: true,
-                        statements,
-                        span: self.span_from(start),
-                    });
-                }
-                Tok::Algorithm => {
-                    self.bump();
-                    let statements = self.statement_list(&[]);
-                    comp.sections.push(Section::Algorithm {
-                        initial: false,
-                        statements,
-                        span: self.span_from(start),
-                    });
+                Tok::Initial if matches!(self.peek_at(1), Tok::Equation | Tok::Algorithm) => {
+                    let section = self.section();
+                    comp.sections.push(section);
                 }
                 Tok::External => match self.external_clause() {
                     Ok(ext) => comp.external = Some(ext),
@@ -395,32 +352,67 @@ impl<'a> Parser<'a> {
                 Tok::End if self.skip_stray_block_end() => {}
                 Tok::End | Tok::Eof => return Ok(comp),
                 _ => {
-                    let d = Diagnostic::error(
-                        self.cur_span(),
-                        format!(
-                            "expected an element, section or `end`, found {}",
-                            self.found()
-                        ),
-                    )
-                    .with_label("unexpected here")
-                    .with_help(
-                        "the class annotation and the external clause must come last, just \
-                         before `end`",
-                    );
-                    self.report(d);
-                    // Parse what follows as elements so that one misplaced annotation gives
-                    // one error rather than one per following element.
-                    let elements = self.element_list();
-                    comp.sections.push(Section::Elements {
-                        visibility: Visibility::Public,
-                        elements,
-                        span: self.span_from(start),
-                    });
+                    let section = self.misplaced_elements();
+                    comp.sections.push(section);
                 }
             }
             if self.pos == start {
                 self.bump();
             }
+        }
+    }
+
+    /// A section starting with `public`, `protected`, `[initial] equation` or
+    /// `[initial] algorithm` (the caller checked the keyword).
+    fn section(&mut self) -> Section {
+        let start = self.pos;
+        let initial = self.eat(Tok::Initial);
+        match self.bump().kind {
+            Tok::Equation => Section::Equations {
+                initial,
+                equations: self.equation_list(&[]),
+                span: self.span_from(start),
+            },
+            Tok::Algorithm => Section::Algorithm {
+                initial,
+                statements: self.statement_list(&[]),
+                span: self.span_from(start),
+            },
+            kind => {
+                let visibility = if kind == Tok::Protected {
+                    Visibility::Protected
+                } else {
+                    Visibility::Public
+                };
+                Section::Elements {
+                    visibility,
+                    elements: self.element_list(),
+                    span: self.span_from(start),
+                }
+            }
+        }
+    }
+
+    /// Elements after the class annotation or external clause: report once, then parse them
+    /// as elements so that one misplaced annotation gives one error, not one per element.
+    fn misplaced_elements(&mut self) -> Section {
+        let start = self.pos;
+        let d = Diagnostic::error(
+            self.cur_span(),
+            format!(
+                "expected an element, section or `end`, found {}",
+                self.found()
+            ),
+        )
+        .with_label("unexpected here")
+        .with_help(
+            "the class annotation and the external clause must come last, just before `end`",
+        );
+        self.report(d);
+        Section::Elements {
+            visibility: Visibility::Public,
+            elements: self.element_list(),
+            span: self.span_from(start),
         }
     }
 
