@@ -361,7 +361,34 @@ impl Arena {
         if let Some(v) = self.fold_call(f, &args) {
             return self.num(v);
         }
+        if let Some(e) = self.expand_array_reduction(f, &args) {
+            return e;
+        }
         self.intern(Node::Call(Arc::from(f), args.into_boxed_slice()))
+    }
+
+    /// `sum`, `product`, `min`, `max`, `scalar` of a (scalarized) array literal become scalar
+    /// expressions, so that solving and differentiation see through them.
+    fn expand_array_reduction(&mut self, f: &str, args: &[ExprId]) -> Option<ExprId> {
+        let [arg] = args else { return None };
+        let Node::Array(items) = self.node(*arg).clone() else {
+            return None;
+        };
+        let (first, rest) = items.split_first()?;
+        let mut acc = *first;
+        for &x in rest {
+            acc = match f {
+                "sum" => self.add(acc, x),
+                "product" => self.mul(acc, x),
+                "min" | "max" => self.call(f, vec![acc, x]),
+                _ => return None,
+            };
+        }
+        match f {
+            "sum" | "product" | "min" | "max" => Some(acc),
+            "scalar" if rest.is_empty() => Some(acc),
+            _ => None,
+        }
     }
 
     /// Constant folding of scalar built-ins with constant arguments.
@@ -1057,6 +1084,23 @@ mod tests {
         let mut leaf = |a: &mut Arena, v: VarIx| if v == 0 { Some(a.one()) } else { None };
         let d = a.diff(f, &mut leaf, &fd, &mut HashMap::new()).unwrap();
         assert_eq!(to_text(&a, d, &|_| "x".into()), "f_der(x, 1)");
+    }
+
+    #[test]
+    fn array_reductions_expand() {
+        let mut a = Arena::new();
+        let (x, y, z) = (a.var(0), a.var(1), a.var(2));
+        let arr = a.intern(Node::Array(vec![x, y, z].into_boxed_slice()));
+        let s = a.call("sum", vec![arr]);
+        assert_eq!(
+            to_text(&a, s, &|v| ["x", "y", "z"][v as usize].into()),
+            "x + y + z"
+        );
+        let m = a.call("max", vec![arr]);
+        assert_eq!(
+            to_text(&a, m, &|v| ["x", "y", "z"][v as usize].into()),
+            "max(max(x, y), z)"
+        );
     }
 
     #[test]
