@@ -297,84 +297,10 @@ impl Printer {
 
     fn composition(&mut self, c: &Composition) {
         for (i, s) in c.sections.iter().enumerate() {
-            match s {
-                Section::Elements {
-                    visibility,
-                    elements,
-                    ..
-                } => {
-                    // The leading public list needs no keyword unless it is empty (then the
-                    // keyword is what makes the section exist).
-                    let implicit =
-                        i == 0 && *visibility == Visibility::Public && !elements.is_empty();
-                    if !implicit {
-                        self.newline();
-                        self.put(match visibility {
-                            Visibility::Public => "public",
-                            Visibility::Protected => "protected",
-                        });
-                    }
-                    self.indent += 1;
-                    for e in elements {
-                        self.newline();
-                        self.element(e);
-                        self.put(";");
-                    }
-                    self.indent -= 1;
-                }
-                Section::Equations {
-                    initial, equations, ..
-                } => {
-                    self.newline();
-                    self.put(if *initial {
-                        "initial equation"
-                    } else {
-                        "equation"
-                    });
-                    self.indent += 1;
-                    self.equations(equations);
-                    self.indent -= 1;
-                }
-                Section::Algorithm {
-                    initial,
-                    statements,
-                    ..
-                } => {
-                    self.newline();
-                    self.put(if *initial {
-                        "initial algorithm"
-                    } else {
-                        "algorithm"
-                    });
-                    self.indent += 1;
-                    self.statements(statements);
-                    self.indent -= 1;
-                }
-            }
+            self.section(s, i == 0);
         }
         if let Some(ext) = &c.external {
-            self.newline();
-            self.put("external");
-            if let Some(l) = &ext.language {
-                self.put(" ");
-                self.put(&quote_string(l));
-            }
-            if let Some(call) = &ext.call {
-                self.put(" ");
-                if let Some(o) = &call.output {
-                    self.cref(o);
-                    self.put(" = ");
-                }
-                self.ident(&call.function);
-                self.put("(");
-                self.comma_sep(&call.args, |p, a| p.expr(a, 0));
-                self.put(")");
-            }
-            if let Some(a) = &ext.annotation {
-                self.put(" ");
-                self.annotation(a);
-            }
-            self.put(";");
+            self.external(ext);
         }
         if let Some(a) = &c.annotation {
             self.indent += 1;
@@ -383,6 +309,83 @@ impl Printer {
             self.put(";");
             self.indent -= 1;
         }
+    }
+
+    fn section(&mut self, s: &Section, first: bool) {
+        match s {
+            Section::Elements {
+                visibility,
+                elements,
+                ..
+            } => {
+                // The leading public list needs no keyword unless it is empty (then the
+                // keyword is what makes the section exist).
+                let implicit = first && *visibility == Visibility::Public && !elements.is_empty();
+                if !implicit {
+                    self.newline();
+                    self.put(match visibility {
+                        Visibility::Public => "public",
+                        Visibility::Protected => "protected",
+                    });
+                }
+                self.indent += 1;
+                for e in elements {
+                    self.newline();
+                    self.element(e);
+                    self.put(";");
+                }
+                self.indent -= 1;
+            }
+            Section::Equations {
+                initial, equations, ..
+            } => {
+                self.newline();
+                self.put(if *initial {
+                    "initial equation"
+                } else {
+                    "equation"
+                });
+                self.block(equations, Self::equations);
+            }
+            Section::Algorithm {
+                initial,
+                statements,
+                ..
+            } => {
+                self.newline();
+                self.put(if *initial {
+                    "initial algorithm"
+                } else {
+                    "algorithm"
+                });
+                self.block(statements, Self::statements);
+            }
+        }
+    }
+
+    fn external(&mut self, ext: &External) {
+        self.newline();
+        self.put("external");
+        if let Some(l) = &ext.language {
+            self.put(" ");
+            self.put(&quote_string(l));
+        }
+        if let Some(call) = &ext.call {
+            self.put(" ");
+            if let Some(o) = &call.output {
+                self.cref(o);
+                self.put(" = ");
+            }
+            self.ident(&call.function);
+            self.put("(");
+            self.comma_sep(&call.args, |p, a| p.expr(a, 0));
+            self.put(")");
+        }
+        if let Some(a) = &ext.annotation {
+            self.put(" ");
+            self.annotation(a);
+        }
+        self.put(";");
     }
 
     // -- elements -------------------------------------------------------------------------
