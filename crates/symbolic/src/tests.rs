@@ -1268,3 +1268,23 @@ fn invertible_functions_are_solved_explicitly() {
     assert!((ev.get("z").sqrt() - 1.5).abs() < 1e-12);
     assert!(((ev.get("w") / 2.0).ln() - 0.5).abs() < 1e-12);
 }
+
+#[test]
+fn empty_and_parameter_only_models_translate() {
+    let b = ModelBuilder::new();
+    let p = ok(&b);
+    assert!(p.blocks.is_empty() && p.states.is_empty());
+    let mut b = ModelBuilder::new();
+    b.params("p", 1.0).param_expr("q", "p*2");
+    b.flat
+        .equations
+        .push(moss_frontend::flat::Equation::Assert {
+            condition: crate::testutil::parse("q > 0"),
+            message: moss_frontend::flat::Expr::String("q must be positive".into()),
+            level: moss_frontend::flat::AssertLevel::Error,
+            origin: Default::default(),
+        });
+    let p = ok(&b);
+    assert!(matches!(p.blocks.last(), Some(Block::Assert { .. })));
+    assert_eq!(p.parameter_blocks.len(), 1);
+}
