@@ -638,32 +638,8 @@ impl Printer {
             EquationKind::If {
                 branches,
                 else_branch,
-            } => {
-                for (i, (c, body)) in branches.iter().enumerate() {
-                    if i > 0 {
-                        self.newline();
-                    }
-                    self.put(if i == 0 { "if " } else { "elseif " });
-                    self.expr(c, 0);
-                    self.put(" then");
-                    self.block(body, Self::equations);
-                }
-                if !else_branch.is_empty() {
-                    self.newline();
-                    self.put("else");
-                    self.block(else_branch, Self::equations);
-                }
-                self.newline();
-                self.put("end if");
-            }
-            EquationKind::For { indices, body } => {
-                self.put("for ");
-                self.for_indices(indices);
-                self.put(" loop");
-                self.block(body, Self::equations);
-                self.newline();
-                self.put("end for");
-            }
+            } => self.if_block(branches, else_branch, Self::equations),
+            EquationKind::For { indices, body } => self.for_block(indices, body, Self::equations),
             EquationKind::Connect { lhs, rhs } => {
                 self.put("connect(");
                 self.cref(lhs);
@@ -671,19 +647,7 @@ impl Printer {
                 self.cref(rhs);
                 self.put(")");
             }
-            EquationKind::When { branches } => {
-                for (i, (c, body)) in branches.iter().enumerate() {
-                    if i > 0 {
-                        self.newline();
-                    }
-                    self.put(if i == 0 { "when " } else { "elsewhen " });
-                    self.expr(c, 0);
-                    self.put(" then");
-                    self.block(body, Self::equations);
-                }
-                self.newline();
-                self.put("end when");
-            }
+            EquationKind::When { branches } => self.when_block(branches, Self::equations),
             EquationKind::Call { function, args } => {
                 self.cref(function);
                 self.function_args(args);
@@ -719,32 +683,8 @@ impl Printer {
             StatementKind::If {
                 branches,
                 else_branch,
-            } => {
-                for (i, (c, body)) in branches.iter().enumerate() {
-                    if i > 0 {
-                        self.newline();
-                    }
-                    self.put(if i == 0 { "if " } else { "elseif " });
-                    self.expr(c, 0);
-                    self.put(" then");
-                    self.block(body, Self::statements);
-                }
-                if !else_branch.is_empty() {
-                    self.newline();
-                    self.put("else");
-                    self.block(else_branch, Self::statements);
-                }
-                self.newline();
-                self.put("end if");
-            }
-            StatementKind::For { indices, body } => {
-                self.put("for ");
-                self.for_indices(indices);
-                self.put(" loop");
-                self.block(body, Self::statements);
-                self.newline();
-                self.put("end for");
-            }
+            } => self.if_block(branches, else_branch, Self::statements),
+            StatementKind::For { indices, body } => self.for_block(indices, body, Self::statements),
             StatementKind::While { condition, body } => {
                 self.put("while ");
                 self.expr(condition, 0);
@@ -753,23 +693,63 @@ impl Printer {
                 self.newline();
                 self.put("end while");
             }
-            StatementKind::When { branches } => {
-                for (i, (c, body)) in branches.iter().enumerate() {
-                    if i > 0 {
-                        self.newline();
-                    }
-                    self.put(if i == 0 { "when " } else { "elsewhen " });
-                    self.expr(c, 0);
-                    self.put(" then");
-                    self.block(body, Self::statements);
-                }
-                self.newline();
-                self.put("end when");
-            }
+            StatementKind::When { branches } => self.when_block(branches, Self::statements),
             StatementKind::Return => self.put("return"),
             StatementKind::Break => self.put("break"),
         }
         self.description(&s.description);
+    }
+
+    /// `if ... then ... elseif ... else ... end if` around equations or statements.
+    fn if_block<T>(
+        &mut self,
+        branches: &[(Expr, Vec<T>)],
+        else_branch: &[T],
+        list: fn(&mut Self, &[T]),
+    ) {
+        self.guarded_branches("if", "elseif", branches, list);
+        if !else_branch.is_empty() {
+            self.newline();
+            self.put("else");
+            self.block(else_branch, list);
+        }
+        self.newline();
+        self.put("end if");
+    }
+
+    fn when_block<T>(&mut self, branches: &[(Expr, Vec<T>)], list: fn(&mut Self, &[T])) {
+        self.guarded_branches("when", "elsewhen", branches, list);
+        self.newline();
+        self.put("end when");
+    }
+
+    /// `first c1 then ... next c2 then ...`
+    fn guarded_branches<T>(
+        &mut self,
+        first: &str,
+        next: &str,
+        branches: &[(Expr, Vec<T>)],
+        list: fn(&mut Self, &[T]),
+    ) {
+        for (i, (c, body)) in branches.iter().enumerate() {
+            if i > 0 {
+                self.newline();
+            }
+            self.put(if i == 0 { first } else { next });
+            self.put(" ");
+            self.expr(c, 0);
+            self.put(" then");
+            self.block(body, list);
+        }
+    }
+
+    fn for_block<T>(&mut self, indices: &[ForIndex], body: &[T], list: fn(&mut Self, &[T])) {
+        self.put("for ");
+        self.for_indices(indices);
+        self.put(" loop");
+        self.block(body, list);
+        self.newline();
+        self.put("end for");
     }
 
     fn for_indices(&mut self, indices: &[ForIndex]) {
