@@ -101,32 +101,11 @@ pub fn run(args: Args) -> u8 {
         return code;
     }
     let mut timer = Stages::default();
-
-    // Translate: flatten and make the causal program.
     let started = Instant::now();
-    let load = LoadOptions {
-        libs: args.libs.clone(),
-        use_modelicapath: true,
-        use_bundled: true,
-    };
-    let flat = match flatten_model(&load, &args.model) {
-        Ok(f) => f,
-        Err(failure) => {
-            print_diagnostics(&failure.diagnostics, &failure.sources);
-            return super::EXIT_MODEL_ERROR;
-        }
-    };
-    print_diagnostics(&flat.warnings, &flat.model.sources);
-    let program = match moss_symbolic::translate(&flat.model) {
+    let program = match translate_model(&args) {
         Ok(p) => p,
-        Err(diagnostics) => {
-            print_diagnostics(&diagnostics, &flat.model.sources);
-            return super::EXIT_MODEL_ERROR;
-        }
+        Err(code) => return code,
     };
-    for w in &program.report.warnings {
-        eprintln!("warning: {w}");
-    }
     let mut model = match Interpreter::new(program.clone()) {
         Ok(m) => m,
         Err(e) => {
@@ -136,28 +115,8 @@ pub fn run(args: Args) -> u8 {
     };
     timer.translate = started.elapsed();
 
-    // Simulate.
     let progress = Progress::new();
-    let opts = SimOptions {
-        start_time: args.start_time,
-        stop_time: args.stop_time,
-        interval: args.interval,
-        intervals: args.intervals,
-        tolerance: args.tolerance,
-        solver: args.solver,
-        parameters: args.params.clone(),
-        vars: args.vars.clone(),
-        max_step: args.max_step,
-        progress: progress.callback(
-            args.start_time
-                .or(program.experiment.start_time)
-                .unwrap_or(0.0),
-            args.stop_time
-                .or(program.experiment.stop_time)
-                .unwrap_or(1.0),
-        ),
-        ..Default::default()
-    };
+    let opts = sim_options(&args, &program, &progress);
     let outcome = simulate_with_stats(&mut model, &program, &opts);
     progress.clear();
     for w in model.warnings() {
@@ -181,23 +140,15 @@ pub fn run(args: Args) -> u8 {
     timer.init = Duration::from_secs_f64(stats.init_seconds);
     timer.simulate = Duration::from_secs_f64(stats.simulate_seconds);
 
-    // Write (also the partial result of a failed run, for diagnosis).
-    let path = args
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("{}_res.csv", program.name)));
+    // Also the partial result of a failed run, for diagnosis.
     let started = Instant::now();
     if let Some(result) = result.filter(|r| !r.is_empty()) {
-        match write_result(&result, &path) {
-            Ok(()) if failed => eprintln!(
-                "note: results up to the failure written to {}",
-                path.display()
-            ),
-            Ok(()) => eprintln!("wrote {} ({} rows)", path.display(), result.len()),
-            Err(e) => {
-                eprintln!("error: cannot write the result: {e}");
-                return super::EXIT_MODEL_ERROR;
-            }
+        let path = args
+            .output
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(format!("{}_res.csv", program.name)));
+        if !write_output(&result, &path, failed) {
+            return super::EXIT_MODEL_ERROR;
         }
     }
     timer.write = started.elapsed();
@@ -209,6 +160,79 @@ pub fn run(args: Args) -> u8 {
         super::EXIT_MODEL_ERROR
     } else {
         super::EXIT_OK
+    }
+}
+
+/// Flatten and translate the model, printing diagnostics; `Err` is the exit code.
+fn translate_model(args: &Args) -> Result<moss_symbolic::CausalProgram, u8> {
+    let load = LoadOptions {
+        libs: args.libs.clone(),
+        use_modelicapath: true,
+        use_bundled: true,
+    };
+    let flat = match flatten_model(&load, &args.model) {
+        Ok(f) => f,
+        Err(failure) => {
+            print_diagnostics(&failure.diagnostics, &failure.sources);
+            return Err(super::EXIT_MODEL_ERROR);
+        }
+    };
+    print_diagnostics(&flat.warnings, &flat.model.sources);
+    let program = match moss_symbolic::translate(&flat.model) {
+        Ok(p) => p,
+        Err(diagnostics) => {
+            print_diagnostics(&diagnostics, &flat.model.sources);
+            return Err(super::EXIT_MODEL_ERROR);
+        }
+    };
+    for w in &program.report.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(program)
+}
+
+fn sim_options(
+    args: &Args,
+    program: &moss_symbolic::CausalProgram,
+    progress: &Progress,
+) -> SimOptions {
+    let exp = &program.experiment;
+    SimOptions {
+        start_time: args.start_time,
+        stop_time: args.stop_time,
+        interval: args.interval,
+        intervals: args.intervals,
+        tolerance: args.tolerance,
+        solver: args.solver,
+        parameters: args.params.clone(),
+        vars: args.vars.clone(),
+        max_step: args.max_step,
+        progress: progress.callback(
+            args.start_time.or(exp.start_time).unwrap_or(0.0),
+            args.stop_time.or(exp.stop_time).unwrap_or(1.0),
+        ),
+        ..Default::default()
+    }
+}
+
+/// Write the result file and say so; false (after an error message) if it failed.
+fn write_output(result: &moss_results::SimResult, path: &std::path::Path, partial: bool) -> bool {
+    match write_result(result, path) {
+        Ok(()) if partial => {
+            eprintln!(
+                "note: results up to the failure written to {}",
+                path.display()
+            );
+            true
+        }
+        Ok(()) => {
+            eprintln!("wrote {} ({} rows)", path.display(), result.len());
+            true
+        }
+        Err(e) => {
+            eprintln!("error: cannot write the result: {e}");
+            false
+        }
     }
 }
 
