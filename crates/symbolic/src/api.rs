@@ -90,6 +90,7 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
         &mut sim_stats,
     )?;
     timer.lap(&mut m, "sorting and tearing");
+    params::move_free_dependents_to_init(&mut m);
     let mut init_stats = LoopStats::default();
     let (init_blocks, init_eqs) = init::initialization(&mut m, &is_state, &mut init_stats)?;
     timer.lap(&mut m, "initialization");

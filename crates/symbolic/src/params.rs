@@ -18,6 +18,38 @@ pub fn is_dependent(m: &Model, v: VarIx) -> bool {
         && sv.binding.is_some_and(|b| m.arena.as_const(b).is_none())
 }
 
+/// Parameters whose bindings depend (transitively) on `fixed=false` parameters can only be
+/// computed after initialization has found those: their bindings become initial equations
+/// and they become unknowns of the initialization problem (like `fixed=false` parameters).
+pub fn move_free_dependents_to_init(m: &mut Model) {
+    loop {
+        let mut moved = false;
+        for v in 0..m.vars.len() {
+            if !is_dependent(m, v as VarIx) {
+                continue;
+            }
+            let Some(b) = m.vars[v].binding else { continue };
+            let mut vs = Vec::new();
+            m.arena.vars_of(b, false, &mut vs);
+            if !vs.iter().any(|&x| m.vars[x as usize].is_free_parameter()) {
+                continue;
+            }
+            let lhs = m.arena.var(v as VarIx);
+            let origin = m.vars[v].origin.clone();
+            m.init_eqs.push(crate::model::SEq::new(
+                crate::model::EqBody::Eq { lhs, rhs: b },
+                origin,
+            ));
+            m.vars[v].kind = VKind::Parameter;
+            m.vars[v].fixed = Some(false);
+            moved = true;
+        }
+        if !moved {
+            break;
+        }
+    }
+}
+
 pub fn parameter_blocks(m: &mut Model) -> Result<Vec<WBlock>, Vec<Diagnostic>> {
     let dependent: Vec<VarIx> = (0..m.vars.len() as VarIx)
         .filter(|&v| is_dependent(m, v))

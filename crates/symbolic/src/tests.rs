@@ -1077,11 +1077,16 @@ fn free_parameter_is_computed_by_initialization() {
     b.vars("x", "").start("x", 2.0).fixed("x");
     // the binding only serves as a guess for a fixed=false parameter
     b.params("p", 0.1).unfixed("p");
+    b.param_expr("q", "2*p");
     b.eq("der(x) = -p*x");
     b.init_eq("der(x) = -1");
     let p = ok(&b);
     let pi = p.var_by_name("p").unwrap() as usize;
     assert_eq!(p.vars[pi].kind, VarKind::DependentParameter);
+    // q depends on the free parameter: computed by initialization, not by parameter blocks
+    assert!(p.parameter_blocks.is_empty(), "{}", dump::program_text(&p));
+    let qi = p.var_by_name("q").unwrap() as usize;
+    assert_eq!(p.vars[qi].kind, VarKind::DependentParameter);
     let mut ev = crate::testeval::Eval::new(&p);
     ev.initial = true;
     ev.run(&p.init_blocks);
