@@ -410,20 +410,6 @@ fn mass_spring_chain_translates() {
 }
 
 #[test]
-#[ignore]
-fn print_gear() {
-    let mut b = gear();
-    b.start("phi1", 0.0)
-        .fixed("phi1")
-        .start("w1", 0.0)
-        .fixed("w1");
-    let p = ok(&b);
-    println!("{}\n{:?}", dump::program_text(&p), p.report);
-    let p = ok(&bouncing_ball());
-    println!("{}\n{:?}", dump::program_text(&p), p.report);
-}
-
-#[test]
 fn reinit_target_wins_alias_representative() {
     let mut b = ModelBuilder::new();
     b.vars("x y", "");
