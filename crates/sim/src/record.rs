@@ -192,3 +192,86 @@ impl Recorder for ResultRecorder<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use moss_symbolic::program::{Alias, ProgVar};
+
+    fn var(name: &str, kind: VarKind, ty: ValueType, hidden: bool) -> ProgVar {
+        ProgVar {
+            name: name.into(),
+            kind,
+            ty,
+            start: 0.0,
+            nominal: 1.0,
+            min: None,
+            max: None,
+            unit: "m".into(),
+            description: String::new(),
+            hidden,
+        }
+    }
+
+    fn alias(name: &str, target: u32, scale: f64, offset: f64) -> Alias {
+        Alias {
+            name: name.into(),
+            target,
+            scale,
+            offset,
+            unit: String::new(),
+            description: String::new(),
+            kind: VarKind::Algebraic,
+            hidden: false,
+        }
+    }
+
+    #[test]
+    fn table_covers_hidden_targets_strings_and_parameters() {
+        let p = CausalProgram {
+            vars: vec![
+                var("x", VarKind::State, ValueType::Real, false),
+                var("$tmp", VarKind::Algebraic, ValueType::Real, true),
+                var("label", VarKind::Discrete, ValueType::String, false),
+                var("k", VarKind::Parameter, ValueType::Real, false),
+                var("on", VarKind::Discrete, ValueType::Boolean, false),
+            ],
+            aliases: vec![
+                // Visible alias of a hidden variable: gets its own column.
+                alias("y", 1, 2.0, 0.0),
+                // Alias of a parameter: a constant.
+                alias("k2", 3, -1.0, 1.0),
+                // Negated alias of a stored variable: shares the column.
+                alias("minus_x", 0, -1.0, 0.0),
+            ],
+            ..Default::default()
+        };
+        let mut rec = ResultRecorder::new(&p, None);
+        rec.record(0.0, &[1.0, 5.0, 0.0, 3.0, 1.0]);
+        rec.record(0.5, &[2.0, 6.0, 0.0, 3.0, 0.0]);
+        assert!(rec.error.is_none(), "{:?}", rec.error);
+        let r = rec.finish();
+        let names: Vec<&str> = r.names().collect();
+        assert_eq!(names, vec!["k", "k2", "minus_x", "on", "x", "y"]);
+        assert_eq!(r.series("y"), Some(vec![10.0, 12.0]));
+        assert_eq!(
+            r.var("k2").map(|v| v.storage),
+            Some(Storage::Constant(-2.0))
+        );
+        assert!(matches!(
+            r.var("minus_x").map(|v| v.storage),
+            Some(Storage::Alias { negated: true, .. })
+        ));
+        assert_eq!(r.var("on").map(|v| v.kind), Some(ResultKind::Discrete));
+        assert_eq!(r.unit("x"), "m");
+    }
+
+    #[test]
+    fn filter_matches_whole_names() {
+        let re = compile_filter("x").expect("valid");
+        assert!(re.is_match("x") && !re.is_match("xx") && !re.is_match("body.x"));
+        let re = compile_filter("body\\..*").expect("valid");
+        assert!(re.is_match("body.x") && !re.is_match("nobody.x"));
+        assert!(compile_filter("(").is_err());
+    }
+}
