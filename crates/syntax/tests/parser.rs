@@ -836,3 +836,17 @@ fn names_and_references_from_strings() {
         .0
         .is_none());
 }
+
+#[test]
+fn trailing_commas_are_errors() {
+    for text in [
+        "type E = enumeration(a, );",
+        "model M Real x = f(1, ); end M;",
+        "model M Real x = {1, }; end M;",
+        "model M Real x(start = 1, ); end M;",
+        "model M import A.{b, }; end M;",
+    ] {
+        let got = errors_of(text);
+        assert!(got.starts_with("error: expected"), "{text}: {got}");
+    }
+}

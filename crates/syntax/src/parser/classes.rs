@@ -226,73 +226,86 @@ impl<'a> Parser<'a> {
 
     /// After `IDENT =`: enumeration, der-class or short class specifier.
     pub(super) fn short_class_specifier(&mut self) -> PResult<ClassSpecifier> {
-        if self.eat(Tok::Enumeration) {
-            self.expect(Tok::LParen)?;
-            let literals = if self.eat(Tok::Colon) {
-                EnumLiterals::Colon
-            } else {
-                let mut lits = Vec::new();
-                if self.at(Tok::Ident) {
-                    loop {
-                        let start = self.pos;
-                        let name = self.ident()?;
-                        let description = self.description()?;
-                        lits.push(EnumLiteral {
-                            name,
-                            description,
-                            span: self.span_from(start),
-                        });
-                        if !self.eat(Tok::Comma) {
-                            break;
-                        }
+        match self.peek() {
+            Tok::Enumeration => self.enumeration_specifier(),
+            Tok::Der => self.der_class_specifier(),
+            _ => {
+                let base_prefix = self.causality();
+                let base = self.type_specifier()?;
+                let subscripts = if self.at(Tok::LBracket) {
+                    self.array_subscripts()?
+                } else {
+                    Vec::new()
+                };
+                let modification = if self.at(Tok::LParen) {
+                    Some(self.class_modification()?)
+                } else {
+                    None
+                };
+                let description = self.description()?;
+                Ok(ClassSpecifier::Short {
+                    base_prefix,
+                    base,
+                    subscripts,
+                    modification,
+                    description,
+                })
+            }
+        }
+    }
+
+    /// `enumeration ( [literal "d", ...] | : ) description`
+    fn enumeration_specifier(&mut self) -> PResult<ClassSpecifier> {
+        self.expect(Tok::Enumeration)?;
+        self.expect(Tok::LParen)?;
+        let literals = if self.eat(Tok::Colon) {
+            EnumLiterals::Colon
+        } else {
+            let mut lits = Vec::new();
+            // `enumeration()` is empty; otherwise every `,` must be followed by a literal.
+            if self.at(Tok::Ident) {
+                loop {
+                    let start = self.pos;
+                    let name = self.ident()?;
+                    let description = self.description()?;
+                    lits.push(EnumLiteral {
+                        name,
+                        description,
+                        span: self.span_from(start),
+                    });
+                    if !self.eat(Tok::Comma) {
+                        break;
                     }
                 }
-                EnumLiterals::List(lits)
-            };
-            if !self.at(Tok::RParen) {
-                return Err(self.error_unclosed(Tok::RParen, "`,` or `)` in enumeration"));
             }
-            self.bump();
-            let description = self.description()?;
-            return Ok(ClassSpecifier::Enumeration {
-                literals,
-                description,
-            });
-        }
-        if self.eat(Tok::Der) {
-            self.expect(Tok::LParen)?;
-            let function = self.type_specifier()?;
-            self.expect(Tok::Comma)?;
-            let mut wrt = vec![self.ident()?];
-            while self.eat(Tok::Comma) {
-                wrt.push(self.ident()?);
-            }
-            self.expect(Tok::RParen)?;
-            let description = self.description()?;
-            return Ok(ClassSpecifier::Der {
-                function,
-                wrt,
-                description,
-            });
-        }
-        let base_prefix = self.causality();
-        let base = self.type_specifier()?;
-        let subscripts = if self.at(Tok::LBracket) {
-            self.array_subscripts()?
-        } else {
-            Vec::new()
+            EnumLiterals::List(lits)
         };
-        let modification = if self.at(Tok::LParen) {
-            Some(self.class_modification()?)
-        } else {
-            None
-        };
+        if !self.at(Tok::RParen) {
+            return Err(self.error_unclosed(Tok::RParen, "`,` or `)` in enumeration"));
+        }
+        self.bump();
         let description = self.description()?;
-        Ok(ClassSpecifier::Short {
-            base_prefix,
-            base,
-            subscripts,
-            modification,
+        Ok(ClassSpecifier::Enumeration {
+            literals,
+            description,
+        })
+    }
+
+    /// `der ( function , x { , y } ) description`
+    fn der_class_specifier(&mut self) -> PResult<ClassSpecifier> {
+        self.expect(Tok::Der)?;
+        self.expect(Tok::LParen)?;
+        let function = self.type_specifier()?;
+        self.expect(Tok::Comma)?;
+        let mut wrt = vec![self.ident()?];
+        while self.eat(Tok::Comma) {
+            wrt.push(self.ident()?);
+        }
+        self.expect(Tok::RParen)?;
+        let description = self.description()?;
+        Ok(ClassSpecifier::Der {
+            function,
+            wrt,
             description,
         })
     }
