@@ -28,6 +28,10 @@ fn write_expr(p: &CausalProgram, e: &PExpr, s: &mut String) {
             let _ = write!(s, "pre({})", name(p, *v));
         }
         PExpr::Time => s.push_str("time"),
+        PExpr::Neg(a) if matches!(**a, PExpr::Var(_) | PExpr::Const(_) | PExpr::Call { .. }) => {
+            s.push('-');
+            write_expr(p, a, s);
+        }
         PExpr::Neg(a) => {
             s.push_str("-(");
             write_expr(p, a, s);
