@@ -216,11 +216,7 @@ impl Printer {
                 end_name,
             } => {
                 self.ident(&c.name);
-                self.description(description);
-                self.composition(composition);
-                self.newline();
-                self.put("end ");
-                self.ident(end_name);
+                self.long_class_body(description, composition, end_name);
             }
             ClassSpecifier::Extends {
                 base,
@@ -234,11 +230,7 @@ impl Printer {
                 if let Some(m) = modification {
                     self.class_modification(m);
                 }
-                self.description(description);
-                self.composition(composition);
-                self.newline();
-                self.put("end ");
-                self.ident(end_name);
+                self.long_class_body(description, composition, end_name);
             }
             ClassSpecifier::Short {
                 base_prefix,
@@ -293,6 +285,20 @@ impl Printer {
                 self.description(description);
             }
         }
+    }
+
+    /// `"description" composition end Name` of a long class (either form).
+    fn long_class_body(
+        &mut self,
+        description: &Description,
+        composition: &Composition,
+        end_name: &Ident,
+    ) {
+        self.description(description);
+        self.composition(composition);
+        self.newline();
+        self.put("end ");
+        self.ident(end_name);
     }
 
     fn composition(&mut self, c: &Composition) {
