@@ -5,11 +5,14 @@
 //! `D[0..=k]` of the solution at equally spaced points; a step-size change by a factor `r`
 //! maps them with a small `(k+1)×(k+1)` matrix, so every step is a constant-step BDF step.
 //! The corrector is a simplified Newton iteration with `M = I - c J`, `c = h / γ_k`; `J` is a
-//! grouped finite-difference Jacobian that is kept across steps and only re-evaluated when
-//! the Newton iteration fails to converge with a stale one (like DASSL/CVODE).
+//! grouped finite-difference Jacobian that is kept across steps (and events) and only
+//! re-evaluated when the Newton iteration fails to converge with a stale one (like
+//! DASSL/CVODE). `M` is refactorized only when `c` drifts by more than 30 % from the value it
+//! was factorized for; in between, Newton corrections are rescaled by `2 / (1 + c/c_old)`.
 //! Order and step are chosen after `k + 1` steps of equal size from the error estimates of
 //! orders `k - 1`, `k`, `k + 1`. Dense output interpolates the backward-difference
-//! polynomial of the last step.
+//! polynomial of the last step (a parabola through the exact start slope for the first step
+//! after a restart).
 
 use crate::integrator::{initial_step, min_step, Integrator, IntegratorStats, StepError};
 use crate::jacobian::FdJacobian;
