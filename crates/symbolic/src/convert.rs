@@ -219,6 +219,7 @@ fn is_top_level(name: &str) -> bool {
 
 impl<'a> Conv<'a> {
     fn collect_derivative_annotations(&mut self) {
+        let mut fder = HashMap::new();
         for (name, f) in &self.flat.functions {
             let Some(ann) = f.derivatives.iter().find(|d| d.order == 1) else {
                 continue;
@@ -232,10 +233,9 @@ impl<'a> Conv<'a> {
                         && !ann.zero_derivative.contains(&i.name)
                 })
                 .collect();
-            self.m
-                .fder
-                .insert(name.clone(), (ann.function.clone(), mask));
+            fder.insert(name.clone(), (ann.function.clone(), mask));
         }
+        self.m.arena.fder = std::sync::Arc::new(fder);
     }
 
     fn declare_variables(&mut self) {

@@ -131,6 +131,9 @@ pub struct Arena {
     index: FxMap<Node, ExprId>,
     /// Scratch stamps for visited-set traversals (generation counter avoids clearing).
     stamp: Vec<u32>,
+    /// User function -> (derivative function, which inputs get a derivative argument), from
+    /// `derivative` annotations; used by every differentiation.
+    pub fder: Arc<HashMap<String, (String, Vec<bool>)>>,
     generation: u32,
 }
 
@@ -627,7 +630,8 @@ impl Arena {
                 None
             }
         };
-        self.diff(e, &mut dv, &HashMap::new(), memo)
+        let fder = self.fder.clone();
+        self.diff(e, &mut dv, &fder, memo)
     }
 
     /// Generic forward-mode differentiation: `leaf(var)` gives d var (None = 0).

@@ -226,8 +226,6 @@ pub struct Model {
     pub algorithms: Vec<Vec<Statement>>,
     /// `sample(start, interval)` definitions.
     pub samples: Vec<(ExprId, ExprId)>,
-    /// User function -> (derivative function, which inputs get a derivative argument).
-    pub fder: HashMap<String, (String, Vec<bool>)>,
     pub warnings: Vec<String>,
     pub pass_times: Vec<(String, f64)>,
 }
@@ -298,9 +296,9 @@ impl Model {
             arena,
             vars,
             by_name,
-            fder,
             ..
         } = self;
+        let fder = arena.fder.clone();
         let mut leaf = |a: &mut Arena, x: VarIx| -> Option<ExprId> {
             if x == ir::TIME {
                 return Some(a.one());
@@ -313,7 +311,7 @@ impl Model {
                 _ => None,
             }
         };
-        arena.diff(e, &mut leaf, fder, &mut HashMap::new())
+        arena.diff(e, &mut leaf, &fder, &mut HashMap::new())
     }
 
     /// Is the value of `e` fixed after parameter evaluation (no time, no continuous or discrete

@@ -616,7 +616,7 @@ fn torn_jacobian(
     inner: &[(VarIx, ExprId)],
     residuals: &[ExprId],
 ) -> Option<Vec<(u32, u32, ExprId)>> {
-    let fder = HashMap::new();
+    let fder = a.fder.clone();
     let mut out = Vec::new();
     for (c, &t) in tears.iter().enumerate() {
         let mut d: HashMap<VarIx, ExprId> = HashMap::new();

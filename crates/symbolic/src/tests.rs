@@ -1279,3 +1279,66 @@ fn empty_and_parameter_only_models_translate() {
     assert!(matches!(p.blocks.last(), Some(Block::Assert { .. })));
     assert_eq!(p.parameter_blocks.len(), 1);
 }
+
+#[test]
+fn derivative_annotation_is_used_for_index_reduction_and_solving() {
+    use moss_frontend::flat::{DerivativeAnnotation, Function, FunctionBody, FunctionVar};
+    let fv = |n: &str| FunctionVar {
+        name: n.into(),
+        ty: ScalarType::Real,
+        dims: vec![],
+        default: None,
+    };
+    let func = |name: &str, inputs: Vec<FunctionVar>, ders: Vec<DerivativeAnnotation>| Function {
+        name: name.into(),
+        inputs,
+        outputs: vec![fv("y")],
+        locals: vec![],
+        body: FunctionBody::External {
+            language: "C".into(),
+            name: name.into(),
+            output: None,
+            args: vec![],
+        },
+        derivatives: ders,
+        inline: false,
+        smooth_order: None,
+        is_impure: false,
+        origin: Default::default(),
+    };
+    let mut b = ModelBuilder::new();
+    b.flat.functions.insert(
+        "pkg.f".into(),
+        func(
+            "pkg.f",
+            vec![fv("u")],
+            vec![DerivativeAnnotation {
+                function: "pkg.f_der".into(),
+                order: 1,
+                no_derivative: vec![],
+                zero_derivative: vec![],
+            }],
+        ),
+    );
+    b.flat.functions.insert(
+        "pkg.f_der".into(),
+        func("pkg.f_der", vec![fv("u"), fv("du")], vec![]),
+    );
+    // a constraint through f: index reduction differentiates it with f_der
+    b.vars("x v y", "").start("x", 0.0).fixed("x");
+    b.eq("der(x) = v").eq("y = pkg.f(x)").eq("der(y) = 1");
+    let p = ok(&b);
+    let text = dump::program_text(&p);
+    assert!(text.contains("pkg.f_der(x, "), "{text}");
+    // implicit equation through f: Newton gets the annotated derivative
+    let mut b2 = ModelBuilder::new();
+    b2.flat.functions = b.flat.functions.clone();
+    b2.vars("z", "");
+    b2.eq("pkg.f(z) = time");
+    let p = ok(&b2);
+    assert!(
+        matches!(&p.blocks[0], Block::SolveScalar { derivative: Some(d), .. } if dump::expr_text(&p, d).contains("pkg.f_der(z, 1)")),
+        "{}",
+        dump::program_text(&p)
+    );
+}
