@@ -682,6 +682,9 @@ mod tests {
             kinds("a // x\n /* y \n */ b \"s\\\"t\" 'q r'"),
             vec![Ident, Ident, String, Ident, Eof]
         );
+        // Block comments do not nest: the first `*/` ends the comment.
+        assert_eq!(kinds("/* a /* b */ c */"), vec![Ident, Star, Slash, Eof]);
+        assert_eq!(kinds("// ü ✓ /* \n x"), vec![Ident, Eof]);
         let (_, d) = lex(FileId(0), "/* open");
         assert_eq!(d[0].message, "unterminated comment");
         let (_, d) = lex(FileId(0), "\"open");
