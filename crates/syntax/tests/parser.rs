@@ -850,3 +850,13 @@ fn trailing_commas_are_errors() {
         assert!(got.starts_with("error: expected"), "{text}: {got}");
     }
 }
+
+#[test]
+fn stray_character_is_reported_once() {
+    let got = errors_of("model M\n  Real x = 1 § 2;\nend M;\n");
+    assert_eq!(got.matches("error:").count(), 1, "{got}");
+    assert!(
+        got.starts_with("error: unexpected character `§`\n  --> err.mo:2:14\n"),
+        "{got}"
+    );
+}

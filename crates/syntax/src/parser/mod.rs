@@ -249,7 +249,8 @@ impl<'a> Parser<'a> {
     }
 
     fn report(&mut self, d: Diagnostic) {
-        if self.last_error_at == Some(self.pos) || self.fatal {
+        // A stray character was already reported by the lexer; one error per place is enough.
+        if self.last_error_at == Some(self.pos) || self.fatal || self.at(Tok::Unknown) {
             return;
         }
         self.last_error_at = Some(self.pos);
