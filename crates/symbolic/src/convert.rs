@@ -220,11 +220,12 @@ fn is_top_level(name: &str) -> bool {
 impl<'a> Conv<'a> {
     fn collect_derivative_annotations(&mut self) {
         let mut fder = HashMap::new();
+        let mut second = Vec::new();
         for (name, f) in &self.flat.functions {
             let Some(ann) = f.derivatives.iter().find(|d| d.order == 1) else {
                 continue;
             };
-            let mask = f
+            let mask: Vec<bool> = f
                 .inputs
                 .iter()
                 .map(|i| {
@@ -233,7 +234,20 @@ impl<'a> Conv<'a> {
                         && !ann.zero_derivative.contains(&i.name)
                 })
                 .collect();
+            // `derivative(order=2) = f_der2`: the derivative of f_der(u, du) is
+            // f_der2(u, du, ddu), i.e. only the `du` inputs get a new derivative argument
+            if let Some(ann2) = f.derivatives.iter().find(|d| d.order == 2) {
+                let n_du = mask.iter().filter(|&&b| b).count();
+                let mask2 = vec![false; f.inputs.len()]
+                    .into_iter()
+                    .chain(std::iter::repeat_n(true, n_du))
+                    .collect();
+                second.push((ann.function.clone(), ann2.function.clone(), mask2));
+            }
             fder.insert(name.clone(), (ann.function.clone(), mask));
+        }
+        for (f_der, f_der2, mask2) in second {
+            fder.entry(f_der).or_insert((f_der2, mask2));
         }
         self.m.arena.fder = std::sync::Arc::new(fder);
     }

@@ -1342,3 +1342,42 @@ fn derivative_annotation_is_used_for_index_reduction_and_solving() {
         dump::program_text(&p)
     );
 }
+
+#[test]
+fn second_order_derivative_annotation_differentiates_the_first_derivative() {
+    use moss_frontend::flat::{DerivativeAnnotation, Function, FunctionBody, FunctionVar};
+    let fv = |n: &str| FunctionVar {
+        name: n.into(),
+        ty: ScalarType::Real,
+        dims: vec![],
+        default: None,
+    };
+    let ann = |f: &str, order: u32| DerivativeAnnotation {
+        function: f.into(),
+        order,
+        no_derivative: vec![],
+        zero_derivative: vec![],
+    };
+    let mut b = ModelBuilder::new();
+    b.flat.functions.insert(
+        "pkg.f".into(),
+        Function {
+            name: "pkg.f".into(),
+            inputs: vec![fv("u")],
+            outputs: vec![fv("y")],
+            locals: vec![],
+            body: FunctionBody::Algorithm(vec![]),
+            derivatives: vec![ann("pkg.f_der", 1), ann("pkg.f_der2", 2)],
+            inline: false,
+            smooth_order: None,
+            is_impure: false,
+            origin: Default::default(),
+        },
+    );
+    let m = b.model();
+    assert_eq!(m.arena.fder["pkg.f"], ("pkg.f_der".to_string(), vec![true]));
+    assert_eq!(
+        m.arena.fder["pkg.f_der"],
+        ("pkg.f_der2".to_string(), vec![false, true])
+    );
+}
