@@ -25,63 +25,72 @@ pub struct AliasOf {
     pub offset: f64,
 }
 
-/// `coef * var + constant`, with `var` absent for a pure constant.
-type Affine = (Option<(VarIx, f64)>, f64);
-
-fn affine(m: &Model, e: ExprId) -> Option<Affine> {
-    let a = &m.arena;
-    match a.node(e) {
-        Node::Const(_) => Some((None, a.as_const(e)?)),
-        Node::Var(v) => Some((Some((*v, 1.0)), 0.0)),
-        Node::Neg(x) => {
-            let (v, c) = affine(m, *x)?;
-            Some((v.map(|(v, k)| (v, -k)), -c))
-        }
-        Node::Mul(x, y) => {
-            let (k, other) = match (a.as_const(*x), a.as_const(*y)) {
-                (Some(k), None) => (k, *y),
-                (None, Some(k)) => (k, *x),
-                _ => return None,
-            };
-            let (v, c) = affine(m, other)?;
-            Some((v.map(|(v, q)| (v, q * k)), c * k))
-        }
-        Node::Div(x, y) => {
-            let k = a.as_const(*y)?;
-            if k == 0.0 {
-                return None;
-            }
-            let (v, c) = affine(m, *x)?;
-            Some((v.map(|(v, q)| (v, q / k)), c / k))
-        }
-        Node::Add(x, y) | Node::Sub(x, y) => {
-            let sign = if matches!(a.node(e), Node::Sub(..)) {
-                -1.0
-            } else {
-                1.0
-            };
-            let (v1, c1) = affine(m, *x)?;
-            let (v2, c2) = affine(m, *y)?;
-            match (v1, v2) {
-                (Some(_), Some(_)) => None,
-                (v, None) => Some((v, c1 + sign * c2)),
-                (None, Some((v, k))) => Some((Some((v, sign * k)), c1 + sign * c2)),
-            }
-        }
-        _ => None,
-    }
-}
-
 /// If the equation is an alias `x = k*y + d`, return `(x, y, k, d)`.
 fn alias_pattern(m: &Model, lhs: ExprId, rhs: ExprId) -> Option<(VarIx, VarIx, f64, f64)> {
-    let (l, cl) = affine(m, lhs)?;
-    let (r, cr) = affine(m, rhs)?;
-    let ((x, kx), (y, ky)) = (l?, r?);
-    if x == y || kx == 0.0 || ky == 0.0 {
+    // lhs - rhs = kx*x + ky*y + c
+    let (terms, c) = linear_form(m, lhs, rhs)?;
+    let [(x, kx), (y, ky)] = terms.as_slice() else {
+        return None;
+    };
+    // kx*x + ky*y + c = 0  ->  x = (-ky/kx) y - c/kx
+    Some((*x, *y, -ky / kx, -c / kx))
+}
+
+/// `lhs - rhs` as `sum(k_i * v_i) + c` with at most two variables and nonzero coefficients.
+fn linear_form(m: &Model, lhs: ExprId, rhs: ExprId) -> Option<(Vec<(VarIx, f64)>, f64)> {
+    let mut terms: Vec<(VarIx, f64)> = Vec::new();
+    let mut c = 0.0;
+    collect_linear(m, lhs, 1.0, &mut terms, &mut c, 0)?;
+    collect_linear(m, rhs, -1.0, &mut terms, &mut c, 0)?;
+    terms.retain(|t| t.1 != 0.0);
+    if terms.len() > 2 {
         return None;
     }
-    // kx*x + cl = ky*y + cr  ->  x = (ky/kx) y + (cr - cl)/kx
-    Some((x, y, ky / kx, (cr - cl) / kx))
+    Some((terms, c))
+}
+
+fn collect_linear(
+    m: &Model,
+    e: ExprId,
+    k: f64,
+    terms: &mut Vec<(VarIx, f64)>,
+    c: &mut f64,
+    depth: u32,
+) -> Option<()> {
+    if depth > 8 || terms.len() > 2 {
+        return None;
+    }
+    let a = &m.arena;
+    match a.node(e) {
+        Node::Const(_) => *c += k * a.as_const(e)?,
+        Node::Var(v) => match terms.iter_mut().find(|t| t.0 == *v) {
+            Some(t) => t.1 += k,
+            None => terms.push((*v, k)),
+        },
+        Node::Neg(x) => collect_linear(m, *x, -k, terms, c, depth + 1)?,
+        Node::Add(x, y) => {
+            collect_linear(m, *x, k, terms, c, depth + 1)?;
+            collect_linear(m, *y, k, terms, c, depth + 1)?;
+        }
+        Node::Sub(x, y) => {
+            collect_linear(m, *x, k, terms, c, depth + 1)?;
+            collect_linear(m, *y, -k, terms, c, depth + 1)?;
+        }
+        Node::Mul(x, y) => match (a.as_const(*x), a.as_const(*y)) {
+            (Some(f), None) => collect_linear(m, *y, k * f, terms, c, depth + 1)?,
+            (None, Some(f)) => collect_linear(m, *x, k * f, terms, c, depth + 1)?,
+            _ => return None,
+        },
+        Node::Div(x, y) => {
+            let f = a.as_const(*y)?;
+            if f == 0.0 {
+                return None;
+            }
+            collect_linear(m, *x, k / f, terms, c, depth + 1)?;
+        }
+        _ => return None,
+    }
+    Some(())
 }
 
 /// May take part in an alias equation. Protected variables (computed by units, read by
@@ -237,13 +246,11 @@ fn has_other_unknown(m: &mut Model, e: u32, x: VarIx) -> bool {
 
 /// `k*x + c1 = c2` (or mirrored) with a constant `k != 0`: `(x, (c2 - c1)/k)`.
 fn constant_definition(m: &Model, lhs: ExprId, rhs: ExprId) -> Option<(VarIx, f64)> {
-    let (l, cl) = affine(m, lhs)?;
-    let (r, cr) = affine(m, rhs)?;
-    match (l, r) {
-        (Some((x, k)), None) if k != 0.0 => Some((x, (cr - cl) / k)),
-        (None, Some((x, k))) if k != 0.0 => Some((x, (cl - cr) / k)),
-        _ => None,
-    }
+    let (terms, c) = linear_form(m, lhs, rhs)?;
+    let [(x, k)] = terms.as_slice() else {
+        return None;
+    };
+    Some((*x, -c / k))
 }
 
 /// Eliminate aliases in `m.eqs`; returns the eliminated variables.

@@ -204,7 +204,7 @@ fn cartesian_pendulum_reports_dynamic_state_selection() {
 fn structurally_singular_model_is_diagnosed() {
     let mut b = ModelBuilder::new();
     b.vars("a b c", "");
-    b.eq("a = time").eq("a = 2").eq("b + c = 1");
+    b.eq("a = time").eq("a = 2").eq("b + c = time");
     let e = err(&b);
     assert!(e.contains("structurally singular"), "{e}");
     assert!(
@@ -229,7 +229,7 @@ fn unbalanced_model_gives_counts() {
 fn linear_loop_becomes_linear_block() {
     let mut b = ModelBuilder::new();
     b.vars("x y", "");
-    b.eq("x + 2*y = time").eq("3*x - y = 1");
+    b.eq("x + 2*y = time").eq("3*x - y = cos(time)");
     let p = ok(&b);
     assert_eq!(p.report.loops_before_tearing, vec![2]);
     let Some(Block::Linear { vars, matrix, rhs }) = p.blocks.first() else {
@@ -1380,4 +1380,19 @@ fn second_order_derivative_annotation_differentiates_the_first_derivative() {
         m.arena.fder["pkg.f_der"],
         ("pkg.f_der2".to_string(), vec![false, true])
     );
+}
+
+#[test]
+fn flow_sums_of_two_are_negated_aliases() {
+    let mut b = ModelBuilder::new();
+    b.vars("x fa fb", "").start("x", 0.0).fixed("x");
+    b.eq("der(x) = fa").eq("fa + fb = 0").eq("fb = -sin(time)");
+    let p = ok(&b);
+    let a = p
+        .aliases
+        .iter()
+        .find(|a| a.name == "fa" || a.name == "fb")
+        .expect("alias");
+    assert_eq!(a.scale, -1.0);
+    assert_eq!(p.blocks.len(), 2, "{}", dump::program_text(&p));
 }
