@@ -8,6 +8,8 @@ pub struct Eval<'p> {
     pub x: Vec<f64>,
     pub time: f64,
     pub initial: bool,
+    /// False once a Newton iteration failed to converge (e.g. no real solution).
+    pub converged: bool,
 }
 
 impl<'p> Eval<'p> {
@@ -17,6 +19,7 @@ impl<'p> Eval<'p> {
             x: p.vars.iter().map(|v| v.start).collect(),
             time: 0.0,
             initial: false,
+            converged: true,
         }
     }
 
@@ -178,6 +181,9 @@ impl<'p> Eval<'p> {
             }
         }
         self.run(inner);
+        if f(self).iter().any(|r| !(r.abs() < 1e-9)) {
+            self.converged = false;
+        }
     }
 }
 

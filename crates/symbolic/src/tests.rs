@@ -1396,3 +1396,122 @@ fn flow_sums_of_two_are_negated_aliases() {
     assert_eq!(a.scale, -1.0);
     assert_eq!(p.blocks.len(), 2, "{}", dump::program_text(&p));
 }
+
+/// Value of a flat expression, with variables (and `der(v)`) looked up by name.
+fn eval_flat(e: &moss_frontend::flat::Expr, get: &dyn Fn(&str) -> f64, time: f64) -> f64 {
+    use moss_frontend::flat::{BinaryOp as B, Expr as E, UnaryOp as U};
+    let b = |v: bool| if v { 1.0 } else { 0.0 };
+    match e {
+        E::Real(v) => *v,
+        E::Integer(v) => *v as f64,
+        E::Boolean(v) => b(*v),
+        E::Time => time,
+        E::Var { name, .. } => get(name),
+        E::Unary { op, arg } => {
+            let a = eval_flat(arg, get, time);
+            match op {
+                U::Neg => -a,
+                U::Not => b(a == 0.0),
+            }
+        }
+        E::Binary { op, lhs, rhs } => {
+            let (l, r) = (eval_flat(lhs, get, time), eval_flat(rhs, get, time));
+            match op {
+                B::Add => l + r,
+                B::Sub => l - r,
+                B::Mul => l * r,
+                B::Div => l / r,
+                B::Pow => l.powf(r),
+                B::Gt => b(l > r),
+                B::Lt => b(l < r),
+                B::Ge => b(l >= r),
+                B::Le => b(l <= r),
+                _ => f64::NAN,
+            }
+        }
+        E::Call { func, args } => match (func.as_str(), args.as_slice()) {
+            ("der", [E::Var { name, .. }]) => get(&format!("der({name})")),
+            ("sin", [a]) => eval_flat(a, get, time).sin(),
+            ("exp", [a]) => eval_flat(a, get, time).exp(),
+            _ => f64::NAN,
+        },
+        E::If { branches, else_ } => {
+            for (c, v) in branches {
+                if eval_flat(c, get, time) != 0.0 {
+                    return eval_flat(v, get, time);
+                }
+            }
+            eval_flat(else_, get, time)
+        }
+        _ => f64::NAN,
+    }
+}
+
+/// Random models that translate must produce blocks that satisfy every original equation
+/// for arbitrary state values (states are independent after index reduction).
+#[test]
+fn random_models_satisfy_their_equations() {
+    use moss_frontend::flat::Equation;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let names = ["a", "b", "c", "d"];
+    let templates = [
+        "{0} = {1} + {2}",
+        "{0} + 2*{1} = time",
+        "der({0}) = {1}",
+        "{0} = sin({1})",
+        "der({0}) = -{0} + {1}",
+        "{0} = 2*{1}",
+        "{0} = {1} - 1",
+        "{0} + {1} + {2} = 3",
+        "{0} = exp({1}) + time",
+        "3*{0} - {1} = {2}",
+        "{0} = {1}*{2} + 1",
+    ];
+    let mut checked = 0;
+    for case in 0..3000 {
+        let nv = 2 + next(names.len() - 1);
+        let mut b = ModelBuilder::new();
+        b.vars(&names[..nv].join(" "), "");
+        for _ in 0..nv {
+            let t = templates[next(templates.len())];
+            let eq = t
+                .replace("{0}", names[next(nv)])
+                .replace("{1}", names[next(nv)])
+                .replace("{2}", names[next(nv)]);
+            b.eq(&eq);
+        }
+        let Ok(p) = translate_here(&b.flat) else {
+            continue;
+        };
+        let mut ev = crate::testeval::Eval::new(&p);
+        ev.time = 0.4;
+        for (i, &s) in p.states.iter().enumerate() {
+            ev.x[s as usize] = 0.3 + 0.17 * i as f64;
+        }
+        ev.run(&p.blocks);
+        if !ev.converged || ev.x.iter().any(|v| !v.is_finite()) {
+            continue;
+        }
+        let get = |n: &str| ev.get(n);
+        for eq in &b.flat.equations {
+            let Equation::Equal { lhs, rhs, .. } = eq else {
+                continue;
+            };
+            let (l, r) = (eval_flat(lhs, &get, 0.4), eval_flat(rhs, &get, 0.4));
+            let tol = 1e-7 * (1.0 + l.abs() + r.abs());
+            assert!(
+                (l - r).abs() <= tol,
+                "case {case}: {eq:?} gives {l} vs {r}\n{}",
+                dump::program_text(&p)
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 100, "only {checked} random models checked");
+}
