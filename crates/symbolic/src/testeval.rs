@@ -181,7 +181,7 @@ impl<'p> Eval<'p> {
             }
         }
         self.run(inner);
-        if f(self).iter().any(|r| !(r.abs() < 1e-9)) {
+        if f(self).iter().any(|r| r.is_nan() || r.abs() >= 1e-9) {
             self.converged = false;
         }
     }
