@@ -1474,6 +1474,7 @@ fn random_models_satisfy_their_equations() {
         "{0} = {1}*{2} + 1",
     ];
     let mut checked = 0;
+    let mut init_checked = 0;
     for case in 0..3000 {
         let nv = 2 + next(names.len() - 1);
         let mut b = ModelBuilder::new();
@@ -1512,6 +1513,31 @@ fn random_models_satisfy_their_equations() {
             );
         }
         checked += 1;
+        // the initialization blocks give a consistent point at time 0 too
+        let mut init = crate::testeval::Eval::new(&p);
+        init.initial = true;
+        init.run(&p.init_blocks);
+        if !init.converged || init.x.iter().any(|v| !v.is_finite()) {
+            continue;
+        }
+        let get = |n: &str| init.get(n);
+        for eq in &b.flat.equations {
+            let Equation::Equal { lhs, rhs, .. } = eq else {
+                continue;
+            };
+            let (l, r) = (eval_flat(lhs, &get, 0.0), eval_flat(rhs, &get, 0.0));
+            let tol = 1e-7 * (1.0 + l.abs() + r.abs());
+            assert!(
+                (l - r).abs() <= tol,
+                "case {case} (initialization): {eq:?} gives {l} vs {r}\n{}",
+                dump::program_text(&p)
+            );
+        }
+        init_checked += 1;
     }
     assert!(checked >= 100, "only {checked} random models checked");
+    assert!(
+        init_checked >= 100,
+        "only {init_checked} initializations checked"
+    );
 }
