@@ -113,6 +113,24 @@ impl<'p> Eval<'p> {
         }
     }
 
+    /// Run the blocks repeatedly until no value changes, like the runtime's event iteration
+    /// (relations are inputs for sorting, so they may read values of the previous pass).
+    /// Returns false when no fixed point was reached (inconsistent mixed system).
+    pub fn run_to_fixed_point(&mut self, blocks: &[Block]) -> bool {
+        for _ in 0..20 {
+            let before = self.x.clone();
+            self.run(blocks);
+            let same = before
+                .iter()
+                .zip(&self.x)
+                .all(|(a, b)| a == b || (a - b).abs() <= 1e-13 * (1.0 + a.abs().min(1e300)));
+            if same {
+                return true;
+            }
+        }
+        false
+    }
+
     pub fn run(&mut self, blocks: &[Block]) {
         for b in blocks {
             self.block(b);

@@ -1472,6 +1472,9 @@ fn random_models_satisfy_their_equations() {
         "{0} = exp({1}) + time",
         "3*{0} - {1} = {2}",
         "{0} = {1}*{2} + 1",
+        "{0} = if {1} > 0 then {2} else -{2}",
+        "{0}*{0} + {1} = 2",
+        "der({0}) + der({1}) = {2}",
     ];
     let mut checked = 0;
     let mut init_checked = 0;
@@ -1495,8 +1498,8 @@ fn random_models_satisfy_their_equations() {
         for (i, &s) in p.states.iter().enumerate() {
             ev.x[s as usize] = 0.3 + 0.17 * i as f64;
         }
-        ev.run(&p.blocks);
-        if !ev.converged || ev.x.iter().any(|v| !v.is_finite()) {
+        let settled = ev.run_to_fixed_point(&p.blocks);
+        if !settled || !ev.converged || ev.x.iter().any(|v| !v.is_finite()) {
             continue;
         }
         let get = |n: &str| ev.get(n);
@@ -1516,8 +1519,8 @@ fn random_models_satisfy_their_equations() {
         // the initialization blocks give a consistent point at time 0 too
         let mut init = crate::testeval::Eval::new(&p);
         init.initial = true;
-        init.run(&p.init_blocks);
-        if !init.converged || init.x.iter().any(|v| !v.is_finite()) {
+        let settled = init.run_to_fixed_point(&p.init_blocks);
+        if !settled || !init.converged || init.x.iter().any(|v| !v.is_finite()) {
             continue;
         }
         let get = |n: &str| init.get(n);
