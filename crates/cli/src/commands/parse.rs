@@ -38,13 +38,27 @@ pub fn run(args: Args) -> u8 {
         parse_files_with(&sources, &files, |f| (f.diagnostics, f.bytes));
     let seconds = started.elapsed().as_secs_f64();
 
+    let failed = report_diagnostics(&parsed, &sources);
+    if args.stats {
+        print_stats(&parsed, seconds, failed);
+    }
+    if failed > 0 {
+        super::EXIT_MODEL_ERROR
+    } else {
+        super::EXIT_OK
+    }
+}
+
+/// Print every diagnostic to stderr, then a summary line if there were errors. Returns the
+/// number of files with errors.
+fn report_diagnostics(parsed: &[(Vec<Diagnostic>, usize)], sources: &SourceMap) -> usize {
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     let mut failed = 0usize;
     let mut errors = 0usize;
-    for (diagnostics, _) in &parsed {
+    for (diagnostics, _) in parsed {
         for d in diagnostics {
-            let _ = writeln!(err, "{}", d.render(&sources));
+            let _ = writeln!(err, "{}", d.render(sources));
         }
         let n = diagnostics.iter().filter(|d| d.is_error()).count();
         if n > 0 {
@@ -59,23 +73,21 @@ pub fn run(args: Args) -> u8 {
             parsed.len()
         );
     }
-    if args.stats {
-        let bytes: usize = parsed.iter().map(|(_, b)| b).sum();
-        let mb = bytes as f64 / 1e6;
-        println!(
-            "files: {}\nbytes: {}\nseconds: {:.3}\nMB/s: {:.1}\nfiles with errors: {}",
-            parsed.len(),
-            bytes,
-            seconds,
-            if seconds > 0.0 { mb / seconds } else { 0.0 },
-            failed
-        );
-    }
-    if failed > 0 {
-        super::EXIT_MODEL_ERROR
-    } else {
-        super::EXIT_OK
-    }
+    failed
+}
+
+/// `--stats`: files, bytes, parse time (reading included) and throughput, on stdout.
+fn print_stats(parsed: &[(Vec<Diagnostic>, usize)], seconds: f64, failed: usize) {
+    let bytes: usize = parsed.iter().map(|(_, b)| b).sum();
+    let mb = bytes as f64 / 1e6;
+    println!(
+        "files: {}\nbytes: {}\nseconds: {:.3}\nMB/s: {:.1}\nfiles with errors: {}",
+        parsed.len(),
+        bytes,
+        seconds,
+        if seconds > 0.0 { mb / seconds } else { 0.0 },
+        failed
+    );
 }
 
 #[cfg(test)]
