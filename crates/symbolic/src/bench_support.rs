@@ -61,7 +61,8 @@ fn eq(lhs: Expr, rhs: Expr) -> Equation {
 }
 
 /// A chain of `n` masses connected by `n-1` springs, written like a flattened
-/// Translational model: per mass `der(s) = v`, `m*der(v) = fl - fr`; per spring
+/// Translational model: per mass `der(s) = v`, `m*der(v) = fr - fl` (the right spring pulls
+/// forward, the left one back); per spring
 /// `srel = s[i+1] - s[i]`, `f = c*srel`, plus the connection aliases `fr[i] = f[i]`,
 /// `fl[i+1] = f[i]`; free ends `fl[1] = 0`, `fr[n] = 0`. About `6n` equations.
 pub fn chain(n: usize) -> FlatModel {
@@ -97,7 +98,7 @@ pub fn chain(n: usize) -> FlatModel {
             .push(eq(der(var(&mass(i, "s"))), var(&mass(i, "v"))));
         f.equations.push(eq(
             bin(BinaryOp::Mul, var("m"), der(var(&mass(i, "v")))),
-            bin(BinaryOp::Sub, var(&mass(i, "fl")), var(&mass(i, "fr"))),
+            bin(BinaryOp::Sub, var(&mass(i, "fr")), var(&mass(i, "fl"))),
         ));
     }
     for i in 1..n {
