@@ -67,8 +67,15 @@ fn contains(a: &mut Arena, e: ExprId, v: VarIx) -> bool {
     a.depends_on(e, &|x| x == v, true)
 }
 
-/// Solve `lhs = rhs` for `v`.
+/// Solve `lhs = rhs` for `v` (linear solving, then inversion of functions).
 pub fn solve_for(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> Solved {
+    solve_for_with(a, lhs, rhs, v, true)
+}
+
+/// Solve `lhs = rhs` for `v`; `invert`: also peel invertible functions. Tearing does not
+/// invert: inverses like cube roots and logarithms are singular or undefined where the
+/// forward functions are smooth, which would hurt the Newton iteration on the residuals.
+pub fn solve_for_with(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx, invert: bool) -> Solved {
     if *a.node(lhs) == Node::Var(v) && !contains(a, rhs, v) {
         return Solved::Explicit(rhs);
     }
@@ -87,7 +94,7 @@ pub fn solve_for(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> Solved {
             let nr0 = a.neg(r0);
             Solved::Explicit(a.div(nr0, d))
         }
-        Ok(d) => match invert_either_side(a, lhs, rhs, v) {
+        Ok(d) => match invert.then(|| invert_either_side(a, lhs, rhs, v)).flatten() {
             Some(x) => Solved::Explicit(x),
             None => Solved::Implicit {
                 residual: r,
@@ -455,7 +462,7 @@ impl TearProblem<'_> {
             return s;
         }
         let (l, r, _) = self.pairs[e];
-        let s = match solve_for(a, l, r, self.vars[c]) {
+        let s = match solve_for_with(a, l, r, self.vars[c], false) {
             Solved::Explicit(x) => Some(x),
             Solved::Implicit { .. } => None,
         };
