@@ -203,37 +203,49 @@ pub fn causalize(
     stats: &mut LoopStats,
 ) -> Result<Vec<WBlock>, Vec<Diagnostic>> {
     let is_unknown = |v: VarIx| unknown.get(v as usize).copied().unwrap_or(false);
+    let mt = match_system(m, eqs, &is_unknown, context)?;
+    let comps = sorted_components(m, eqs, &mt, &is_unknown, live_relations);
+    let mut blocks = Vec::with_capacity(comps.len());
+    for comp in comps {
+        blocks.push(component_block(m, eqs, &mt, &comp, context, stats)?);
+    }
+    Ok(blocks)
+}
+
+/// Complete matching of the system: units get their outputs, plain equations are matched by
+/// augmenting paths; a structurally singular system is diagnosed.
+fn match_system(
+    m: &mut Model,
+    eqs: &[SEq],
+    is_unknown: &dyn Fn(VarIx) -> bool,
+    context: &str,
+) -> Result<Matching, Vec<Diagnostic>> {
     let n = eqs.len();
     let mut adj: Vec<Vec<VarIx>> = Vec::with_capacity(n);
     let mut mt = Matching::new(n, m.vars.len());
     let mut plain = Vec::new();
     let mut errors = Vec::new();
     for (i, eq) in eqs.iter().enumerate() {
-        let mut inc = m.incidence(eq);
-        inc.retain(|&v| is_unknown(v));
-        match eq.fixed_outputs() {
-            Some(outs) => {
-                for v in outs {
-                    if is_unknown(v) {
-                        if mt.eq_of_var[v as usize] != NONE {
-                            errors.push(Diagnostic::error(
-                                eq.origin.span,
-                                format!(
-                                    "variable `{}` is computed in more than one place",
-                                    m.var_name(v)
-                                ),
-                            ));
-                        }
-                        mt.eq_of_var[v as usize] = i as u32;
-                    }
-                }
-                adj.push(Vec::new());
+        let Some(outs) = eq.fixed_outputs() else {
+            let mut inc = m.incidence(eq);
+            inc.retain(|&v| is_unknown(v));
+            plain.push(i as u32);
+            adj.push(inc);
+            continue;
+        };
+        for v in outs.into_iter().filter(|&v| is_unknown(v)) {
+            if mt.eq_of_var[v as usize] != NONE {
+                errors.push(Diagnostic::error(
+                    eq.origin.span,
+                    format!(
+                        "variable `{}` is computed in more than one place",
+                        m.var_name(v)
+                    ),
+                ));
             }
-            None => {
-                plain.push(i as u32);
-                adj.push(inc);
-            }
+            mt.eq_of_var[v as usize] = i as u32;
         }
+        adj.push(Vec::new());
     }
     if !errors.is_empty() {
         return Err(errors);
@@ -248,97 +260,109 @@ pub fn causalize(
         let parts = matching::dulmage_mendelsohn(&plain, &unknowns, &adj, &mt, &allowed);
         return Err(matching::singular_diagnostics(m, eqs, &parts, context));
     }
-    // dependency graph between equations
-    let mut outputs: Vec<Vec<VarIx>> = Vec::with_capacity(n);
-    for (i, eq) in eqs.iter().enumerate() {
-        outputs.push(match eq.fixed_outputs() {
+    Ok(mt)
+}
+
+/// Strongly connected components of the dependency graph in execution order; equations
+/// without outputs (asserts, reinit-only whens) come last.
+fn sorted_components(
+    m: &mut Model,
+    eqs: &[SEq],
+    mt: &Matching,
+    is_unknown: &dyn Fn(VarIx) -> bool,
+    live_relations: bool,
+) -> Vec<Vec<u32>> {
+    let n = eqs.len();
+    let outputs: Vec<Vec<VarIx>> = eqs
+        .iter()
+        .enumerate()
+        .map(|(i, eq)| match eq.fixed_outputs() {
             Some(o) => o.into_iter().filter(|&v| is_unknown(v)).collect(),
             None => vec![mt.var_of_eq[i]],
-        });
-    }
+        })
+        .collect();
     let roots: Vec<u32> = (0..n as u32)
         .filter(|&i| !outputs[i as usize].is_empty())
         .chain((0..n as u32).filter(|&i| outputs[i as usize].is_empty()))
         .collect();
-    let deps = dependencies(m, eqs, &mt, &outputs, &is_unknown, true);
-    let mut comps = sort::tarjan(&deps, &roots);
-    if live_relations {
-        // relations are evaluated live here: order their operands first too, unless that
-        // creates new algebraic loops (mixed continuous/discrete loops stay broken)
-        let full = dependencies(m, eqs, &mt, &outputs, &is_unknown, false);
-        let full_comps = sort::tarjan(&full, &roots);
-        if full_comps.len() == comps.len() {
-            comps = full_comps;
-        }
+    let deps = dependencies(m, eqs, mt, &outputs, is_unknown, true);
+    let comps = sort::tarjan(&deps, &roots);
+    if !live_relations {
+        return comps;
     }
-    let mut blocks = Vec::with_capacity(comps.len());
-    for comp in comps {
-        if comp.len() == 1 {
-            let e = comp[0];
-            match eqs[e as usize].body {
-                EqBody::Eq { lhs, rhs } => {
-                    let v = mt.var_of_eq[e as usize];
-                    blocks.push(single(&mut m.arena, lhs, rhs, v));
-                }
-                _ => blocks.push(WBlock::Unit(e)),
-            }
-            continue;
-        }
-        if let Some(&u) = comp
-            .iter()
-            .find(|&&e| !matches!(eqs[e as usize].body, EqBody::Eq { .. }))
-        {
-            let eq = &eqs[u as usize];
-            let mut d = Diagnostic::error(
-                eq.origin.span,
-                format!(
-                    "{context}has an algebraic loop through `{}`, which is not supported",
-                    m.eq_text(eq)
-                ),
-            )
-            .with_help("break the loop, e.g. by using pre() of a discrete variable");
-            for &e in comp.iter().take(8) {
-                if e != u {
-                    d = d.with_note(format!("in the loop: {}", m.eq_text(&eqs[e as usize])));
-                }
-            }
-            return Err(vec![d]);
-        }
-        let pairs: Vec<(ExprId, ExprId, VarIx)> = comp
-            .iter()
-            .filter_map(|&e| match eqs[e as usize].body {
-                EqBody::Eq { lhs, rhs } => Some((lhs, rhs, mt.var_of_eq[e as usize])),
-                _ => None,
-            })
-            .collect();
-        if let Some(&(_, _, v)) = pairs
-            .iter()
-            .find(|p| m.vars[p.2 as usize].ty != crate::program::ValueType::Real)
-        {
-            let first = &eqs[comp[0] as usize];
-            let mut d = Diagnostic::error(
-                first.origin.span,
-                format!(
-                    "{context}has an algebraic loop through the discrete variable `{}`, which cannot be solved numerically",
-                    m.var_name(v)
-                ),
-            )
-            .with_help("break the loop with pre(...) or with an event-generating relation (relations inside noEvent(...) are evaluated continuously and do not break loops)");
-            for &e in comp.iter().take(8) {
-                d = d.with_note(format!("in the loop: {}", m.eq_text(&eqs[e as usize])));
-            }
-            return Err(vec![d]);
-        }
-        stats.before.push(pairs.len());
-        let b = algebraic_loop(&mut m.arena, &pairs);
-        stats.after.push(match &b {
-            WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
-            WBlock::Linear { vars, .. } => vars.len(),
-            _ => 1,
+    // relations are evaluated live here: order their operands first too, unless that
+    // creates new algebraic loops (mixed continuous/discrete loops stay broken)
+    let full = dependencies(m, eqs, mt, &outputs, is_unknown, false);
+    let full_comps = sort::tarjan(&full, &roots);
+    if full_comps.len() == comps.len() {
+        full_comps
+    } else {
+        comps
+    }
+}
+
+/// The computation of one strongly connected component.
+fn component_block(
+    m: &mut Model,
+    eqs: &[SEq],
+    mt: &Matching,
+    comp: &[u32],
+    context: &str,
+    stats: &mut LoopStats,
+) -> Result<WBlock, Vec<Diagnostic>> {
+    if let [e] = comp {
+        return Ok(match eqs[*e as usize].body {
+            EqBody::Eq { lhs, rhs } => single(&mut m.arena, lhs, rhs, mt.var_of_eq[*e as usize]),
+            _ => WBlock::Unit(*e),
         });
-        blocks.push(b);
     }
-    Ok(blocks)
+    if let Some(&u) = comp
+        .iter()
+        .find(|&&e| !matches!(eqs[e as usize].body, EqBody::Eq { .. }))
+    {
+        let eq = &eqs[u as usize];
+        let message = format!(
+            "{context}has an algebraic loop through `{}`, which is not supported",
+            m.eq_text(eq)
+        );
+        return Err(vec![loop_diagnostic(m, eqs, comp, eq, message).with_help(
+            "break the loop, e.g. by using pre() of a discrete variable",
+        )]);
+    }
+    let pairs: Vec<(ExprId, ExprId, VarIx)> = comp
+        .iter()
+        .filter_map(|&e| match eqs[e as usize].body {
+            EqBody::Eq { lhs, rhs } => Some((lhs, rhs, mt.var_of_eq[e as usize])),
+            _ => None,
+        })
+        .collect();
+    let discrete = pairs
+        .iter()
+        .find(|p| m.vars[p.2 as usize].ty != crate::program::ValueType::Real);
+    if let Some(&(_, _, v)) = discrete {
+        let message = format!(
+            "{context}has an algebraic loop through the discrete variable `{}`, which cannot be solved numerically",
+            m.var_name(v)
+        );
+        return Err(vec![loop_diagnostic(m, eqs, comp, &eqs[comp[0] as usize], message)
+            .with_help("break the loop with pre(...) or with an event-generating relation (relations inside noEvent(...) are evaluated continuously and do not break loops)")]);
+    }
+    stats.before.push(pairs.len());
+    let b = algebraic_loop(&mut m.arena, &pairs);
+    stats.after.push(match &b {
+        WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
+        WBlock::Linear { vars, .. } => vars.len(),
+        _ => 1,
+    });
+    Ok(b)
+}
+
+fn loop_diagnostic(m: &Model, eqs: &[SEq], comp: &[u32], at: &SEq, message: String) -> Diagnostic {
+    let mut d = Diagnostic::error(at.origin.span, message);
+    for &e in comp.iter().take(8) {
+        d = d.with_note(format!("in the loop: {}", m.eq_text(&eqs[e as usize])));
+    }
+    d
 }
 
 fn dependencies(
