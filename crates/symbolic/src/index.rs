@@ -106,44 +106,15 @@ pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
             if ok {
                 break;
             }
-            let has_state = vis.eqs.iter().any(|&e| {
-                let mut vs = Vec::new();
-                if let EqBody::Eq { lhs, rhs } = m.eqs[e as usize].body {
-                    m.arena.vars_of(lhs, true, &mut vs);
-                    m.arena.vars_of(rhs, true, &mut vs);
-                }
-                vs.iter().any(|&v| m.vars[v as usize].der.is_some())
-            });
             let d = depth.get(&cur).copied().unwrap_or(0);
-            if !has_state || d >= MAX_DIFFERENTIATIONS {
+            if !touches_states(m, &vis.eqs) || d >= MAX_DIFFERENTIATIONS {
                 return Err(singular_error(m, &eq_ids, &adj, &taken, d));
             }
-            // Pantelides step: new derivative variables, differentiated equations
-            let coloured_vars = vis.vars.clone();
-            let coloured_eqs = vis.eqs.clone();
-            for &v in &coloured_vars {
-                m.der_var(v);
-            }
-            let mut new_of = HashMap::new();
-            for &e in &coloured_eqs {
-                let ne = differentiate_equation(m, e)?;
-                let nd = depth.get(&e).copied().unwrap_or(0) + 1;
-                max_diff = max_diff.max(nd);
-                depth.insert(ne, nd);
-                new_of.insert(e, ne);
-                let eq = m.eqs[ne as usize].clone();
-                adj.push(m.incidence(&eq));
+            let new_of = pantelides_step(m, &vis, &mut adj, &mut mt, &mut depth)?;
+            for ne in new_of.values() {
+                max_diff = max_diff.max(depth.get(ne).copied().unwrap_or(0));
             }
             taken.resize(m.vars.len(), false);
-            mt.grow(m.eqs.len(), m.vars.len());
-            for &v in &coloured_vars {
-                let e = mt.eq_of_var[v as usize];
-                if e != NONE {
-                    if let (Some(&be), Some(dv)) = (new_of.get(&e), m.vars[v as usize].der) {
-                        mt.set(be, dv);
-                    }
-                }
-            }
             match new_of.get(&cur) {
                 Some(&n) => cur = n,
                 None => break,
@@ -162,6 +133,50 @@ pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
         Vec::new()
     };
     Ok(IndexInfo { index, dummies })
+}
+
+/// Differentiating only helps when the coloured equations involve differentiated
+/// variables; otherwise the failure is a structural singularity.
+fn touches_states(m: &mut Model, eqs: &[u32]) -> bool {
+    eqs.iter().any(|&e| {
+        let mut vs = Vec::new();
+        if let EqBody::Eq { lhs, rhs } = m.eqs[e as usize].body {
+            m.arena.vars_of(lhs, true, &mut vs);
+            m.arena.vars_of(rhs, true, &mut vs);
+        }
+        vs.iter().any(|&v| m.vars[v as usize].der.is_some())
+    })
+}
+
+/// One Pantelides step after a failed augmenting search: every coloured variable gets a
+/// derivative, every coloured equation is differentiated, and the matching moves up one
+/// derivative (A(j) is matched to B(assign(j))). Returns equation -> its derivative.
+fn pantelides_step(
+    m: &mut Model,
+    vis: &Visit,
+    adj: &mut Vec<Vec<VarIx>>,
+    mt: &mut Matching,
+    depth: &mut HashMap<u32, u32>,
+) -> Result<HashMap<u32, u32>, Vec<Diagnostic>> {
+    for &v in &vis.vars {
+        m.der_var(v);
+    }
+    let mut new_of = HashMap::new();
+    for &e in &vis.eqs {
+        let ne = differentiate_equation(m, e)?;
+        depth.insert(ne, depth.get(&e).copied().unwrap_or(0) + 1);
+        new_of.insert(e, ne);
+        let eq = m.eqs[ne as usize].clone();
+        adj.push(m.incidence(&eq));
+    }
+    mt.grow(m.eqs.len(), m.vars.len());
+    for &v in &vis.vars {
+        let e = mt.eq_of_var[v as usize];
+        if let (Some(&be), Some(dv)) = (new_of.get(&e), m.vars[v as usize].der) {
+            mt.set(be, dv);
+        }
+    }
+    Ok(new_of)
 }
 
 fn differentiate_equation(m: &mut Model, e: u32) -> Result<u32, Vec<Diagnostic>> {
