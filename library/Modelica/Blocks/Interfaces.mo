@@ -178,4 +178,26 @@ package Interfaces "Signal connectors and partial blocks"
     extends Modelica.Blocks.Icons.PartialBooleanBlock;
     Blocks.Interfaces.BooleanOutput y "Output signal";
   end partialBooleanSource;
+
+  partial block partialBooleanSI3SO "Three Boolean inputs, one Boolean output"
+    extends Modelica.Blocks.Icons.PartialBooleanBlock;
+    Blocks.Interfaces.BooleanInput u1 "First input signal";
+    Blocks.Interfaces.BooleanInput u2 "Second input signal";
+    Blocks.Interfaces.BooleanInput u3 "Third input signal";
+    Blocks.Interfaces.BooleanOutput y "Output signal";
+  end partialBooleanSI3SO;
+
+  partial block partialBooleanThresholdComparison "Compares a Real input with a threshold"
+    parameter Real threshold = 0 "Comparison threshold";
+    Blocks.Interfaces.RealInput u "Input signal";
+    Blocks.Interfaces.BooleanOutput y "Result of the comparison";
+    extends Modelica.Blocks.Icons.PartialBooleanBlock;
+  end partialBooleanThresholdComparison;
+
+  partial block partialBooleanComparison "Compares two Real inputs"
+    extends Modelica.Blocks.Icons.PartialBooleanBlock;
+    Blocks.Interfaces.RealInput u1 "First input signal";
+    Blocks.Interfaces.RealInput u2 "Second input signal";
+    Blocks.Interfaces.BooleanOutput y "Result of the comparison";
+  end partialBooleanComparison;
 end Interfaces;
