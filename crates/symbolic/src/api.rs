@@ -27,11 +27,17 @@ pub fn translate(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>> {
             .stack_size(STACK_BYTES)
             .spawn_scoped(s, || translate_here(flat));
         match h {
-            Ok(h) => h.join().unwrap_or_else(|_| {
+            Ok(h) => h.join().unwrap_or_else(|payload| {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
                 Err(vec![Diagnostic::error(
                     moss_syntax::Span::DUMMY,
-                    "internal error in the symbolic stage (please report this model)",
-                )])
+                    format!("internal error in the symbolic stage: {what}"),
+                )
+                .with_help("please report this model")])
             }),
             Err(_) => translate_here(flat),
         }
