@@ -1,8 +1,14 @@
 //! Entry points used by the CLI and by tests of later stages.
 
-use crate::flat::FlatModel;
-use moss_syntax::{Diagnostic, SourceMap};
-use std::path::PathBuf;
+use crate::ctx::{Flattener, Inherited};
+use crate::flat::{Equation, Experiment, Expr, FlatModel};
+use crate::flatten::Collected;
+use crate::inst::{Mod, Res, PREDEFINED_SOURCE};
+use crate::loader::{ClassId, Library};
+use moss_syntax::ast::{self, ClassKind, ExprKind};
+use moss_syntax::{Diagnostic, SourceMap, Span};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Where to find classes. Priority: `libs` in order, then `MODELICAPATH` entries (when
@@ -32,13 +38,304 @@ pub struct Failure {
 /// path to a `.mo` file (meaning the last top-level class it defines, with the file's
 /// directory added as a library root).
 pub fn flatten_model(opts: &LoadOptions, model: &str) -> Result<Flattened, Failure> {
-    let _ = opts;
-    let sources = Arc::new(SourceMap::new());
-    Err(Failure {
-        diagnostics: vec![Diagnostic::error(
-            moss_syntax::Span::DUMMY,
-            format!("cannot flatten `{model}`: the frontend is not implemented yet"),
-        )],
-        sources,
+    let mut lib = Library::new(&opts.libs, opts.use_modelicapath, opts.use_bundled);
+    lib.add_text("<predefined>", PREDEFINED_SOURCE);
+    let path = Path::new(model);
+    let is_file = model.ends_with(".mo") || path.is_file();
+    if is_file {
+        if let Some(dir) = path.parent() {
+            let dir = if dir.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                dir.to_path_buf()
+            };
+            lib.add_root_front(dir);
+        }
+    }
+    let class = if is_file {
+        lib.load_file(path)
+    } else {
+        find_class(&lib, model)
+    };
+    let result = class.and_then(|c| instantiate(&lib, c));
+    let parse_errors: Vec<Diagnostic> = lib
+        .diagnostics
+        .borrow()
+        .iter()
+        .filter(|d| d.is_error())
+        .cloned()
+        .collect();
+    match result {
+        Ok((mut model, warnings)) => {
+            model.sources = lib.sources.clone();
+            Ok(Flattened { model, warnings })
+        }
+        Err(d) => {
+            let mut diagnostics = parse_errors;
+            diagnostics.push(*d);
+            Err(Failure {
+                diagnostics,
+                sources: lib.sources.clone(),
+            })
+        }
+    }
+}
+
+fn find_class(lib: &Library, name: &str) -> Res<ClassId> {
+    let parts: Vec<&str> = name.trim_start_matches('.').split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(Box::new(Diagnostic::error(
+            Span::DUMMY,
+            format!("`{name}` is not a class name"),
+        )
+        .with_help("give a class name such as `Modelica.Blocks.Examples.PID_Controller` or a `.mo` file")));
+    }
+    lib.lookup_qualified(&parts).ok_or_else(|| {
+        let mut d = Diagnostic::error(Span::DUMMY, format!("class `{name}` not found"));
+        d = if parts.len() > 1 && lib.top_level(parts[0]).is_none() {
+            d.with_help(format!(
+                "no library `{}` on the library path: pass --lib DIR or set MODELICAPATH",
+                parts[0]
+            ))
+        } else {
+            d.with_help("check the spelling; class names are case-sensitive")
+        };
+        Box::new(d)
     })
+}
+
+/// Instantiate class `class` as the model and produce the flat model.
+fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>)> {
+    let fl = Flattener::new(lib);
+    let entry = lib.get(class);
+    let kind = entry.def.prefixes.kind;
+    if matches!(
+        kind,
+        ClassKind::Package | ClassKind::Function { .. } | ClassKind::Type | ClassKind::Operator
+    ) {
+        return Err(Box::new(
+            Diagnostic::error(
+                entry.def.name.span,
+                format!(
+                    "`{}` is a {}, not a model",
+                    entry.full_name,
+                    kind_name(kind)
+                ),
+            )
+            .with_help("give a model, block or class to check"),
+        ));
+    }
+    if entry.def.prefixes.partial {
+        return Err(Box::new(
+            Diagnostic::error(
+                entry.def.name.span,
+                format!(
+                    "`{}` is partial and cannot be instantiated",
+                    entry.full_name
+                ),
+            )
+            .with_help("check a non-partial model that extends it"),
+        ));
+    }
+    let top = fl.new_node(
+        class,
+        String::new(),
+        Mod::default(),
+        None,
+        Inherited::default(),
+    );
+    let mut col = Collected::default();
+    fl.walk(&top, &mut col)?;
+    let mut model = FlatModel {
+        name: entry.full_name.clone(),
+        ..FlatModel::default()
+    };
+    let instream = finish_connections(&mut col);
+    model.variables = col.variables;
+    model.equations = col.equations;
+    model.initial_equations = col.initial_equations;
+    model.algorithms = col.algorithms;
+    model.initial_algorithms = col.initial_algorithms;
+    replace_streams(&mut model, &instream);
+    model.functions = fl.collect_functions()?;
+    model.experiment = experiment(&entry.def);
+    check_references(&model)?;
+    let warnings = fl.warnings.borrow().clone();
+    Ok((model, warnings))
+}
+
+fn kind_name(k: ClassKind) -> &'static str {
+    match k {
+        ClassKind::Package => "package",
+        ClassKind::Function { .. } => "function",
+        ClassKind::Type => "type",
+        ClassKind::Operator => "operator",
+        _ => "class",
+    }
+}
+
+/// Connection-set equations and zero flows of unconnected inside connectors.
+fn finish_connections(col: &mut Collected) -> HashMap<String, Expr> {
+    let flows_of = connector_flows(&col.variables);
+    let (eqs, instream) = col.connections.equations(&flows_of);
+    col.equations.extend(eqs);
+    for f in &col.inside_flows {
+        if !col.connections.has_inside(f) {
+            let origin = col
+                .variables
+                .iter()
+                .find(|v| &v.name == f)
+                .map(|v| v.origin.clone())
+                .unwrap_or_default();
+            col.equations.push(Equation::Equal {
+                lhs: Expr::Var {
+                    name: f.clone(),
+                    subscripts: Vec::new(),
+                },
+                rhs: Expr::Integer(0),
+                origin,
+            });
+        }
+    }
+    instream
+}
+
+/// Connector name → its (first) flow variable.
+fn connector_flows(vars: &[crate::flat::Variable]) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for v in vars.iter().filter(|v| v.is_flow) {
+        if let Some((conn, _)) = v.name.rsplit_once('.') {
+            out.entry(conn.to_string())
+                .or_insert_with(|| v.name.clone());
+        }
+    }
+    out
+}
+
+/// Expand `inStream`/`actualStream` everywhere in the model.
+fn replace_streams(model: &mut FlatModel, instream: &HashMap<String, Expr>) {
+    let by_connector = connector_flows(&model.variables);
+    let flow_of_var: HashMap<String, String> = model
+        .variables
+        .iter()
+        .filter(|v| v.is_stream)
+        .filter_map(|v| {
+            let (conn, _) = v.name.rsplit_once('.')?;
+            Some((v.name.clone(), by_connector.get(conn)?.clone()))
+        })
+        .collect();
+    let mut f = |e: &mut Expr| crate::connect::replace_streams(e, instream, &flow_of_var);
+    for eq in model
+        .equations
+        .iter_mut()
+        .chain(model.initial_equations.iter_mut())
+    {
+        crate::walk::equation_exprs_mut(eq, &mut f);
+    }
+    for a in model
+        .algorithms
+        .iter_mut()
+        .chain(model.initial_algorithms.iter_mut())
+    {
+        for s in &mut a.statements {
+            crate::walk::statement_exprs_mut(s, &mut f);
+        }
+    }
+}
+
+/// Every variable named in the model's equations must be a flat variable.
+fn check_references(model: &FlatModel) -> Res<()> {
+    let names: HashSet<&str> = model.variables.iter().map(|v| v.name.as_str()).collect();
+    let mut bad: Option<(String, Span)> = None;
+    let mut check = |e: &mut Expr, span: Span| {
+        crate::walk::visit(e, &mut |x| {
+            if bad.is_some() {
+                return;
+            }
+            match x {
+                Expr::Var { name, .. } if !names.contains(name.as_str()) => {
+                    bad = Some((format!("unknown variable `{name}` in the flat model"), span))
+                }
+                Expr::Call { func, .. } if func == "[]" => {
+                    bad = Some((
+                        "an array-valued function call is used inside an expression; assign it to an array variable first".into(),
+                        span,
+                    ))
+                }
+                _ => {}
+            }
+        });
+    };
+    for eq in model.equations.iter().chain(&model.initial_equations) {
+        let mut e = eq.clone();
+        let span = eq_span(eq);
+        crate::walk::equation_exprs_mut(&mut e, &mut |x| check(x, span));
+    }
+    match bad {
+        Some((msg, span)) => Err(Box::new(Diagnostic::error(span, msg))),
+        None => Ok(()),
+    }
+}
+
+fn eq_span(e: &Equation) -> Span {
+    match e {
+        Equation::Equal { origin, .. }
+        | Equation::If { origin, .. }
+        | Equation::When { origin, .. }
+        | Equation::Reinit { origin, .. }
+        | Equation::Assert { origin, .. }
+        | Equation::Terminate { origin, .. }
+        | Equation::Call { origin, .. } => origin.span,
+    }
+}
+
+fn number(e: &ast::Expr) -> Option<f64> {
+    match &e.kind {
+        ExprKind::Integer(i) => Some(*i as f64),
+        ExprKind::Real { value, .. } => Some(*value),
+        ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => number(operand).map(|v| -v),
+        _ => None,
+    }
+}
+
+/// Values of `annotation(experiment(...))`.
+fn experiment(def: &ast::ClassDef) -> Experiment {
+    let mut x = Experiment::default();
+    let Some(ann) = crate::funcs::class_annotation(def) else {
+        return x;
+    };
+    let Some(exp) = ann.find("experiment") else {
+        return x;
+    };
+    let Some(cm) = exp
+        .modification
+        .as_ref()
+        .and_then(|m| m.class_modification.as_ref())
+    else {
+        return x;
+    };
+    for a in &cm.args {
+        let ast::Argument::Modification(m) = a else {
+            continue;
+        };
+        let Some(v) = m
+            .modification
+            .as_ref()
+            .and_then(|mm| mm.binding.as_ref())
+            .and_then(|b| number(&b.expr))
+        else {
+            continue;
+        };
+        match m.name.parts[0].as_str() {
+            "StartTime" => x.start_time = Some(v),
+            "StopTime" => x.stop_time = Some(v),
+            "Tolerance" => x.tolerance = Some(v),
+            "Interval" => x.interval = Some(v),
+            _ => {}
+        }
+    }
+    x
 }

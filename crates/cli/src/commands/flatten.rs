@@ -1,13 +1,22 @@
-//! `moss flatten` (not yet implemented).
+//! `moss flatten MODEL_OR_FILE`: print the flat model as Modelica (readable back by moss).
+
+use super::common::{load_model, LibArgs};
 
 /// Arguments of `moss flatten`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Inputs.
-    pub inputs: Vec<String>,
+    /// Model: a full class name found on the library path, or a `.mo` file (its last class).
+    pub model: String,
+    #[command(flatten)]
+    pub lib: LibArgs,
 }
 
-pub fn run(_args: Args) -> u8 {
-    eprintln!("error: `moss flatten` is not implemented yet");
-    super::EXIT_USAGE
+pub fn run(args: Args) -> u8 {
+    match load_model(&args.lib, &args.model) {
+        Ok(flat) => {
+            print!("{}", moss_frontend::print::print_model(&flat.model));
+            super::EXIT_OK
+        }
+        Err(code) => code,
+    }
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand. Each exposes `Args` (clap) and `run(Args) -> u8` (the exit code).
 
 pub mod check;
+pub mod common;
 pub mod compare;
 pub mod flatten;
 pub mod parse;

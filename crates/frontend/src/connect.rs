@@ -1,0 +1,279 @@
+//! Connection sets (specification chapter 9 and 15): each `connect` pairs the scalar
+//! variables of two connectors; set elements are (variable, inside/outside). Potentials in a
+//! set are equal, flows sum to zero (outside elements with a minus sign), flow variables of
+//! inside connectors that appear in no set are zero, and `inStream`/`actualStream` are
+//! expanded from the stream sets.
+
+use crate::flat::{BinaryOp, Equation, Expr, Origin};
+use crate::fold;
+use crate::inst::{err, Comp, NodeRef, Res};
+use moss_syntax::ast::ConnectorPrefix;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// One connector named in a `connect` (one element of an array of connectors).
+pub struct ConnElem {
+    pub name: String,
+    /// The connector instance (`None` for a primitive connector such as `RealInput`).
+    pub node: Option<NodeRef>,
+    pub outside: bool,
+    pub comp: Rc<Comp>,
+    pub parent: NodeRef,
+}
+
+type Key = (String, bool);
+
+#[derive(Default)]
+pub struct Connections {
+    keys: Vec<Key>,
+    index: HashMap<Key, usize>,
+    parent: Vec<usize>,
+    kind: Vec<Option<ConnectorPrefix>>,
+    /// Connector name of each element (for finding the flow that goes with a stream).
+    connector: Vec<String>,
+    origin: Vec<Origin>,
+}
+
+impl Connections {
+    fn key(&mut self, k: Key, kind: Option<ConnectorPrefix>, connector: &str, o: &Origin) -> usize {
+        if let Some(i) = self.index.get(&k) {
+            return *i;
+        }
+        let i = self.keys.len();
+        self.keys.push(k.clone());
+        self.index.insert(k, i);
+        self.parent.push(i);
+        self.kind.push(kind);
+        self.connector.push(connector.to_string());
+        self.origin.push(o.clone());
+        i
+    }
+
+    fn find(&mut self, mut i: usize) -> usize {
+        while self.parent[i] != i {
+            self.parent[i] = self.parent[self.parent[i]];
+            i = self.parent[i];
+        }
+        i
+    }
+
+    pub fn add(
+        &mut self,
+        a: ConnElem,
+        la: Vec<(String, Option<ConnectorPrefix>)>,
+        b: ConnElem,
+        lb: Vec<(String, Option<ConnectorPrefix>)>,
+        o: &Origin,
+    ) -> Res<()> {
+        if la.len() != lb.len() {
+            return err(
+                o.span,
+                format!(
+                    "cannot connect `{}` and `{}`: their connector types differ ({} and {} variables)",
+                    a.name,
+                    b.name,
+                    la.len(),
+                    lb.len()
+                ),
+            );
+        }
+        for ((sa, ka), (sb, kb)) in la.iter().zip(&lb) {
+            if sa != sb || ka != kb {
+                return err(
+                    o.span,
+                    format!(
+                        "cannot connect `{}` and `{}`: `{}{}` does not match `{}{}`",
+                        a.name, b.name, a.name, sa, b.name, sb
+                    ),
+                );
+            }
+            let x = self.key((format!("{}{sa}", a.name), a.outside), *ka, &a.name, o);
+            let y = self.key((format!("{}{sb}", b.name), b.outside), *kb, &b.name, o);
+            let (rx, ry) = (self.find(x), self.find(y));
+            if rx != ry {
+                self.parent[rx] = ry;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `(name, inside)` belongs to some set.
+    pub fn has_inside(&self, name: &str) -> bool {
+        self.index.contains_key(&(name.to_string(), false))
+    }
+
+    /// Generate the equations of all sets; returns the equations and the `inStream`
+    /// replacements (stream variable of an inside connector → expression).
+    pub fn equations(
+        &mut self,
+        flows_of: &HashMap<String, String>,
+    ) -> (Vec<Equation>, HashMap<String, Expr>) {
+        let mut sets: Vec<Vec<usize>> = Vec::new();
+        let mut set_of: HashMap<usize, usize> = HashMap::new();
+        for i in 0..self.keys.len() {
+            let r = self.find(i);
+            let s = *set_of.entry(r).or_insert_with(|| {
+                sets.push(Vec::new());
+                sets.len() - 1
+            });
+            sets[s].push(i);
+        }
+        let mut eqs = Vec::new();
+        let mut instream = HashMap::new();
+        for set in sets {
+            let kind = self.kind[set[0]];
+            let o = self.origin[set[0]].clone();
+            let var = |i: usize| Expr::Var {
+                name: self.keys[i].0.clone(),
+                subscripts: Vec::new(),
+            };
+            match kind {
+                Some(ConnectorPrefix::Flow) => {
+                    let mut sum: Option<Expr> = None;
+                    for &i in &set {
+                        let term = var(i);
+                        sum = Some(match (sum, self.keys[i].1) {
+                            (None, false) => term,
+                            (None, true) => fold::unary(crate::flat::UnaryOp::Neg, term),
+                            (Some(s), false) => fold::binary(BinaryOp::Add, s, term),
+                            (Some(s), true) => fold::binary(BinaryOp::Sub, s, term),
+                        });
+                    }
+                    if let Some(s) = sum {
+                        eqs.push(Equation::Equal {
+                            lhs: s,
+                            rhs: Expr::Integer(0),
+                            origin: o,
+                        });
+                    }
+                }
+                Some(ConnectorPrefix::Stream) => {
+                    self.stream_set(&set, flows_of, &mut instream);
+                }
+                None => {
+                    // Potentials: drop duplicate names (the same variable seen inside and
+                    // outside at different levels is one variable).
+                    let mut names: Vec<usize> = Vec::new();
+                    for &i in &set {
+                        if !names.iter().any(|&j| self.keys[j].0 == self.keys[i].0) {
+                            names.push(i);
+                        }
+                    }
+                    for w in names.windows(2) {
+                        eqs.push(Equation::Equal {
+                            lhs: var(w[0]),
+                            rhs: var(w[1]),
+                            origin: self.origin[w[1]].clone(),
+                        });
+                    }
+                }
+            }
+        }
+        (eqs, instream)
+    }
+
+    /// `inStream` of each inside element: the mixing of the other elements' stream values
+    /// weighted by their inflow (chapter 15.2); with two elements simply the other's value.
+    fn stream_set(
+        &self,
+        set: &[usize],
+        flows_of: &HashMap<String, String>,
+        instream: &mut HashMap<String, Expr>,
+    ) {
+        let inside: Vec<usize> = set.iter().copied().filter(|&i| !self.keys[i].1).collect();
+        for &i in &inside {
+            let others: Vec<usize> = inside.iter().copied().filter(|&j| j != i).collect();
+            let var = |k: usize| Expr::Var {
+                name: self.keys[k].0.clone(),
+                subscripts: Vec::new(),
+            };
+            let e = match others.as_slice() {
+                [] => var(i),
+                [j] => var(*j),
+                _ => {
+                    let weight = |k: usize| {
+                        let m = flows_of
+                            .get(&self.connector[k])
+                            .map(|f| Expr::Var {
+                                name: f.clone(),
+                                subscripts: Vec::new(),
+                            })
+                            .unwrap_or(Expr::Integer(0));
+                        Expr::Call {
+                            func: "max".into(),
+                            args: vec![
+                                fold::unary(crate::flat::UnaryOp::Neg, m),
+                                Expr::Real(1e-15),
+                            ],
+                        }
+                    };
+                    let mut num: Option<Expr> = None;
+                    let mut den: Option<Expr> = None;
+                    for &k in &others {
+                        let w = weight(k);
+                        let t = fold::binary(BinaryOp::Mul, w.clone(), var(k));
+                        num = Some(match num {
+                            None => t,
+                            Some(n) => fold::binary(BinaryOp::Add, n, t),
+                        });
+                        den = Some(match den {
+                            None => w,
+                            Some(d) => fold::binary(BinaryOp::Add, d, w),
+                        });
+                    }
+                    fold::binary(
+                        BinaryOp::Div,
+                        num.unwrap_or(Expr::Integer(0)),
+                        den.unwrap_or(Expr::Integer(1)),
+                    )
+                }
+            };
+            instream.insert(self.keys[i].0.clone(), e);
+        }
+    }
+}
+
+/// Replace `inStream(s)` and `actualStream(s)` in an expression.
+pub fn replace_streams(
+    e: &mut Expr,
+    instream: &HashMap<String, Expr>,
+    flows_of_var: &HashMap<String, String>,
+) {
+    match e {
+        Expr::Call { func, args }
+            if (func == "inStream" || func == "actualStream") && args.len() == 1 =>
+        {
+            let name = match &args[0] {
+                Expr::Var { name, .. } => name.clone(),
+                _ => return,
+            };
+            let ins = instream
+                .get(&name)
+                .cloned()
+                .unwrap_or_else(|| args[0].clone());
+            if func == "inStream" {
+                *e = ins;
+            } else {
+                let flow = flows_of_var.get(&name).cloned();
+                *e = match flow {
+                    Some(f) => Expr::If {
+                        branches: vec![(
+                            fold::binary(
+                                BinaryOp::Gt,
+                                Expr::Var {
+                                    name: f,
+                                    subscripts: Vec::new(),
+                                },
+                                Expr::Integer(0),
+                            ),
+                            ins,
+                        )],
+                        else_: Box::new(args[0].clone()),
+                    },
+                    None => args[0].clone(),
+                };
+            }
+        }
+        _ => crate::walk::exprs_mut(e, &mut |x| replace_streams(x, instream, flows_of_var)),
+    }
+}

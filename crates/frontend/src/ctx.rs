@@ -1,0 +1,563 @@
+//! The flattening context: instance creation, element collection (extends, modifiers,
+//! redeclarations), type resolution through short class definitions, and component
+//! dimensions/conditions.
+
+use crate::expand::{Cx, Val};
+use crate::flat::Expr;
+use crate::inst::*;
+use crate::loader::{ClassId, Library};
+use moss_syntax::ast::{self, ClassKind, ClassSpecifier, Element, EnumLiterals, Visibility};
+use moss_syntax::{Diagnostic, Span};
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Prefixes inherited by the elements of a structured component (`parameter Rec r` makes
+/// every field of `r` a parameter).
+#[derive(Clone, Copy, Default)]
+pub struct Inherited {
+    pub variability: Option<ast::Variability>,
+    pub protected: bool,
+}
+
+pub struct Flattener<'a> {
+    pub lk: Lookup<'a>,
+    /// Functions referenced so far: full name → class.
+    pub functions: RefCell<BTreeMap<String, ClassId>>,
+    pub package_nodes: RefCell<HashMap<ClassId, NodeRef>>,
+    pub warnings: RefCell<Vec<Diagnostic>>,
+    pub depth: Cell<u32>,
+    /// Per-node extra data keyed by node address: inherited prefixes.
+    pub inherited: RefCell<HashMap<usize, Inherited>>,
+    /// Cache of evaluated component values (full instance name).
+    pub values: RefCell<HashMap<String, Val>>,
+    pub types: RefCell<HashMap<usize, ResolvedType>>,
+    pub dims: RefCell<HashMap<usize, Vec<usize>>>,
+}
+
+fn key<T>(r: &Rc<T>) -> usize {
+    Rc::as_ptr(r) as *const u8 as usize
+}
+
+impl<'a> Flattener<'a> {
+    pub fn new(lib: &'a Library) -> Flattener<'a> {
+        Flattener {
+            lk: Lookup::new(lib),
+            functions: RefCell::new(BTreeMap::new()),
+            package_nodes: RefCell::new(HashMap::new()),
+            warnings: RefCell::new(Vec::new()),
+            depth: Cell::new(0),
+            inherited: RefCell::new(HashMap::new()),
+            values: RefCell::new(HashMap::new()),
+            types: RefCell::new(HashMap::new()),
+            dims: RefCell::new(HashMap::new()),
+        }
+    }
+
+    pub fn lib(&self) -> &Library {
+        self.lk.lib
+    }
+
+    pub fn new_node(
+        &self,
+        class: ClassId,
+        path: String,
+        mods: Mod,
+        parent: Option<NodeRef>,
+        inh: Inherited,
+    ) -> NodeRef {
+        let n = Rc::new(Node {
+            class,
+            path,
+            mods,
+            parent,
+            elems: OnceCell::new(),
+            children: RefCell::new(HashMap::new()),
+        });
+        self.inherited.borrow_mut().insert(key(&n), inh);
+        n
+    }
+
+    pub fn inherited_of(&self, n: &NodeRef) -> Inherited {
+        self.inherited
+            .borrow()
+            .get(&key(n))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// A node standing for a package (or any class used as a scope for its constants).
+    pub fn package_node(&self, class: ClassId) -> NodeRef {
+        if let Some(n) = self.package_nodes.borrow().get(&class) {
+            return n.clone();
+        }
+        let path = self.lk.name_of(class);
+        let n = self.new_node(class, path, Mod::default(), None, Inherited::default());
+        self.package_nodes.borrow_mut().insert(class, n.clone());
+        n
+    }
+
+    /// The elements of an instance, collected on first use.
+    pub fn elems(&self, node: &NodeRef) -> Rc<Elems> {
+        if let Some(e) = node.elems.get() {
+            return e.clone();
+        }
+        let mut out = Elems {
+            comps: Vec::new(),
+            index: HashMap::new(),
+            contributors: Vec::new(),
+            class_overrides: HashMap::new(),
+        };
+        self.collect(node.class, &node.mods, node, &mut out, 0);
+        let rc = Rc::new(out);
+        let _ = node.elems.set(rc.clone());
+        rc
+    }
+
+    fn collect(&self, class: ClassId, m: &Mod, node: &NodeRef, out: &mut Elems, depth: u32) {
+        if depth > 40 || out.contributors.contains(&class) {
+            return;
+        }
+        let entry = self.lib().get(class);
+        if let ClassSpecifier::Short {
+            base, modification, ..
+        } = &entry.def.specifier
+        {
+            let env = Env {
+                node: node.clone(),
+                scope: entry.parent.unwrap_or(class),
+            };
+            let mut m = m.clone();
+            if let Some(cm) = modification {
+                m = Mod::merge(&m, &Mod::from_class_mod(cm, &env));
+            }
+            if let Some(b) = self.lk.resolve_class_name(entry.parent, base, true) {
+                self.collect(b, &m, node, out, depth + 1);
+            }
+            return;
+        }
+        out.contributors.push(class);
+        let Some(comp) = entry.def.specifier.composition() else {
+            return;
+        };
+        let env = Env {
+            node: node.clone(),
+            scope: class,
+        };
+        let bases = self.lk.bases(class);
+        for (i, (vis, e)) in comp.elements().enumerate() {
+            match e {
+                Element::Component {
+                    prefixes,
+                    clause,
+                    span,
+                    ..
+                } => {
+                    for decl in &clause.components {
+                        self.add_comp(out, m, &env, prefixes, clause, decl, vis, *span);
+                    }
+                }
+                Element::Extends(ext) => {
+                    let Some((b, _)) = bases.iter().find(|(_, idx)| *idx == i) else {
+                        continue;
+                    };
+                    let em = match &ext.modification {
+                        Some(cm) => Mod::from_class_mod(cm, &env),
+                        None => Mod::default(),
+                    };
+                    // A short-class base (`extends A(...)` with `A = B(mods)`) is
+                    // followed by `collect`, which adds its modifiers.
+                    self.collect(*b, &Mod::merge(m, &em), node, out, depth + 1);
+                }
+                Element::Class {
+                    class: cdef,
+                    prefixes,
+                    ..
+                } => {
+                    let name = cdef.name.name.clone();
+                    if let Some((_, r)) = m.class_redecls.iter().find(|(n, _)| *n == name) {
+                        let _ = prefixes;
+                        let id = self.lib_add_redeclared(r);
+                        out.class_overrides.insert(name, id);
+                    }
+                }
+                Element::Import(_) => {}
+            }
+        }
+        if let ClassSpecifier::Extends { .. } = &entry.def.specifier {
+            for (b, idx) in bases.iter() {
+                if *idx == usize::MAX {
+                    self.collect(*b, m, node, out, depth + 1);
+                }
+            }
+        }
+    }
+
+    fn lib_add_redeclared(&self, r: &ClassRedecl) -> ClassId {
+        self.lib().add_redeclared_class(r.def.clone(), r.env.scope)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_comp(
+        &self,
+        out: &mut Elems,
+        m: &Mod,
+        env: &Env,
+        prefixes: &ast::ElementPrefixes,
+        clause: &ast::ComponentClause,
+        decl: &ast::ComponentDecl,
+        vis: Visibility,
+        span: Span,
+    ) {
+        let name = decl.name.name.clone();
+        if out.index.contains_key(&name) {
+            // Identical inherited declarations are merged (the first one is kept).
+            return;
+        }
+        let outer_mod = m.sub(&name).cloned().unwrap_or_default();
+        let redecl = m.comp_redecls.iter().find(|(n, _)| *n == name);
+        let (clause, decl, denv) = match redecl {
+            Some((_, r)) => match r.clause.components.first() {
+                Some(d) => ((*r.clause).clone(), d.clone(), r.env.clone()),
+                None => (clause.clone(), decl.clone(), env.clone()),
+            },
+            None => (clause.clone(), decl.clone(), env.clone()),
+        };
+        let decl_mod = match &decl.modification {
+            Some(dm) => Mod::from_modification(dm, &denv),
+            None => Mod::default(),
+        };
+        let mods = Mod::merge(&outer_mod, &decl_mod);
+        let mut tprefixes = clause.prefixes;
+        if redecl.is_some() && tprefixes.variability.is_none() {
+            // A redeclaration keeps the original variability unless it gives one.
+            tprefixes.variability = None;
+        }
+        let comp = Comp {
+            name: name.clone(),
+            scope: denv.scope,
+            type_name: clause.type_name.clone(),
+            type_subs: clause.subscripts.clone(),
+            decl,
+            prefixes: *prefixes,
+            tprefixes,
+            protected: vis == Visibility::Protected,
+            mods,
+            env: denv,
+            span,
+        };
+        out.index.insert(name, out.comps.len());
+        out.comps.push(Rc::new(comp));
+    }
+
+    /// Find component `name` of an instance.
+    pub fn find_comp(&self, node: &NodeRef, name: &str) -> Option<Rc<Comp>> {
+        let e = self.elems(node);
+        e.index.get(name).map(|i| e.comps[*i].clone())
+    }
+
+    /// Resolve the type of a component, following short class definitions.
+    pub fn comp_type(&self, node: &NodeRef, comp: &Rc<Comp>) -> Res<ResolvedType> {
+        if let Some(t) = self.types.borrow().get(&key(comp)) {
+            return Ok(t.clone());
+        }
+        let t = self.resolve_type_name(node, &comp.type_name, comp.scope)?;
+        self.types.borrow_mut().insert(key(comp), t.clone());
+        Ok(t)
+    }
+
+    pub fn resolve_type_name(
+        &self,
+        node: &NodeRef,
+        name: &ast::Name,
+        scope: ClassId,
+    ) -> Res<ResolvedType> {
+        let first = name.parts[0].as_str();
+        let overrides = self.elems_overrides(node, first);
+        let class = match overrides {
+            Some(c) if !name.global && name.parts.len() == 1 => Some(c),
+            _ => self.lk.resolve_class_name(Some(scope), name, false),
+        };
+        let Some(class) = class else {
+            if name.parts.len() == 1 {
+                if let Some(b) = predefined(first) {
+                    return Ok(ResolvedType {
+                        base: b,
+                        mods: Mod::default(),
+                        dims: Vec::new(),
+                        causality: None,
+                        class: None,
+                    });
+                }
+            }
+            return err(name.span, format!("unknown class `{name}`")).map_err(|d| {
+                Box::new(d.with_help("check the spelling and the imports of the enclosing classes"))
+            });
+        };
+        self.resolve_type_class(node, class)
+    }
+
+    fn elems_overrides(&self, node: &NodeRef, name: &str) -> Option<ClassId> {
+        let e = node.elems.get()?;
+        e.class_overrides.get(name).copied()
+    }
+
+    /// Follow a class through short definitions to its base.
+    pub fn resolve_type_class(&self, node: &NodeRef, mut class: ClassId) -> Res<ResolvedType> {
+        let mut mods = Mod::default();
+        let mut dims = Vec::new();
+        let mut causality = None;
+        for _ in 0..60 {
+            let entry = self.lib().get(class);
+            match &entry.def.specifier {
+                ClassSpecifier::Short {
+                    base_prefix,
+                    base,
+                    subscripts,
+                    modification,
+                    ..
+                } => {
+                    let env = Env {
+                        node: node.clone(),
+                        scope: entry.parent.unwrap_or(class),
+                    };
+                    if let Some(cm) = modification {
+                        mods = Mod::merge(&mods, &Mod::from_class_mod(cm, &env));
+                    }
+                    for s in subscripts {
+                        dims.push((s.clone(), env.clone()));
+                    }
+                    if causality.is_none() {
+                        causality = *base_prefix;
+                    }
+                    if base.parts.len() == 1 {
+                        if let Some(b) = predefined(base.parts[0].as_str()) {
+                            let found = self.lk.resolve_class_name(entry.parent, base, false);
+                            if found.is_none() {
+                                return Ok(ResolvedType {
+                                    base: b,
+                                    mods,
+                                    dims,
+                                    causality,
+                                    class: Some(class),
+                                });
+                            }
+                        }
+                    }
+                    match self.lk.resolve_class_name(entry.parent, base, false) {
+                        Some(n) => class = n,
+                        None => {
+                            return err(base.span, format!("unknown class `{base}`"));
+                        }
+                    }
+                }
+                ClassSpecifier::Enumeration { literals, .. } => {
+                    let lits = match literals {
+                        EnumLiterals::List(l) => l.iter().map(|l| l.name.name.clone()).collect(),
+                        EnumLiterals::Colon => Vec::new(),
+                    };
+                    return Ok(ResolvedType {
+                        base: Base::Enum(class, lits),
+                        mods,
+                        dims,
+                        causality,
+                        class: Some(class),
+                    });
+                }
+                _ => {
+                    // `type T extends Real(...)`: a long type class extending a predefined type.
+                    if entry.def.prefixes.kind == ClassKind::Type {
+                        if let Some(comp) = entry.def.specifier.composition() {
+                            for (_, e) in comp.elements() {
+                                if let Element::Extends(ext) = e {
+                                    if let Some(b) =
+                                        ext.base.parts.first().and_then(|p| predefined(p.as_str()))
+                                    {
+                                        let env = Env {
+                                            node: node.clone(),
+                                            scope: class,
+                                        };
+                                        if let Some(cm) = &ext.modification {
+                                            mods =
+                                                Mod::merge(&mods, &Mod::from_class_mod(cm, &env));
+                                        }
+                                        return Ok(ResolvedType {
+                                            base: b,
+                                            mods,
+                                            dims,
+                                            causality,
+                                            class: Some(class),
+                                        });
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    return Ok(ResolvedType {
+                        base: Base::Class(class),
+                        mods,
+                        dims,
+                        causality,
+                        class: Some(class),
+                    });
+                }
+            }
+        }
+        err(
+            Span::DUMMY,
+            "type definitions nest too deeply (cyclic short classes?)",
+        )
+    }
+
+    /// Is the component present (its `if` condition true)?
+    pub fn comp_enabled(&self, node: &NodeRef, comp: &Rc<Comp>) -> Res<bool> {
+        let Some(cond) = &comp.decl.condition else {
+            return Ok(true);
+        };
+        let v = self.eval_expr(cond, &comp.env, &mut Cx::eval())?;
+        let _ = node;
+        match v {
+            Val::S(Expr::Boolean(b)) => Ok(b),
+            _ => err(
+                cond.span,
+                "the condition of a conditional component must be a Boolean parameter expression",
+            ),
+        }
+    }
+
+    /// Dimensions of a component (declaration subscripts, then type subscripts), evaluated.
+    pub fn comp_dims(&self, node: &NodeRef, comp: &Rc<Comp>) -> Res<Vec<usize>> {
+        if let Some(d) = self.dims.borrow().get(&key(comp)) {
+            return Ok(d.clone());
+        }
+        let ty = self.comp_type(node, comp)?;
+        let mut subs: Vec<(ast::Subscript, Env)> = Vec::new();
+        for s in comp.decl.subscripts.iter().chain(comp.type_subs.iter()) {
+            subs.push((s.clone(), comp.env.clone()));
+        }
+        subs.extend(ty.dims.iter().cloned());
+        let mut dims = Vec::new();
+        let mut colon_positions = Vec::new();
+        for (i, (s, env)) in subs.iter().enumerate() {
+            match s {
+                ast::Subscript::Colon(_) => {
+                    colon_positions.push(i);
+                    dims.push(0);
+                }
+                ast::Subscript::Expr(e) => {
+                    let v = self.eval_expr(e, env, &mut Cx::eval())?;
+                    dims.push(self.dim_size(&v, e.span)?);
+                }
+            }
+        }
+        if !colon_positions.is_empty() {
+            // `:` dimensions come from the binding.
+            let Some(b) = &comp.mods.binding else {
+                return err(
+                    comp.decl.name.span,
+                    format!(
+                        "the size of `{}` is given as `:` but it has no binding to take it from",
+                        comp.name
+                    ),
+                );
+            };
+            let v = self.expand(&b.expr, &b.env, &mut Cx::flat())?;
+            let v = v.index_path(&b.index);
+            let shape = v.shape();
+            for p in colon_positions {
+                dims[p] = shape.get(p).copied().unwrap_or(0);
+            }
+        }
+        self.dims.borrow_mut().insert(key(comp), dims.clone());
+        Ok(dims)
+    }
+
+    fn dim_size(&self, v: &Val, span: Span) -> Res<usize> {
+        match v {
+            Val::S(Expr::Integer(n)) if *n >= 0 => Ok(*n as usize),
+            Val::S(Expr::Real(r)) if *r >= 0.0 && r.fract() == 0.0 => Ok(*r as usize),
+            Val::S(Expr::Boolean(_)) => Ok(2),
+            _ => err(
+                span,
+                "array dimension must be a non-negative Integer known at translation time",
+            ),
+        }
+    }
+
+    /// Child instance for element `indices` of component `comp` (a structured component).
+    pub fn child_node(&self, node: &NodeRef, comp: &Rc<Comp>, indices: &[usize]) -> Res<NodeRef> {
+        let mut path = if node.path.is_empty() {
+            comp.name.to_string()
+        } else {
+            format!("{}.{}", node.path, comp.name)
+        };
+        if !indices.is_empty() {
+            path.push_str(&format_indices(indices));
+        }
+        if let Some(n) = node.children.borrow().get(&path) {
+            return Ok(n.clone());
+        }
+        let ty = self.comp_type(node, comp)?;
+        let Base::Class(class) = ty.base else {
+            return err(
+                comp.span,
+                format!("`{}` is not a structured component", comp.name),
+            );
+        };
+        let mut mods = comp.mods.clone();
+        for i in indices {
+            mods = mods.index(*i - 1);
+        }
+        let mods = Mod::merge(&mods, &ty.mods);
+        let parent_inh = self.inherited_of(node);
+        let inh = Inherited {
+            variability: comp.tprefixes.variability.or(parent_inh.variability),
+            protected: comp.protected || parent_inh.protected,
+        };
+        let child = self.new_node(class, path.clone(), mods, Some(node.clone()), inh);
+        node.children.borrow_mut().insert(path, child.clone());
+        Ok(child)
+    }
+
+    /// Find the `inner` declaration matching an `outer` component of `node`.
+    pub fn find_inner(&self, node: &NodeRef, name: &str) -> Option<(NodeRef, Rc<Comp>)> {
+        let mut cur = node.parent.clone();
+        while let Some(n) = cur {
+            if let Some(c) = self.find_comp(&n, name) {
+                if c.prefixes.inner {
+                    return Some((n, c));
+                }
+            }
+            cur = n.parent.clone();
+        }
+        None
+    }
+}
+
+/// `[1,2]` for indices `[1, 2]` (1-based).
+pub fn format_indices(indices: &[usize]) -> String {
+    let parts: Vec<String> = indices.iter().map(|i| i.to_string()).collect();
+    format!("[{}]", parts.join(","))
+}
+
+/// All index tuples (1-based) of an array with dimensions `dims`, row-major.
+pub fn index_tuples(dims: &[usize]) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new()];
+    for &d in dims {
+        let mut next = Vec::with_capacity(out.len() * d);
+        for prefix in &out {
+            for i in 1..=d {
+                let mut p = prefix.clone();
+                p.push(i);
+                next.push(p);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+pub fn arc(s: &str) -> Arc<str> {
+    Arc::from(s)
+}

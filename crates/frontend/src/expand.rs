@@ -1,0 +1,1771 @@
+//! Expressions: from AST to scalarized flat expressions ([`Val`]), resolving names
+//! (components, package constants, enumeration literals, functions), expanding array
+//! operations element by element, and evaluating parameter expressions when the structure
+//! depends on them (`Cx::eval`).
+
+use crate::ctx::{format_indices, Flattener};
+use crate::flat::{BinaryOp as FB, Expr, UnaryOp as FU, BUILTINS};
+use crate::fold;
+use crate::inst::*;
+use crate::loader::ClassId;
+use moss_syntax::ast::{self, BinaryOp, ExprKind, FunctionArgs, UnaryOp};
+use moss_syntax::Span;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A scalarized value: a scalar flat expression, an array of values, or a record.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    S(Expr),
+    A(Vec<Val>),
+    R(Vec<(Arc<str>, Val)>),
+}
+
+impl Val {
+    pub fn shape(&self) -> Vec<usize> {
+        match self {
+            Val::A(items) => {
+                let mut s = vec![items.len()];
+                if let Some(f) = items.first() {
+                    s.extend(f.shape());
+                }
+                s
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Select element `path` (0-based indices), leaving the value unchanged where it is not
+    /// an array (bindings with `each` semantics on scalars).
+    pub fn index_path(&self, path: &[usize]) -> Val {
+        let mut v = self.clone();
+        for &i in path {
+            v = match v {
+                Val::A(mut items) if i < items.len() => items.swap_remove(i),
+                other => other,
+            };
+        }
+        v
+    }
+
+    /// All scalars in row-major order.
+    pub fn flatten(&self, out: &mut Vec<Expr>) {
+        match self {
+            Val::S(e) => out.push(e.clone()),
+            Val::A(items) => items.iter().for_each(|i| i.flatten(out)),
+            Val::R(fields) => fields.iter().for_each(|(_, v)| v.flatten(out)),
+        }
+    }
+
+    pub fn scalars(&self) -> Vec<Expr> {
+        let mut v = Vec::new();
+        self.flatten(&mut v);
+        v
+    }
+
+    /// The value as one flat expression (arrays become array literals).
+    pub fn to_expr(&self) -> Expr {
+        match self {
+            Val::S(e) => e.clone(),
+            Val::A(items) => Expr::Array(items.iter().map(Val::to_expr).collect()),
+            Val::R(fields) => Expr::Array(fields.iter().map(|(_, v)| v.to_expr()).collect()),
+        }
+    }
+
+    pub fn map(&self, f: &mut dyn FnMut(Expr) -> Expr) -> Val {
+        match self {
+            Val::S(e) => Val::S(f(e.clone())),
+            Val::A(items) => Val::A(items.iter().map(|i| i.map(f)).collect()),
+            Val::R(fields) => Val::R(fields.iter().map(|(n, v)| (n.clone(), v.map(f))).collect()),
+        }
+    }
+
+    pub fn scalar(&self) -> Option<&Expr> {
+        match self {
+            Val::S(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Expansion context: local bindings (for-loop iterators, function inputs while evaluating
+/// defaults) and whether parameters must be replaced by their values.
+#[derive(Clone)]
+pub struct Cx {
+    pub locals: Vec<(Arc<str>, Val)>,
+    pub eval: bool,
+    /// Size of the dimension being subscripted, for `end`.
+    pub end: Option<usize>,
+}
+
+impl Cx {
+    pub fn flat() -> Cx {
+        Cx {
+            locals: Vec::new(),
+            eval: false,
+            end: None,
+        }
+    }
+    pub fn eval() -> Cx {
+        Cx {
+            locals: Vec::new(),
+            eval: true,
+            end: None,
+        }
+    }
+    fn local(&self, name: &str) -> Option<&Val> {
+        self.locals
+            .iter()
+            .rev()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, v)| v)
+    }
+}
+
+/// One subscript after evaluation: a single index or a list of indices (slice).
+enum Sel {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+fn shape_err<T>(span: Span, what: &str) -> Res<T> {
+    err(span, format!("array sizes do not match in {what}"))
+}
+
+impl<'a> Flattener<'a> {
+    /// Evaluate an expression to literals (structural parameters).
+    pub fn eval_expr(&self, e: &ast::Expr, env: &Env, cx: &mut Cx) -> Res<Val> {
+        let was = cx.eval;
+        cx.eval = true;
+        let r = self.expand(e, env, cx);
+        cx.eval = was;
+        let v = r?;
+        let mut bad = None;
+        v.map(&mut |x| {
+            if !fold::is_literal(&x) && bad.is_none() {
+                bad = Some(x.clone());
+            }
+            x
+        });
+        if bad.is_some() {
+            return err(
+                e.span,
+                format!(
+                    "`{}` cannot be evaluated at translation time",
+                    moss_syntax::print_expr(e)
+                ),
+            )
+            .map_err(|d| {
+                Box::new(d.with_help(
+                    "the model structure depends on it: use only parameters and constants with known values",
+                ))
+            });
+        }
+        Ok(v)
+    }
+
+    pub fn eval_int(&self, e: &ast::Expr, env: &Env, cx: &mut Cx) -> Res<i64> {
+        match self.eval_expr(e, env, cx)? {
+            Val::S(x) => {
+                fold::as_i64(&x).map_or_else(|| err(e.span, "expected an Integer value"), Ok)
+            }
+            _ => err(e.span, "expected a scalar Integer value"),
+        }
+    }
+
+    /// Expand an expression into a scalarized value.
+    pub fn expand(&self, e: &ast::Expr, env: &Env, cx: &mut Cx) -> Res<Val> {
+        let d = self.depth.get();
+        if d > 300 {
+            return err(
+                e.span,
+                "expression nesting too deep (recursive parameter bindings?)",
+            );
+        }
+        self.depth.set(d + 1);
+        let r = self.expand_inner(e, env, cx);
+        self.depth.set(d);
+        r
+    }
+
+    fn expand_inner(&self, e: &ast::Expr, env: &Env, cx: &mut Cx) -> Res<Val> {
+        Ok(match &e.kind {
+            ExprKind::Integer(i) => Val::S(Expr::Integer(*i)),
+            ExprKind::Real { value, .. } => Val::S(Expr::Real(*value)),
+            ExprKind::String(s) => Val::S(Expr::String(s.clone())),
+            ExprKind::Bool(b) => Val::S(Expr::Boolean(*b)),
+            ExprKind::End => match cx.end {
+                Some(n) => Val::S(Expr::Integer(n as i64)),
+                None => return err(e.span, "`end` is only allowed inside array subscripts"),
+            },
+            ExprKind::Break => return err(e.span, "`break` is not an expression here"),
+            ExprKind::Ref(c) => self.expand_cref(c, env, cx)?,
+            ExprKind::Call { function, args } => {
+                self.expand_call(function, args, env, cx, e.span)?
+            }
+            ExprKind::PartialApplication { .. } => {
+                return err(e.span, "partial function application is not supported")
+            }
+            ExprKind::Unary { op, operand } => {
+                let v = self.expand(operand, env, cx)?;
+                match op {
+                    UnaryOp::Plus | UnaryOp::ElemPlus => v,
+                    UnaryOp::Neg | UnaryOp::ElemNeg => v.map(&mut |x| fold::unary(FU::Neg, x)),
+                    UnaryOp::Not => v.map(&mut |x| fold::unary(FU::Not, x)),
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                // Short-circuit on literal conditions so that guarded parameter expressions
+                // (`n > 0 and x[n] > 0`) evaluate.
+                let a = self.expand(lhs, env, cx)?;
+                if let (BinaryOp::And, Val::S(Expr::Boolean(false)))
+                | (BinaryOp::Or, Val::S(Expr::Boolean(true))) = (op, &a)
+                {
+                    return Ok(a);
+                }
+                let b = self.expand(rhs, env, cx)?;
+                self.binary(*op, a, b, e.span)?
+            }
+            ExprKind::If {
+                branches,
+                else_branch,
+            } => {
+                let mut conds = Vec::new();
+                for (c, v) in branches {
+                    let cv = self.expand(c, env, cx)?;
+                    match cv {
+                        Val::S(Expr::Boolean(false)) => continue,
+                        Val::S(Expr::Boolean(true)) if conds.is_empty() => {
+                            return self.expand(v, env, cx)
+                        }
+                        Val::S(Expr::Boolean(true)) => {
+                            let vv = self.expand(v, env, cx)?;
+                            return self.if_vals(conds, vv, e.span);
+                        }
+                        Val::S(c) => conds.push((c, self.expand(v, env, cx)?)),
+                        _ => {
+                            return err(
+                                c.span,
+                                "the condition of an if-expression must be a scalar Boolean",
+                            )
+                        }
+                    }
+                }
+                let ev = self.expand(else_branch, env, cx)?;
+                self.if_vals(conds, ev, e.span)?
+            }
+            ExprKind::Range { start, step, stop } => {
+                let s = self.eval_scalar(start, env, cx)?;
+                let t = self.eval_scalar(stop, env, cx)?;
+                let st = match step {
+                    Some(x) => Some(self.eval_scalar(x, env, cx)?),
+                    None => None,
+                };
+                range_values(&s, st.as_ref(), &t, e.span)?
+            }
+            ExprKind::Array(items) => {
+                let mut out = Vec::new();
+                for i in items {
+                    out.push(self.expand(i, env, cx)?);
+                }
+                Val::A(out)
+            }
+            ExprKind::ArrayComprehension { body, indices } => {
+                self.comprehension(body, indices, env, cx)?
+            }
+            ExprKind::Matrix(rows) => {
+                let mut rvals = Vec::new();
+                for r in rows {
+                    let mut items = Vec::new();
+                    for i in r {
+                        items.push(self.expand(i, env, cx)?);
+                    }
+                    rvals.push(hcat(items, e.span)?);
+                }
+                vcat(rvals, e.span)?
+            }
+            ExprKind::Tuple(items) => {
+                let mut out = Vec::new();
+                for i in items.iter().flatten() {
+                    out.push(self.expand(i, env, cx)?);
+                }
+                match out.len() {
+                    1 => out.swap_remove(0),
+                    _ => {
+                        return err(
+                            e.span,
+                            "a tuple is only allowed on the left of a call equation",
+                        )
+                    }
+                }
+            }
+        })
+    }
+
+    fn eval_scalar(&self, e: &ast::Expr, env: &Env, cx: &mut Cx) -> Res<Expr> {
+        match self.eval_expr(e, env, cx)? {
+            Val::S(x) => Ok(x),
+            _ => err(e.span, "expected a scalar"),
+        }
+    }
+
+    fn if_vals(&self, conds: Vec<(Expr, Val)>, else_: Val, span: Span) -> Res<Val> {
+        if conds.is_empty() {
+            return Ok(else_);
+        }
+        match &else_ {
+            Val::S(ev) => {
+                let mut bs = Vec::new();
+                for (c, v) in conds {
+                    match v {
+                        Val::S(x) => bs.push((c, x)),
+                        _ => return shape_err(span, "the branches of an if-expression"),
+                    }
+                }
+                Ok(Val::S(fold::if_expr(bs, ev.clone())))
+            }
+            Val::A(items) => {
+                let mut out = Vec::new();
+                for (k, item) in items.iter().enumerate() {
+                    let mut sub = Vec::new();
+                    for (c, v) in &conds {
+                        match v {
+                            Val::A(vi) if vi.len() == items.len() => {
+                                sub.push((c.clone(), vi[k].clone()))
+                            }
+                            _ => return shape_err(span, "the branches of an if-expression"),
+                        }
+                    }
+                    out.push(self.if_vals(sub, item.clone(), span)?);
+                }
+                Ok(Val::A(out))
+            }
+            Val::R(fields) => {
+                let mut out = Vec::new();
+                for (k, (n, item)) in fields.iter().enumerate() {
+                    let mut sub = Vec::new();
+                    for (c, v) in &conds {
+                        match v {
+                            Val::R(vi) if vi.len() == fields.len() => {
+                                sub.push((c.clone(), vi[k].1.clone()))
+                            }
+                            _ => return shape_err(span, "the branches of an if-expression"),
+                        }
+                    }
+                    out.push((n.clone(), self.if_vals(sub, item.clone(), span)?));
+                }
+                Ok(Val::R(out))
+            }
+        }
+    }
+
+    fn comprehension(
+        &self,
+        body: &ast::Expr,
+        indices: &[ast::ForIndex],
+        env: &Env,
+        cx: &mut Cx,
+    ) -> Res<Val> {
+        let Some((first, rest)) = indices.split_first() else {
+            return self.expand(body, env, cx);
+        };
+        let values = self.iterator_values(first, env, cx)?;
+        let mut out = Vec::new();
+        for v in values {
+            cx.locals.push((first.name.name.clone(), v));
+            let r = self.comprehension(body, rest, env, cx);
+            cx.locals.pop();
+            out.push(r?);
+        }
+        Ok(Val::A(out))
+    }
+
+    /// The values a `for` iterator takes.
+    pub fn iterator_values(&self, idx: &ast::ForIndex, env: &Env, cx: &mut Cx) -> Res<Vec<Val>> {
+        let Some(r) = &idx.range else {
+            return err(
+                idx.span,
+                format!("the range of iterator `{}` must be given", idx.name),
+            );
+        };
+        let v = self.eval_expr(r, env, cx)?;
+        match v {
+            Val::A(items) => Ok(items),
+            _ => err(r.span, "a for range must be an array (e.g. `1:n`)"),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Operators
+    // -----------------------------------------------------------------------------------
+
+    fn binary(&self, op: BinaryOp, a: Val, b: Val, span: Span) -> Res<Val> {
+        let fop = map_op(op);
+        match op {
+            BinaryOp::Mul => self.mul(a, b, span),
+            BinaryOp::Div | BinaryOp::Pow if matches!(b, Val::S(_)) => {
+                Ok(elementwise(&a, &b, fop, span)?)
+            }
+            BinaryOp::Div | BinaryOp::Pow => err(span, "the right operand must be a scalar"),
+            _ => elementwise(&a, &b, fop, span),
+        }
+    }
+
+    fn mul(&self, a: Val, b: Val, span: Span) -> Res<Val> {
+        match (a.shape().len(), b.shape().len()) {
+            (0, _) | (_, 0) => elementwise(&a, &b, FB::Mul, span),
+            (1, 1) => {
+                let (x, y) = (a.scalars(), b.scalars());
+                if x.len() != y.len() {
+                    return shape_err(span, "a scalar product");
+                }
+                Ok(Val::S(dot(x, y)))
+            }
+            (2, 1) => {
+                let Val::A(rows) = a else {
+                    unreachable_val(span)?
+                };
+                let y = b.scalars();
+                let mut out = Vec::new();
+                for r in rows {
+                    let x = r.scalars();
+                    if x.len() != y.len() {
+                        return shape_err(span, "a matrix-vector product");
+                    }
+                    out.push(Val::S(dot(x, y.clone())));
+                }
+                Ok(Val::A(out))
+            }
+            (1, 2) => {
+                let x = a.scalars();
+                let cols = transpose(&b, span)?;
+                let mut out = Vec::new();
+                for c in cols {
+                    if c.len() != x.len() {
+                        return shape_err(span, "a vector-matrix product");
+                    }
+                    out.push(Val::S(dot(x.clone(), c)));
+                }
+                Ok(Val::A(out))
+            }
+            (2, 2) => {
+                let Val::A(rows) = a else {
+                    unreachable_val(span)?
+                };
+                let cols = transpose(&b, span)?;
+                let mut out = Vec::new();
+                for r in rows {
+                    let x = r.scalars();
+                    let mut row = Vec::new();
+                    for c in &cols {
+                        if c.len() != x.len() {
+                            return shape_err(span, "a matrix product");
+                        }
+                        row.push(Val::S(dot(x.clone(), c.clone())));
+                    }
+                    out.push(Val::A(row));
+                }
+                Ok(Val::A(out))
+            }
+            _ => err(
+                span,
+                "multiplication of arrays with more than two dimensions",
+            ),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Component references
+    // -----------------------------------------------------------------------------------
+
+    pub fn expand_cref(&self, c: &ast::ComponentRef, env: &Env, cx: &mut Cx) -> Res<Val> {
+        let first = c.parts[0].name.as_str();
+        if !c.global {
+            if first == "time" && c.parts.len() == 1 {
+                if cx.eval {
+                    return err(c.span, "`time` is not known at translation time");
+                }
+                return Ok(Val::S(Expr::Time));
+            }
+            if let Some(v) = cx.local(first).cloned() {
+                let v = self.apply_subscripts(v, &c.parts[0].subscripts, env, cx)?;
+                return self.record_fields(v, &c.parts[1..], c.span);
+            }
+            if self.find_comp(&env.node, first).is_some() {
+                return self.resolve_in_node(&env.node, &c.parts, env, cx, false, c.span);
+            }
+        }
+        self.resolve_global(c, env, cx)
+    }
+
+    fn record_fields(&self, mut v: Val, parts: &[ast::RefPart], span: Span) -> Res<Val> {
+        for p in parts {
+            v = match v {
+                Val::R(fields) => match fields.into_iter().find(|(n, _)| **n == *p.name.name) {
+                    Some((_, f)) => f,
+                    None => return err(span, format!("no field `{}`", p.name)),
+                },
+                _ => return err(span, format!("`{}`: not a record", p.name)),
+            };
+        }
+        Ok(v)
+    }
+
+    /// Names not found among the instance's components: package constants, enumeration
+    /// literals, constants of enclosing classes, imported constants.
+    fn resolve_global(&self, c: &ast::ComponentRef, env: &Env, cx: &mut Cx) -> Res<Val> {
+        let first = c.parts[0].name.as_str();
+        let found = if c.global {
+            self.lib().top_level(first).map(Found::Class)
+        } else {
+            self.lk.lookup_first_from(env.scope, first, true)
+        };
+        let Some(mut found) = found else {
+            // Imported constants (`import Modelica.Constants.pi;`).
+            let mut s = Some(env.scope);
+            while let Some(sc) = s {
+                if let Some((owner, _)) = self.lk.import_component(sc, first) {
+                    let node = self.package_node(owner);
+                    let mut parts = c.parts.clone();
+                    if let Some(l) = imported_last(&self.lk, sc, first) {
+                        parts[0].name = ast::Ident::new(l, parts[0].name.span);
+                    }
+                    return self.resolve_in_node(&node, &parts, env, cx, true, c.span);
+                }
+                s = self.lib().get(sc).parent;
+            }
+            return err(c.span, format!("unknown name `{}`", cref_text(c)))
+                .map_err(|d| Box::new(d.with_label("not found in this scope")));
+        };
+        let mut i = 0;
+        loop {
+            match found {
+                Found::Comp { owner } => {
+                    let node = self.package_node(owner);
+                    return self.resolve_in_node(&node, &c.parts[i..], env, cx, true, c.span);
+                }
+                Found::Class(cls) => {
+                    i += 1;
+                    let Some(part) = c.parts.get(i) else {
+                        return err(
+                            c.span,
+                            format!("`{}` is a class, not a value", cref_text(c)),
+                        );
+                    };
+                    // Enumeration literal?
+                    let rt = self.resolve_type_class(&env.node, cls)?;
+                    if let Base::Enum(ec, lits) = &rt.base {
+                        if let Some(k) = lits.iter().position(|l| **l == *part.name.name) {
+                            return Ok(Val::S(Expr::Enum {
+                                ty: Arc::from(self.lk.name_of(*ec).as_str()),
+                                literal: lits[k].clone(),
+                                index: k as u32 + 1,
+                            }));
+                        }
+                    }
+                    match self.lk.member(cls, part.name.as_str()) {
+                        Some(f) => found = f,
+                        None => {
+                            return err(
+                                part.name.span,
+                                format!(
+                                    "`{}` has no element `{}`",
+                                    self.lk.name_of(cls),
+                                    part.name
+                                ),
+                            )
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Resolve `parts` starting at a component of `node`.
+    pub fn resolve_in_node(
+        &self,
+        node: &NodeRef,
+        parts: &[ast::RefPart],
+        env: &Env,
+        cx: &mut Cx,
+        constant: bool,
+        span: Span,
+    ) -> Res<Val> {
+        let part = &parts[0];
+        let Some(comp) = self.find_comp(node, part.name.as_str()) else {
+            return err(
+                part.name.span,
+                format!("unknown name `{}` in `{}`", part.name, node_name(node)),
+            );
+        };
+        if comp.prefixes.outer && !comp.prefixes.inner {
+            let Some((inode, icomp)) = self.find_inner(node, &comp.name) else {
+                return err(
+                    comp.span,
+                    format!("no `inner` declaration for `outer {}`", comp.name),
+                )
+                .map_err(|d| {
+                    Box::new(d.with_help(format!(
+                        "add `inner {} {};` at the top level of the model",
+                        comp.type_name, comp.name
+                    )))
+                });
+            };
+            let _ = icomp;
+            return self.resolve_in_node(&inode, parts, env, cx, constant, span);
+        }
+        let dims = self.comp_dims(node, &comp)?;
+        let sels = self.eval_subscripts(&part.subscripts, &dims, env, cx)?;
+        let ty = self.comp_type(node, &comp)?;
+        let is_const = comp.tprefixes.variability == Some(ast::Variability::Constant)
+            || self.inherited_of(node).variability == Some(ast::Variability::Constant);
+        let is_param = is_const
+            || comp.tprefixes.variability == Some(ast::Variability::Parameter)
+            || self.inherited_of(node).variability == Some(ast::Variability::Parameter);
+        if ty.base.is_primitive() && parts.len() > 1 {
+            return err(
+                parts[1].name.span,
+                format!(
+                    "`{}` is a scalar and has no element `{}`",
+                    comp.name, parts[1].name
+                ),
+            );
+        }
+        if ty.base.is_primitive() && (cx.eval || constant) {
+            if !is_param {
+                return err(
+                    span,
+                    format!(
+                        "`{}` is not a parameter or constant, so its value is not known at translation time",
+                        qualified(node, &comp.name)
+                    ),
+                );
+            }
+            let whole = self.comp_value(node, &comp, span)?;
+            return Ok(select(&whole, &sels, &dims));
+        }
+        let base = qualified(node, &comp.name);
+        let rest = &parts[1..];
+        self.build_selected(&sels, &dims, &mut Vec::new(), &mut |me, idx| {
+            if ty.base.is_primitive() {
+                let name = if idx.is_empty() {
+                    base.clone()
+                } else {
+                    format!("{base}{}", format_indices(idx))
+                };
+                Ok(Val::S(Expr::Var {
+                    name,
+                    subscripts: Vec::new(),
+                }))
+            } else {
+                let child = me.child_node(node, &comp, idx)?;
+                if rest.is_empty() {
+                    me.record_value(&child, env, cx, constant, span)
+                } else {
+                    me.resolve_in_node(&child, rest, env, cx, constant, span)
+                }
+            }
+        })
+    }
+
+    /// A structured component as a record value (all its components).
+    fn record_value(
+        &self,
+        node: &NodeRef,
+        env: &Env,
+        cx: &mut Cx,
+        constant: bool,
+        span: Span,
+    ) -> Res<Val> {
+        let elems = self.elems(node);
+        let mut fields = Vec::new();
+        for c in &elems.comps {
+            if !self.comp_enabled(node, c)? || c.prefixes.outer {
+                continue;
+            }
+            let part = ast::RefPart {
+                name: c.decl.name.clone(),
+                subscripts: Vec::new(),
+            };
+            let v = self.resolve_in_node(node, &[part], env, cx, constant, span)?;
+            fields.push((c.name.clone(), v));
+        }
+        Ok(Val::R(fields))
+    }
+
+    fn build_selected(
+        &self,
+        sels: &[Sel],
+        dims: &[usize],
+        prefix: &mut Vec<usize>,
+        leaf: &mut dyn FnMut(&Self, &[usize]) -> Res<Val>,
+    ) -> Res<Val> {
+        let Some((s, rest)) = sels.split_first() else {
+            return leaf(self, prefix);
+        };
+        match s {
+            Sel::One(i) => {
+                prefix.push(*i);
+                let r = self.build_selected(rest, &dims[1..], prefix, leaf);
+                prefix.pop();
+                r
+            }
+            Sel::Many(is) => {
+                let mut out = Vec::new();
+                for i in is {
+                    prefix.push(*i);
+                    let r = self.build_selected(rest, &dims[1..], prefix, leaf);
+                    prefix.pop();
+                    out.push(r?);
+                }
+                Ok(Val::A(out))
+            }
+        }
+    }
+
+    /// Evaluate subscripts against dimensions; missing trailing subscripts select everything.
+    fn eval_subscripts(
+        &self,
+        subs: &[ast::Subscript],
+        dims: &[usize],
+        env: &Env,
+        cx: &mut Cx,
+    ) -> Res<Vec<Sel>> {
+        if subs.len() > dims.len() {
+            let span = match &subs[0] {
+                ast::Subscript::Colon(s) => *s,
+                ast::Subscript::Expr(e) => e.span,
+            };
+            return err(
+                span,
+                format!(
+                    "too many subscripts: {} given for {} dimension(s)",
+                    subs.len(),
+                    dims.len()
+                ),
+            );
+        }
+        let mut out = Vec::new();
+        for (k, &d) in dims.iter().enumerate() {
+            match subs.get(k) {
+                None | Some(ast::Subscript::Colon(_)) => out.push(Sel::Many((1..=d).collect())),
+                Some(ast::Subscript::Expr(e)) => {
+                    let saved = cx.end.replace(d);
+                    let v = self.eval_expr(e, env, cx);
+                    cx.end = saved;
+                    let v = v?;
+                    let check = |i: i64| -> Res<usize> {
+                        if i < 1 || i as usize > d {
+                            err(e.span, format!("index {i} is out of bounds 1..{d}"))
+                        } else {
+                            Ok(i as usize)
+                        }
+                    };
+                    match v {
+                        Val::S(x) => match fold::as_i64(&x) {
+                            Some(i) => out.push(Sel::One(check(i)?)),
+                            None => return err(e.span, "subscripts must be Integer"),
+                        },
+                        Val::A(items) => {
+                            let mut is = Vec::new();
+                            for it in items {
+                                match it.scalar().and_then(fold::as_i64) {
+                                    Some(i) => is.push(check(i)?),
+                                    None => return err(e.span, "subscripts must be Integer"),
+                                }
+                            }
+                            out.push(Sel::Many(is));
+                        }
+                        Val::R(_) => return err(e.span, "a record is not a subscript"),
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Subscripts applied to an already expanded value (locals).
+    fn apply_subscripts(
+        &self,
+        v: Val,
+        subs: &[ast::Subscript],
+        env: &Env,
+        cx: &mut Cx,
+    ) -> Res<Val> {
+        if subs.is_empty() {
+            return Ok(v);
+        }
+        let dims = v.shape();
+        let sels = self.eval_subscripts(subs, &dims, env, cx)?;
+        Ok(select(&v, &sels, &dims))
+    }
+
+    /// The value of a parameter or constant (the whole array), evaluated.
+    pub fn comp_value(&self, node: &NodeRef, comp: &Rc<Comp>, span: Span) -> Res<Val> {
+        let key = qualified(node, &comp.name) + &format!("#{:p}", Rc::as_ptr(node));
+        if let Some(v) = self.values.borrow().get(&key) {
+            return Ok(v.clone());
+        }
+        let dims = self.comp_dims(node, comp)?;
+        let v = match &comp.mods.binding {
+            Some(b) => {
+                let v = self.eval_expr(&b.expr, &b.env, &mut Cx::eval())?;
+                let v = v.index_path(&b.index);
+                broadcast(v, &dims)
+            }
+            None => {
+                // No binding: the start value (default 0/false/first literal).
+                let ty = self.comp_type(node, comp)?;
+                let start = comp
+                    .mods
+                    .sub("start")
+                    .or_else(|| ty.mods.sub("start"))
+                    .and_then(|m| m.binding.clone());
+                let v = match start {
+                    Some(b) => self
+                        .eval_expr(&b.expr, &b.env, &mut Cx::eval())?
+                        .index_path(&b.index),
+                    None => {
+                        if comp.tprefixes.variability == Some(ast::Variability::Constant) {
+                            return err(
+                                comp.decl.name.span,
+                                format!("constant `{}` has no value", comp.name),
+                            )
+                            .map_err(|d| Box::new(d.with_secondary(span, "used here")));
+                        }
+                        Val::S(default_value(&ty.base, &self.lk))
+                    }
+                };
+                broadcast(v, &dims)
+            }
+        };
+        self.values.borrow_mut().insert(key, v.clone());
+        Ok(v)
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Calls
+    // -----------------------------------------------------------------------------------
+
+    fn expand_call(
+        &self,
+        function: &ast::ComponentRef,
+        args: &FunctionArgs,
+        env: &Env,
+        cx: &mut Cx,
+        span: Span,
+    ) -> Res<Val> {
+        let fname = function
+            .parts
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(".");
+        // Reductions: sum(e for i in r), etc.
+        if let FunctionArgs::Comprehension { body, indices } = args {
+            let v = self.comprehension(body, indices, env, cx)?;
+            return match fname.as_str() {
+                "array" => Ok(v),
+                "sum" | "product" | "min" | "max" => self.builtin(&fname, vec![v], span),
+                _ => err(
+                    span,
+                    format!("`{fname}` does not take an iterator argument"),
+                ),
+            };
+        }
+        let FunctionArgs::List { positional, named } = args else {
+            return err(span, "bad arguments");
+        };
+        let class = if function.global {
+            self.lk
+                .resolve_class_name(None, &cref_to_name(function), false)
+        } else {
+            self.lookup_function(env, &cref_to_name(function))
+        };
+        match class {
+            Some(id) => self.call_user(id, positional, named, env, cx, span),
+            None => {
+                if !BUILTINS.contains(&fname.as_str()) && !EXTRA_BUILTINS.contains(&fname.as_str())
+                {
+                    return err(function.span, format!("unknown function `{fname}`"));
+                }
+                if fname == "homotopy" {
+                    return self.homotopy(positional, named, env, cx, span);
+                }
+                if !named.is_empty() && fname != "String" {
+                    return err(span, format!("`{fname}` does not take named arguments"));
+                }
+                let mut vals = Vec::new();
+                for a in positional {
+                    vals.push(self.expand(a, env, cx)?);
+                }
+                if fname == "String" {
+                    let mut s = vals;
+                    for n in named {
+                        s.push(self.expand(&n.value, env, cx)?);
+                    }
+                    return Ok(Val::S(fold::call(
+                        "String",
+                        s.iter().map(Val::to_expr).collect(),
+                    )));
+                }
+                self.builtin(&fname, vals, span)
+            }
+        }
+    }
+
+    fn lookup_function(&self, env: &Env, name: &ast::Name) -> Option<ClassId> {
+        if name.parts.len() == 1 {
+            if let Some(e) = env.node.elems.get() {
+                if let Some(c) = e.class_overrides.get(name.parts[0].as_str()) {
+                    return Some(*c);
+                }
+            }
+        }
+        self.lk.resolve_class_name(Some(env.scope), name, false)
+    }
+
+    fn homotopy(
+        &self,
+        positional: &[ast::Expr],
+        named: &[ast::NamedArg],
+        env: &Env,
+        cx: &mut Cx,
+        span: Span,
+    ) -> Res<Val> {
+        let actual = positional
+            .first()
+            .or_else(|| named.iter().find(|n| n.name == "actual").map(|n| &n.value));
+        let simplified = positional.get(1).or_else(|| {
+            named
+                .iter()
+                .find(|n| n.name == "simplified")
+                .map(|n| &n.value)
+        });
+        let (Some(a), Some(s)) = (actual, simplified) else {
+            return err(span, "homotopy needs `actual` and `simplified` arguments");
+        };
+        let a = self.expand(a, env, cx)?;
+        let s = self.expand(s, env, cx)?;
+        zip_vals(&a, &s, span, &mut |x, y| Expr::Call {
+            func: "homotopy".into(),
+            args: vec![x, y],
+        })
+    }
+
+    /// A call of a user-defined function or record constructor.
+    fn call_user(
+        &self,
+        id: ClassId,
+        positional: &[ast::Expr],
+        named: &[ast::NamedArg],
+        env: &Env,
+        cx: &mut Cx,
+        span: Span,
+    ) -> Res<Val> {
+        let fnode = self.package_node(id);
+        let kind = self.lk.kind(self.lk.follow_short_class(id));
+        let is_record = matches!(
+            kind,
+            ast::ClassKind::Record | ast::ClassKind::OperatorRecord
+        );
+        let elems = self.elems(&fnode);
+        let inputs: Vec<Rc<Comp>> = elems
+            .comps
+            .iter()
+            .filter(|c| {
+                if is_record {
+                    !c.protected && c.tprefixes.variability != Some(ast::Variability::Constant)
+                } else {
+                    c.tprefixes.causality == Some(ast::Causality::Input)
+                }
+            })
+            .cloned()
+            .collect();
+        let mut slots: Vec<Option<Val>> = vec![None; inputs.len()];
+        if positional.len() > inputs.len() {
+            return err(
+                span,
+                format!(
+                    "too many arguments: `{}` takes {} input(s)",
+                    self.lk.name_of(id),
+                    inputs.len()
+                ),
+            );
+        }
+        for (k, a) in positional.iter().enumerate() {
+            slots[k] = Some(self.expand(a, env, cx)?);
+        }
+        for n in named {
+            let Some(k) = inputs.iter().position(|c| *c.name == *n.name.name) else {
+                return err(
+                    n.name.span,
+                    format!("`{}` has no input `{}`", self.lk.name_of(id), n.name),
+                );
+            };
+            slots[k] = Some(self.expand(&n.value, env, cx)?);
+        }
+        // Defaults, evaluated with the other inputs bound.
+        let mut fcx = Cx {
+            locals: Vec::new(),
+            eval: cx.eval,
+            end: None,
+        };
+        for (k, c) in inputs.iter().enumerate() {
+            if let Some(v) = &slots[k] {
+                fcx.locals.push((c.name.clone(), v.clone()));
+            }
+        }
+        for (k, c) in inputs.iter().enumerate() {
+            if slots[k].is_some() {
+                continue;
+            }
+            let Some(b) = &c.mods.binding else {
+                return err(
+                    span,
+                    format!(
+                        "missing argument `{}` in call of `{}`",
+                        c.name,
+                        self.lk.name_of(id)
+                    ),
+                );
+            };
+            let v = self.expand(&b.expr, &b.env, &mut fcx)?;
+            fcx.locals.push((c.name.clone(), v.clone()));
+            slots[k] = Some(v);
+        }
+        let args: Vec<Val> = slots.into_iter().flatten().collect();
+        if is_record {
+            return Ok(Val::R(
+                inputs.iter().map(|c| c.name.clone()).zip(args).collect(),
+            ));
+        }
+        // Built-in implementations (`external "builtin"`) are called by their plain name.
+        if let Some(b) = self.builtin_external(id) {
+            return self.builtin(&b, args, span);
+        }
+        let name = self.lk.name_of(id);
+        if cx.eval {
+            if let Some(v) = crate::interp::call_function(self, id, &args, span)? {
+                return Ok(v);
+            }
+        }
+        self.functions.borrow_mut().insert(name.clone(), id);
+        let call = Expr::Call {
+            func: name,
+            args: args.iter().map(Val::to_expr).collect(),
+        };
+        // Output shape (arrays returned by functions are indexed element-wise).
+        let outputs: Vec<Rc<Comp>> = elems
+            .comps
+            .iter()
+            .filter(|c| c.tprefixes.causality == Some(ast::Causality::Output))
+            .cloned()
+            .collect();
+        let Some(out) = outputs.first() else {
+            return Ok(Val::S(call));
+        };
+        let subs: Vec<&ast::Subscript> = out
+            .decl
+            .subscripts
+            .iter()
+            .chain(out.type_subs.iter())
+            .collect();
+        if subs.is_empty() {
+            let ty = self.comp_type(&fnode, out)?;
+            if ty.dims.is_empty() {
+                if let Base::Class(rc) = ty.base {
+                    return self.record_call_value(rc, call, span);
+                }
+                return Ok(Val::S(call));
+            }
+        }
+        // Array result: evaluate the output dimensions with the inputs bound.
+        let mut dims = Vec::new();
+        for s in subs {
+            match s {
+                ast::Subscript::Expr(e) => {
+                    let oenv = Env {
+                        node: fnode.clone(),
+                        scope: out.scope,
+                    };
+                    let mut ecx = fcx.clone();
+                    ecx.eval = true;
+                    let n = self.eval_int(e, &oenv, &mut ecx).map_err(|_| {
+                        Box::new(moss_syntax::Diagnostic::error(
+                            span,
+                            format!(
+                                "the size of the result of `{}` is not known at translation time",
+                                self.lk.name_of(id)
+                            ),
+                        ))
+                    })?;
+                    dims.push(n.max(0) as usize);
+                }
+                ast::Subscript::Colon(_) => {
+                    return err(
+                        span,
+                        format!(
+                            "the size of the result of `{}` is not known at translation time",
+                            self.lk.name_of(id)
+                        ),
+                    )
+                }
+            }
+        }
+        Ok(array_call_elements(&call, &dims))
+    }
+
+    fn record_call_value(&self, _rc: ClassId, call: Expr, _span: Span) -> Res<Val> {
+        Ok(Val::S(call))
+    }
+
+    /// `external "builtin"` functions map to the built-in of the external call's name.
+    pub fn builtin_external(&self, id: ClassId) -> Option<String> {
+        let entry = self.lib().get(self.lk.follow_short_class(id));
+        let comp = entry.def.specifier.composition()?;
+        let ext = comp.external.as_ref()?;
+        if ext.language.as_deref() != Some("builtin") {
+            return None;
+        }
+        let name = match &ext.call {
+            Some(c) => c.function.name.to_string(),
+            None => entry.def.name.name.to_string(),
+        };
+        BUILTINS.contains(&name.as_str()).then_some(name)
+    }
+
+    /// Built-in operators and functions on expanded values.
+    pub fn builtin(&self, name: &str, mut args: Vec<Val>, span: Span) -> Res<Val> {
+        let n = args.len();
+        let arity = |k: usize| -> Res<()> {
+            if n == k {
+                Ok(())
+            } else {
+                err(span, format!("`{name}` takes {k} argument(s), {n} given"))
+            }
+        };
+        match name {
+            "size" => {
+                let shape = args.first().map(Val::shape).unwrap_or_default();
+                if n == 2 {
+                    let k = args[1].scalar().and_then(fold::as_i64).unwrap_or(0);
+                    match shape.get((k - 1).max(0) as usize) {
+                        Some(d) if k >= 1 => Ok(Val::S(Expr::Integer(*d as i64))),
+                        _ => err(span, format!("size: dimension {k} out of range")),
+                    }
+                } else {
+                    arity(1)?;
+                    Ok(Val::A(
+                        shape
+                            .iter()
+                            .map(|d| Val::S(Expr::Integer(*d as i64)))
+                            .collect(),
+                    ))
+                }
+            }
+            "ndims" => {
+                arity(1)?;
+                Ok(Val::S(Expr::Integer(args[0].shape().len() as i64)))
+            }
+            "sum" | "product" => {
+                arity(1)?;
+                let xs = args[0].scalars();
+                let (op, unit) = if name == "sum" {
+                    (FB::Add, Expr::Integer(0))
+                } else {
+                    (FB::Mul, Expr::Integer(1))
+                };
+                let mut it = xs.into_iter();
+                let Some(first) = it.next() else {
+                    return Ok(Val::S(unit));
+                };
+                Ok(Val::S(it.fold(first, |a, b| fold::binary(op, a, b))))
+            }
+            "min" | "max" if n == 1 => {
+                let xs = args[0].scalars();
+                let mut it = xs.into_iter();
+                let Some(first) = it.next() else {
+                    return err(span, format!("`{name}` of an empty array"));
+                };
+                Ok(Val::S(it.fold(first, |a, b| fold::call(name, vec![a, b]))))
+            }
+            "fill" => {
+                if n < 1 {
+                    return err(span, "fill needs a value and dimensions");
+                }
+                let v = args.remove(0);
+                let dims = int_args(&args, span)?;
+                Ok(fill(&v, &dims))
+            }
+            "zeros" | "ones" => {
+                let dims = int_args(&args, span)?;
+                let v = Val::S(Expr::Integer(if name == "zeros" { 0 } else { 1 }));
+                Ok(fill(&v, &dims))
+            }
+            "identity" => {
+                arity(1)?;
+                let k = int_args(&args, span)?[0];
+                Ok(Val::A(
+                    (0..k)
+                        .map(|i| {
+                            Val::A(
+                                (0..k)
+                                    .map(|j| Val::S(Expr::Integer((i == j) as i64)))
+                                    .collect(),
+                            )
+                        })
+                        .collect(),
+                ))
+            }
+            "diagonal" => {
+                arity(1)?;
+                let xs = args[0].scalars();
+                let k = xs.len();
+                Ok(Val::A(
+                    (0..k)
+                        .map(|i| {
+                            Val::A(
+                                (0..k)
+                                    .map(|j| {
+                                        Val::S(if i == j {
+                                            xs[i].clone()
+                                        } else {
+                                            Expr::Integer(0)
+                                        })
+                                    })
+                                    .collect(),
+                            )
+                        })
+                        .collect(),
+                ))
+            }
+            "linspace" => {
+                arity(3)?;
+                let k = args[2].scalar().and_then(fold::as_i64).unwrap_or(0);
+                if k < 2 {
+                    return err(span, "linspace needs at least 2 points");
+                }
+                let (a, b) = (args[0].to_expr(), args[1].to_expr());
+                Ok(Val::A(
+                    (0..k)
+                        .map(|i| {
+                            let t = Expr::Real(i as f64 / (k - 1) as f64);
+                            let d = fold::binary(FB::Sub, b.clone(), a.clone());
+                            Val::S(fold::binary(
+                                FB::Add,
+                                a.clone(),
+                                fold::binary(FB::Mul, d, t),
+                            ))
+                        })
+                        .collect(),
+                ))
+            }
+            "transpose" => {
+                arity(1)?;
+                let cols = transpose(&args[0], span)?;
+                Ok(Val::A(
+                    cols.into_iter()
+                        .map(|c| Val::A(c.into_iter().map(Val::S).collect()))
+                        .collect(),
+                ))
+            }
+            "vector" => {
+                arity(1)?;
+                Ok(Val::A(args[0].scalars().into_iter().map(Val::S).collect()))
+            }
+            "scalar" => {
+                arity(1)?;
+                let xs = args[0].scalars();
+                match xs.as_slice() {
+                    [x] => Ok(Val::S(x.clone())),
+                    _ => err(span, "scalar() needs an array with exactly one element"),
+                }
+            }
+            "matrix" => {
+                arity(1)?;
+                match args[0].shape().len() {
+                    0 => Ok(Val::A(vec![Val::A(vec![args[0].clone()])])),
+                    1 => {
+                        let Val::A(items) = &args[0] else {
+                            unreachable_val(span)?
+                        };
+                        Ok(Val::A(
+                            items.iter().map(|i| Val::A(vec![i.clone()])).collect(),
+                        ))
+                    }
+                    _ => Ok(args.swap_remove(0)),
+                }
+            }
+            "cat" => {
+                if n < 2 {
+                    return err(span, "cat needs a dimension and arrays");
+                }
+                let k = args[0].scalar().and_then(fold::as_i64).unwrap_or(0);
+                let parts = args.split_off(1);
+                cat(k as usize, parts, span)
+            }
+            "cross" => {
+                arity(2)?;
+                let (x, y) = (args[0].scalars(), args[1].scalars());
+                if x.len() != 3 || y.len() != 3 {
+                    return shape_err(span, "cross");
+                }
+                let c = |i: usize, j: usize| {
+                    fold::binary(
+                        FB::Sub,
+                        fold::binary(FB::Mul, x[i].clone(), y[j].clone()),
+                        fold::binary(FB::Mul, x[j].clone(), y[i].clone()),
+                    )
+                };
+                Ok(Val::A(vec![
+                    Val::S(c(1, 2)),
+                    Val::S(c(2, 0)),
+                    Val::S(c(0, 1)),
+                ]))
+            }
+            "skew" => {
+                arity(1)?;
+                let x = args[0].scalars();
+                if x.len() != 3 {
+                    return shape_err(span, "skew");
+                }
+                let z = || Val::S(Expr::Integer(0));
+                let neg = |e: &Expr| Val::S(fold::unary(FU::Neg, e.clone()));
+                Ok(Val::A(vec![
+                    Val::A(vec![z(), neg(&x[2]), Val::S(x[1].clone())]),
+                    Val::A(vec![Val::S(x[2].clone()), z(), neg(&x[0])]),
+                    Val::A(vec![neg(&x[1]), Val::S(x[0].clone()), z()]),
+                ]))
+            }
+            "outerProduct" => {
+                arity(2)?;
+                let (x, y) = (args[0].scalars(), args[1].scalars());
+                Ok(Val::A(
+                    x.iter()
+                        .map(|a| {
+                            Val::A(
+                                y.iter()
+                                    .map(|b| Val::S(fold::binary(FB::Mul, a.clone(), b.clone())))
+                                    .collect(),
+                            )
+                        })
+                        .collect(),
+                ))
+            }
+            "inStream" | "actualStream" => {
+                arity(1)?;
+                Ok(args[0].map(&mut |x| Expr::Call {
+                    func: name.to_string(),
+                    args: vec![x],
+                }))
+            }
+            "cardinality" => err(span, "`cardinality` is not supported (deprecated operator)"),
+            "initial" | "terminal" => {
+                arity(0)?;
+                Ok(Val::S(Expr::Call {
+                    func: name.into(),
+                    args: vec![],
+                }))
+            }
+            "Integer" if n == 1 => Ok(args[0].map(&mut |x| match &x {
+                Expr::Enum { index, .. } => Expr::Integer(*index as i64),
+                _ => fold::call("Integer", vec![x]),
+            })),
+            _ => {
+                // Element-wise application of scalar functions; other built-ins as calls.
+                if n == 1 && ELEMENTWISE.contains(&name) {
+                    return Ok(args[0].map(&mut |x| fold::call(name, vec![x])));
+                }
+                if n == 2 && matches!(name, "smooth" | "delay" | "pre" | "der") {
+                    let a0 = args[0].to_expr();
+                    return Ok(args[1].map(&mut |x| fold::call(name, vec![a0.clone(), x])));
+                }
+                if args.iter().all(|a| matches!(a, Val::S(_))) {
+                    return Ok(Val::S(fold::call(
+                        name,
+                        args.into_iter().map(|a| a.to_expr()).collect(),
+                    )));
+                }
+                if n == 2
+                    && matches!(
+                        name,
+                        "min" | "max" | "div" | "mod" | "rem" | "atan2" | "semiLinear"
+                    )
+                {
+                    return zip_vals(&args[0], &args[1], span, &mut |x, y| {
+                        fold::call(name, vec![x, y])
+                    });
+                }
+                Ok(Val::S(Expr::Call {
+                    func: name.to_string(),
+                    args: args.into_iter().map(|a| a.to_expr()).collect(),
+                }))
+            }
+        }
+    }
+}
+
+/// Built-ins applied element by element to a single array argument.
+const ELEMENTWISE: &[&str] = &[
+    "der", "pre", "edge", "change", "noEvent", "abs", "sign", "sqrt", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "tanh", "exp", "log", "log10", "ceil", "floor", "integer",
+    "Integer", "Real", "Boolean",
+];
+
+/// Operators handled here that are not plain flat built-ins (they are rewritten away).
+pub const EXTRA_BUILTINS: &[&str] = &["inStream", "actualStream", "array", "String"];
+
+fn unreachable_val<T>(span: Span) -> Res<T> {
+    err(span, "internal error: unexpected value shape")
+}
+
+fn map_op(op: BinaryOp) -> FB {
+    match op {
+        BinaryOp::Add | BinaryOp::ElemAdd => FB::Add,
+        BinaryOp::Sub | BinaryOp::ElemSub => FB::Sub,
+        BinaryOp::Mul | BinaryOp::ElemMul => FB::Mul,
+        BinaryOp::Div | BinaryOp::ElemDiv => FB::Div,
+        BinaryOp::Pow | BinaryOp::ElemPow => FB::Pow,
+        BinaryOp::And => FB::And,
+        BinaryOp::Or => FB::Or,
+        BinaryOp::Lt => FB::Lt,
+        BinaryOp::Le => FB::Le,
+        BinaryOp::Gt => FB::Gt,
+        BinaryOp::Ge => FB::Ge,
+        BinaryOp::Eq => FB::Eq,
+        BinaryOp::Ne => FB::Ne,
+    }
+}
+
+fn elementwise(a: &Val, b: &Val, op: FB, span: Span) -> Res<Val> {
+    zip_vals(a, b, span, &mut |x, y| fold::binary(op, x, y))
+}
+
+/// Combine two values element by element, broadcasting scalars.
+pub fn zip_vals(a: &Val, b: &Val, span: Span, f: &mut dyn FnMut(Expr, Expr) -> Expr) -> Res<Val> {
+    Ok(match (a, b) {
+        (Val::S(x), Val::S(y)) => Val::S(f(x.clone(), y.clone())),
+        (Val::S(_), Val::A(ys)) => {
+            let mut out = Vec::new();
+            for y in ys {
+                out.push(zip_vals(a, y, span, f)?);
+            }
+            Val::A(out)
+        }
+        (Val::A(xs), Val::S(_)) => {
+            let mut out = Vec::new();
+            for x in xs {
+                out.push(zip_vals(x, b, span, f)?);
+            }
+            Val::A(out)
+        }
+        (Val::A(xs), Val::A(ys)) => {
+            if xs.len() != ys.len() {
+                return err(
+                    span,
+                    format!(
+                        "array sizes do not match: {} and {} elements",
+                        xs.len(),
+                        ys.len()
+                    ),
+                );
+            }
+            let mut out = Vec::new();
+            for (x, y) in xs.iter().zip(ys) {
+                out.push(zip_vals(x, y, span, f)?);
+            }
+            Val::A(out)
+        }
+        (Val::R(xs), Val::R(ys)) if xs.len() == ys.len() => {
+            let mut out = Vec::new();
+            for ((n, x), (_, y)) in xs.iter().zip(ys) {
+                out.push((n.clone(), zip_vals(x, y, span, f)?));
+            }
+            Val::R(out)
+        }
+        _ => {
+            return err(
+                span,
+                "operands of incompatible types (record and non-record)",
+            )
+        }
+    })
+}
+
+fn dot(x: Vec<Expr>, y: Vec<Expr>) -> Expr {
+    let mut terms = x
+        .into_iter()
+        .zip(y)
+        .map(|(a, b)| fold::binary(FB::Mul, a, b));
+    let Some(first) = terms.next() else {
+        return Expr::Integer(0);
+    };
+    terms.fold(first, |a, b| fold::binary(FB::Add, a, b))
+}
+
+fn transpose(m: &Val, span: Span) -> Res<Vec<Vec<Expr>>> {
+    let Val::A(rows) = m else {
+        return err(span, "expected a matrix");
+    };
+    let rows: Vec<Vec<Expr>> = rows.iter().map(Val::scalars).collect();
+    let ncols = rows.first().map_or(0, Vec::len);
+    if rows.iter().any(|r| r.len() != ncols) {
+        return err(span, "rows of different lengths");
+    }
+    Ok((0..ncols)
+        .map(|j| rows.iter().map(|r| r[j].clone()).collect())
+        .collect())
+}
+
+fn select(v: &Val, sels: &[Sel], dims: &[usize]) -> Val {
+    let Some((s, rest)) = sels.split_first() else {
+        return v.clone();
+    };
+    let items = match v {
+        Val::A(items) => items,
+        other => return other.clone(),
+    };
+    let get = |i: usize| items.get(i - 1).map(|x| select(x, rest, &dims[1..]));
+    match s {
+        Sel::One(i) => get(*i).unwrap_or_else(|| v.clone()),
+        Sel::Many(is) => Val::A(is.iter().filter_map(|i| get(*i)).collect()),
+    }
+}
+
+/// Repeat a scalar binding over `dims` (parameters declared as arrays with scalar bindings
+/// are errors in Modelica, but start values may be scalar).
+fn broadcast(v: Val, dims: &[usize]) -> Val {
+    if dims.is_empty() || !matches!(v, Val::S(_)) {
+        return v;
+    }
+    fill(&v, dims)
+}
+
+pub fn fill(v: &Val, dims: &[usize]) -> Val {
+    match dims.split_first() {
+        None => v.clone(),
+        Some((d, rest)) => Val::A((0..*d).map(|_| fill(v, rest)).collect()),
+    }
+}
+
+fn int_args(args: &[Val], span: Span) -> Res<Vec<usize>> {
+    args.iter()
+        .map(|a| match a.scalar().and_then(fold::as_i64) {
+            Some(k) if k >= 0 => Ok(k as usize),
+            _ => err(
+                span,
+                "dimension arguments must be non-negative Integer constants",
+            ),
+        })
+        .collect()
+}
+
+fn range_values(s: &Expr, step: Option<&Expr>, t: &Expr, span: Span) -> Res<Val> {
+    if let (Expr::Enum { ty, .. }, Expr::Enum { .. }) = (s, t) {
+        let (a, b) = (fold::as_i64(s).unwrap_or(1), fold::as_i64(t).unwrap_or(0));
+        let _ = ty;
+        return Ok(Val::A((a..=b).map(|i| Val::S(Expr::Integer(i))).collect()));
+    }
+    let all_int = matches!(s, Expr::Integer(_))
+        && matches!(t, Expr::Integer(_))
+        && step.is_none_or(|x| matches!(x, Expr::Integer(_)));
+    if all_int {
+        let (a, b) = (fold::as_i64(s).unwrap_or(0), fold::as_i64(t).unwrap_or(0));
+        let st = step.and_then(fold::as_i64).unwrap_or(1);
+        if st == 0 {
+            return err(span, "range step must not be zero");
+        }
+        let mut out = Vec::new();
+        let mut i = a;
+        while (st > 0 && i <= b) || (st < 0 && i >= b) {
+            out.push(Val::S(Expr::Integer(i)));
+            i += st;
+            if out.len() > 10_000_000 {
+                return err(span, "range too large");
+            }
+        }
+        return Ok(Val::A(out));
+    }
+    let (Some(a), Some(b)) = (fold::as_f64(s), fold::as_f64(t)) else {
+        return err(span, "range bounds must be numbers");
+    };
+    let st = step.and_then(fold::as_f64).unwrap_or(1.0);
+    if st == 0.0 {
+        return err(span, "range step must not be zero");
+    }
+    let n = ((b - a) / st + 1e-10).floor() as i64 + 1;
+    Ok(Val::A(
+        (0..n.max(0))
+            .map(|k| Val::S(Expr::Real(a + k as f64 * st)))
+            .collect(),
+    ))
+}
+
+fn promote2(v: Val) -> Vec<Vec<Val>> {
+    match v {
+        Val::A(items) if items.iter().any(|i| matches!(i, Val::A(_))) => items
+            .into_iter()
+            .map(|r| match r {
+                Val::A(cols) => cols,
+                s => vec![s],
+            })
+            .collect(),
+        // A vector in a matrix constructor is a column.
+        Val::A(items) => items.into_iter().map(|i| vec![i]).collect(),
+        s => vec![vec![s]],
+    }
+}
+
+fn hcat(items: Vec<Val>, span: Span) -> Res<Vec<Vec<Val>>> {
+    let mut rows: Option<Vec<Vec<Val>>> = None;
+    for it in items {
+        let m = promote2(it);
+        rows = Some(match rows {
+            None => m,
+            Some(mut r) => {
+                if r.len() != m.len() {
+                    return shape_err(span, "a matrix row");
+                }
+                for (a, b) in r.iter_mut().zip(m) {
+                    a.extend(b);
+                }
+                r
+            }
+        });
+    }
+    Ok(rows.unwrap_or_default())
+}
+
+fn vcat(rows: Vec<Vec<Vec<Val>>>, span: Span) -> Res<Val> {
+    let mut out: Vec<Val> = Vec::new();
+    let mut width = None;
+    for r in rows {
+        for row in r {
+            if *width.get_or_insert(row.len()) != row.len() {
+                return shape_err(span, "a matrix (rows of different lengths)");
+            }
+            out.push(Val::A(row));
+        }
+    }
+    Ok(Val::A(out))
+}
+
+fn cat(k: usize, parts: Vec<Val>, span: Span) -> Res<Val> {
+    if k == 1 {
+        let mut out = Vec::new();
+        for p in parts {
+            match p {
+                Val::A(items) => out.extend(items),
+                s => out.push(s),
+            }
+        }
+        return Ok(Val::A(out));
+    }
+    if k == 2 {
+        let rows = hcat(parts, span)?;
+        return Ok(Val::A(rows.into_iter().map(Val::A).collect()));
+    }
+    err(span, "cat along dimensions above 2 is not supported")
+}
+
+fn array_call_elements(call: &Expr, dims: &[usize]) -> Val {
+    fn build(call: &Expr, dims: &[usize], prefix: &mut Vec<usize>) -> Val {
+        match dims.split_first() {
+            None => Val::S(Expr::Call {
+                func: "[]".into(),
+                args: std::iter::once(call.clone())
+                    .chain(prefix.iter().map(|i| Expr::Integer(*i as i64)))
+                    .collect(),
+            }),
+            Some((d, rest)) => Val::A(
+                (1..=*d)
+                    .map(|i| {
+                        prefix.push(i);
+                        let v = build(call, rest, prefix);
+                        prefix.pop();
+                        v
+                    })
+                    .collect(),
+            ),
+        }
+    }
+    build(call, dims, &mut Vec::new())
+}
+
+pub fn default_value(base: &Base, lk: &Lookup) -> Expr {
+    match base {
+        Base::Real => Expr::Real(0.0),
+        Base::Integer => Expr::Integer(0),
+        Base::Boolean => Expr::Boolean(false),
+        Base::String => Expr::String(String::new()),
+        Base::Enum(c, lits) => match lits.first() {
+            Some(l) => Expr::Enum {
+                ty: Arc::from(lk.name_of(*c).as_str()),
+                literal: l.clone(),
+                index: 1,
+            },
+            None => Expr::Integer(0),
+        },
+        Base::Class(_) => Expr::Real(0.0),
+    }
+}
+
+pub fn cref_to_name(c: &ast::ComponentRef) -> ast::Name {
+    ast::Name {
+        global: c.global,
+        parts: c.parts.iter().map(|p| p.name.clone()).collect(),
+        span: c.span,
+    }
+}
+
+pub fn cref_text(c: &ast::ComponentRef) -> String {
+    let mut s = if c.global {
+        ".".to_string()
+    } else {
+        String::new()
+    };
+    for (i, p) in c.parts.iter().enumerate() {
+        if i > 0 {
+            s.push('.');
+        }
+        s.push_str(p.name.as_str());
+    }
+    s
+}
+
+pub fn qualified(node: &NodeRef, name: &str) -> String {
+    if node.path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{}.{}", node.path, name)
+    }
+}
+
+fn node_name(node: &NodeRef) -> String {
+    if node.path.is_empty() {
+        "the model".to_string()
+    } else {
+        format!("`{}`", node.path)
+    }
+}
+
+/// For `import A.B.c;` / `import x = A.B.c;`, the imported component's own name.
+fn imported_last(lk: &Lookup, scope: ClassId, name: &str) -> Option<Arc<str>> {
+    let entry = lk.lib.get(scope);
+    let comp = entry.def.specifier.composition()?;
+    for (_, e) in comp.elements() {
+        if let ast::Element::Import(imp) = e {
+            match &imp.kind {
+                ast::ImportKind::Renaming { alias, name: n } if alias.as_str() == name => {
+                    return n.last().map(|l| l.name.clone())
+                }
+                ast::ImportKind::Qualified(n) if n.last().is_some_and(|l| l.as_str() == name) => {
+                    return n.last().map(|l| l.name.clone())
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,1083 @@
+//! Walking the instance tree: scalar variables with their attributes, bindings as
+//! equations, equation and algorithm sections (for-expansion, parameter `if` selection,
+//! `when`), and collecting `connect` equations for [`crate::connect`].
+
+use crate::connect::{ConnElem, Connections};
+use crate::ctx::{format_indices, index_tuples, Flattener};
+use crate::expand::{cref_text, qualified, Cx, Val};
+use crate::flat::{
+    self, AssertLevel, Attributes, Causality, Equation, Expr, Origin, ScalarType, StateSelect,
+    Statement, Variability, Variable,
+};
+use crate::fold;
+use crate::inst::*;
+use moss_syntax::ast::{self, ClassKind, EquationKind, ExprKind, FunctionArgs, StatementKind};
+use moss_syntax::Span;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Everything collected while walking the instance tree.
+#[derive(Default)]
+pub struct Collected {
+    pub variables: Vec<Variable>,
+    pub equations: Vec<Equation>,
+    pub initial_equations: Vec<Equation>,
+    pub algorithms: Vec<flat::Algorithm>,
+    pub initial_algorithms: Vec<flat::Algorithm>,
+    pub connections: Connections,
+    /// Flow variables that belong to connectors of components (not of the model itself).
+    pub inside_flows: Vec<String>,
+}
+
+pub fn origin(span: Span, node: &NodeRef) -> Origin {
+    Origin {
+        span,
+        instance: Arc::from(node.path.as_str()),
+    }
+}
+
+impl<'a> Flattener<'a> {
+    /// Flatten an instance and everything below it.
+    pub fn walk(&self, node: &NodeRef, out: &mut Collected) -> Res<()> {
+        let elems = self.elems(node);
+        for comp in &elems.comps {
+            if comp.prefixes.outer && !comp.prefixes.inner {
+                if self.find_inner(node, &comp.name).is_none() {
+                    return err(
+                        comp.span,
+                        format!("no `inner` declaration for `outer {}`", comp.name),
+                    )
+                    .map_err(|d| {
+                        Box::new(d.with_help(format!(
+                            "add `inner {} {};` at the top level of the model",
+                            comp.type_name, comp.name
+                        )))
+                    });
+                }
+                continue;
+            }
+            if !self.comp_enabled(node, comp)? {
+                continue;
+            }
+            let ty = self.comp_type(node, comp)?;
+            let dims = self.comp_dims(node, comp)?;
+            match ty.base {
+                Base::Class(c) => {
+                    let kind = self.lk.kind(c);
+                    if matches!(kind, ClassKind::Function { .. } | ClassKind::Package) {
+                        continue;
+                    }
+                    if self.lib().get(c).def.prefixes.partial {
+                        return err(
+                            comp.span,
+                            format!(
+                                "`{}` is declared with the partial class `{}`, which cannot be instantiated",
+                                qualified(node, &comp.name),
+                                self.lk.name_of(c)
+                            ),
+                        )
+                        .map_err(|d| Box::new(d.with_help("use a non-partial class that extends it, or redeclare the component")));
+                    }
+                    for idx in index_tuples(&dims) {
+                        let child = self.child_node(node, comp, &idx)?;
+                        self.walk(&child, out)?;
+                        if let Some(b) = &comp.mods.binding {
+                            self.record_binding(node, comp, &child, b, &idx, out)?;
+                        }
+                    }
+                }
+                _ => self.emit_vars(node, comp, &ty, &dims, out)?,
+            }
+        }
+        for class in &elems.contributors {
+            let entry = self.lib().get(*class);
+            let Some(compo) = entry.def.specifier.composition() else {
+                continue;
+            };
+            let env = Env {
+                node: node.clone(),
+                scope: *class,
+            };
+            for eq in compo.equations(false) {
+                let mut v = Vec::new();
+                self.equation(
+                    eq,
+                    &env,
+                    &mut Cx::flat(),
+                    &mut v,
+                    Some(&mut out.connections),
+                )?;
+                out.equations.extend(v);
+            }
+            for eq in compo.equations(true) {
+                let mut v = Vec::new();
+                self.equation(eq, &env, &mut Cx::flat(), &mut v, None)?;
+                out.initial_equations.extend(v);
+            }
+            for (initial, target) in [(false, 0), (true, 1)] {
+                for stmts in compo.algorithms(initial) {
+                    let span = stmts.first().map_or(entry.def.span, |s| s.span);
+                    let mut v = Vec::new();
+                    for s in stmts {
+                        self.statement(s, &env, &mut Cx::flat(), &mut v)?;
+                    }
+                    let alg = flat::Algorithm {
+                        statements: v,
+                        origin: origin(span, node),
+                    };
+                    if target == 0 {
+                        out.algorithms.push(alg);
+                    } else {
+                        out.initial_algorithms.push(alg);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `R r = expr` for a structured component: field-wise bindings.
+    fn record_binding(
+        &self,
+        node: &NodeRef,
+        comp: &Rc<Comp>,
+        child: &NodeRef,
+        b: &BindingMod,
+        idx: &[usize],
+        out: &mut Collected,
+    ) -> Res<()> {
+        let v = self.expand(&b.expr, &b.env, &mut Cx::flat())?;
+        let mut path: Vec<usize> = b.index.clone();
+        path.extend(idx.iter().map(|i| i - 1));
+        let v = v.index_path(&path);
+        let env = Env {
+            node: node.clone(),
+            scope: comp.scope,
+        };
+        let lhs = self.resolve_in_node(
+            child.parent.as_ref().unwrap_or(node),
+            &[ast::RefPart {
+                name: comp.decl.name.clone(),
+                subscripts: idx
+                    .iter()
+                    .map(|i| {
+                        ast::Subscript::Expr(ast::Expr::new(
+                            ast::ExprKind::Integer(*i as i64),
+                            Span::DUMMY,
+                        ))
+                    })
+                    .collect(),
+            }],
+            &env,
+            &mut Cx::flat(),
+            false,
+            b.expr.span,
+        )?;
+        let (ls, rs) = (lhs.scalars(), v.scalars());
+        if ls.len() != rs.len() {
+            return err(
+                b.expr.span,
+                "the binding does not match the record's fields",
+            );
+        }
+        for (l, r) in ls.into_iter().zip(rs) {
+            let Expr::Var { name, .. } = &l else { continue };
+            match out.variables.iter_mut().rev().find(|v| &v.name == name) {
+                Some(var) if var.variability <= Variability::Parameter => {
+                    if var.binding.is_none() {
+                        var.binding = Some(r);
+                    }
+                }
+                _ => out.equations.push(Equation::Equal {
+                    lhs: l,
+                    rhs: r,
+                    origin: origin(b.expr.span, node),
+                }),
+            }
+        }
+        Ok(())
+    }
+
+    fn emit_vars(
+        &self,
+        node: &NodeRef,
+        comp: &Rc<Comp>,
+        ty: &ResolvedType,
+        dims: &[usize],
+        out: &mut Collected,
+    ) -> Res<()> {
+        let inh = self.inherited_of(node);
+        let declared = comp.tprefixes.variability.or(inh.variability);
+        let variability = match declared {
+            Some(ast::Variability::Constant) => Variability::Constant,
+            Some(ast::Variability::Parameter) => Variability::Parameter,
+            Some(ast::Variability::Discrete) => Variability::Discrete,
+            None if ty.base == Base::Real => Variability::Continuous,
+            None => Variability::Discrete,
+        };
+        let causality = if node.path.is_empty() {
+            match comp.tprefixes.causality.or(ty.causality) {
+                Some(ast::Causality::Input) => Causality::Input,
+                Some(ast::Causality::Output) => Causality::Output,
+                None => Causality::Internal,
+            }
+        } else {
+            Causality::Internal
+        };
+        let scalar_ty = match &ty.base {
+            Base::Real => ScalarType::Real,
+            Base::Integer => ScalarType::Integer,
+            Base::Boolean => ScalarType::Boolean,
+            Base::String => ScalarType::String,
+            Base::Enum(c, lits) => ScalarType::Enumeration {
+                name: Arc::from(self.lk.name_of(*c).as_str()),
+                literals: lits.clone(),
+            },
+            Base::Class(_) => ScalarType::Real,
+        };
+        let mods = Mod::merge(&comp.mods, &ty.mods);
+        let binding = match &mods.binding {
+            Some(b) => Some((
+                self.expand(&b.expr, &b.env, &mut Cx::flat())?
+                    .index_path(&b.index),
+                b.expr.span,
+            )),
+            None => None,
+        };
+        if variability == Variability::Constant
+            && binding.is_none()
+            && dims.iter().product::<usize>() > 0
+        {
+            return err(
+                comp.decl.name.span,
+                format!("constant `{}` has no value", qualified(node, &comp.name)),
+            )
+            .map_err(|d| Box::new(d.with_help("give it a binding: `constant Real c = ...;`")));
+        }
+        let attr =
+            |name: &str| -> Option<&BindingMod> { mods.sub(name).and_then(|m| m.binding.as_ref()) };
+        let expand_attr = |name: &str| -> Res<Option<Val>> {
+            match attr(name) {
+                Some(b) => Ok(Some(
+                    self.expand(&b.expr, &b.env, &mut Cx::flat())?
+                        .index_path(&b.index),
+                )),
+                None => Ok(None),
+            }
+        };
+        let eval_attr = |name: &str| -> Res<Option<Val>> {
+            match attr(name) {
+                Some(b) => Ok(Some(
+                    self.eval_expr(&b.expr, &b.env, &mut Cx::eval())?
+                        .index_path(&b.index),
+                )),
+                None => Ok(None),
+            }
+        };
+        let start = expand_attr("start")?;
+        let nominal = expand_attr("nominal")?;
+        let min = expand_attr("min")?;
+        let max = expand_attr("max")?;
+        let fixed = eval_attr("fixed")?;
+        let unit = eval_attr("unit")?;
+        let display_unit = eval_attr("displayUnit")?;
+        let quantity = eval_attr("quantity")?;
+        let state_select = eval_attr("stateSelect")?;
+        let is_flow = comp.tprefixes.connector == Some(ast::ConnectorPrefix::Flow);
+        let is_stream = comp.tprefixes.connector == Some(ast::ConnectorPrefix::Stream);
+        let base_name = qualified(node, &comp.name);
+        let inside = node.parent.as_ref().is_some_and(|p| !p.path.is_empty())
+            && self.is_connector_node(node);
+        let description = comp.decl.description.text();
+        for idx in index_tuples(dims) {
+            let path: Vec<usize> = idx.iter().map(|i| i - 1).collect();
+            let at = |v: &Option<Val>| v.as_ref().map(|v| v.index_path(&path));
+            let sc = |v: &Option<Val>| at(v).and_then(|v| v.scalar().cloned());
+            let string = |v: &Option<Val>| match sc(v) {
+                Some(Expr::String(s)) => Some(s),
+                _ => None,
+            };
+            let name = if idx.is_empty() {
+                base_name.clone()
+            } else {
+                format!("{base_name}{}", format_indices(&idx))
+            };
+            let bval = binding.as_ref().map(|(v, s)| (v.index_path(&path), *s));
+            let bexpr = match bval {
+                Some((Val::S(e), s)) => Some((e, s)),
+                Some((_, s)) => {
+                    return err(
+                        s,
+                        format!("the binding of `{name}` does not match its size"),
+                    )
+                }
+                None => None,
+            };
+            let attrs = Attributes {
+                start: sc(&start),
+                fixed: match sc(&fixed) {
+                    Some(Expr::Boolean(b)) => Some(b),
+                    _ => None,
+                },
+                nominal: sc(&nominal),
+                min: sc(&min),
+                max: sc(&max),
+                unit: string(&unit),
+                display_unit: string(&display_unit),
+                quantity: string(&quantity),
+                state_select: match sc(&state_select) {
+                    Some(Expr::Enum { literal, .. }) => state_select_of(&literal),
+                    _ => None,
+                },
+            };
+            let mut var = Variable {
+                name: name.clone(),
+                ty: scalar_ty.clone(),
+                variability,
+                causality,
+                binding: None,
+                attrs,
+                is_flow,
+                is_stream,
+                is_protected: comp.protected || inh.protected,
+                description: description.clone(),
+                origin: origin(comp.decl.span, node),
+            };
+            if let Some((e, s)) = bexpr {
+                if variability <= Variability::Parameter {
+                    var.binding = Some(e);
+                } else {
+                    out.equations.push(Equation::Equal {
+                        lhs: Expr::Var {
+                            name: name.clone(),
+                            subscripts: Vec::new(),
+                        },
+                        rhs: e,
+                        origin: origin(s, &comp.env.node),
+                    });
+                }
+            }
+            if is_flow && inside {
+                out.inside_flows.push(name.clone());
+            }
+            out.variables.push(var);
+        }
+        Ok(())
+    }
+
+    fn is_connector_node(&self, node: &NodeRef) -> bool {
+        matches!(
+            self.lk.kind(self.lk.follow_short_class(node.class)),
+            ClassKind::Connector | ClassKind::ExpandableConnector
+        )
+    }
+
+    /// Flatten one equation (appending to `out`); `connect` goes to `conns` (None in initial
+    /// equations, where connect is not allowed).
+    pub fn equation(
+        &self,
+        eq: &ast::Equation,
+        env: &Env,
+        cx: &mut Cx,
+        out: &mut Vec<Equation>,
+        mut conns: Option<&mut Connections>,
+    ) -> Res<()> {
+        let o = origin(eq.span, &env.node);
+        match &eq.kind {
+            EquationKind::Simple { lhs, rhs } => {
+                if let Some(e) = self.call_equation(lhs, rhs, env, cx, &o)? {
+                    out.push(e);
+                    return Ok(());
+                }
+                let l = self.expand(lhs, env, cx)?;
+                let r = self.expand(rhs, env, cx)?;
+                if l.shape() != r.shape() {
+                    return err(
+                        eq.span,
+                        format!(
+                            "the two sides of the equation have different sizes: {:?} and {:?}",
+                            l.shape(),
+                            r.shape()
+                        ),
+                    );
+                }
+                let (ls, rs) = (l.scalars(), r.scalars());
+                if ls.len() != rs.len() {
+                    return err(eq.span, "the two sides of the equation do not match");
+                }
+                for (a, b) in ls.into_iter().zip(rs) {
+                    out.push(Equation::Equal {
+                        lhs: a,
+                        rhs: b,
+                        origin: o.clone(),
+                    });
+                }
+            }
+            EquationKind::For { indices, body } => {
+                self.for_equation(indices, body, env, cx, out, conns)?;
+            }
+            EquationKind::If {
+                branches,
+                else_branch,
+            } => {
+                let mut kept: Vec<(Expr, Vec<Equation>)> = Vec::new();
+                let mut else_eqs: Option<Vec<Equation>> = None;
+                for (c, body) in branches {
+                    let structural = kept
+                        .is_empty()
+                        .then(|| self.eval_expr(c, env, &mut cx.clone()).ok())
+                        .flatten();
+                    match structural {
+                        Some(Val::S(Expr::Boolean(false))) => continue,
+                        Some(Val::S(Expr::Boolean(true))) => {
+                            let mut v = Vec::new();
+                            for e in body {
+                                self.equation(e, env, cx, &mut v, conns.as_deref_mut())?;
+                            }
+                            else_eqs = Some(v);
+                            break;
+                        }
+                        _ => {
+                            let cv = self.expand(c, env, cx)?;
+                            let Val::S(ce) = cv else {
+                                return err(
+                                    c.span,
+                                    "the condition of an if-equation must be a scalar Boolean",
+                                );
+                            };
+                            let mut v = Vec::new();
+                            for e in body {
+                                self.equation(e, env, cx, &mut v, conns.as_deref_mut())?;
+                            }
+                            if let Expr::Boolean(true) = ce {
+                                else_eqs = Some(v);
+                                break;
+                            }
+                            if let Expr::Boolean(false) = ce {
+                                continue;
+                            }
+                            kept.push((ce, v));
+                        }
+                    }
+                }
+                let else_eqs = match else_eqs {
+                    Some(v) => v,
+                    None => {
+                        let mut v = Vec::new();
+                        for e in else_branch {
+                            self.equation(e, env, cx, &mut v, conns.as_deref_mut())?;
+                        }
+                        v
+                    }
+                };
+                if kept.is_empty() {
+                    out.extend(else_eqs);
+                } else {
+                    out.push(Equation::If {
+                        branches: kept,
+                        else_: else_eqs,
+                        origin: o,
+                    });
+                }
+            }
+            EquationKind::Connect { lhs, rhs } => {
+                let Some(conns) = conns else {
+                    return err(eq.span, "`connect` is not allowed here");
+                };
+                self.connect(lhs, rhs, env, cx, conns, o)?;
+            }
+            EquationKind::When { branches } => {
+                let mut bs = Vec::new();
+                for (c, body) in branches {
+                    let cv = self.expand(c, env, cx)?.to_expr();
+                    let mut v = Vec::new();
+                    for e in body {
+                        self.equation(e, env, cx, &mut v, None)?;
+                    }
+                    bs.push((cv, v));
+                }
+                out.push(Equation::When {
+                    branches: bs,
+                    origin: o,
+                });
+            }
+            EquationKind::Call { function, args } => {
+                out.push(self.call_eq(function, args, env, cx, o)?);
+            }
+        }
+        Ok(())
+    }
+
+    fn for_equation(
+        &self,
+        indices: &[ast::ForIndex],
+        body: &[ast::Equation],
+        env: &Env,
+        cx: &mut Cx,
+        out: &mut Vec<Equation>,
+        mut conns: Option<&mut Connections>,
+    ) -> Res<()> {
+        let Some((first, rest)) = indices.split_first() else {
+            for e in body {
+                self.equation(e, env, cx, out, conns.as_deref_mut())?;
+            }
+            return Ok(());
+        };
+        for v in self.iterator_values(first, env, cx)? {
+            cx.locals.push((first.name.name.clone(), v));
+            let r = self.for_equation(rest, body, env, cx, out, conns.as_deref_mut());
+            cx.locals.pop();
+            r?;
+        }
+        Ok(())
+    }
+
+    /// `(a, b) = f(x)` and `x = f(y)` with an array-valued `f`: kept as one equation.
+    fn call_equation(
+        &self,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        env: &Env,
+        cx: &mut Cx,
+        o: &Origin,
+    ) -> Res<Option<Equation>> {
+        let ExprKind::Call { .. } = &rhs.kind else {
+            return Ok(None);
+        };
+        if let ExprKind::Tuple(items) = &lhs.kind {
+            let call = self.expand(rhs, env, cx)?;
+            let call = strip_index_call(call.to_expr());
+            let mut targets = Vec::new();
+            for i in items {
+                targets.push(match i {
+                    Some(e) => Some(self.expand(e, env, cx)?.to_expr()),
+                    None => None,
+                });
+            }
+            return Ok(Some(Equation::Equal {
+                lhs: Expr::Tuple(targets),
+                rhs: call,
+                origin: o.clone(),
+            }));
+        }
+        let r = self.expand(rhs, env, cx)?;
+        if r.scalars().iter().any(is_index_call) {
+            let l = self.expand(lhs, env, cx)?;
+            if l.shape() != r.shape() {
+                return err(o.span, "the two sides of the equation have different sizes");
+            }
+            return Ok(Some(Equation::Equal {
+                lhs: l.to_expr(),
+                rhs: strip_index_call(r.to_expr()),
+                origin: o.clone(),
+            }));
+        }
+        Ok(None)
+    }
+
+    fn call_eq(
+        &self,
+        function: &ast::ComponentRef,
+        args: &FunctionArgs,
+        env: &Env,
+        cx: &mut Cx,
+        o: Origin,
+    ) -> Res<Equation> {
+        let name = function.as_simple_name().unwrap_or("");
+        let FunctionArgs::List { positional, named } = args else {
+            return err(o.span, "unexpected iterator arguments");
+        };
+        let arg = |k: usize, n: &str| -> Option<&ast::Expr> {
+            positional
+                .get(k)
+                .or_else(|| named.iter().find(|a| a.name == n).map(|a| &a.value))
+        };
+        match name {
+            "assert" => {
+                let (Some(c), Some(m)) = (arg(0, "condition"), arg(1, "message")) else {
+                    return err(o.span, "assert needs a condition and a message");
+                };
+                let c = self.expand(c, env, cx)?.to_expr();
+                let m = self.expand(m, env, cx)?.to_expr();
+                let level = match arg(2, "level") {
+                    Some(l) => match self.eval_expr(l, env, &mut cx.clone())? {
+                        Val::S(Expr::Enum { literal, .. }) if &*literal == "warning" => {
+                            AssertLevel::Warning
+                        }
+                        _ => AssertLevel::Error,
+                    },
+                    None => AssertLevel::Error,
+                };
+                Ok(Equation::Assert {
+                    condition: c,
+                    message: m,
+                    level,
+                    origin: o,
+                })
+            }
+            "terminate" => {
+                let Some(m) = arg(0, "message") else {
+                    return err(o.span, "terminate needs a message");
+                };
+                Ok(Equation::Terminate {
+                    message: self.expand(m, env, cx)?.to_expr(),
+                    origin: o,
+                })
+            }
+            "reinit" => {
+                let (Some(x), Some(v)) = (positional.first(), positional.get(1)) else {
+                    return err(o.span, "reinit needs a variable and a value");
+                };
+                let Val::S(Expr::Var { name, .. }) = self.expand(x, env, cx)? else {
+                    return err(
+                        x.span,
+                        "the first argument of reinit must be a scalar variable",
+                    );
+                };
+                let value = self.expand(v, env, cx)?.to_expr();
+                Ok(Equation::Reinit {
+                    var: name,
+                    value,
+                    origin: o,
+                })
+            }
+            _ => {
+                let e = ast::Expr::new(
+                    ExprKind::Call {
+                        function: function.clone(),
+                        args: args.clone(),
+                    },
+                    o.span,
+                );
+                match self.expand(&e, env, cx)? {
+                    Val::S(Expr::Call { func, args }) => Ok(Equation::Call {
+                        func,
+                        args,
+                        origin: o,
+                    }),
+                    _ => err(
+                        o.span,
+                        format!("`{}` cannot be used as an equation", cref_text(function)),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// Resolve one side of a `connect` into connector elements (arrays element-wise).
+    /// `None` when it names a disabled conditional component (the connection is dropped).
+    fn connect_side(
+        &self,
+        c: &ast::ComponentRef,
+        env: &Env,
+        cx: &mut Cx,
+    ) -> Res<Option<Vec<ConnElem>>> {
+        let mut node = env.node.clone();
+        let mut outside = false;
+        let mut paths: Vec<(NodeRef, Vec<usize>)> = Vec::new();
+        let mut comp_last = None;
+        for (k, part) in c.parts.iter().enumerate() {
+            let Some(mut comp) = self.find_comp(&node, part.name.as_str()) else {
+                return err(
+                    part.name.span,
+                    format!("unknown connector `{}`", cref_text(c)),
+                );
+            };
+            if comp.prefixes.outer && !comp.prefixes.inner {
+                if let Some((n, ic)) = self.find_inner(&node, &comp.name) {
+                    node = n;
+                    comp = ic;
+                }
+            }
+            if !self.comp_enabled(&node, &comp)? {
+                return Ok(None);
+            }
+            let ty = self.comp_type(&node, &comp)?;
+            if k == 0 {
+                outside = match ty.base {
+                    Base::Class(cls) => matches!(
+                        self.lk.kind(self.lk.follow_short_class(cls)),
+                        ClassKind::Connector | ClassKind::ExpandableConnector
+                    ),
+                    _ => true,
+                };
+            }
+            let dims = self.comp_dims(&node, &comp)?;
+            let sel = self.connect_indices(&part.subscripts, &dims, env, cx)?;
+            if k + 1 < c.parts.len() {
+                let [one] = sel.as_slice() else {
+                    return err(
+                        c.span,
+                        "only the last part of a connector reference may be an array",
+                    );
+                };
+                node = self.child_node(&node, &comp, one)?;
+            } else {
+                paths = sel.into_iter().map(|i| (node.clone(), i)).collect();
+                comp_last = Some(comp);
+            }
+        }
+        let Some(comp) = comp_last else {
+            return Ok(Some(Vec::new()));
+        };
+        let mut out = Vec::new();
+        for (n, idx) in paths {
+            let ty = self.comp_type(&n, &comp)?;
+            let mut name = qualified(&n, &comp.name);
+            if !idx.is_empty() {
+                name.push_str(&format_indices(&idx));
+            }
+            let child = match ty.base {
+                Base::Class(_) => Some(self.child_node(&n, &comp, &idx)?),
+                _ => None,
+            };
+            out.push(ConnElem {
+                name,
+                node: child,
+                outside,
+                comp: comp.clone(),
+                parent: n.clone(),
+            });
+        }
+        Ok(Some(out))
+    }
+
+    fn connect_indices(
+        &self,
+        subs: &[ast::Subscript],
+        dims: &[usize],
+        env: &Env,
+        cx: &mut Cx,
+    ) -> Res<Vec<Vec<usize>>> {
+        let mut lists: Vec<Vec<usize>> = Vec::new();
+        for (k, &d) in dims.iter().enumerate() {
+            match subs.get(k) {
+                None | Some(ast::Subscript::Colon(_)) => lists.push((1..=d).collect()),
+                Some(ast::Subscript::Expr(e)) => {
+                    let saved = cx.end.replace(d);
+                    let v = self.eval_expr(e, env, cx);
+                    cx.end = saved;
+                    let v = v?;
+                    let mut is = Vec::new();
+                    for x in v.scalars() {
+                        match fold::as_i64(&x) {
+                            Some(i) if i >= 1 && i as usize <= d => is.push(i as usize),
+                            _ => return err(e.span, format!("index out of bounds 1..{d}")),
+                        }
+                    }
+                    lists.push(is);
+                }
+            }
+        }
+        let mut out = vec![Vec::new()];
+        for l in lists {
+            let mut next = Vec::new();
+            for p in &out {
+                for i in &l {
+                    let mut q = p.clone();
+                    q.push(*i);
+                    next.push(q);
+                }
+            }
+            out = next;
+        }
+        Ok(out)
+    }
+
+    fn connect(
+        &self,
+        lhs: &ast::ComponentRef,
+        rhs: &ast::ComponentRef,
+        env: &Env,
+        cx: &mut Cx,
+        conns: &mut Connections,
+        o: Origin,
+    ) -> Res<()> {
+        let (Some(a), Some(b)) = (
+            self.connect_side(lhs, env, cx)?,
+            self.connect_side(rhs, env, cx)?,
+        ) else {
+            return Ok(());
+        };
+        if a.len() != b.len() {
+            return err(
+                o.span,
+                format!(
+                    "connect: `{}` has {} element(s) but `{}` has {}",
+                    cref_text(lhs),
+                    a.len(),
+                    cref_text(rhs),
+                    b.len()
+                ),
+            );
+        }
+        for (x, y) in a.into_iter().zip(b) {
+            let lx = self.connector_leaves(&x)?;
+            let ly = self.connector_leaves(&y)?;
+            conns.add(x, lx, y, ly, &o)?;
+        }
+        Ok(())
+    }
+
+    /// The scalar variables of a connector: (suffix after the connector name, kind).
+    pub fn connector_leaves(
+        &self,
+        c: &ConnElem,
+    ) -> Res<Vec<(String, Option<ast::ConnectorPrefix>)>> {
+        let mut out = Vec::new();
+        match &c.node {
+            None => out.push((String::new(), c.comp.tprefixes.connector)),
+            Some(n) => self.leaves_of(n, "", &mut out)?,
+        }
+        Ok(out)
+    }
+
+    fn leaves_of(
+        &self,
+        node: &NodeRef,
+        prefix: &str,
+        out: &mut Vec<(String, Option<ast::ConnectorPrefix>)>,
+    ) -> Res<()> {
+        let elems = self.elems(node);
+        for comp in &elems.comps {
+            if !self.comp_enabled(node, comp)? {
+                continue;
+            }
+            let var = comp.tprefixes.variability;
+            if matches!(
+                var,
+                Some(ast::Variability::Parameter | ast::Variability::Constant)
+            ) {
+                continue;
+            }
+            let ty = self.comp_type(node, comp)?;
+            let dims = self.comp_dims(node, comp)?;
+            for idx in index_tuples(&dims) {
+                let mut name = format!("{prefix}.{}", comp.name);
+                if !idx.is_empty() {
+                    name.push_str(&format_indices(&idx));
+                }
+                match ty.base {
+                    Base::Class(_) => {
+                        let child = self.child_node(node, comp, &idx)?;
+                        self.leaves_of(&child, &name, out)?;
+                    }
+                    _ => out.push((name, comp.tprefixes.connector)),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Algorithms of the model (statements on scalar variables; loops unrolled)
+    // -----------------------------------------------------------------------------------
+
+    pub fn statement(
+        &self,
+        s: &ast::Statement,
+        env: &Env,
+        cx: &mut Cx,
+        out: &mut Vec<Statement>,
+    ) -> Res<()> {
+        let o = origin(s.span, &env.node);
+        match &s.kind {
+            StatementKind::Assign { target, value } => {
+                let t = self.expand_cref(target, env, cx)?;
+                let v = self.expand(value, env, cx)?;
+                let (ts, vs) = (t.scalars(), v.scalars());
+                if ts.len() != vs.len() {
+                    if vs.iter().any(is_index_call) {
+                        out.push(Statement::Assign {
+                            target: t.to_expr(),
+                            value: strip_index_call(v.to_expr()),
+                            origin: o,
+                        });
+                        return Ok(());
+                    }
+                    return err(
+                        s.span,
+                        "the two sides of the assignment have different sizes",
+                    );
+                }
+                for (a, b) in ts.into_iter().zip(vs) {
+                    out.push(Statement::Assign {
+                        target: a,
+                        value: b,
+                        origin: o.clone(),
+                    });
+                }
+            }
+            StatementKind::TupleAssign { targets, value } => {
+                let v = strip_index_call(self.expand(value, env, cx)?.to_expr());
+                let mut ts = Vec::new();
+                for t in targets {
+                    ts.push(match t {
+                        Some(e) => Some(self.expand(e, env, cx)?.to_expr()),
+                        None => None,
+                    });
+                }
+                out.push(Statement::TupleAssign {
+                    targets: ts,
+                    value: v,
+                    origin: o,
+                });
+            }
+            StatementKind::Call { function, args } => {
+                match self.call_eq(function, args, env, cx, o)? {
+                    Equation::Assert {
+                        condition,
+                        message,
+                        level,
+                        origin,
+                    } => out.push(Statement::Assert {
+                        condition,
+                        message,
+                        level,
+                        origin,
+                    }),
+                    Equation::Terminate { message, origin } => {
+                        out.push(Statement::Terminate { message, origin })
+                    }
+                    Equation::Reinit { var, value, origin } => {
+                        out.push(Statement::Reinit { var, value, origin })
+                    }
+                    Equation::Call { func, args, origin } => {
+                        out.push(Statement::Call { func, args, origin })
+                    }
+                    _ => {}
+                }
+            }
+            StatementKind::If {
+                branches,
+                else_branch,
+            } => {
+                let mut bs = Vec::new();
+                let mut else_: Option<Vec<Statement>> = None;
+                for (c, body) in branches {
+                    let cv = self.expand(c, env, cx)?.to_expr();
+                    if cv == Expr::Boolean(false) {
+                        continue;
+                    }
+                    let mut v = Vec::new();
+                    for st in body {
+                        self.statement(st, env, cx, &mut v)?;
+                    }
+                    if cv == Expr::Boolean(true) {
+                        else_ = Some(v);
+                        break;
+                    }
+                    bs.push((cv, v));
+                }
+                let else_ = match else_ {
+                    Some(v) => v,
+                    None => {
+                        let mut v = Vec::new();
+                        for st in else_branch {
+                            self.statement(st, env, cx, &mut v)?;
+                        }
+                        v
+                    }
+                };
+                if bs.is_empty() {
+                    out.extend(else_);
+                } else {
+                    out.push(Statement::If {
+                        branches: bs,
+                        else_,
+                        origin: o,
+                    });
+                }
+            }
+            StatementKind::For { indices, body } => {
+                self.for_statement(indices, body, env, cx, out)?;
+            }
+            StatementKind::While { condition, body } => {
+                let c = self.expand(condition, env, cx)?.to_expr();
+                let mut v = Vec::new();
+                for st in body {
+                    self.statement(st, env, cx, &mut v)?;
+                }
+                out.push(Statement::While {
+                    condition: c,
+                    body: v,
+                    origin: o,
+                });
+            }
+            StatementKind::When { branches } => {
+                let mut bs = Vec::new();
+                for (c, body) in branches {
+                    let cv = self.expand(c, env, cx)?.to_expr();
+                    let mut v = Vec::new();
+                    for st in body {
+                        self.statement(st, env, cx, &mut v)?;
+                    }
+                    bs.push((cv, v));
+                }
+                out.push(Statement::When {
+                    branches: bs,
+                    origin: o,
+                });
+            }
+            StatementKind::Return => out.push(Statement::Return { origin: o }),
+            StatementKind::Break => out.push(Statement::Break { origin: o }),
+        }
+        Ok(())
+    }
+
+    fn for_statement(
+        &self,
+        indices: &[ast::ForIndex],
+        body: &[ast::Statement],
+        env: &Env,
+        cx: &mut Cx,
+        out: &mut Vec<Statement>,
+    ) -> Res<()> {
+        let Some((first, rest)) = indices.split_first() else {
+            for s in body {
+                self.statement(s, env, cx, out)?;
+            }
+            return Ok(());
+        };
+        for v in self.iterator_values(first, env, cx)? {
+            cx.locals.push((first.name.name.clone(), v));
+            let r = self.for_statement(rest, body, env, cx, out);
+            cx.locals.pop();
+            r?;
+        }
+        Ok(())
+    }
+}
+
+fn state_select_of(literal: &str) -> Option<StateSelect> {
+    Some(match literal {
+        "never" => StateSelect::Never,
+        "avoid" => StateSelect::Avoid,
+        "default" => StateSelect::Default,
+        "prefer" => StateSelect::Prefer,
+        "always" => StateSelect::Always,
+        _ => return None,
+    })
+}
+
+/// Element `[i]` of an array-valued call, as produced by the expander.
+pub fn is_index_call(e: &Expr) -> bool {
+    matches!(e, Expr::Call { func, .. } if func == "[]")
+}
+
+/// `{[](f(x),1), [](f(x),2)}` → `f(x)`.
+fn strip_index_call(e: Expr) -> Expr {
+    match e {
+        Expr::Call { func, mut args } if func == "[]" && !args.is_empty() => args.swap_remove(0),
+        Expr::Array(items) => {
+            let stripped: Vec<Expr> = items.into_iter().map(strip_index_call).collect();
+            match stripped.first() {
+                Some(f) if stripped.iter().all(|x| x == f) && matches!(f, Expr::Call { .. }) => {
+                    f.clone()
+                }
+                _ => Expr::Array(stripped),
+            }
+        }
+        other => other,
+    }
+}

@@ -1,0 +1,692 @@
+//! Functions (specification chapter 12): every function called from the model, collected
+//! transitively, translated to flat functions with arrays kept (bodies are executed, not
+//! scalarized). Named arguments are placed and defaults filled in at each call site.
+
+use crate::ctx::Flattener;
+use crate::expand::{cref_text, Cx, EXTRA_BUILTINS};
+use crate::flat::{
+    self, AssertLevel, BinaryOp as FB, DerivativeAnnotation, Expr, Function, FunctionBody,
+    FunctionVar, ScalarType, Statement, Subscript, UnaryOp as FU, BUILTINS,
+};
+use crate::flatten::origin;
+use crate::inst::*;
+use crate::loader::ClassId;
+use moss_syntax::ast::{self, ExprKind, FunctionArgs, StatementKind};
+use moss_syntax::Span;
+use std::collections::{BTreeMap, HashSet};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Names visible as locals inside a function body.
+struct FnEnv {
+    env: Env,
+    locals: HashSet<String>,
+}
+
+impl<'a> Flattener<'a> {
+    /// Translate every function referenced so far (and those they reference).
+    pub fn collect_functions(&self) -> Res<BTreeMap<String, Function>> {
+        let mut done: BTreeMap<String, Function> = BTreeMap::new();
+        loop {
+            let pending: Vec<(String, ClassId)> = self
+                .functions
+                .borrow()
+                .iter()
+                .filter(|(n, _)| !done.contains_key(*n))
+                .map(|(n, c)| (n.clone(), *c))
+                .collect();
+            if pending.is_empty() {
+                return Ok(done);
+            }
+            for (name, id) in pending {
+                let f = self.translate_function(&name, id)?;
+                done.insert(name, f);
+            }
+        }
+    }
+
+    fn translate_function(&self, name: &str, id: ClassId) -> Res<Function> {
+        let node = self.package_node(id);
+        let elems = self.elems(&node);
+        let entry = self.lib().get(self.lk.follow_short_class(id));
+        let locals: HashSet<String> = elems.comps.iter().map(|c| c.name.to_string()).collect();
+        let mut f = Function {
+            name: name.to_string(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            locals: Vec::new(),
+            body: FunctionBody::Algorithm(Vec::new()),
+            derivatives: Vec::new(),
+            inline: false,
+            smooth_order: None,
+            is_impure: matches!(
+                entry.def.prefixes.kind,
+                ast::ClassKind::Function {
+                    purity: ast::Purity::Impure,
+                    ..
+                }
+            ),
+            origin: origin(entry.def.name.span, &node),
+        };
+        for comp in &elems.comps {
+            let fenv = FnEnv {
+                env: Env {
+                    node: node.clone(),
+                    scope: comp.scope,
+                },
+                locals: locals.clone(),
+            };
+            let ty = self.comp_type(&node, comp)?;
+            let scalar = match &ty.base {
+                Base::Real => ScalarType::Real,
+                Base::Integer => ScalarType::Integer,
+                Base::Boolean => ScalarType::Boolean,
+                Base::String => ScalarType::String,
+                Base::Enum(c, lits) => ScalarType::Enumeration {
+                    name: Arc::from(self.lk.name_of(*c).as_str()),
+                    literals: lits.clone(),
+                },
+                Base::Class(c) => {
+                    return err(
+                        comp.span,
+                        format!(
+                            "function `{name}`: component `{}` of class `{}` (records in functions are not supported)",
+                            comp.name,
+                            self.lk.name_of(*c)
+                        ),
+                    )
+                }
+            };
+            let mut dims = Vec::new();
+            for s in comp.decl.subscripts.iter().chain(comp.type_subs.iter()) {
+                dims.push(self.fn_dim(s, &fenv)?);
+            }
+            for (s, _) in &ty.dims {
+                dims.push(self.fn_dim(s, &fenv)?);
+            }
+            let default = match &comp.mods.binding {
+                Some(b) => Some(self.fexpr(&b.expr, &fenv)?),
+                None => None,
+            };
+            let v = FunctionVar {
+                name: comp.name.to_string(),
+                ty: scalar,
+                dims,
+                default,
+            };
+            match comp.tprefixes.causality {
+                Some(ast::Causality::Input) => f.inputs.push(v),
+                Some(ast::Causality::Output) => f.outputs.push(v),
+                None => f.locals.push(v),
+            }
+        }
+        // Body: the algorithm sections of the function and its bases, or the external clause.
+        let mut body = Vec::new();
+        let mut external = None;
+        for class in &elems.contributors {
+            let centry = self.lib().get(*class);
+            let Some(compo) = centry.def.specifier.composition() else {
+                continue;
+            };
+            let fenv = FnEnv {
+                env: Env {
+                    node: node.clone(),
+                    scope: *class,
+                },
+                locals: locals.clone(),
+            };
+            for stmts in compo.algorithms(false) {
+                for s in stmts {
+                    self.fstatement(s, &fenv, &mut body)?;
+                }
+            }
+            if external.is_none() {
+                if let Some(ext) = &compo.external {
+                    let mut args = Vec::new();
+                    let (fname, output) = match &ext.call {
+                        Some(c) => {
+                            for a in &c.args {
+                                args.push(self.fexpr(a, &fenv)?);
+                            }
+                            (
+                                c.function.name.to_string(),
+                                c.output.as_ref().map(cref_text),
+                            )
+                        }
+                        None => (
+                            centry.def.name.name.to_string(),
+                            f.outputs.first().map(|o| o.name.clone()),
+                        ),
+                    };
+                    if ext.call.is_none() {
+                        args = f
+                            .inputs
+                            .iter()
+                            .map(|i| Expr::Var {
+                                name: i.name.clone(),
+                                subscripts: Vec::new(),
+                            })
+                            .collect();
+                    }
+                    external = Some(FunctionBody::External {
+                        language: ext.language.clone().unwrap_or_else(|| "C".into()),
+                        name: fname,
+                        output,
+                        args,
+                    });
+                }
+            }
+        }
+        f.body = match external {
+            Some(e) if body.is_empty() => e,
+            _ => FunctionBody::Algorithm(body),
+        };
+        self.function_annotations(&entry.def, &node, &mut f)?;
+        Ok(f)
+    }
+
+    fn function_annotations(
+        &self,
+        def: &ast::ClassDef,
+        node: &NodeRef,
+        f: &mut Function,
+    ) -> Res<()> {
+        let Some(ann) = annotation_of(def) else {
+            return Ok(());
+        };
+        let scope = self.lk.follow_short_class(node.class);
+        for a in &ann.args {
+            let ast::Argument::Modification(m) = a else {
+                continue;
+            };
+            let key = m.name.parts.last().map(|p| p.as_str()).unwrap_or("");
+            let Some(modif) = &m.modification else {
+                continue;
+            };
+            match key {
+                "derivative" => {
+                    let Some(b) = &modif.binding else { continue };
+                    let ExprKind::Ref(r) = &b.expr.kind else {
+                        continue;
+                    };
+                    let name = crate::expand::cref_to_name(r);
+                    let Some(id) = self.lk.resolve_class_name(Some(scope), &name, false) else {
+                        return err(r.span, format!("unknown derivative function `{name}`"));
+                    };
+                    let full = self.lk.name_of(id);
+                    self.functions.borrow_mut().insert(full.clone(), id);
+                    let mut d = DerivativeAnnotation {
+                        function: full,
+                        order: 1,
+                        no_derivative: Vec::new(),
+                        zero_derivative: Vec::new(),
+                    };
+                    if let Some(cm) = &modif.class_modification {
+                        for x in &cm.args {
+                            let ast::Argument::Modification(xm) = x else {
+                                continue;
+                            };
+                            let Some(xb) =
+                                xm.modification.as_ref().and_then(|mm| mm.binding.as_ref())
+                            else {
+                                continue;
+                            };
+                            let text = moss_syntax::print_expr(&xb.expr);
+                            match xm.name.parts[0].as_str() {
+                                "order" => {
+                                    if let ExprKind::Integer(k) = xb.expr.kind {
+                                        d.order = k as u32;
+                                    }
+                                }
+                                "noDerivative" => d.no_derivative.push(text),
+                                "zeroDerivative" => d.zero_derivative.push(text),
+                                _ => {}
+                            }
+                        }
+                    }
+                    f.derivatives.push(d);
+                }
+                "Inline" | "LateInline" => {
+                    if let Some(b) = &modif.binding {
+                        f.inline |= matches!(b.expr.kind, ExprKind::Bool(true));
+                    }
+                }
+                "smoothOrder" => {
+                    if let Some(b) = &modif.binding {
+                        if let ExprKind::Integer(k) = b.expr.kind {
+                            f.smooth_order = Some(k as u32);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn fn_dim(&self, s: &ast::Subscript, fenv: &FnEnv) -> Res<Option<Expr>> {
+        match s {
+            ast::Subscript::Colon(_) => Ok(None),
+            ast::Subscript::Expr(e) => Ok(Some(self.fexpr(e, fenv)?)),
+        }
+    }
+
+    /// Translate an expression of a function body (arrays kept, locals by name).
+    fn fexpr(&self, e: &ast::Expr, fenv: &FnEnv) -> Res<Expr> {
+        self.fexpr_end(e, fenv, None)
+    }
+
+    fn fexpr_end(&self, e: &ast::Expr, fenv: &FnEnv, end: Option<&Expr>) -> Res<Expr> {
+        let r = |x: &ast::Expr| self.fexpr_end(x, fenv, end);
+        Ok(match &e.kind {
+            ExprKind::Integer(i) => Expr::Integer(*i),
+            ExprKind::Real { value, .. } => Expr::Real(*value),
+            ExprKind::String(s) => Expr::String(s.clone()),
+            ExprKind::Bool(b) => Expr::Boolean(*b),
+            ExprKind::End => match end {
+                Some(x) => x.clone(),
+                None => return err(e.span, "`end` outside of subscripts"),
+            },
+            ExprKind::Break => return err(e.span, "`break` is not an expression"),
+            ExprKind::Ref(c) => self.fref(c, fenv)?,
+            ExprKind::Call { function, args } => self.fcall(function, args, fenv, e.span, end)?,
+            ExprKind::PartialApplication { .. } => {
+                return err(e.span, "partial function application is not supported")
+            }
+            ExprKind::Unary { op, operand } => {
+                let a = r(operand)?;
+                match op {
+                    ast::UnaryOp::Plus | ast::UnaryOp::ElemPlus => a,
+                    ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg => crate::fold::unary(FU::Neg, a),
+                    ast::UnaryOp::Not => crate::fold::unary(FU::Not, a),
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let op = match op {
+                    ast::BinaryOp::Add => FB::Add,
+                    ast::BinaryOp::Sub => FB::Sub,
+                    ast::BinaryOp::Mul => FB::Mul,
+                    ast::BinaryOp::Div => FB::Div,
+                    ast::BinaryOp::Pow => FB::Pow,
+                    ast::BinaryOp::ElemAdd => FB::ElemAdd,
+                    ast::BinaryOp::ElemSub => FB::ElemSub,
+                    ast::BinaryOp::ElemMul => FB::ElemMul,
+                    ast::BinaryOp::ElemDiv => FB::ElemDiv,
+                    ast::BinaryOp::ElemPow => FB::ElemPow,
+                    ast::BinaryOp::And => FB::And,
+                    ast::BinaryOp::Or => FB::Or,
+                    ast::BinaryOp::Lt => FB::Lt,
+                    ast::BinaryOp::Le => FB::Le,
+                    ast::BinaryOp::Gt => FB::Gt,
+                    ast::BinaryOp::Ge => FB::Ge,
+                    ast::BinaryOp::Eq => FB::Eq,
+                    ast::BinaryOp::Ne => FB::Ne,
+                };
+                Expr::Binary {
+                    op,
+                    lhs: Box::new(r(lhs)?),
+                    rhs: Box::new(r(rhs)?),
+                }
+            }
+            ExprKind::If {
+                branches,
+                else_branch,
+            } => {
+                let mut bs = Vec::new();
+                for (c, v) in branches {
+                    bs.push((r(c)?, r(v)?));
+                }
+                Expr::If {
+                    branches: bs,
+                    else_: Box::new(r(else_branch)?),
+                }
+            }
+            ExprKind::Range { start, step, stop } => Expr::Range {
+                start: Box::new(r(start)?),
+                step: match step {
+                    Some(s) => Some(Box::new(r(s)?)),
+                    None => None,
+                },
+                stop: Box::new(r(stop)?),
+            },
+            ExprKind::Array(items) => Expr::Array(items.iter().map(r).collect::<Res<Vec<_>>>()?),
+            ExprKind::Matrix(rows) => {
+                let mut out = Vec::new();
+                for row in rows {
+                    let items = row.iter().map(r).collect::<Res<Vec<_>>>()?;
+                    if rows.len() == 1 && items.len() == 1 {
+                        return Ok(Expr::Array(vec![Expr::Array(items)]));
+                    }
+                    out.push(Expr::Array(items));
+                }
+                Expr::Array(out)
+            }
+            ExprKind::ArrayComprehension { .. } => {
+                return err(
+                    e.span,
+                    "array comprehensions inside functions are not supported; use a for loop",
+                )
+            }
+            ExprKind::Tuple(items) => Expr::Tuple(
+                items
+                    .iter()
+                    .map(|i| i.as_ref().map(r).transpose())
+                    .collect::<Res<Vec<_>>>()?,
+            ),
+        })
+    }
+
+    fn fref(&self, c: &ast::ComponentRef, fenv: &FnEnv) -> Res<Expr> {
+        let first = c.parts[0].name.as_str();
+        if !c.global && (fenv.locals.contains(first) || first == "time") {
+            if first == "time" && !fenv.locals.contains(first) {
+                return Ok(Expr::Time);
+            }
+            let name = c
+                .parts
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(".");
+            let base = Expr::Var {
+                name: name.clone(),
+                subscripts: Vec::new(),
+            };
+            let mut subs = Vec::new();
+            let all: Vec<&ast::Subscript> =
+                c.parts.iter().flat_map(|p| p.subscripts.iter()).collect();
+            for (k, s) in all.iter().enumerate() {
+                subs.push(match s {
+                    ast::Subscript::Colon(_) => Subscript::All,
+                    ast::Subscript::Expr(e) => {
+                        let end = Expr::Call {
+                            func: "size".into(),
+                            args: vec![base.clone(), Expr::Integer(k as i64 + 1)],
+                        };
+                        Subscript::Index(self.fexpr_end(e, fenv, Some(&end))?)
+                    }
+                });
+            }
+            return Ok(Expr::Var {
+                name,
+                subscripts: subs,
+            });
+        }
+        // Package constants and enumeration literals: their values.
+        let v = self.expand_cref(c, &fenv.env, &mut Cx::eval())?;
+        Ok(v.to_expr())
+    }
+
+    fn fcall(
+        &self,
+        function: &ast::ComponentRef,
+        args: &FunctionArgs,
+        fenv: &FnEnv,
+        span: Span,
+        end: Option<&Expr>,
+    ) -> Res<Expr> {
+        let fname = cref_text(function);
+        let FunctionArgs::List { positional, named } = args else {
+            return err(span, format!("reductions (`{fname}(... for ...)`) inside functions are not supported; use a for loop"));
+        };
+        let class = self.lk.resolve_class_name(
+            Some(fenv.env.scope),
+            &crate::expand::cref_to_name(function),
+            false,
+        );
+        let mut pos = Vec::new();
+        for a in positional {
+            pos.push(self.fexpr_end(a, fenv, end)?);
+        }
+        let Some(id) = class else {
+            if !BUILTINS.contains(&fname.as_str()) && !EXTRA_BUILTINS.contains(&fname.as_str()) {
+                return err(function.span, format!("unknown function `{fname}`"));
+            }
+            for n in named {
+                pos.push(self.fexpr_end(&n.value, fenv, end)?);
+            }
+            return Ok(Expr::Call {
+                func: fname,
+                args: pos,
+            });
+        };
+        if let Some(b) = self.builtin_external(id) {
+            return Ok(Expr::Call { func: b, args: pos });
+        }
+        let full = self.lk.name_of(id);
+        self.functions.borrow_mut().insert(full.clone(), id);
+        // Place named arguments and fill defaults.
+        let fnode = self.package_node(id);
+        let elems = self.elems(&fnode);
+        let inputs: Vec<Rc<Comp>> = elems
+            .comps
+            .iter()
+            .filter(|c| c.tprefixes.causality == Some(ast::Causality::Input))
+            .cloned()
+            .collect();
+        if pos.len() > inputs.len() {
+            return err(span, format!("too many arguments for `{full}`"));
+        }
+        let mut slots: Vec<Option<Expr>> = vec![None; inputs.len()];
+        for (k, a) in pos.into_iter().enumerate() {
+            slots[k] = Some(a);
+        }
+        for n in named {
+            let Some(k) = inputs.iter().position(|c| *c.name == *n.name.name) else {
+                return err(n.name.span, format!("`{full}` has no input `{}`", n.name));
+            };
+            slots[k] = Some(self.fexpr_end(&n.value, fenv, end)?);
+        }
+        let callee_locals: HashSet<String> =
+            elems.comps.iter().map(|c| c.name.to_string()).collect();
+        for k in 0..inputs.len() {
+            if slots[k].is_some() {
+                continue;
+            }
+            let Some(b) = &inputs[k].mods.binding else {
+                return err(
+                    span,
+                    format!("missing argument `{}` in call of `{full}`", inputs[k].name),
+                );
+            };
+            let cenv = FnEnv {
+                env: b.env.clone(),
+                locals: callee_locals.clone(),
+            };
+            let mut d = self.fexpr(&b.expr, &cenv)?;
+            let given: Vec<(String, Expr)> = inputs
+                .iter()
+                .zip(&slots)
+                .filter_map(|(c, s)| s.clone().map(|s| (c.name.to_string(), s)))
+                .collect();
+            substitute(&mut d, &given);
+            slots[k] = Some(d);
+        }
+        Ok(Expr::Call {
+            func: full,
+            args: slots.into_iter().flatten().collect(),
+        })
+    }
+
+    fn fstatement(&self, s: &ast::Statement, fenv: &FnEnv, out: &mut Vec<Statement>) -> Res<()> {
+        let o = origin(s.span, &fenv.env.node);
+        match &s.kind {
+            StatementKind::Assign { target, value } => out.push(Statement::Assign {
+                target: self.fref(target, fenv)?,
+                value: self.fexpr(value, fenv)?,
+                origin: o,
+            }),
+            StatementKind::TupleAssign { targets, value } => {
+                let mut ts = Vec::new();
+                for t in targets {
+                    ts.push(match t {
+                        Some(e) => Some(self.fexpr(e, fenv)?),
+                        None => None,
+                    });
+                }
+                out.push(Statement::TupleAssign {
+                    targets: ts,
+                    value: self.fexpr(value, fenv)?,
+                    origin: o,
+                });
+            }
+            StatementKind::Call { function, args } => {
+                let name = function.as_simple_name().unwrap_or("");
+                let FunctionArgs::List { positional, named } = args else {
+                    return err(s.span, "unexpected iterator arguments");
+                };
+                let arg = |k: usize, n: &str| {
+                    positional
+                        .get(k)
+                        .or_else(|| named.iter().find(|a| a.name == n).map(|a| &a.value))
+                };
+                match name {
+                    "assert" => {
+                        let (Some(c), Some(m)) = (arg(0, "condition"), arg(1, "message")) else {
+                            return err(s.span, "assert needs a condition and a message");
+                        };
+                        let level = match arg(2, "level") {
+                            Some(l) if moss_syntax::print_expr(l).ends_with("warning") => {
+                                AssertLevel::Warning
+                            }
+                            _ => AssertLevel::Error,
+                        };
+                        out.push(Statement::Assert {
+                            condition: self.fexpr(c, fenv)?,
+                            message: self.fexpr(m, fenv)?,
+                            level,
+                            origin: o,
+                        });
+                    }
+                    "terminate" => {
+                        let Some(m) = arg(0, "message") else {
+                            return err(s.span, "terminate needs a message");
+                        };
+                        out.push(Statement::Terminate {
+                            message: self.fexpr(m, fenv)?,
+                            origin: o,
+                        });
+                    }
+                    _ => {
+                        let e = self.fcall(function, args, fenv, s.span, None)?;
+                        if let Expr::Call { func, args } = e {
+                            out.push(Statement::Call {
+                                func,
+                                args,
+                                origin: o,
+                            });
+                        }
+                    }
+                }
+            }
+            StatementKind::If {
+                branches,
+                else_branch,
+            } => {
+                let mut bs = Vec::new();
+                for (c, body) in branches {
+                    let mut v = Vec::new();
+                    for st in body {
+                        self.fstatement(st, fenv, &mut v)?;
+                    }
+                    bs.push((self.fexpr(c, fenv)?, v));
+                }
+                let mut else_ = Vec::new();
+                for st in else_branch {
+                    self.fstatement(st, fenv, &mut else_)?;
+                }
+                out.push(Statement::If {
+                    branches: bs,
+                    else_,
+                    origin: o,
+                });
+            }
+            StatementKind::For { indices, body } => {
+                out.push(self.ffor(indices, body, fenv, &o)?);
+            }
+            StatementKind::While { condition, body } => {
+                let mut v = Vec::new();
+                for st in body {
+                    self.fstatement(st, fenv, &mut v)?;
+                }
+                out.push(Statement::While {
+                    condition: self.fexpr(condition, fenv)?,
+                    body: v,
+                    origin: o,
+                });
+            }
+            StatementKind::When { .. } => {
+                return err(s.span, "`when` is not allowed inside a function")
+            }
+            StatementKind::Return => out.push(Statement::Return { origin: o }),
+            StatementKind::Break => out.push(Statement::Break { origin: o }),
+        }
+        Ok(())
+    }
+
+    fn ffor(
+        &self,
+        indices: &[ast::ForIndex],
+        body: &[ast::Statement],
+        fenv: &FnEnv,
+        o: &flat::Origin,
+    ) -> Res<Statement> {
+        let Some((first, rest)) = indices.split_first() else {
+            return err(o.span, "for loop without iterator");
+        };
+        let Some(range) = &first.range else {
+            return err(first.span, "for loops in functions need an explicit range");
+        };
+        let range = self.fexpr(range, fenv)?;
+        let mut inner = FnEnv {
+            env: fenv.env.clone(),
+            locals: fenv.locals.clone(),
+        };
+        inner.locals.insert(first.name.to_string());
+        let mut v = Vec::new();
+        if rest.is_empty() {
+            for st in body {
+                self.fstatement(st, &inner, &mut v)?;
+            }
+        } else {
+            v.push(self.ffor(rest, body, &inner, o)?);
+        }
+        Ok(Statement::For {
+            var: first.name.to_string(),
+            range,
+            body: v,
+            origin: o.clone(),
+        })
+    }
+}
+
+/// Replace variables by expressions (callee inputs by the caller's arguments).
+fn substitute(e: &mut Expr, map: &[(String, Expr)]) {
+    if let Expr::Var { name, subscripts } = e {
+        if subscripts.is_empty() {
+            if let Some((_, v)) = map.iter().find(|(n, _)| n == name) {
+                *e = v.clone();
+                return;
+            }
+        }
+    }
+    crate::walk::exprs_mut(e, &mut |x| substitute(x, map));
+}
+
+fn annotation_of(def: &ast::ClassDef) -> Option<&ast::ClassModification> {
+    if let Some(c) = def.specifier.composition() {
+        if let Some(a) = &c.annotation {
+            return Some(&a.modification);
+        }
+    }
+    def.specifier
+        .description()
+        .annotation
+        .as_ref()
+        .map(|a| &a.modification)
+}
+
+/// The class annotation (composition annotation or description annotation).
+pub fn class_annotation(def: &ast::ClassDef) -> Option<&ast::ClassModification> {
+    annotation_of(def)
+}

@@ -1,0 +1,609 @@
+//! Instances, modifiers and class lookup (specification chapters 5 and 7).
+//!
+//! An instance ([`Node`]) is a class plus the merged modifier applied to it. Its elements
+//! (own and inherited components, equations of every class in the extends chain) are
+//! collected lazily the first time they are needed, so that evaluating a structural parameter
+//! only instantiates what the evaluation touches.
+//!
+//! Every modifier binding remembers its [`Env`]: the instance and the class in whose text it
+//! was written, because that is where its names must be looked up.
+
+use crate::loader::{ClassId, Library};
+use moss_syntax::ast::{
+    self, Argument, ClassKind, ClassSpecifier, Element, ImportKind, RedeclaredElement,
+};
+use moss_syntax::{Diagnostic, Span};
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+pub type Diag = Box<Diagnostic>;
+pub type Res<T> = Result<T, Diag>;
+
+pub fn err<T>(span: Span, msg: impl Into<String>) -> Res<T> {
+    Err(Box::new(Diagnostic::error(span, msg)))
+}
+
+/// Where an expression is evaluated: the instance whose components it names, and the class
+/// whose text contains it (for lexical lookup of classes and package constants).
+#[derive(Clone)]
+pub struct Env {
+    pub node: NodeRef,
+    pub scope: ClassId,
+}
+
+/// A binding `= expr` with its environment and, for elements of component arrays, the
+/// subscripts that select this element's part of the value.
+#[derive(Clone)]
+pub struct BindingMod {
+    pub expr: Rc<ast::Expr>,
+    pub env: Env,
+    pub index: Vec<usize>,
+}
+
+/// A class redeclaration carried by a modifier (`redeclare model M = N`).
+#[derive(Clone)]
+pub struct ClassRedecl {
+    pub def: Rc<ast::ClassDef>,
+    pub env: Env,
+}
+
+/// A component redeclaration (`redeclare Real x = 1`).
+#[derive(Clone)]
+pub struct CompRedecl {
+    pub clause: Rc<ast::ComponentClause>,
+    pub env: Env,
+}
+
+/// A merged modifier: binding, nested element modifiers by name, redeclarations.
+#[derive(Clone, Default)]
+pub struct Mod {
+    pub binding: Option<BindingMod>,
+    pub each: bool,
+    pub final_: bool,
+    pub args: Vec<(Arc<str>, Mod)>,
+    pub class_redecls: Vec<(Arc<str>, ClassRedecl)>,
+    pub comp_redecls: Vec<(Arc<str>, CompRedecl)>,
+    pub span: Span,
+}
+
+impl Mod {
+    pub fn is_empty(&self) -> bool {
+        self.binding.is_none()
+            && self.args.is_empty()
+            && self.class_redecls.is_empty()
+            && self.comp_redecls.is_empty()
+    }
+
+    pub fn sub(&self, name: &str) -> Option<&Mod> {
+        self.args.iter().find(|(n, _)| &**n == name).map(|(_, m)| m)
+    }
+
+    /// `outer` takes precedence over `inner` (the modifier written further out wins).
+    pub fn merge(outer: &Mod, inner: &Mod) -> Mod {
+        if inner.is_empty() {
+            return outer.clone();
+        }
+        if outer.is_empty() {
+            return inner.clone();
+        }
+        let mut args = outer.args.clone();
+        for (n, m) in &inner.args {
+            match args.iter_mut().find(|(o, _)| o == n) {
+                Some((_, o)) => *o = Mod::merge(o, m),
+                None => args.push((n.clone(), m.clone())),
+            }
+        }
+        let mut class_redecls = outer.class_redecls.clone();
+        for (n, r) in &inner.class_redecls {
+            if !class_redecls.iter().any(|(o, _)| o == n) {
+                class_redecls.push((n.clone(), r.clone()));
+            }
+        }
+        let mut comp_redecls = outer.comp_redecls.clone();
+        for (n, r) in &inner.comp_redecls {
+            if !comp_redecls.iter().any(|(o, _)| o == n) {
+                comp_redecls.push((n.clone(), r.clone()));
+            }
+        }
+        Mod {
+            binding: outer.binding.clone().or_else(|| inner.binding.clone()),
+            each: outer.each || inner.each,
+            final_: outer.final_ || inner.final_,
+            args,
+            class_redecls,
+            comp_redecls,
+            span: if outer.span.is_dummy() {
+                inner.span
+            } else {
+                outer.span
+            },
+        }
+    }
+
+    /// The part of this modifier that applies to element `i` (0-based) of a component array:
+    /// bindings are subscripted unless written with `each`.
+    pub fn index(&self, i: usize) -> Mod {
+        if self.each {
+            return self.clone();
+        }
+        let mut m = self.clone();
+        if let Some(b) = &mut m.binding {
+            b.index.push(i);
+        }
+        for (_, a) in &mut m.args {
+            *a = a.index(i);
+        }
+        m
+    }
+
+    pub fn from_modification(m: &ast::Modification, env: &Env) -> Mod {
+        let mut out = match &m.class_modification {
+            Some(cm) => Mod::from_class_mod(cm, env),
+            None => Mod::default(),
+        };
+        if let Some(b) = &m.binding {
+            if !matches!(b.expr.kind, ast::ExprKind::Break) {
+                out.binding = Some(BindingMod {
+                    expr: Rc::new(b.expr.clone()),
+                    env: env.clone(),
+                    index: Vec::new(),
+                });
+            }
+        }
+        out.span = m.span;
+        out
+    }
+
+    pub fn from_class_mod(cm: &ast::ClassModification, env: &Env) -> Mod {
+        let mut out = Mod {
+            span: cm.span,
+            ..Mod::default()
+        };
+        for a in &cm.args {
+            match a {
+                Argument::Modification(em) => {
+                    let mut m = match &em.modification {
+                        Some(mm) => Mod::from_modification(mm, env),
+                        None => Mod::default(),
+                    };
+                    m.each = em.each;
+                    m.final_ = em.final_;
+                    m.span = em.span;
+                    // `a.b.c = 1` is `a(b(c = 1))`.
+                    let parts: Vec<Arc<str>> =
+                        em.name.parts.iter().map(|p| p.name.clone()).collect();
+                    for p in parts[1..].iter().rev() {
+                        m = Mod {
+                            args: vec![(p.clone(), m)],
+                            span: em.span,
+                            ..Mod::default()
+                        };
+                    }
+                    let name = parts[0].clone();
+                    out.add_arg(name, m);
+                }
+                Argument::Redeclare(r) => match &r.element {
+                    RedeclaredElement::Class(def) => out.class_redecls.push((
+                        def.name.name.clone(),
+                        ClassRedecl {
+                            def: Rc::new((**def).clone()),
+                            env: env.clone(),
+                        },
+                    )),
+                    RedeclaredElement::Component(clause) => {
+                        if let Some(d) = clause.components.first() {
+                            out.comp_redecls.push((
+                                d.name.name.clone(),
+                                CompRedecl {
+                                    clause: Rc::new((**clause).clone()),
+                                    env: env.clone(),
+                                },
+                            ));
+                        }
+                    }
+                },
+                Argument::Break(_) => {}
+            }
+        }
+        out
+    }
+
+    fn add_arg(&mut self, name: Arc<str>, m: Mod) {
+        match self.args.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, o)) => *o = Mod::merge(o, &m),
+            None => self.args.push((name, m)),
+        }
+    }
+}
+
+/// The predefined scalar types and what a class name finally denotes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Base {
+    Real,
+    Integer,
+    Boolean,
+    String,
+    /// Enumeration type (its class) with its literals.
+    Enum(ClassId, Vec<Arc<str>>),
+    /// `ExternalObject` and other classes without variables of their own.
+    Class(ClassId),
+}
+
+impl Base {
+    pub fn is_primitive(&self) -> bool {
+        !matches!(self, Base::Class(_))
+    }
+}
+
+/// A type after following short class definitions: the base, the modifiers collected along
+/// the chain (outer first), dimensions of array types and an `input`/`output` prefix.
+#[derive(Clone)]
+pub struct ResolvedType {
+    pub base: Base,
+    pub mods: Mod,
+    pub dims: Vec<(ast::Subscript, Env)>,
+    pub causality: Option<ast::Causality>,
+    /// The last class of the chain (for `partial`, restrictions, names).
+    pub class: Option<ClassId>,
+}
+
+pub type NodeRef = Rc<Node>;
+
+/// An instance of a class.
+pub struct Node {
+    pub class: ClassId,
+    /// Full instance path (`""` for the model itself, `a.b[2]` below).
+    pub path: String,
+    pub mods: Mod,
+    pub parent: Option<NodeRef>,
+    pub elems: OnceCell<Rc<Elems>>,
+    /// Child instances created so far, by element name and subscripts (`b[2]`).
+    pub children: RefCell<HashMap<String, NodeRef>>,
+}
+
+/// The elements of an instance: components (own and inherited, in order), the classes whose
+/// equations and algorithms belong to it, and class redeclarations.
+pub struct Elems {
+    pub comps: Vec<Rc<Comp>>,
+    pub index: HashMap<Arc<str>, usize>,
+    /// The class and every base class, each once (equation sections are read from these).
+    pub contributors: Vec<ClassId>,
+    pub class_overrides: HashMap<Arc<str>, ClassId>,
+}
+
+/// A declared component of an instance.
+pub struct Comp {
+    pub name: Arc<str>,
+    /// The class in whose text the component is declared.
+    pub scope: ClassId,
+    pub type_name: ast::Name,
+    pub type_subs: Vec<ast::Subscript>,
+    pub decl: ast::ComponentDecl,
+    pub prefixes: ast::ElementPrefixes,
+    pub tprefixes: ast::TypePrefixes,
+    pub protected: bool,
+    /// The full modifier of this component: outer modifiers merged with the declaration's.
+    pub mods: Mod,
+    /// Environment of the declaration (subscripts, condition).
+    pub env: Env,
+    pub span: Span,
+}
+
+/// Predefined type names.
+pub fn predefined(name: &str) -> Option<Base> {
+    Some(match name {
+        "Real" => Base::Real,
+        "Integer" => Base::Integer,
+        "Boolean" => Base::Boolean,
+        "String" => Base::String,
+        _ => return None,
+    })
+}
+
+/// The built-in enumerations `StateSelect` and `AssertionLevel` (and `Connections`
+/// functions) are provided by this small Modelica text, loaded like a library file.
+pub const PREDEFINED_SOURCE: &str =
+    "type StateSelect = enumeration(never, avoid, default, prefer, always);\n\
+type AssertionLevel = enumeration(warning, error);\n\
+type Uncertainty = enumeration(given, sought, refine);\n";
+
+/// Result of looking up a name in a class scope.
+#[derive(Clone, Debug)]
+pub enum Found {
+    Class(ClassId),
+    /// A component declared (possibly inherited) in class `owner`.
+    Comp {
+        owner: ClassId,
+    },
+}
+
+/// Base classes of a class with the index of their `extends` clause.
+type Bases = Rc<Vec<(ClassId, usize)>>;
+type MemberKey = (ClassId, Arc<str>);
+
+/// Class lookup with caches.
+pub struct Lookup<'a> {
+    pub lib: &'a Library,
+    bases: RefCell<HashMap<ClassId, Bases>>,
+    member_cache: RefCell<HashMap<MemberKey, Option<Found>>>,
+    pub predefined: RefCell<HashMap<Arc<str>, ClassId>>,
+}
+
+impl<'a> Lookup<'a> {
+    pub fn new(lib: &'a Library) -> Lookup<'a> {
+        Lookup {
+            lib,
+            bases: RefCell::new(HashMap::new()),
+            member_cache: RefCell::new(HashMap::new()),
+            predefined: RefCell::new(HashMap::new()),
+        }
+    }
+
+    pub fn name_of(&self, id: ClassId) -> String {
+        self.lib.get(id).full_name.clone()
+    }
+
+    pub fn kind(&self, id: ClassId) -> ClassKind {
+        self.lib.get(id).def.prefixes.kind
+    }
+
+    /// Base classes named in `extends` clauses of `id` (resolved, short classes followed),
+    /// with the index of the clause among the class's elements.
+    pub fn bases(&self, id: ClassId) -> Rc<Vec<(ClassId, usize)>> {
+        if let Some(b) = self.bases.borrow().get(&id) {
+            return b.clone();
+        }
+        // Guard against cyclic inheritance.
+        self.bases.borrow_mut().insert(id, Rc::new(Vec::new()));
+        let entry = self.lib.get(id);
+        let mut out = Vec::new();
+        if let Some(comp) = entry.def.specifier.composition() {
+            for (i, (_, e)) in comp.elements().enumerate() {
+                if let Element::Extends(ext) = e {
+                    if let Some(b) = self.lookup_extends_base(id, &ext.base) {
+                        out.push((b, i));
+                    }
+                }
+            }
+        }
+        if let ClassSpecifier::Extends { base, .. } = &entry.def.specifier {
+            // `class extends B`: B is the inherited replaceable class of the same name from
+            // the enclosing class's bases.
+            if let Some(parent) = entry.parent {
+                for (pb, _) in self.bases(parent).iter() {
+                    if let Some(Found::Class(c)) = self.member(*pb, base.as_str()) {
+                        out.push((c, usize::MAX));
+                    }
+                }
+            }
+        }
+        let rc = Rc::new(out);
+        self.bases.borrow_mut().insert(id, rc.clone());
+        rc
+    }
+
+    /// Resolve the name of an `extends` clause of class `id`: looked up in the class
+    /// (without its inherited elements) and its enclosing scopes.
+    fn lookup_extends_base(&self, id: ClassId, name: &ast::Name) -> Option<ClassId> {
+        let parts: Vec<&str> = name.parts.iter().map(|p| p.as_str()).collect();
+        let first = if name.global {
+            self.lib.top_level(parts[0]).map(Found::Class)
+        } else {
+            self.lookup_first_from(id, parts[0], false)
+        }?;
+        let Found::Class(mut c) = first else {
+            return None;
+        };
+        for p in &parts[1..] {
+            match self.member(c, p)? {
+                Found::Class(n) => c = n,
+                Found::Comp { .. } => return None,
+            }
+        }
+        Some(c)
+    }
+
+    /// Follow `class A = B(...)` definitions to the long class (for `extends` and member
+    /// lookup). Stops at predefined types.
+    pub fn follow_short_class(&self, mut id: ClassId) -> ClassId {
+        for _ in 0..50 {
+            let entry = self.lib.get(id);
+            let ClassSpecifier::Short { base, .. } = &entry.def.specifier else {
+                return id;
+            };
+            if base.parts.len() == 1 && predefined(base.parts[0].as_str()).is_some() {
+                return id;
+            }
+            match self.resolve_class_name(entry.parent, base, true) {
+                Some(n) => id = n,
+                None => return id,
+            }
+        }
+        id
+    }
+
+    /// Look up a (dotted) class name starting in `scope` (or the top level if `None`).
+    pub fn resolve_class_name(
+        &self,
+        scope: Option<ClassId>,
+        name: &ast::Name,
+        _short: bool,
+    ) -> Option<ClassId> {
+        let parts: Vec<&str> = name.parts.iter().map(|p| p.as_str()).collect();
+        let first = match scope {
+            Some(s) if !name.global => self.lookup_first_from(s, parts[0], true)?,
+            _ => Found::Class(self.lib.top_level(parts[0])?),
+        };
+        let Found::Class(mut c) = first else {
+            return None;
+        };
+        for p in &parts[1..] {
+            match self.member(c, p)? {
+                Found::Class(n) => c = n,
+                Found::Comp { .. } => return None,
+            }
+        }
+        Some(c)
+    }
+
+    /// A member of class `id`: a nested class, a component, or an inherited one.
+    pub fn member(&self, id: ClassId, name: &str) -> Option<Found> {
+        let key = (id, Arc::from(name));
+        if let Some(f) = self.member_cache.borrow().get(&key) {
+            return f.clone();
+        }
+        self.member_cache.borrow_mut().insert(key.clone(), None);
+        let found = self.member_uncached(id, name);
+        self.member_cache.borrow_mut().insert(key, found.clone());
+        found
+    }
+
+    fn member_uncached(&self, id: ClassId, name: &str) -> Option<Found> {
+        let id = self.follow_short_class(id);
+        if let Some(c) = self.lib.child(id, name) {
+            return Some(Found::Class(c));
+        }
+        let entry = self.lib.get(id);
+        if let Some(comp) = entry.def.specifier.composition() {
+            for (_, e) in comp.elements() {
+                if let Element::Component { clause, .. } = e {
+                    if clause.components.iter().any(|d| d.name.as_str() == name) {
+                        return Some(Found::Comp { owner: id });
+                    }
+                }
+            }
+        }
+        for (b, _) in self.bases(id).iter() {
+            if let Some(f) = self.member(*b, name) {
+                return Some(f);
+            }
+        }
+        None
+    }
+
+    /// Lexical lookup of the first part of a name: the class and its inherited elements, its
+    /// imports, then enclosing classes (stopping at `encapsulated`), then the top level.
+    pub fn lookup_first_from(
+        &self,
+        scope: ClassId,
+        name: &str,
+        inherited_in_first: bool,
+    ) -> Option<Found> {
+        let mut cur = Some(scope);
+        let mut first = true;
+        while let Some(s) = cur {
+            let found = if first && !inherited_in_first {
+                self.local_member(s, name)
+            } else {
+                self.member(s, name)
+            };
+            first = false;
+            if found.is_some() {
+                return found;
+            }
+            if let Some(c) = self.import_lookup(s, name) {
+                return Some(Found::Class(c));
+            }
+            let entry = self.lib.get(s);
+            if entry.def.prefixes.encapsulated {
+                break;
+            }
+            cur = entry.parent;
+        }
+        if let Some(c) = self.predefined.borrow().get(name) {
+            return Some(Found::Class(*c));
+        }
+        self.lib.top_level(name).map(Found::Class)
+    }
+
+    /// Member declared in the class itself (no inheritance).
+    fn local_member(&self, id: ClassId, name: &str) -> Option<Found> {
+        if let Some(c) = self.lib.child(id, name) {
+            return Some(Found::Class(c));
+        }
+        let entry = self.lib.get(id);
+        let comp = entry.def.specifier.composition()?;
+        for (_, e) in comp.elements() {
+            if let Element::Component { clause, .. } = e {
+                if clause.components.iter().any(|d| d.name.as_str() == name) {
+                    return Some(Found::Comp { owner: id });
+                }
+            }
+        }
+        None
+    }
+
+    /// Names made visible by the import clauses of class `id` (imports are not inherited).
+    fn import_lookup(&self, id: ClassId, name: &str) -> Option<ClassId> {
+        let entry = self.lib.get(id);
+        let comp = entry.def.specifier.composition()?;
+        for (_, e) in comp.elements() {
+            let Element::Import(imp) = e else { continue };
+            match &imp.kind {
+                ImportKind::Qualified(n) => {
+                    if n.last().is_some_and(|l| l.as_str() == name) {
+                        return self.resolve_class_name(None, n, false);
+                    }
+                }
+                ImportKind::Renaming { alias, name: n } => {
+                    if alias.as_str() == name {
+                        return self.resolve_class_name(None, n, false);
+                    }
+                }
+                ImportKind::Unqualified(n) => {
+                    if let Some(pkg) = self.resolve_class_name(None, n, false) {
+                        if let Some(Found::Class(c)) = self.member(pkg, name) {
+                            return Some(c);
+                        }
+                    }
+                }
+                ImportKind::Multiple { prefix, names } => {
+                    if names.iter().any(|i| i.as_str() == name) {
+                        let pkg = self.resolve_class_name(None, prefix, false)?;
+                        if let Some(Found::Class(c)) = self.member(pkg, name) {
+                            return Some(c);
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Names imported into class `id` that denote constants or classes through a component
+    /// path (`import Modelica.Constants.pi;`): returns the package and the component name.
+    pub fn import_component(&self, id: ClassId, name: &str) -> Option<(ClassId, Arc<str>)> {
+        let entry = self.lib.get(id);
+        let comp = entry.def.specifier.composition()?;
+        for (_, e) in comp.elements() {
+            let Element::Import(imp) = e else { continue };
+            let (pkg_name, comp_name): (Vec<&ast::Ident>, &ast::Ident) = match &imp.kind {
+                ImportKind::Qualified(n) if n.last().is_some_and(|l| l.as_str() == name) => {
+                    (n.parts[..n.parts.len() - 1].iter().collect(), n.last()?)
+                }
+                ImportKind::Renaming { alias, name: n } if alias.as_str() == name => {
+                    (n.parts[..n.parts.len() - 1].iter().collect(), n.last()?)
+                }
+                ImportKind::Unqualified(n) => {
+                    let pkg = self.resolve_class_name(None, n, false)?;
+                    if let Some(Found::Comp { owner }) = self.member(pkg, name) {
+                        return Some((owner, Arc::from(name)));
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            if pkg_name.is_empty() {
+                continue;
+            }
+            let parts: Vec<&str> = pkg_name.iter().map(|p| p.as_str()).collect();
+            let pkg = self.lib.lookup_qualified(&parts)?;
+            if let Some(Found::Comp { owner }) = self.member(pkg, comp_name.as_str()) {
+                return Some((owner, comp_name.name.clone()));
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,129 @@
+//! Generic traversals of flat expressions and equations.
+
+use crate::flat::{Equation, Expr, Statement, Subscript};
+
+/// Apply `f` to each direct sub-expression of `e`.
+pub fn exprs_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
+    match e {
+        Expr::Var { subscripts, .. } => {
+            for s in subscripts {
+                if let Subscript::Index(x) = s {
+                    f(x);
+                }
+            }
+        }
+        Expr::Unary { arg, .. } => f(arg),
+        Expr::Binary { lhs, rhs, .. } => {
+            f(lhs);
+            f(rhs);
+        }
+        Expr::Call { args, .. } => args.iter_mut().for_each(f),
+        Expr::If { branches, else_ } => {
+            for (c, v) in branches {
+                f(c);
+                f(v);
+            }
+            f(else_);
+        }
+        Expr::Array(items) => items.iter_mut().for_each(f),
+        Expr::Range { start, step, stop } => {
+            f(start);
+            if let Some(s) = step {
+                f(s);
+            }
+            f(stop);
+        }
+        Expr::Tuple(items) => items.iter_mut().flatten().for_each(f),
+        Expr::CallOutput { call, .. } => f(call),
+        _ => {}
+    }
+}
+
+/// Visit every expression of `e` (pre-order).
+pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    let mut c = e.clone();
+    exprs_mut(&mut c, &mut |x| visit(x, f));
+}
+
+/// Apply `f` to every top-level expression of an equation (recursively through branches).
+pub fn equation_exprs_mut(eq: &mut Equation, f: &mut dyn FnMut(&mut Expr)) {
+    match eq {
+        Equation::Equal { lhs, rhs, .. } => {
+            f(lhs);
+            f(rhs);
+        }
+        Equation::If {
+            branches, else_, ..
+        } => {
+            for (c, b) in branches {
+                f(c);
+                b.iter_mut().for_each(|e| equation_exprs_mut(e, f));
+            }
+            else_.iter_mut().for_each(|e| equation_exprs_mut(e, f));
+        }
+        Equation::When { branches, .. } => {
+            for (c, b) in branches {
+                f(c);
+                b.iter_mut().for_each(|e| equation_exprs_mut(e, f));
+            }
+        }
+        Equation::Reinit { value, .. } => f(value),
+        Equation::Assert {
+            condition, message, ..
+        } => {
+            f(condition);
+            f(message);
+        }
+        Equation::Terminate { message, .. } => f(message),
+        Equation::Call { args, .. } => args.iter_mut().for_each(f),
+    }
+}
+
+pub fn statement_exprs_mut(s: &mut Statement, f: &mut dyn FnMut(&mut Expr)) {
+    match s {
+        Statement::Assign { target, value, .. } => {
+            f(target);
+            f(value);
+        }
+        Statement::TupleAssign { targets, value, .. } => {
+            targets.iter_mut().flatten().for_each(&mut *f);
+            f(value);
+        }
+        Statement::If {
+            branches, else_, ..
+        } => {
+            for (c, b) in branches {
+                f(c);
+                b.iter_mut().for_each(|s| statement_exprs_mut(s, f));
+            }
+            else_.iter_mut().for_each(|s| statement_exprs_mut(s, f));
+        }
+        Statement::For { range, body, .. } => {
+            f(range);
+            body.iter_mut().for_each(|s| statement_exprs_mut(s, f));
+        }
+        Statement::While {
+            condition, body, ..
+        } => {
+            f(condition);
+            body.iter_mut().for_each(|s| statement_exprs_mut(s, f));
+        }
+        Statement::When { branches, .. } => {
+            for (c, b) in branches {
+                f(c);
+                b.iter_mut().for_each(|s| statement_exprs_mut(s, f));
+            }
+        }
+        Statement::Reinit { value, .. } => f(value),
+        Statement::Assert {
+            condition, message, ..
+        } => {
+            f(condition);
+            f(message);
+        }
+        Statement::Terminate { message, .. } => f(message),
+        Statement::Call { args, .. } => args.iter_mut().for_each(f),
+        Statement::Return { .. } | Statement::Break { .. } => {}
+    }
+}

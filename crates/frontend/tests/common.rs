@@ -1,0 +1,67 @@
+//! Helpers shared by the frontend integration tests: flatten a fixture model without any
+//! library path except the fixtures directory, and render failures.
+
+use moss_frontend::{flatten_model, FlatModel, LoadOptions};
+use std::path::PathBuf;
+
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn opts() -> LoadOptions {
+    LoadOptions {
+        libs: vec![fixtures()],
+        use_modelicapath: false,
+        use_bundled: true,
+    }
+}
+
+/// Flatten `model` (a class name under the fixtures), panicking with the rendered errors.
+pub fn flat(model: &str) -> FlatModel {
+    match flatten_model(&opts(), model) {
+        Ok(f) => f.model,
+        Err(e) => panic!(
+            "{}",
+            moss_syntax::diag::render_all(&e.diagnostics, &e.sources)
+        ),
+    }
+}
+
+/// Flatten Modelica text written to a temporary file; `Err` is the rendered diagnostics.
+pub fn flat_text(name: &str, text: &str) -> Result<FlatModel, String> {
+    let dir =
+        std::env::temp_dir().join(format!("moss-frontend-test-{}-{name}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join(format!("{name}.mo"));
+    std::fs::write(&path, text).expect("write temp file");
+    let r = flatten_model(&opts(), path.to_str().expect("utf-8 path"));
+    let _ = std::fs::remove_dir_all(&dir);
+    match r {
+        Ok(f) => Ok(f.model),
+        Err(e) => Err(moss_syntax::diag::render_all(&e.diagnostics, &e.sources)),
+    }
+}
+
+/// The model's equations printed one per line (for readable assertions).
+pub fn equations(m: &FlatModel) -> Vec<String> {
+    let text = moss_frontend::print::print_model(m);
+    let mut in_eq = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line == "equation" {
+            in_eq = true;
+            continue;
+        }
+        if line.starts_with("end ") || line == "algorithm" || line.starts_with("  annotation") {
+            in_eq = false;
+        }
+        if in_eq {
+            out.push(line.trim().to_string());
+        }
+    }
+    out
+}
+
+pub fn var_names(m: &FlatModel) -> Vec<String> {
+    m.variables.iter().map(|v| v.name.clone()).collect()
+}
