@@ -411,6 +411,19 @@ impl<'a> Flattener<'a> {
         }
     }
 
+    /// A flat binary operator on values (used by the function interpreter).
+    pub fn binary_flat(&self, op: FB, a: Val, b: Val, span: Span) -> Res<Val> {
+        match op {
+            FB::Mul => self.mul(a, b, span),
+            FB::ElemAdd => elementwise(&a, &b, FB::Add, span),
+            FB::ElemSub => elementwise(&a, &b, FB::Sub, span),
+            FB::ElemMul => elementwise(&a, &b, FB::Mul, span),
+            FB::ElemDiv => elementwise(&a, &b, FB::Div, span),
+            FB::ElemPow => elementwise(&a, &b, FB::Pow, span),
+            op => elementwise(&a, &b, op, span),
+        }
+    }
+
     fn mul(&self, a: Val, b: Val, span: Span) -> Res<Val> {
         match (a.shape().len(), b.shape().len()) {
             (0, _) | (_, 0) => elementwise(&a, &b, FB::Mul, span),
@@ -896,8 +909,21 @@ impl<'a> Flattener<'a> {
                     return err(span, format!("`{fname}` does not take named arguments"));
                 }
                 let mut vals = Vec::new();
-                for a in positional {
-                    vals.push(self.expand(a, env, cx)?);
+                for (k, a) in positional.iter().enumerate() {
+                    // Dimension arguments are structural: evaluate them.
+                    let structural = match fname.as_str() {
+                        "fill" => k >= 1,
+                        "zeros" | "ones" | "identity" => true,
+                        "linspace" => k == 2,
+                        "cat" => k == 0,
+                        "size" => k == 1,
+                        _ => false,
+                    };
+                    if structural {
+                        vals.push(self.eval_expr(a, env, cx)?);
+                    } else {
+                        vals.push(self.expand(a, env, cx)?);
+                    }
                 }
                 if fname == "String" {
                     let mut s = vals;

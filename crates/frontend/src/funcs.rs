@@ -45,7 +45,7 @@ impl<'a> Flattener<'a> {
         }
     }
 
-    fn translate_function(&self, name: &str, id: ClassId) -> Res<Function> {
+    pub fn translate_function(&self, name: &str, id: ClassId) -> Res<Function> {
         let node = self.package_node(id);
         let elems = self.elems(&node);
         let entry = self.lib().get(self.lk.follow_short_class(id));
@@ -430,7 +430,7 @@ impl<'a> Flattener<'a> {
             return err(span, format!("reductions (`{fname}(... for ...)`) inside functions are not supported; use a for loop"));
         };
         let class = self.lk.resolve_class_name(
-            Some(fenv.env.scope),
+            (!function.global).then_some(fenv.env.scope),
             &crate::expand::cref_to_name(function),
             false,
         );
@@ -439,6 +439,7 @@ impl<'a> Flattener<'a> {
             pos.push(self.fexpr_end(a, fenv, end)?);
         }
         let Some(id) = class else {
+            let fname = fname.trim_start_matches('.').to_string();
             if !BUILTINS.contains(&fname.as_str()) && !EXTRA_BUILTINS.contains(&fname.as_str()) {
                 return err(function.span, format!("unknown function `{fname}`"));
             }

@@ -1,13 +1,364 @@
-//! Evaluation of function calls at translation time (for parameters the model structure
-//! depends on). Only what is needed for structural parameters is supported; anything else
-//! gives `None` and the call stays symbolic.
+//! Evaluation of function calls at translation time, for parameters the model structure
+//! depends on (`pi = 2*Modelica.Math.asin(1.0)`, array sizes computed by functions).
+//! The function is translated to its flat form and its algorithm executed on literal
+//! values. External functions and anything not literal give `None` (the call then stays
+//! symbolic, and an evaluation that needed it reports that it is not known).
 
 use crate::ctx::Flattener;
-use crate::expand::Val;
-use crate::inst::Res;
+use crate::expand::{fill, Val};
+use crate::flat::{Expr, FunctionBody, Statement, Subscript};
+use crate::fold;
+use crate::inst::{err, Res};
 use crate::loader::ClassId;
 use moss_syntax::Span;
+use std::collections::HashMap;
 
-pub fn call_function(_f: &Flattener, _id: ClassId, _args: &[Val], _span: Span) -> Res<Option<Val>> {
-    Ok(None)
+/// Why execution of a body stopped early.
+enum Flow {
+    Normal,
+    Return,
+    Break,
+}
+
+struct Frame {
+    vars: HashMap<String, Val>,
+    steps: u64,
+}
+
+const MAX_STEPS: u64 = 2_000_000;
+
+fn literal(v: &Val) -> bool {
+    let mut ok = true;
+    v.map(&mut |x| {
+        ok &= fold::is_literal(&x);
+        x
+    });
+    ok
+}
+
+pub fn call_function(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Option<Val>> {
+    if !args.iter().all(literal) {
+        return Ok(None);
+    }
+    let d = f.depth.get();
+    if d > 200 {
+        return err(span, "function calls nest too deeply during evaluation");
+    }
+    f.depth.set(d + 1);
+    let r = call_inner(f, id, args, span);
+    f.depth.set(d);
+    r
+}
+
+fn call_inner(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Option<Val>> {
+    let name = f.lk.name_of(id);
+    let func = match f.translate_function(&name, id) {
+        Ok(func) => func,
+        Err(_) => return Ok(None),
+    };
+    let FunctionBody::Algorithm(body) = &func.body else {
+        return Ok(None);
+    };
+    let mut fr = Frame {
+        vars: HashMap::new(),
+        steps: 0,
+    };
+    for (k, input) in func.inputs.iter().enumerate() {
+        match args.get(k) {
+            Some(v) => {
+                fr.vars.insert(input.name.clone(), v.clone());
+            }
+            None => return Ok(None),
+        }
+    }
+    for v in func.outputs.iter().chain(&func.locals) {
+        let init = match &v.default {
+            Some(d) => match eval(f, d, &mut fr, span)? {
+                Some(x) => x,
+                None => return Ok(None),
+            },
+            None => {
+                let mut dims = Vec::new();
+                for dim in &v.dims {
+                    match dim {
+                        Some(e) => match eval(f, e, &mut fr, span)?
+                            .and_then(|x| x.scalar().and_then(fold::as_i64))
+                        {
+                            Some(n) => dims.push(n.max(0) as usize),
+                            None => return Ok(None),
+                        },
+                        None => dims.push(0),
+                    }
+                }
+                let zero = match v.ty {
+                    crate::flat::ScalarType::Real => Expr::Real(0.0),
+                    crate::flat::ScalarType::Boolean => Expr::Boolean(false),
+                    crate::flat::ScalarType::String => Expr::String(String::new()),
+                    _ => Expr::Integer(0),
+                };
+                fill(&Val::S(zero), &dims)
+            }
+        };
+        fr.vars.insert(v.name.clone(), init);
+    }
+    if exec(f, body, &mut fr, span)?.is_none() {
+        return Ok(None);
+    }
+    let Some(out) = func.outputs.first() else {
+        return Ok(None);
+    };
+    Ok(fr.vars.get(&out.name).cloned())
+}
+
+/// Execute statements; `None` when something cannot be evaluated.
+fn exec(f: &Flattener, body: &[Statement], fr: &mut Frame, span: Span) -> Res<Option<Flow>> {
+    for s in body {
+        fr.steps += 1;
+        if fr.steps > MAX_STEPS {
+            return err(span, "function evaluation takes too many steps");
+        }
+        match s {
+            Statement::Assign { target, value, .. } => {
+                let Some(v) = eval(f, value, fr, span)? else {
+                    return Ok(None);
+                };
+                if !assign(f, target, v, fr, span)? {
+                    return Ok(None);
+                }
+            }
+            Statement::If {
+                branches, else_, ..
+            } => {
+                let mut taken = false;
+                for (c, b) in branches {
+                    match eval(f, c, fr, span)? {
+                        Some(Val::S(Expr::Boolean(true))) => {
+                            match exec(f, b, fr, span)? {
+                                Some(Flow::Normal) => {}
+                                other => return Ok(other),
+                            }
+                            taken = true;
+                            break;
+                        }
+                        Some(Val::S(Expr::Boolean(false))) => {}
+                        _ => return Ok(None),
+                    }
+                }
+                if !taken {
+                    match exec(f, else_, fr, span)? {
+                        Some(Flow::Normal) => {}
+                        other => return Ok(other),
+                    }
+                }
+            }
+            Statement::For {
+                var, range, body, ..
+            } => {
+                let Some(Val::A(items)) = eval(f, range, fr, span)? else {
+                    return Ok(None);
+                };
+                for it in items {
+                    fr.vars.insert(var.clone(), it);
+                    match exec(f, body, fr, span)? {
+                        Some(Flow::Normal) => {}
+                        Some(Flow::Break) => break,
+                        other => return Ok(other),
+                    }
+                }
+            }
+            Statement::While {
+                condition, body, ..
+            } => loop {
+                fr.steps += 1;
+                if fr.steps > MAX_STEPS {
+                    return err(span, "function evaluation takes too many steps");
+                }
+                match eval(f, condition, fr, span)? {
+                    Some(Val::S(Expr::Boolean(true))) => match exec(f, body, fr, span)? {
+                        Some(Flow::Normal) => {}
+                        Some(Flow::Break) => break,
+                        other => return Ok(other),
+                    },
+                    Some(Val::S(Expr::Boolean(false))) => break,
+                    _ => return Ok(None),
+                }
+            },
+            Statement::Assert {
+                condition, message, ..
+            } => {
+                if let Some(Val::S(Expr::Boolean(false))) = eval(f, condition, fr, span)? {
+                    let msg = match eval(f, message, fr, span)? {
+                        Some(Val::S(Expr::String(m))) => m,
+                        _ => String::new(),
+                    };
+                    return err(
+                        span,
+                        format!("assertion failed while evaluating a function: {msg}"),
+                    );
+                }
+            }
+            Statement::Return { .. } => return Ok(Some(Flow::Return)),
+            Statement::Break { .. } => return Ok(Some(Flow::Break)),
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(Flow::Normal))
+}
+
+fn index_of(
+    f: &Flattener,
+    subs: &[Subscript],
+    fr: &mut Frame,
+    span: Span,
+) -> Res<Option<Vec<Option<usize>>>> {
+    let mut out = Vec::new();
+    for s in subs {
+        match s {
+            Subscript::All => out.push(None),
+            Subscript::Index(e) => {
+                match eval(f, e, fr, span)?.and_then(|v| v.scalar().and_then(fold::as_i64)) {
+                    Some(i) if i >= 1 => out.push(Some(i as usize - 1)),
+                    _ => return Ok(None),
+                }
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+fn assign(f: &Flattener, target: &Expr, v: Val, fr: &mut Frame, span: Span) -> Res<bool> {
+    let Expr::Var { name, subscripts } = target else {
+        return Ok(false);
+    };
+    if subscripts.is_empty() {
+        fr.vars.insert(name.clone(), v);
+        return Ok(true);
+    }
+    let Some(idx) = index_of(f, subscripts, fr, span)? else {
+        return Ok(false);
+    };
+    if idx.iter().any(Option::is_none) {
+        return Ok(false);
+    }
+    let Some(cur) = fr.vars.get_mut(name) else {
+        return Ok(false);
+    };
+    let mut slot = cur;
+    for i in idx.into_iter().flatten() {
+        slot = match slot {
+            Val::A(items) if i < items.len() => &mut items[i],
+            _ => return err(span, format!("index out of bounds assigning `{name}`")),
+        };
+    }
+    *slot = v;
+    Ok(true)
+}
+
+/// Evaluate a flat expression of a function body to a literal value.
+fn eval(f: &Flattener, e: &Expr, fr: &mut Frame, span: Span) -> Res<Option<Val>> {
+    Ok(Some(match e {
+        Expr::Real(_)
+        | Expr::Integer(_)
+        | Expr::Boolean(_)
+        | Expr::String(_)
+        | Expr::Enum { .. } => Val::S(e.clone()),
+        Expr::Var { name, subscripts } => {
+            let Some(v) = fr.vars.get(name).cloned() else {
+                return Ok(None);
+            };
+            let Some(idx) = index_of(f, subscripts, fr, span)? else {
+                return Ok(None);
+            };
+            select(v, &idx)
+        }
+        Expr::Time => return Ok(None),
+        Expr::Unary { op, arg } => {
+            let Some(a) = eval(f, arg, fr, span)? else {
+                return Ok(None);
+            };
+            a.map(&mut |x| fold::unary(*op, x))
+        }
+        Expr::Binary { op, lhs, rhs } => {
+            let (Some(a), Some(b)) = (eval(f, lhs, fr, span)?, eval(f, rhs, fr, span)?) else {
+                return Ok(None);
+            };
+            f.binary_flat(*op, a, b, span)?
+        }
+        Expr::Call { func, args } => {
+            let mut vals = Vec::new();
+            for a in args {
+                match eval(f, a, fr, span)? {
+                    Some(v) => vals.push(v),
+                    None => return Ok(None),
+                }
+            }
+            if crate::flat::BUILTINS.contains(&func.as_str()) {
+                f.builtin(func, vals, span)?
+            } else {
+                let id = f.functions.borrow().get(func).copied();
+                match id {
+                    Some(id) => match call_function(f, id, &vals, span)? {
+                        Some(v) => v,
+                        None => return Ok(None),
+                    },
+                    None => return Ok(None),
+                }
+            }
+        }
+        Expr::If { branches, else_ } => {
+            for (c, v) in branches {
+                match eval(f, c, fr, span)? {
+                    Some(Val::S(Expr::Boolean(true))) => return eval(f, v, fr, span),
+                    Some(Val::S(Expr::Boolean(false))) => {}
+                    _ => return Ok(None),
+                }
+            }
+            return eval(f, else_, fr, span);
+        }
+        Expr::Array(items) => {
+            let mut out = Vec::new();
+            for i in items {
+                match eval(f, i, fr, span)? {
+                    Some(v) => out.push(v),
+                    None => return Ok(None),
+                }
+            }
+            Val::A(out)
+        }
+        Expr::Range { start, step, stop } => {
+            let s = eval(f, start, fr, span)?.and_then(|v| v.scalar().cloned());
+            let t = eval(f, stop, fr, span)?.and_then(|v| v.scalar().cloned());
+            let st = match step {
+                Some(x) => eval(f, x, fr, span)?.and_then(|v| v.scalar().cloned()),
+                None => Some(Expr::Integer(1)),
+            };
+            let (Some(s), Some(t), Some(st)) = (s, t, st) else {
+                return Ok(None);
+            };
+            match (fold::as_i64(&s), fold::as_i64(&t), fold::as_i64(&st)) {
+                (Some(a), Some(b), Some(c)) if c != 0 && matches!(s, Expr::Integer(_)) => {
+                    let mut out = Vec::new();
+                    let mut i = a;
+                    while (c > 0 && i <= b) || (c < 0 && i >= b) {
+                        out.push(Val::S(Expr::Integer(i)));
+                        i += c;
+                    }
+                    Val::A(out)
+                }
+                _ => return Ok(None),
+            }
+        }
+        Expr::Tuple(_) | Expr::CallOutput { .. } => return Ok(None),
+    }))
+}
+
+fn select(v: Val, idx: &[Option<usize>]) -> Val {
+    let Some((first, rest)) = idx.split_first() else {
+        return v;
+    };
+    match (v, first) {
+        (Val::A(mut items), Some(i)) if *i < items.len() => select(items.swap_remove(*i), rest),
+        (Val::A(items), None) => Val::A(items.into_iter().map(|x| select(x, rest)).collect()),
+        (other, _) => other,
+    }
 }

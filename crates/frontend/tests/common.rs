@@ -1,6 +1,8 @@
 //! Helpers shared by the frontend integration tests: flatten a fixture model without any
 //! library path except the fixtures directory, and render failures.
 
+#![allow(dead_code)]
+
 use moss_frontend::{flatten_model, FlatModel, LoadOptions};
 use std::path::PathBuf;
 
