@@ -16,7 +16,7 @@
 
 use crate::ir::{Arena, ExprId, Node, VarIx};
 use crate::matching::{self, Matching, NONE};
-use crate::model::{EqBody, Model, SEq};
+use crate::model::{EqBody, Model, SEq, VKind};
 use crate::sort;
 use moss_syntax::Diagnostic;
 use std::collections::HashMap;
@@ -204,7 +204,8 @@ pub fn causalize(
 ) -> Result<Vec<WBlock>, Vec<Diagnostic>> {
     let is_unknown = |v: VarIx| unknown.get(v as usize).copied().unwrap_or(false);
     let mt = match_system(m, eqs, &is_unknown, context)?;
-    let comps = sorted_components(m, eqs, &mt, &is_unknown, live_relations);
+    let _ = live_relations;
+    let comps = sorted_components(m, eqs, &mt, &is_unknown);
     let mut blocks = Vec::with_capacity(comps.len());
     for comp in comps {
         blocks.push(component_block(m, eqs, &mt, &comp, context, stats)?);
@@ -265,12 +266,23 @@ fn match_system(
 
 /// Strongly connected components of the dependency graph in execution order; equations
 /// without outputs (asserts, reinit-only whens) come last.
+///
+/// The components (blocks, algebraic loops) come from the dependencies *without* operands of
+/// event relations, which are frozen inputs in continuous mode. Their order, however, prefers
+/// to respect those operands too, so that relations evaluated live (event mode,
+/// initialization) see fresh values. A mixed loop (a cycle only through relation operands,
+/// e.g. friction: `startForward` reads `sa` in a relation, `locked` reads `startForward`, the
+/// equations for `sa` read `locked`) is broken at its switching equations — discrete
+/// equations that only read discrete values and event relations: the others read their value
+/// from the previous pass. Such values are constant between events, so this is exact in
+/// continuous mode, and in event mode the conditions act as guesses that the event iteration
+/// confirms (the continuous part is solved for the guessed mode before the conditions are
+/// re-evaluated, as mixed systems are solved in other Modelica tools).
 fn sorted_components(
     m: &mut Model,
     eqs: &[SEq],
     mt: &Matching,
     is_unknown: &dyn Fn(VarIx) -> bool,
-    live_relations: bool,
 ) -> Vec<Vec<u32>> {
     let n = eqs.len();
     let outputs: Vec<Vec<VarIx>> = eqs
@@ -287,18 +299,93 @@ fn sorted_components(
         .collect();
     let deps = dependencies(m, eqs, mt, &outputs, is_unknown, true);
     let comps = sort::tarjan(&deps, &roots);
-    if !live_relations {
-        return comps;
-    }
-    // relations are evaluated live here: order their operands first too, unless that
-    // creates new algebraic loops (mixed continuous/discrete loops stay broken)
     let full = dependencies(m, eqs, mt, &outputs, is_unknown, false);
-    let full_comps = sort::tarjan(&full, &roots);
-    if full_comps.len() == comps.len() {
-        full_comps
+    let preferred = break_mixed_loops(m, eqs, mt, full, &roots);
+    let preferred_comps = sort::tarjan(&preferred, &roots);
+    if same_partition(&preferred_comps, &comps, n) {
+        preferred_comps
     } else {
         comps
     }
+}
+
+/// Remove, inside every cycle of `full`, the dependencies on switching equations.
+fn break_mixed_loops(
+    m: &mut Model,
+    eqs: &[SEq],
+    mt: &Matching,
+    full: Vec<Vec<u32>>,
+    roots: &[u32],
+) -> Vec<Vec<u32>> {
+    const NO_CYCLE: u32 = u32::MAX;
+    let n = eqs.len();
+    let mut cycle_of = vec![NO_CYCLE; n];
+    for (k, comp) in sort::tarjan(&full, roots).iter().enumerate() {
+        if comp.len() > 1 {
+            for &e in comp {
+                cycle_of[e as usize] = k as u32;
+            }
+        }
+    }
+    if cycle_of.iter().all(|&c| c == NO_CYCLE) {
+        return full;
+    }
+    let switching: Vec<bool> = (0..n)
+        .map(|i| cycle_of[i] != NO_CYCLE && is_switching_equation(m, &eqs[i], mt.var_of_eq[i]))
+        .collect();
+    full.into_iter()
+        .enumerate()
+        .map(|(x, ds)| {
+            ds.into_iter()
+                .filter(|&t| {
+                    let t = t as usize;
+                    !(switching[t] && cycle_of[t] == cycle_of[x] && cycle_of[x] != NO_CYCLE)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A plain equation for a discrete variable that reads only discrete values, parameters and
+/// event relations (so its value cannot change between events), with at least one event
+/// relation.
+fn is_switching_equation(m: &mut Model, eq: &SEq, v: VarIx) -> bool {
+    let EqBody::Eq { lhs, rhs } = eq.body else {
+        return false;
+    };
+    if v == NONE || m.vars[v as usize].kind != VKind::Discrete {
+        return false;
+    }
+    let mut vs = Vec::new();
+    m.arena.vars_of(lhs, true, &mut vs);
+    m.arena.vars_of(rhs, true, &mut vs);
+    let frozen = vs.iter().all(|&x| {
+        matches!(
+            m.vars[x as usize].kind,
+            VKind::Discrete | VKind::Parameter | VKind::Constant
+        )
+    });
+    let has_event_relation = |e: ExprId, a: &mut Arena| {
+        a.any_node(e, &mut |node| matches!(node, Node::Rel { event: true, .. }))
+    };
+    frozen && (has_event_relation(lhs, &mut m.arena) || has_event_relation(rhs, &mut m.arena))
+}
+
+/// Do both component lists partition the equations identically?
+fn same_partition(a: &[Vec<u32>], b: &[Vec<u32>], n: usize) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut id = vec![u32::MAX; n];
+    for (k, comp) in b.iter().enumerate() {
+        for &e in comp {
+            id[e as usize] = k as u32;
+        }
+    }
+    a.iter().all(|comp| {
+        let k = id[comp[0] as usize];
+        comp.iter().all(|&e| id[e as usize] == k) && b[k as usize].len() == comp.len()
+    })
 }
 
 /// The computation of one strongly connected component.

@@ -556,17 +556,17 @@ fn msl_like_bearing_friction_gives_a_linear_block_with_frozen_relations() {
         p.blocks.iter().any(|b| matches!(b, Block::Linear { .. })),
         "{text}"
     );
-    // the discrete logic comes before the loop that reads it
-    let start_fwd = text.find("startForward :=").expect(&text);
-    let sim = text.find("simulation blocks").unwrap_or(0);
-    let linear = text[sim..]
-        .find("linear system")
-        .map(|i| i + sim)
-        .expect(&text);
-    assert!(
-        text[sim..].find("startForward :=").is_some() && start_fwd < linear,
-        "{text}"
-    );
+    // the mixed loop is broken at the switching conditions: `locked` uses the previous
+    // values of startForward/startBackward, the loop is solved for that mode, then the
+    // conditions are re-evaluated with the fresh `sa` (as mixed systems are solved elsewhere)
+    let sim = &text[text.find("simulation blocks").unwrap_or(0)..];
+    let pos = |what: &str| {
+        sim.find(what)
+            .unwrap_or_else(|| panic!("{what} missing in {text}"))
+    };
+    assert!(pos("locked :=") < pos("linear system"), "{text}");
+    assert!(pos("linear system") < pos("startForward :="), "{text}");
+    assert!(pos("linear system") < pos("startBackward :="), "{text}");
     // relations on sa and w become zero crossings; relations on pre(mode) do not
     assert!(
         p.zero_crossings
