@@ -40,6 +40,7 @@ pub struct Failure {
 pub fn flatten_model(opts: &LoadOptions, model: &str) -> Result<Flattened, Failure> {
     let mut lib = Library::new(&opts.libs, opts.use_modelicapath, opts.use_bundled);
     lib.add_text("<predefined>", PREDEFINED_SOURCE);
+    lib.add_text("<moss tables>", crate::tables::TABLES_SOURCE);
     let path = Path::new(model);
     let is_file = model.ends_with(".mo") || path.is_file();
     if is_file {

@@ -232,7 +232,13 @@ impl<'a> Flattener<'a> {
             } => {
                 let mut conds = Vec::new();
                 for (c, v) in branches {
-                    let cv = self.expand(c, env, cx)?;
+                    let mut cv = self.expand(c, env, cx)?;
+                    if !matches!(cv, Val::S(Expr::Boolean(_)))
+                        && self.branch_shapes_differ(branches, else_branch, env, cx)
+                    {
+                        // Branches of different sizes: the condition must be structural.
+                        cv = self.eval_expr(c, env, &mut cx.clone())?;
+                    }
                     match cv {
                         Val::S(Expr::Boolean(false)) => continue,
                         Val::S(Expr::Boolean(true)) if conds.is_empty() => {
@@ -299,6 +305,24 @@ impl<'a> Flattener<'a> {
                     }
                 }
             }
+        })
+    }
+
+    fn branch_shapes_differ(
+        &self,
+        branches: &[(ast::Expr, ast::Expr)],
+        else_branch: &ast::Expr,
+        env: &Env,
+        cx: &mut Cx,
+    ) -> bool {
+        let Ok(e) = self.expand(else_branch, env, cx) else {
+            return false;
+        };
+        let shape = e.shape();
+        branches.iter().any(|(_, v)| {
+            self.expand(v, env, cx)
+                .map(|x| x.shape() != shape)
+                .unwrap_or(false)
         })
     }
 
@@ -657,6 +681,19 @@ impl<'a> Flattener<'a> {
             let whole = self.comp_value(node, &comp, span)?;
             return Ok(select(&whole, &sels, &dims));
         }
+        if let Base::Class(c) = ty.base {
+            if crate::tables::is_external_object(self, c) {
+                let Some(b) = &comp.mods.binding else {
+                    return err(
+                        span,
+                        format!("external object `{}` has no constructor call", comp.name),
+                    );
+                };
+                let mut ocx = Cx::flat();
+                ocx.eval = cx.eval;
+                return self.expand(&b.expr, &b.env, &mut ocx);
+            }
+        }
         let base = qualified(node, &comp.name);
         let rest = &parts[1..];
         self.build_selected(&sels, &dims, &mut Vec::new(), &mut |me, idx| {
@@ -921,6 +958,11 @@ impl<'a> Flattener<'a> {
                     };
                     if structural {
                         vals.push(self.eval_expr(a, env, cx)?);
+                    } else if k == 0 && matches!(fname.as_str(), "size" | "ndims") {
+                        // Only the shape matters: no need for values.
+                        let mut fcx = cx.clone();
+                        fcx.eval = false;
+                        vals.push(self.expand(a, env, &mut fcx)?);
                     } else {
                         vals.push(self.expand(a, env, cx)?);
                     }
@@ -989,6 +1031,26 @@ impl<'a> Flattener<'a> {
         cx: &mut Cx,
         span: Span,
     ) -> Res<Val> {
+        // `T(...)` for an external object class calls its constructor; the object is kept
+        // as a record of the constructor's arguments (see `tables`).
+        let ext_object = crate::tables::is_external_object(self, id);
+        let object_class = id;
+        let id = if ext_object {
+            match self.lk.member(id, "constructor") {
+                Some(Found::Class(c)) => c,
+                _ => {
+                    return err(
+                        span,
+                        format!(
+                            "external object `{}` has no constructor",
+                            self.lk.name_of(id)
+                        ),
+                    )
+                }
+            }
+        } else {
+            id
+        };
         let fnode = self.package_node(id);
         let kind = self.lk.kind(self.lk.follow_short_class(id));
         let is_record = matches!(
@@ -1061,6 +1123,22 @@ impl<'a> Flattener<'a> {
             slots[k] = Some(v);
         }
         let args: Vec<Val> = slots.into_iter().flatten().collect();
+        if ext_object {
+            let mut fields = vec![(
+                Arc::from(crate::tables::EXTOBJ),
+                Val::S(Expr::String(self.lk.name_of(object_class))),
+            )];
+            fields.extend(inputs.iter().map(|c| c.name.clone()).zip(args));
+            return Ok(Val::R(fields));
+        }
+        if let Some(Val::R(fields)) = args.first() {
+            if fields
+                .first()
+                .is_some_and(|(n, _)| &**n == crate::tables::EXTOBJ)
+            {
+                return self.lower_table_call(&self.lk.name_of(id), &args, span);
+            }
+        }
         if is_record {
             return Ok(Val::R(
                 inputs.iter().map(|c| c.name.clone()).zip(args).collect(),

@@ -25,7 +25,7 @@ pub struct Collected {
     pub algorithms: Vec<flat::Algorithm>,
     pub initial_algorithms: Vec<flat::Algorithm>,
     pub connections: Connections,
-    /// Flow variables that belong to connectors of components (not of the model itself).
+    /// All flow variables (each is the inside element of a one-member set unless connected).
     pub inside_flows: Vec<String>,
 }
 
@@ -64,7 +64,9 @@ impl<'a> Flattener<'a> {
             match ty.base {
                 Base::Class(c) => {
                     let kind = self.lk.kind(c);
-                    if matches!(kind, ClassKind::Function { .. } | ClassKind::Package) {
+                    if matches!(kind, ClassKind::Function { .. } | ClassKind::Package)
+                        || crate::tables::is_external_object(self, c)
+                    {
                         continue;
                     }
                     if self.lib().get(c).def.prefixes.partial {
@@ -286,8 +288,6 @@ impl<'a> Flattener<'a> {
         let is_flow = comp.tprefixes.connector == Some(ast::ConnectorPrefix::Flow);
         let is_stream = comp.tprefixes.connector == Some(ast::ConnectorPrefix::Stream);
         let base_name = qualified(node, &comp.name);
-        let inside = node.parent.as_ref().is_some_and(|p| !p.path.is_empty())
-            && self.is_connector_node(node);
         let description = comp.decl.description.text();
         for idx in index_tuples(dims) {
             let path: Vec<usize> = idx.iter().map(|i| i - 1).collect();
@@ -357,19 +357,14 @@ impl<'a> Flattener<'a> {
                     });
                 }
             }
-            if is_flow && inside {
+            // Every flow variable is also an inside set element of its own (spec 9.2), so
+            // unconnected flows, including those of top-level connectors, become zero.
+            if is_flow {
                 out.inside_flows.push(name.clone());
             }
             out.variables.push(var);
         }
         Ok(())
-    }
-
-    fn is_connector_node(&self, node: &NodeRef) -> bool {
-        matches!(
-            self.lk.kind(self.lk.follow_short_class(node.class)),
-            ClassKind::Connector | ClassKind::ExpandableConnector
-        )
     }
 
     /// Flatten one equation (appending to `out`); `connect` goes to `conns` (None in initial

@@ -21,6 +21,7 @@ pub mod interp;
 pub mod loader;
 pub mod print;
 pub mod stats;
+pub mod tables;
 pub mod walk;
 
 pub use api::{flatten_model, Failure, Flattened, LoadOptions};
