@@ -160,8 +160,9 @@ impl UnionFind {
     }
 }
 
-/// Constant propagation: an equation `k*x + c1 = c2` defines `x` as a constant; `x` is then
-/// replaced by its value in every other equation (transitively: `y = 2*x` then defines `y`).
+/// Constant propagation: an equation `k*x + c1 = c2`, or `x = e` with `e` a parameter
+/// expression, defines `x` as a constant; `x` is then replaced by its value in every other
+/// equation (transitively: `y = 2*x` then defines `y`).
 /// The defining equations stay, so the variables are still computed (and reported). This
 /// removes e.g. grounded supports and unconnected flows from index reduction and loops.
 /// Returns the number of variables found constant.
@@ -185,7 +186,7 @@ pub fn propagate_constants(m: &mut Model) -> usize {
             occurrences[v as usize].push(i as u32);
         }
     }
-    let mut value: Vec<Option<f64>> = vec![None; m.vars.len()];
+    let mut value: Vec<Option<ExprId>> = vec![None; m.vars.len()];
     let mut queue: Vec<u32> = (0..n_eq as u32).rev().collect();
     let mut found = 0;
     while let Some(i) = queue.pop() {
@@ -198,7 +199,7 @@ pub fn propagate_constants(m: &mut Model) -> usize {
         if value[x as usize].is_some() || !eligible(m, x) || protected(m, x) {
             continue;
         }
-        if m.vars[x as usize].der.is_some() || !c.is_finite() {
+        if m.vars[x as usize].der.is_some() {
             continue;
         }
         value[x as usize] = Some(c);
@@ -209,8 +210,8 @@ pub fn propagate_constants(m: &mut Model) -> usize {
                 // keeps `x` so that the structural diagnosis can name it
                 continue;
             }
-            let mut f = |a: &mut crate::ir::Arena, n: &Node| match n {
-                Node::Var(v) if *v == x => Some(a.num(c)),
+            let mut f = |_: &mut crate::ir::Arena, n: &Node| match n {
+                Node::Var(v) if *v == x => Some(c),
                 _ => None,
             };
             let mut memo = HashMap::new();
@@ -244,13 +245,23 @@ fn has_other_unknown(m: &mut Model, e: u32, x: VarIx) -> bool {
         .any(|&v| v != x && m.vars[v as usize].is_unknown())
 }
 
-/// `k*x + c1 = c2` (or mirrored) with a constant `k != 0`: `(x, (c2 - c1)/k)`.
-fn constant_definition(m: &Model, lhs: ExprId, rhs: ExprId) -> Option<(VarIx, f64)> {
-    let (terms, c) = linear_form(m, lhs, rhs)?;
-    let [(x, k)] = terms.as_slice() else {
-        return None;
-    };
-    Some((*x, -c / k))
+/// `k*x + c1 = c2` (or mirrored) with a constant `k != 0`: `(x, (c2 - c1)/k)`; or
+/// `x = e` (or mirrored) with `e` a parameter expression: `(x, e)`.
+fn constant_definition(m: &mut Model, lhs: ExprId, rhs: ExprId) -> Option<(VarIx, ExprId)> {
+    if let Some((terms, c)) = linear_form(m, lhs, rhs) {
+        if let [(x, k)] = terms.as_slice() {
+            let value = -c / k;
+            return value.is_finite().then(|| (*x, m.arena.num(value)));
+        }
+    }
+    for (side, other) in [(lhs, rhs), (rhs, lhs)] {
+        if let Node::Var(x) = *m.arena.node(side) {
+            if m.vars[x as usize].is_unknown() && m.is_parameter_expr(other) {
+                return Some((x, other));
+            }
+        }
+    }
+    None
 }
 
 /// Eliminate aliases in `m.eqs`; returns the eliminated variables.

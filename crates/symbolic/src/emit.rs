@@ -89,7 +89,9 @@ impl Emitter {
                 rhs,
                 event,
             } => {
-                let zc = if !event || !self.events {
+                // a relation between parameter values cannot cross during a simulation
+                let varies = event && !(m.is_parameter_expr(lhs) && m.is_parameter_expr(rhs));
+                let zc = if !varies || !self.events {
                     None
                 } else if self.new_zero_crossings {
                     Some(self.zero_crossing(m, e, op, lhs, rhs))

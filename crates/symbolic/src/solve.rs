@@ -331,7 +331,13 @@ fn break_mixed_loops(
         return full;
     }
     let switching: Vec<bool> = (0..n)
-        .map(|i| cycle_of[i] != NO_CYCLE && is_switching_equation(m, &eqs[i], mt.var_of_eq[i]))
+        .map(|i| {
+            cycle_of[i] != NO_CYCLE
+                && is_switching_equation(m, &eqs[i], mt.var_of_eq[i], &|v: VarIx| {
+                    let p = mt.eq_of_var.get(v as usize).copied().unwrap_or(NONE);
+                    p != NONE && cycle_of[p as usize] == cycle_of[i]
+                })
+        })
         .collect();
     full.into_iter()
         .enumerate()
@@ -347,9 +353,14 @@ fn break_mixed_loops(
 }
 
 /// A plain equation for a discrete variable that reads only discrete values, parameters and
-/// event relations (so its value cannot change between events), with at least one event
-/// relation.
-fn is_switching_equation(m: &mut Model, eq: &SEq, v: VarIx) -> bool {
+/// event relations (so its value cannot change between events), with an event relation on a
+/// value computed in the same cycle (`in_cycle`): the switching condition of a mixed loop.
+fn is_switching_equation(
+    m: &mut Model,
+    eq: &SEq,
+    v: VarIx,
+    in_cycle: &dyn Fn(VarIx) -> bool,
+) -> bool {
     let EqBody::Eq { lhs, rhs } = eq.body else {
         return false;
     };
@@ -365,10 +376,14 @@ fn is_switching_equation(m: &mut Model, eq: &SEq, v: VarIx) -> bool {
             VKind::Discrete | VKind::Parameter | VKind::Constant
         )
     });
-    let has_event_relation = |e: ExprId, a: &mut Arena| {
-        a.any_node(e, &mut |node| matches!(node, Node::Rel { event: true, .. }))
-    };
-    frozen && (has_event_relation(lhs, &mut m.arena) || has_event_relation(rhs, &mut m.arena))
+    if !frozen {
+        return false;
+    }
+    // operands of the event relations: all variables minus those read outside relations
+    let mut all = Vec::new();
+    m.arena.vars_of(lhs, false, &mut all);
+    m.arena.vars_of(rhs, false, &mut all);
+    all.iter().any(|x| !vs.contains(x) && in_cycle(*x))
 }
 
 /// Do both component lists partition the equations identically?

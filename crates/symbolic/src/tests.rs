@@ -1544,3 +1544,38 @@ fn random_models_satisfy_their_equations() {
         "only {init_checked} initializations checked"
     );
 }
+
+/// The library's friction variant: `locked` reads intermediate `sliding*` Booleans and a
+/// relation on parameters; only the conditions on `sa` are switching equations.
+#[test]
+fn mixed_loop_tears_only_at_conditions_on_loop_values() {
+    let mut b = ModelBuilder::new();
+    b.vars("w a sa tau", "").start("w", 0.0).fixed("w");
+    b.params("J", 1.0).params("fn", 1.0).params("tau0max", 0.6);
+    b.discrete("mode", ScalarType::Integer);
+    b.discrete("locked startForward slidingForward", ScalarType::Boolean);
+    b.eq("der(w) = a").eq("J*a = sin(time) - tau");
+    b.eq("tau = if locked then sa else tau0max");
+    b.eq("a = if locked then 0 else sa - tau0max");
+    b.eq("startForward = pre(mode) == 0 and sa > tau0max");
+    b.eq("slidingForward = pre(mode) == 1 or startForward");
+    b.eq("locked = not (fn <= 0) and not slidingForward");
+    b.eq("mode = if slidingForward and w > 0 then 1 else 0");
+    let p = ok(&b);
+    let text = dump::program_text(&p);
+    let sim = &text[text.find("simulation blocks").unwrap_or(0)..];
+    let pos = |what: &str| {
+        sim.find(what)
+            .unwrap_or_else(|| panic!("{what} missing in {text}"))
+    };
+    assert!(pos("slidingForward :=") < pos("locked :="), "{text}");
+    assert!(pos("locked :=") < pos("linear system"), "{text}");
+    assert!(pos("linear system") < pos("startForward :="), "{text}");
+    // the relation between parameters is not an event source
+    assert!(
+        p.zero_crossings
+            .iter()
+            .all(|z| !z.description.contains("fn")),
+        "{text}"
+    );
+}
