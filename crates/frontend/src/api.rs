@@ -161,6 +161,7 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     model.functions = fl.collect_functions()?;
     model.experiment = experiment(&entry.def);
     check_references(&model)?;
+    check_variability(&model)?;
     let warnings = fl.warnings.borrow().clone();
     Ok((model, warnings))
 }
@@ -276,6 +277,49 @@ fn check_references(model: &FlatModel) -> Res<()> {
         Some((msg, span)) => Err(Box::new(Diagnostic::error(span, msg))),
         None => Ok(()),
     }
+}
+
+/// Parameters and constants may only depend on parameters and constants (spec 3.8).
+fn check_variability(model: &FlatModel) -> Res<()> {
+    let by_name: HashMap<&str, &crate::flat::Variable> = model
+        .variables
+        .iter()
+        .map(|v| (v.name.as_str(), v))
+        .collect();
+    for v in &model.variables {
+        let Some(b) = &v.binding else { continue };
+        let mut bad: Option<String> = None;
+        crate::walk::visit(b, &mut |x| match x {
+            Expr::Var { name, .. } if bad.is_none() => {
+                if let Some(dep) = by_name.get(name.as_str()) {
+                    if dep.variability > v.variability {
+                        bad = Some(name.clone());
+                    }
+                }
+            }
+            Expr::Time if bad.is_none() => bad = Some("time".into()),
+            _ => {}
+        });
+        if let Some(dep) = bad {
+            let kind = match v.variability {
+                crate::flat::Variability::Constant => "constant",
+                _ => "parameter",
+            };
+            return Err(Box::new(
+                Diagnostic::error(
+                    v.origin.span,
+                    format!(
+                        "{kind} `{}` depends on `{dep}`, which varies during the simulation",
+                        v.name
+                    ),
+                )
+                .with_help(format!(
+                    "declare `{dep}` as a parameter, or remove the `{kind}` prefix"
+                )),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn eq_span(e: &Equation) -> Span {

@@ -152,10 +152,18 @@ impl<'a> Flattener<'a> {
                     prefixes,
                     clause,
                     span,
-                    ..
+                    constraining,
                 } => {
                     for decl in &clause.components {
-                        self.add_comp(out, m, &env, prefixes, clause, decl, vis, *span);
+                        let decl_info = DeclInfo {
+                            prefixes,
+                            clause,
+                            decl,
+                            constraining: constraining.as_ref(),
+                            vis,
+                            span: *span,
+                        };
+                        self.add_comp(out, m, &env, decl_info);
                     }
                 }
                 Element::Extends(ext) => {
@@ -198,18 +206,15 @@ impl<'a> Flattener<'a> {
         self.lib().add_redeclared_class(r.def.clone(), r.env.scope)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn add_comp(
-        &self,
-        out: &mut Elems,
-        m: &Mod,
-        env: &Env,
-        prefixes: &ast::ElementPrefixes,
-        clause: &ast::ComponentClause,
-        decl: &ast::ComponentDecl,
-        vis: Visibility,
-        span: Span,
-    ) {
+    fn add_comp(&self, out: &mut Elems, m: &Mod, env: &Env, info: DeclInfo) {
+        let DeclInfo {
+            prefixes,
+            clause,
+            decl,
+            constraining,
+            vis,
+            span,
+        } = info;
         let name = decl.name.name.clone();
         if out.index.contains_key(&name) {
             // Identical inherited declarations are merged (the first one is kept).
@@ -217,6 +222,8 @@ impl<'a> Flattener<'a> {
         }
         let outer_mod = m.sub(&name).cloned().unwrap_or_default();
         let redecl = m.comp_redecls.iter().find(|(n, _)| *n == name);
+        let original_prefixes = clause.prefixes;
+        let original_mod = decl.modification.as_ref();
         let (clause, decl, denv) = match redecl {
             Some((_, r)) => match r.clause.components.first() {
                 Some(d) => ((*r.clause).clone(), d.clone(), r.env.clone()),
@@ -224,15 +231,32 @@ impl<'a> Flattener<'a> {
             },
             None => (clause.clone(), decl.clone(), env.clone()),
         };
-        let decl_mod = match &decl.modification {
+        let mut decl_mod = match &decl.modification {
             Some(dm) => Mod::from_modification(dm, &denv),
             None => Mod::default(),
         };
+        if redecl.is_some() {
+            // Modifiers of the constraining type (or, without `constrainedby`, of the
+            // original declaration) carry over to the new declaration (spec 7.3.2).
+            let carried = match constraining {
+                Some(c) => c
+                    .modification
+                    .as_ref()
+                    .map(|cm| Mod::from_class_mod(cm, env))
+                    .unwrap_or_default(),
+                None => original_mod
+                    .map(|om| Mod::from_modification(om, env))
+                    .unwrap_or_default(),
+            };
+            decl_mod = Mod::merge(&decl_mod, &carried);
+        }
         let mods = Mod::merge(&outer_mod, &decl_mod);
         let mut tprefixes = clause.prefixes;
-        if redecl.is_some() && tprefixes.variability.is_none() {
-            // A redeclaration keeps the original variability unless it gives one.
-            tprefixes.variability = None;
+        if redecl.is_some() {
+            // A redeclaration keeps the original prefixes unless it gives its own.
+            tprefixes.variability = tprefixes.variability.or(original_prefixes.variability);
+            tprefixes.causality = tprefixes.causality.or(original_prefixes.causality);
+            tprefixes.connector = tprefixes.connector.or(original_prefixes.connector);
         }
         let comp = Comp {
             name: name.clone(),
@@ -488,9 +512,9 @@ impl<'a> Flattener<'a> {
     /// Child instance for element `indices` of component `comp` (a structured component).
     pub fn child_node(&self, node: &NodeRef, comp: &Rc<Comp>, indices: &[usize]) -> Res<NodeRef> {
         let mut path = if node.path.is_empty() {
-            comp.name.to_string()
+            flat_ident(&comp.name).to_string()
         } else {
-            format!("{}.{}", node.path, comp.name)
+            format!("{}.{}", node.path, flat_ident(&comp.name))
         };
         if !indices.is_empty() {
             path.push_str(&format_indices(indices));
@@ -532,6 +556,26 @@ impl<'a> Flattener<'a> {
             cur = n.parent.clone();
         }
         None
+    }
+}
+
+/// A component declaration as found in a class, with its element prefixes.
+#[derive(Clone, Copy)]
+struct DeclInfo<'d> {
+    prefixes: &'d ast::ElementPrefixes,
+    clause: &'d ast::ComponentClause,
+    decl: &'d ast::ComponentDecl,
+    constraining: Option<&'d ast::ConstrainingClause>,
+    vis: Visibility,
+    span: Span,
+}
+
+/// A quoted identifier that holds a flat name (`'a.b[2]'`, as printed by `moss flatten`)
+/// stands for that name: reading a flat model back gives the same variable names.
+pub fn flat_ident(name: &str) -> &str {
+    match name.strip_prefix('\'').and_then(|n| n.strip_suffix('\'')) {
+        Some(inner) if inner.contains(['.', '[']) && !inner.contains(['\\', '\'']) => inner,
+        _ => name,
     }
 }
 

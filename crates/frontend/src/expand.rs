@@ -1840,9 +1840,9 @@ pub fn cref_text(c: &ast::ComponentRef) -> String {
 
 pub fn qualified(node: &NodeRef, name: &str) -> String {
     if node.path.is_empty() {
-        name.to_string()
+        crate::ctx::flat_ident(name).to_string()
     } else {
-        format!("{}.{}", node.path, name)
+        format!("{}.{}", node.path, crate::ctx::flat_ident(name))
     }
 }
 

@@ -82,7 +82,8 @@ impl<'a> Flattener<'a> {
                     }
                     for idx in index_tuples(&dims) {
                         let child = self.child_node(node, comp, &idx)?;
-                        self.walk(&child, out)?;
+                        self.walk(&child, out)
+                            .map_err(|d| in_instance(d, comp.decl.span, &child.path))?;
                         if let Some(b) = &comp.mods.binding {
                             self.record_binding(node, comp, &child, b, &idx, out)?;
                         }
@@ -238,7 +239,12 @@ impl<'a> Flattener<'a> {
             Base::Class(_) => ScalarType::Real,
         };
         let mods = Mod::merge(&comp.mods, &ty.mods);
-        let binding = match &mods.binding {
+        // A binding of the whole record (`Point b = Point(3, 4)`) replaces the default
+        // bindings of its fields; it is applied by `record_binding`.
+        let record_bound = node.mods.binding.is_some()
+            && comp.mods.binding.is_some()
+            && comp.mods.binding.as_ref().map(|b| b.env.scope) == Some(comp.scope);
+        let binding = match mods.binding.as_ref().filter(|_| !record_bound) {
             Some(b) => Some((
                 self.expand(&b.expr, &b.env, &mut Cx::flat())?
                     .index_path(&b.index),
@@ -848,7 +854,7 @@ impl<'a> Flattener<'a> {
             let ty = self.comp_type(node, comp)?;
             let dims = self.comp_dims(node, comp)?;
             for idx in index_tuples(&dims) {
-                let mut name = format!("{prefix}.{}", comp.name);
+                let mut name = format!("{prefix}.{}", crate::ctx::flat_ident(&comp.name));
                 if !idx.is_empty() {
                     name.push_str(&format_indices(&idx));
                 }
@@ -1042,6 +1048,18 @@ impl<'a> Flattener<'a> {
         }
         Ok(())
     }
+}
+
+/// Add the instance chain to an error raised inside a component: a secondary label at the
+/// declaration that created the instance (the innermost few levels).
+fn in_instance(mut d: Diag, decl: Span, path: &str) -> Diag {
+    if d.secondary.len() < 3 && d.span != decl {
+        d.secondary.push(moss_syntax::diag::Label {
+            span: decl,
+            message: format!("in instance `{path}` declared here"),
+        });
+    }
+    d
 }
 
 fn state_select_of(literal: &str) -> Option<StateSelect> {

@@ -127,8 +127,12 @@ impl Library {
 
     fn add_class(&self, def: Rc<ClassDef>, parent: Option<ClassId>, dir: Option<Loc>) -> ClassId {
         let full_name = match parent {
-            Some(p) => format!("{}.{}", self.get(p).full_name, def.name.as_str()),
-            None => def.name.as_str().to_string(),
+            Some(p) => format!(
+                "{}.{}",
+                self.get(p).full_name,
+                flat_class_ident(def.name.as_str())
+            ),
+            None => flat_class_ident(def.name.as_str()).to_string(),
         };
         let mut classes = self.classes.borrow_mut();
         classes.push(Rc::new(ClassEntry {
@@ -292,6 +296,15 @@ impl Library {
         }
         let dir = entry.dir.clone()?;
         self.load_entry(&dir, name, Some(id))
+    }
+}
+
+/// A quoted class name holding a full name (`'Modelica.Math.sin'`, as printed by
+/// `moss flatten`) stands for that name.
+fn flat_class_ident(name: &str) -> &str {
+    match name.strip_prefix('\'').and_then(|n| n.strip_suffix('\'')) {
+        Some(inner) if inner.contains('.') && !inner.contains(['\\', '\'']) => inner,
+        _ => name,
     }
 }
 

@@ -67,3 +67,27 @@ pub fn equations(m: &FlatModel) -> Vec<String> {
 pub fn var_names(m: &FlatModel) -> Vec<String> {
     m.variables.iter().map(|v| v.name.clone()).collect()
 }
+
+/// Flatten a fixture model that must fail; returns the rendered diagnostics with file paths
+/// reduced to the file name (stable snapshots).
+pub fn flat_error(model: &str) -> String {
+    match flatten_model(&opts(), model) {
+        Ok(_) => panic!("`{model}` was expected to fail"),
+        Err(e) => {
+            let text = moss_syntax::diag::render_all(&e.diagnostics, &e.sources);
+            let dir = format!("{}/", fixtures().display());
+            text.replace(&dir, "")
+        }
+    }
+}
+
+/// The printed declaration line of variable `name` (without indentation).
+pub fn declaration(m: &FlatModel, name: &str) -> String {
+    let text = moss_frontend::print::print_model(m);
+    let quoted = moss_frontend::print::quote_name(name);
+    text.lines()
+        .map(str::trim)
+        .find(|l| l.split(['(', ' ', ';', '=']).any(|w| w == quoted))
+        .unwrap_or_else(|| panic!("no declaration of {name} in\n{text}"))
+        .to_string()
+}

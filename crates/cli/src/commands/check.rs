@@ -20,16 +20,18 @@ pub fn run(args: Args) -> u8 {
     };
     let m = &flat.model;
     let s = stats(m);
-    println!("Check of {} completed successfully.", m.name);
-    println!(
-        "  {} equations, {} variables ({} states, {} discrete), {} parameters and constants, {} inputs",
+    let mut text = format!("Check of {} completed successfully.\n", m.name);
+    text.push_str(&format!(
+        "  {} equations, {} variables ({} states, {} discrete), {} parameters and constants, {} inputs\n",
         s.equations, s.variables, s.states, s.discrete, s.parameters, s.inputs
-    );
+    ));
     if s.equations != s.variables {
-        println!(
-            "  warning: the model is not balanced: {} equations for {} unknowns",
+        text.push_str(&format!(
+            "  warning: the model is not balanced: {} equations for {} unknowns\n",
             s.equations, s.variables
-        );
+        ));
     }
+    // A closed pipe (`moss check M | head -1`) is not an error of the model.
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
     super::EXIT_OK
 }

@@ -14,7 +14,9 @@ pub struct Args {
 pub fn run(args: Args) -> u8 {
     match load_model(&args.lib, &args.model) {
         Ok(flat) => {
-            print!("{}", moss_frontend::print::print_model(&flat.model));
+            let text = moss_frontend::print::print_model(&flat.model);
+            // A closed pipe (`moss flatten M | head`) is not an error.
+            let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
             super::EXIT_OK
         }
         Err(code) => code,

@@ -1,0 +1,50 @@
+//! Functions: collected with full names, defaults and named arguments placed at call sites,
+//! annotations kept, evaluation at translation time for structural uses.
+
+mod common;
+use common::*;
+use moss_frontend::flat::FunctionBody;
+
+#[test]
+fn calls_get_defaults_and_named_arguments_in_order() {
+    let m = flat("Functions.Use");
+    let eqs = equations(&m);
+    assert!(
+        eqs.contains(&"y1 = 'Functions.poly'(time, 1, 3);".to_string()),
+        "{eqs:#?}"
+    );
+    // b defaults to 2*a with a = 2
+    assert!(
+        eqs.contains(&"y2 = 'Functions.poly'(time, 2, 4);".to_string()),
+        "{eqs:#?}"
+    );
+    assert!(
+        eqs.contains(&"(a, b) = 'Functions.twoOut'(time);".to_string()),
+        "{eqs:#?}"
+    );
+}
+
+#[test]
+fn called_functions_and_their_derivatives_are_collected() {
+    let m = flat("Functions.Use");
+    let names: Vec<&String> = m.functions.keys().collect();
+    assert_eq!(
+        names,
+        ["Functions.poly", "Functions.polyDer", "Functions.twoOut"]
+    );
+    let poly = &m.functions["Functions.poly"];
+    assert!(poly.inline);
+    assert_eq!(poly.derivatives[0].function, "Functions.polyDer");
+    assert_eq!(poly.inputs.len(), 3);
+    assert!(matches!(&poly.body, FunctionBody::Algorithm(s) if s.len() == 1));
+}
+
+#[test]
+fn function_evaluated_for_an_array_size() {
+    let m = flat("Functions.Use");
+    let z: Vec<String> = var_names(&m)
+        .into_iter()
+        .filter(|n| n.starts_with('z'))
+        .collect();
+    assert_eq!(z, ["z[1]", "z[2]", "z[3]"]);
+}

@@ -1,0 +1,42 @@
+//! Modifiers (spec chapter 7): extends with modifiers, outer modifiers win, final,
+//! redeclaration of components and classes.
+
+mod common;
+use common::*;
+
+#[test]
+fn outer_modifiers_override_extends_modifiers() {
+    let m = flat("Modifiers.Outer");
+    assert_eq!(declaration(&m, "d.k"), "parameter Real 'd.k' = 7;");
+    assert_eq!(declaration(&m, "d.m"), "parameter Real 'd.m' = 3;");
+    // extends Base(x(start = 2)) overrides the declaration's start = 1; nominal is kept.
+    assert_eq!(
+        declaration(&m, "d.x"),
+        "Real 'd.x'(start = 2, nominal = 10);"
+    );
+    assert_eq!(declaration(&m, "d.p"), "parameter Real 'd.p' = 'd.m' * 2;");
+    assert_eq!(equations(&m), ["der('d.x') = -'d.k' * 'd.x';"]);
+}
+
+#[test]
+fn redeclared_component_and_class_use_the_new_type() {
+    let m = flat("Modifiers.Redeclared");
+    assert_eq!(
+        equations(&m),
+        [
+            "'blk.y' = 2 * 'blk.g' * 'blk.u';",
+            "'other.y' = 2 * 'other.g' * 'other.u';",
+            "'blk.u' = time;",
+            "'other.u' = time;"
+        ]
+    );
+    // With `constrainedby`, the original declaration's modifier (g = 3) is not carried over.
+    assert_eq!(declaration(&m, "blk.g"), "parameter Real 'blk.g' = 2;");
+    assert_eq!(declaration(&m, "other.g"), "parameter Real 'other.g' = 5;");
+}
+
+#[test]
+fn final_modifier_is_applied() {
+    let m = flat("Modifiers.WithFinal");
+    assert_eq!(declaration(&m, "b.k"), "parameter Real 'b.k' = 3;");
+}

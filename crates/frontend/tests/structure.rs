@@ -1,0 +1,56 @@
+//! Structural parameters, conditional components, inner/outer, records.
+
+mod common;
+use common::*;
+use moss_frontend::stats::stats;
+
+#[test]
+fn disabled_conditional_component_drops_its_connections() {
+    let m = flat("Structure.Optional");
+    assert!(!var_names(&m).iter().any(|n| n.starts_with("g.")));
+    assert_eq!(
+        equations(&m),
+        [
+            "'r.p.v' - 'r.n.v' = 'r.R' * 'r.p.i';",
+            "'r.p.i' + 'r.n.i' = 0;",
+            // the if-equation on a parameter keeps only the selected branch
+            "'r.p.v' = 2;",
+            "'r.n.v' = 0;",
+            // unconnected flows are zero
+            "'r.p.i' = 0;",
+            "'r.n.i' = 0;"
+        ]
+    );
+    let s = stats(&m);
+    assert_eq!((s.equations, s.variables), (6, 4));
+}
+
+#[test]
+fn outer_components_refer_to_the_inner_one() {
+    let m = flat("Structure.World");
+    assert_eq!(var_names(&m), ["env.T", "u1.t", "u2.t"]);
+    assert_eq!(equations(&m), ["'u1.t' = 'env.T';", "'u2.t' = 'env.T';"]);
+}
+
+#[test]
+fn missing_inner_is_an_error() {
+    let e = flat_error("Structure.NoInner");
+    assert!(
+        e.starts_with("error: no `inner` declaration for `outer env`\n"),
+        "{e}"
+    );
+    assert!(
+        e.contains("= help: add `inner Env env;` at the top level of the model"),
+        "{e}"
+    );
+}
+
+#[test]
+fn records_are_scalarized_and_constructors_fill_fields() {
+    let m = flat("Structure.Records");
+    assert_eq!(
+        equations(&m),
+        ["'a.x' = 1;", "'a.y' = 2;", "'b.x' = 3;", "'b.y' = 4;"]
+    );
+    assert_eq!(declaration(&m, "c.x"), "parameter Real 'c.x' = 5;");
+}
