@@ -139,9 +139,11 @@ package Interfaces "Flanges and partial models of translational components"
 
   partial model PartialForce "Force source acting between flange and support"
     extends PartialElementaryOneFlangeAndSupport2;
-    SI.Force f "Force accelerating the flange (= -flange.f)";
+    // As in the MSL, f is the cut force of the source's own flange: the force that pushes the
+    // connected component in positive direction is -f.
+    SI.Force f "Force at the flange (= flange.f; the connected component is pushed by -f)";
   equation
-    f = -flange.f;
+    f = flange.f;
   end PartialForce;
 
   partial model PartialAbsoluteSensor "Measures an absolute quantity of one flange"

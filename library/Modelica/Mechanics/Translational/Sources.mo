@@ -89,7 +89,7 @@ package Sources "Force and motion sources"
     extends Modelica.Mechanics.Translational.Interfaces.PartialForce;
     parameter SI.Force f_constant "Force (negative: load in positive direction of motion)";
   equation
-    f = f_constant;
+    f = -f_constant;
   end ConstantForce;
 
   model ConstantSpeed "Constant speed, independent of force"
@@ -107,7 +107,7 @@ package Sources "Force and motion sources"
     parameter SI.Force offsetForce(start=0) "Force before the step";
     parameter SI.Time startTime = 0 "Time of the step";
   equation
-    f = offsetForce + (if time < startTime then 0 else stepForce);
+    f = -(offsetForce + (if time < startTime then 0 else stepForce));
   end ForceStep;
 
   model LinearSpeedDependentForce "Force proportional to speed"
@@ -119,9 +119,9 @@ package Sources "Force and motion sources"
   equation
     v = der(s);
     if ForceDirection then
-      f = f_nominal*abs(v/v_nominal);
+      f = -f_nominal*abs(v/v_nominal);
     else
-      f = f_nominal*(v/v_nominal);
+      f = -f_nominal*(v/v_nominal);
     end if;
   end LinearSpeedDependentForce;
 
@@ -134,10 +134,10 @@ package Sources "Force and motion sources"
   equation
     v = der(s);
     if ForceDirection then
-      f = f_nominal*(v/v_nominal)^2;
+      f = -f_nominal*(v/v_nominal)^2;
     else
       // force direction follows the direction of motion (e.g. air drag with f_nominal < 0)
-      f = f_nominal*smooth(1, if v >= 0 then (v/v_nominal)^2 else -(v/v_nominal)^2);
+      f = -f_nominal*smooth(1, if v >= 0 then (v/v_nominal)^2 else -(v/v_nominal)^2);
     end if;
   end QuadraticSpeedDependentForce;
 
@@ -153,10 +153,10 @@ package Sources "Force and motion sources"
     v = der(s);
     if ForceDirection then
       // constant force below v0 keeps the force finite at standstill
-      f = f_nominal*v_nominal/max(abs(v), v0);
+      f = -f_nominal*v_nominal/max(abs(v), v0);
     else
       // linear through zero below v0, continuous at |v| = v0
-      f = f_nominal*(if abs(v) < v0 then v*v_nominal/(v0*v0) else v_nominal/v);
+      f = -f_nominal*(if abs(v) < v0 then v*v_nominal/(v0*v0) else v_nominal/v);
     end if;
   end InverseSpeedDependentForce;
 
@@ -170,13 +170,13 @@ package Sources "Force and motion sources"
   equation
     v = der(s);
     if reg == Modelica.Blocks.Types.Regularization.Exp then
-      f = f_nominal*tanh(v/(0.02*v0));
+      f = -f_nominal*tanh(v/(0.02*v0));
     elseif reg == Modelica.Blocks.Types.Regularization.Sine then
-      f = f_nominal*smooth(1, if abs(v) >= v0 then sign(v) else sin(Modelica.Constants.pi/2*v/v0));
+      f = -f_nominal*smooth(1, if abs(v) >= v0 then sign(v) else sin(Modelica.Constants.pi/2*v/v0));
     elseif reg == Modelica.Blocks.Types.Regularization.Linear then
-      f = f_nominal*(if abs(v) >= v0 then sign(v) else v/v0);
+      f = -f_nominal*(if abs(v) >= v0 then sign(v) else v/v0);
     else
-      f = f_nominal*smooth(0, if abs(v) >= v0 then sign(v) else sign(v)*(1 - cos(Modelica.Constants.pi/2*v/v0)));
+      f = -f_nominal*smooth(0, if abs(v) >= v0 then sign(v) else sign(v)*(1 - cos(Modelica.Constants.pi/2*v/v0)));
     end if;
   end SignForce;
 
