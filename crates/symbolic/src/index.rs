@@ -84,6 +84,7 @@ pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
     if eq_ids.len() != unknowns.len() {
         return Err(count_error(m, &eq_ids, &unknowns, &adj, &taken));
     }
+    check_collapsed_structure(m, &eq_ids, &adj, &taken)?;
     let mut mt = {
         let allowed = |v: VarIx| highest_unknown(m, v, &taken);
         let mut mt = Matching::new(adj.len(), m.vars.len());
@@ -133,6 +134,82 @@ pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
         Vec::new()
     };
     Ok(IndexInfo { index, dummies })
+}
+
+/// The variable a derivative belongs to (`x` for `der(der(x))`).
+fn base_var(m: &Model, v: VarIx) -> VarIx {
+    let mut b = v;
+    while let Some(p) = m.vars[b as usize].der_of {
+        b = p;
+    }
+    b
+}
+
+/// Pantelides terminates exactly when the equations can be matched to the variables with all
+/// derivatives of a variable counted as that variable (Pantelides' theorem); otherwise the
+/// system is structurally singular whatever is differentiated. Checking this first gives a
+/// diagnosis in terms of the user's variables and equations.
+fn check_collapsed_structure(
+    m: &mut Model,
+    eq_ids: &[u32],
+    adj: &[Vec<VarIx>],
+    taken: &[bool],
+) -> Result<(), Vec<Diagnostic>> {
+    let mut collapsed: Vec<Vec<VarIx>> = vec![Vec::new(); adj.len()];
+    for &e in eq_ids {
+        let mut vs: Vec<VarIx> = adj[e as usize]
+            .iter()
+            .map(|&v| base_var(m, v))
+            .filter(|&b| !taken[b as usize])
+            .collect();
+        // states appear in equations too (they are not in `adj`, which lists highest
+        // derivatives): add them through a full scan of the equation
+        if let EqBody::Eq { lhs, rhs } = m.eqs[e as usize].body {
+            let mut all = Vec::new();
+            m.arena.vars_of(lhs, true, &mut all);
+            m.arena.vars_of(rhs, true, &mut all);
+            for v in all {
+                let sv = &m.vars[v as usize];
+                if sv.is_unknown() && sv.kind != VKind::Parameter {
+                    let b = base_var(m, v);
+                    if !taken[b as usize] {
+                        vs.push(b);
+                    }
+                }
+            }
+        }
+        vs.sort_unstable();
+        vs.dedup();
+        collapsed[e as usize] = vs;
+    }
+    let bases: Vec<VarIx> = (0..m.vars.len() as VarIx)
+        .filter(|&v| {
+            let sv = &m.vars[v as usize];
+            sv.is_unknown()
+                && sv.kind != VKind::Parameter
+                && sv.der_of.is_none()
+                && !taken[v as usize]
+        })
+        .collect();
+    let is_base = {
+        let mut b = vec![false; m.vars.len()];
+        for &v in &bases {
+            b[v as usize] = true;
+        }
+        b
+    };
+    let allowed = |v: VarIx| is_base[v as usize];
+    let mt = matching::maximum_matching(eq_ids, &collapsed, m.vars.len(), &allowed, None);
+    if eq_ids.iter().all(|&e| mt.var_of_eq[e as usize] != NONE) {
+        return Ok(());
+    }
+    let parts = matching::dulmage_mendelsohn(eq_ids, &bases, &collapsed, &mt, &allowed);
+    Err(matching::singular_diagnostics(
+        m,
+        &m.eqs,
+        &parts,
+        "the model ",
+    ))
 }
 
 /// Differentiating only helps when the coloured equations involve differentiated
