@@ -174,16 +174,23 @@ pub struct SEq {
     pub diffed: Option<u32>,
     /// Generated from a `fixed=true` start value (initialization only; dropped first).
     pub from_start: bool,
+    /// The equation as written (before alias and constant substitution), for diagnostics.
+    pub shown: Option<(ExprId, ExprId)>,
 }
 
 impl SEq {
     pub fn new(body: EqBody, origin: Origin) -> SEq {
+        let shown = match body {
+            EqBody::Eq { lhs, rhs } => Some((lhs, rhs)),
+            _ => None,
+        };
         SEq {
             body,
             origin,
             diff_of: None,
             diffed: None,
             from_start: false,
+            shown,
         }
     }
 
@@ -259,6 +266,9 @@ impl Model {
 
     /// Modelica text of an equation, for diagnostics.
     pub fn eq_text(&self, eq: &SEq) -> String {
+        if let Some((lhs, rhs)) = eq.shown {
+            return format!("{} = {}", self.text(lhs), self.text(rhs));
+        }
         match &eq.body {
             EqBody::Eq { lhs, rhs } => format!("{} = {}", self.text(*lhs), self.text(*rhs)),
             EqBody::Call {
