@@ -34,6 +34,8 @@ pub struct Flattener<'a> {
     pub values: RefCell<HashMap<String, Val>>,
     pub types: RefCell<HashMap<usize, ResolvedType>>,
     pub dims: RefCell<HashMap<usize, Vec<usize>>>,
+    /// Default `inner` components added at the top level for `outer` ones without an inner.
+    pub implicit_inners: RefCell<Vec<(Arc<str>, Rc<Comp>)>>,
 }
 
 fn key<T>(r: &Rc<T>) -> usize {
@@ -52,6 +54,7 @@ impl<'a> Flattener<'a> {
             values: RefCell::new(HashMap::new()),
             types: RefCell::new(HashMap::new()),
             dims: RefCell::new(HashMap::new()),
+            implicit_inners: RefCell::new(Vec::new()),
         }
     }
 
@@ -501,7 +504,8 @@ impl<'a> Flattener<'a> {
         match v {
             Val::S(Expr::Integer(n)) if *n >= 0 => Ok(*n as usize),
             Val::S(Expr::Real(r)) if *r >= 0.0 && r.fract() == 0.0 => Ok(*r as usize),
-            Val::S(Expr::Boolean(_)) => Ok(2),
+            // `Real x[E]` / `x[Boolean]`: one element per literal.
+            Val::A(items) => Ok(items.len()),
             _ => err(
                 span,
                 "array dimension must be a non-negative Integer known at translation time",
@@ -542,6 +546,76 @@ impl<'a> Flattener<'a> {
         let child = self.new_node(class, path.clone(), mods, Some(node.clone()), inh);
         node.children.borrow_mut().insert(path, child.clone());
         Ok(child)
+    }
+
+    /// The `inner` component an `outer` one of `node` stands for. Without one, a default
+    /// inner is added at the top level with a warning (spec 5.4).
+    pub fn inner_of(&self, node: &NodeRef, comp: &Rc<Comp>) -> Res<(NodeRef, Rc<Comp>)> {
+        if let Some(found) = self.find_inner(node, &comp.name) {
+            return Ok(found);
+        }
+        let mut root = node.clone();
+        while let Some(p) = root.parent.clone() {
+            root = p;
+        }
+        if let Some((_, c)) = self
+            .implicit_inners
+            .borrow()
+            .iter()
+            .find(|(n, _)| *n == comp.name)
+        {
+            return Ok((root, c.clone()));
+        }
+        let ty = self.comp_type(node, comp)?;
+        if let Some(c) = ty.class {
+            if self.lib().get(c).def.prefixes.partial {
+                return err(
+                    comp.span,
+                    format!(
+                        "no `inner` declaration for `outer {}`, and its class `{}` is partial so no default can be used",
+                        comp.name,
+                        self.lk.name_of(c)
+                    ),
+                )
+                .map_err(|d| Box::new(d.with_help(format!(
+                    "add `inner {} {};` at the top level of the model",
+                    comp.type_name, comp.name
+                ))));
+            }
+        }
+        self.warnings.borrow_mut().push(
+            Diagnostic::warning(
+                comp.span,
+                format!(
+                    "no `inner` declaration for `outer {}`; a default `inner {} {}` is added at the top level",
+                    comp.name, comp.type_name, comp.name
+                ),
+            )
+            .with_help(format!(
+                "add `inner {} {};` at the top level of the model",
+                comp.type_name, comp.name
+            )),
+        );
+        let mut prefixes = comp.prefixes;
+        prefixes.inner = true;
+        prefixes.outer = false;
+        let inner = Rc::new(Comp {
+            name: comp.name.clone(),
+            scope: comp.scope,
+            type_name: comp.type_name.clone(),
+            type_subs: comp.type_subs.clone(),
+            decl: comp.decl.clone(),
+            prefixes,
+            tprefixes: comp.tprefixes,
+            protected: false,
+            mods: comp.mods.clone(),
+            env: comp.env.clone(),
+            span: comp.span,
+        });
+        self.implicit_inners
+            .borrow_mut()
+            .push((comp.name.clone(), inner.clone()));
+        Ok((root, inner))
     }
 
     /// Find the `inner` declaration matching an `outer` component of `node`.

@@ -267,7 +267,11 @@ impl<'a> Flattener<'a> {
                     Some(x) => Some(self.eval_scalar(x, env, cx)?),
                     None => None,
                 };
-                range_values(&s, st.as_ref(), &t, e.span)?
+                if let (Expr::Enum { ty, .. }, Expr::Enum { .. }) = (&s, &t) {
+                    self.enum_range(ty, &s, &t)
+                } else {
+                    range_values(&s, st.as_ref(), &t, e.span)?
+                }
             }
             ExprKind::Array(items) => {
                 let mut out = Vec::new();
@@ -324,6 +328,34 @@ impl<'a> Flattener<'a> {
                 .map(|x| x.shape() != shape)
                 .unwrap_or(false)
         })
+    }
+
+    /// `E.a : E.c` over an enumeration type.
+    fn enum_range(&self, ty: &str, s: &Expr, t: &Expr) -> Val {
+        let parts: Vec<&str> = ty.split('.').collect();
+        let lits = self
+            .lib()
+            .lookup_qualified(&parts)
+            .and_then(|c| self.resolve_type_class(&self.package_node(c), c).ok())
+            .map(|rt| match rt.base {
+                Base::Enum(_, l) => l,
+                _ => Vec::new(),
+            })
+            .unwrap_or_default();
+        let (a, b) = (fold::as_i64(s).unwrap_or(1), fold::as_i64(t).unwrap_or(0));
+        Val::A(
+            (a..=b)
+                .filter_map(|i| {
+                    lits.get(i as usize - 1).map(|l| {
+                        Val::S(Expr::Enum {
+                            ty: Arc::from(ty),
+                            literal: l.clone(),
+                            index: i as u32,
+                        })
+                    })
+                })
+                .collect(),
+        )
     }
 
     fn eval_scalar(&self, e: &ast::Expr, env: &Env, cx: &mut Cx) -> Res<Expr> {
@@ -393,7 +425,7 @@ impl<'a> Flattener<'a> {
         let Some((first, rest)) = indices.split_first() else {
             return self.expand(body, env, cx);
         };
-        let values = self.iterator_values(first, env, cx)?;
+        let values = self.iterator_values_in(first, std::slice::from_ref(body), env, cx)?;
         let mut out = Vec::new();
         for v in values {
             cx.locals.push((first.name.name.clone(), v));
@@ -406,11 +438,34 @@ impl<'a> Flattener<'a> {
 
     /// The values a `for` iterator takes.
     pub fn iterator_values(&self, idx: &ast::ForIndex, env: &Env, cx: &mut Cx) -> Res<Vec<Val>> {
-        let Some(r) = &idx.range else {
-            return err(
-                idx.span,
-                format!("the range of iterator `{}` must be given", idx.name),
-            );
+        self.iterator_values_in(idx, &[], env, cx)
+    }
+
+    /// Values of a `for` iterator; without a range it is deduced from the subscripts it is
+    /// used in within `body` (`for i loop x[i] = ...` iterates over `1:size(x, 1)`).
+    pub fn iterator_values_in(
+        &self,
+        idx: &ast::ForIndex,
+        body: &[ast::Expr],
+        env: &Env,
+        cx: &mut Cx,
+    ) -> Res<Vec<Val>> {
+        let deduced;
+        let r = match &idx.range {
+            Some(r) => r,
+            None => match deduce_range(idx.name.as_str(), body) {
+                Some(d) => {
+                    deduced = d;
+                    &deduced
+                }
+                None => return err(
+                    idx.span,
+                    format!(
+                        "the range of iterator `{}` must be given (it is not used as a subscript)",
+                        idx.name
+                    ),
+                ),
+            },
         };
         let v = self.eval_expr(r, env, cx)?;
         match v {
@@ -557,6 +612,12 @@ impl<'a> Flattener<'a> {
         } else {
             self.lk.lookup_first_from(env.scope, first, true)
         };
+        if found.is_none() && !c.global && c.parts.len() == 1 && first == "Boolean" {
+            return Ok(Val::A(vec![
+                Val::S(Expr::Boolean(false)),
+                Val::S(Expr::Boolean(true)),
+            ]));
+        }
         let Some(mut found) = found else {
             // Imported constants (`import Modelica.Constants.pi;`).
             let mut s = Some(env.scope);
@@ -584,6 +645,26 @@ impl<'a> Flattener<'a> {
                 Found::Class(cls) => {
                     i += 1;
                     let Some(part) = c.parts.get(i) else {
+                        // An enumeration type used as a range or dimension: all literals.
+                        if let Ok(ResolvedType {
+                            base: Base::Enum(ec, lits),
+                            ..
+                        }) = self.resolve_type_class(&env.node, cls)
+                        {
+                            let ty: Arc<str> = Arc::from(self.lk.name_of(ec).as_str());
+                            return Ok(Val::A(
+                                lits.iter()
+                                    .enumerate()
+                                    .map(|(k, l)| {
+                                        Val::S(Expr::Enum {
+                                            ty: ty.clone(),
+                                            literal: l.clone(),
+                                            index: k as u32 + 1,
+                                        })
+                                    })
+                                    .collect(),
+                            ));
+                        }
                         return err(
                             c.span,
                             format!("`{}` is a class, not a value", cref_text(c)),
@@ -635,22 +716,12 @@ impl<'a> Flattener<'a> {
                 format!("unknown name `{}` in `{}`", part.name, node_name(node)),
             );
         };
-        if comp.prefixes.outer && !comp.prefixes.inner {
-            let Some((inode, icomp)) = self.find_inner(node, &comp.name) else {
-                return err(
-                    comp.span,
-                    format!("no `inner` declaration for `outer {}`", comp.name),
-                )
-                .map_err(|d| {
-                    Box::new(d.with_help(format!(
-                        "add `inner {} {};` at the top level of the model",
-                        comp.type_name, comp.name
-                    )))
-                });
-            };
-            let _ = icomp;
-            return self.resolve_in_node(&inode, parts, env, cx, constant, span);
-        }
+        let (node, comp) = if comp.prefixes.outer && !comp.prefixes.inner {
+            self.inner_of(node, &comp)?
+        } else {
+            (node.clone(), comp)
+        };
+        let node = &node;
         let dims = self.comp_dims(node, &comp)?;
         let sels = self.eval_subscripts(&part.subscripts, &dims, env, cx)?;
         let ty = self.comp_type(node, &comp)?;
@@ -812,14 +883,14 @@ impl<'a> Flattener<'a> {
                         }
                     };
                     match v {
-                        Val::S(x) => match fold::as_i64(&x) {
+                        Val::S(x) => match subscript_index(&x) {
                             Some(i) => out.push(Sel::One(check(i)?)),
                             None => return err(e.span, "subscripts must be Integer"),
                         },
                         Val::A(items) => {
                             let mut is = Vec::new();
                             for it in items {
-                                match it.scalar().and_then(fold::as_i64) {
+                                match it.scalar().and_then(subscript_index) {
                                     Some(i) => is.push(check(i)?),
                                     None => return err(e.span, "subscripts must be Integer"),
                                 }
@@ -988,6 +1059,29 @@ impl<'a> Flattener<'a> {
                 if let Some(c) = e.class_overrides.get(name.parts[0].as_str()) {
                     return Some(*c);
                 }
+            }
+        }
+        if name.parts.len() > 1 {
+            // `a.f(x)`: a function looked up in the class of component `a`.
+            if let Some(comp) = self.find_comp(&env.node, name.parts[0].as_str()) {
+                let ty = self.comp_type(&env.node, &comp).ok()?;
+                let Base::Class(mut c) = ty.base else {
+                    return None;
+                };
+                for p in &name.parts[1..] {
+                    match self.lk.member(c, p.as_str())? {
+                        Found::Class(n) => c = n,
+                        Found::Comp { owner } => {
+                            let node = self.package_node(owner);
+                            let comp = self.find_comp(&node, p.as_str())?;
+                            match self.comp_type(&node, &comp).ok()?.base {
+                                Base::Class(n) => c = n,
+                                _ => return None,
+                            }
+                        }
+                    }
+                }
+                return Some(c);
             }
         }
         self.lk.resolve_class_name(Some(env.scope), name, false)
@@ -1520,6 +1614,14 @@ const ELEMENTWISE: &[&str] = &[
 /// Operators handled here that are not plain flat built-ins (they are rewritten away).
 pub const EXTRA_BUILTINS: &[&str] = &["inStream", "actualStream", "array", "String"];
 
+/// 1-based index denoted by a subscript value (Integer, enumeration literal, Boolean).
+pub fn subscript_index(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Boolean(b) => Some(*b as i64 + 1),
+        other => fold::as_i64(other),
+    }
+}
+
 fn unreachable_val<T>(span: Span) -> Res<T> {
     err(span, "internal error: unexpected value shape")
 }
@@ -1872,4 +1974,135 @@ fn imported_last(lk: &Lookup, scope: ClassId, name: &str) -> Option<Arc<str>> {
         }
     }
     None
+}
+
+/// `1:size(x, k)` for an iterator used as the k-th subscript of `x` somewhere in `body`.
+fn deduce_range(name: &str, body: &[ast::Expr]) -> Option<ast::Expr> {
+    let mut found: Option<ast::Expr> = None;
+    for e in body {
+        e.walk(&mut |x| {
+            if found.is_some() {
+                return;
+            }
+            let ExprKind::Ref(c) = &x.kind else { return };
+            for (pi, p) in c.parts.iter().enumerate() {
+                for (k, s) in p.subscripts.iter().enumerate() {
+                    let ast::Subscript::Expr(se) = s else {
+                        continue;
+                    };
+                    let ExprKind::Ref(r) = &se.kind else { continue };
+                    if r.as_simple_name() != Some(name) {
+                        continue;
+                    }
+                    let mut array = c.clone();
+                    array.parts.truncate(pi + 1);
+                    for q in &mut array.parts {
+                        q.subscripts.clear();
+                    }
+                    let span = x.span;
+                    let size = ast::Expr::new(
+                        ExprKind::Call {
+                            function: ast::ComponentRef::simple(ast::Ident::new("size", span)),
+                            args: FunctionArgs::List {
+                                positional: vec![
+                                    ast::Expr::new(ExprKind::Ref(array), span),
+                                    ast::Expr::new(ExprKind::Integer(k as i64 + 1), span),
+                                ],
+                                named: Vec::new(),
+                            },
+                        },
+                        span,
+                    );
+                    found = Some(ast::Expr::new(
+                        ExprKind::Range {
+                            start: Box::new(ast::Expr::new(ExprKind::Integer(1), span)),
+                            step: None,
+                            stop: Box::new(size),
+                        },
+                        span,
+                    ));
+                    return;
+                }
+            }
+        });
+    }
+    found
+}
+
+/// Every expression of some equations (for deducing iterator ranges).
+pub fn equation_exprs(eqs: &[ast::Equation], out: &mut Vec<ast::Expr>) {
+    for e in eqs {
+        match &e.kind {
+            ast::EquationKind::Simple { lhs, rhs } => {
+                out.push(lhs.clone());
+                out.push(rhs.clone());
+            }
+            ast::EquationKind::If {
+                branches,
+                else_branch,
+            } => {
+                for (c, b) in branches {
+                    out.push(c.clone());
+                    equation_exprs(b, out);
+                }
+                equation_exprs(else_branch, out);
+            }
+            ast::EquationKind::For { body, .. } => equation_exprs(body, out),
+            ast::EquationKind::When { branches } => {
+                for (c, b) in branches {
+                    out.push(c.clone());
+                    equation_exprs(b, out);
+                }
+            }
+            ast::EquationKind::Connect { lhs, rhs } => {
+                out.push(ast::Expr::new(ExprKind::Ref(lhs.clone()), lhs.span));
+                out.push(ast::Expr::new(ExprKind::Ref(rhs.clone()), rhs.span));
+            }
+            ast::EquationKind::Call { args, .. } => push_args(args, out),
+        }
+    }
+}
+
+fn push_args(args: &FunctionArgs, out: &mut Vec<ast::Expr>) {
+    if let FunctionArgs::List { positional, named } = args {
+        out.extend(positional.iter().cloned());
+        out.extend(named.iter().map(|n| n.value.clone()));
+    }
+}
+
+/// Every expression of some statements (for deducing iterator ranges).
+pub fn statement_exprs(stmts: &[ast::Statement], out: &mut Vec<ast::Expr>) {
+    for s in stmts {
+        match &s.kind {
+            ast::StatementKind::Assign { target, value } => {
+                out.push(ast::Expr::new(ExprKind::Ref(target.clone()), target.span));
+                out.push(value.clone());
+            }
+            ast::StatementKind::TupleAssign { targets, value } => {
+                out.extend(targets.iter().flatten().cloned());
+                out.push(value.clone());
+            }
+            ast::StatementKind::If {
+                branches,
+                else_branch,
+            } => {
+                for (c, b) in branches {
+                    out.push(c.clone());
+                    statement_exprs(b, out);
+                }
+                statement_exprs(else_branch, out);
+            }
+            ast::StatementKind::For { body, .. } | ast::StatementKind::While { body, .. } => {
+                statement_exprs(body, out)
+            }
+            ast::StatementKind::When { branches } => {
+                for (c, b) in branches {
+                    out.push(c.clone());
+                    statement_exprs(b, out);
+                }
+            }
+            ast::StatementKind::Call { args, .. } => push_args(args, out),
+            _ => {}
+        }
+    }
 }

@@ -42,56 +42,78 @@ impl<'a> Flattener<'a> {
         let elems = self.elems(node);
         for comp in &elems.comps {
             if comp.prefixes.outer && !comp.prefixes.inner {
-                if self.find_inner(node, &comp.name).is_none() {
-                    return err(
-                        comp.span,
-                        format!("no `inner` declaration for `outer {}`", comp.name),
-                    )
-                    .map_err(|d| {
-                        Box::new(d.with_help(format!(
-                            "add `inner {} {};` at the top level of the model",
-                            comp.type_name, comp.name
-                        )))
-                    });
-                }
+                // Creates the default inner (with a warning) if there is none.
+                self.inner_of(node, comp)?;
                 continue;
             }
-            if !self.comp_enabled(node, comp)? {
-                continue;
-            }
-            let ty = self.comp_type(node, comp)?;
-            let dims = self.comp_dims(node, comp)?;
-            match ty.base {
-                Base::Class(c) => {
-                    let kind = self.lk.kind(c);
-                    if matches!(kind, ClassKind::Function { .. } | ClassKind::Package)
-                        || crate::tables::is_external_object(self, c)
-                    {
-                        continue;
-                    }
-                    if self.lib().get(c).def.prefixes.partial {
-                        return err(
-                            comp.span,
-                            format!(
-                                "`{}` is declared with the partial class `{}`, which cannot be instantiated",
-                                qualified(node, &comp.name),
-                                self.lk.name_of(c)
-                            ),
-                        )
-                        .map_err(|d| Box::new(d.with_help("use a non-partial class that extends it, or redeclare the component")));
-                    }
-                    for idx in index_tuples(&dims) {
-                        let child = self.child_node(node, comp, &idx)?;
-                        self.walk(&child, out)
-                            .map_err(|d| in_instance(d, comp.decl.span, &child.path))?;
-                        if let Some(b) = &comp.mods.binding {
-                            self.record_binding(node, comp, &child, b, &idx, out)?;
-                        }
-                    }
+            self.walk_comp(node, comp, out)?;
+        }
+        self.walk_sections(node, &elems, out)?;
+        if node.parent.is_none() {
+            // Default inner declarations added while walking (spec 5.4).
+            let mut done = 0;
+            loop {
+                let pending: Vec<Rc<Comp>> = self
+                    .implicit_inners
+                    .borrow()
+                    .iter()
+                    .skip(done)
+                    .map(|(_, c)| c.clone())
+                    .collect();
+                if pending.is_empty() {
+                    break;
                 }
-                _ => self.emit_vars(node, comp, &ty, &dims, out)?,
+                done += pending.len();
+                for c in pending {
+                    self.walk_comp(node, &c, out)?;
+                }
             }
         }
+        Ok(())
+    }
+
+    /// Flatten one component of an instance (variables, or the sub-instance).
+    fn walk_comp(&self, node: &NodeRef, comp: &Rc<Comp>, out: &mut Collected) -> Res<()> {
+        if !self.comp_enabled(node, comp)? {
+            return Ok(());
+        }
+        let ty = self.comp_type(node, comp)?;
+        let dims = self.comp_dims(node, comp)?;
+        match ty.base {
+            Base::Class(c) => {
+                let kind = self.lk.kind(c);
+                if matches!(kind, ClassKind::Function { .. } | ClassKind::Package)
+                    || crate::tables::is_external_object(self, c)
+                {
+                    return Ok(());
+                }
+                if self.lib().get(c).def.prefixes.partial {
+                    return err(
+                        comp.span,
+                        format!(
+                            "`{}` is declared with the partial class `{}`, which cannot be instantiated",
+                            qualified(node, &comp.name),
+                            self.lk.name_of(c)
+                        ),
+                    )
+                    .map_err(|d| Box::new(d.with_help("use a non-partial class that extends it, or redeclare the component")));
+                }
+                for idx in index_tuples(&dims) {
+                    let child = self.child_node(node, comp, &idx)?;
+                    self.walk(&child, out)
+                        .map_err(|d| in_instance(d, comp.decl.span, &child.path))?;
+                    if let Some(b) = &comp.mods.binding {
+                        self.record_binding(node, comp, &child, b, &idx, out)?;
+                    }
+                }
+            }
+            _ => self.emit_vars(node, comp, &ty, &dims, out)?,
+        }
+        Ok(())
+    }
+
+    /// Equations and algorithms of an instance (of its class and every base class).
+    fn walk_sections(&self, node: &NodeRef, elems: &Elems, out: &mut Collected) -> Res<()> {
         for class in &elems.contributors {
             let entry = self.lib().get(*class);
             let Some(compo) = entry.def.specifier.composition() else {
@@ -524,7 +546,11 @@ impl<'a> Flattener<'a> {
             }
             return Ok(());
         };
-        for v in self.iterator_values(first, env, cx)? {
+        let mut exprs = Vec::new();
+        if first.range.is_none() {
+            crate::expand::equation_exprs(body, &mut exprs);
+        }
+        for v in self.iterator_values_in(first, &exprs, env, cx)? {
             cx.locals.push((first.name.name.clone(), v));
             let r = self.for_equation(rest, body, env, cx, out, conns.as_deref_mut());
             cx.locals.pop();
@@ -685,10 +711,9 @@ impl<'a> Flattener<'a> {
                 );
             };
             if comp.prefixes.outer && !comp.prefixes.inner {
-                if let Some((n, ic)) = self.find_inner(&node, &comp.name) {
-                    node = n;
-                    comp = ic;
-                }
+                let (n, ic) = self.inner_of(&node, &comp)?;
+                node = n;
+                comp = ic;
             }
             if !self.comp_enabled(&node, &comp)? {
                 return Ok(None);
@@ -1040,7 +1065,11 @@ impl<'a> Flattener<'a> {
             }
             return Ok(());
         };
-        for v in self.iterator_values(first, env, cx)? {
+        let mut exprs = Vec::new();
+        if first.range.is_none() {
+            crate::expand::statement_exprs(body, &mut exprs);
+        }
+        for v in self.iterator_values_in(first, &exprs, env, cx)? {
             cx.locals.push((first.name.name.clone(), v));
             let r = self.for_statement(rest, body, env, cx, out);
             cx.locals.pop();

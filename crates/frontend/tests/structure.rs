@@ -33,16 +33,20 @@ fn outer_components_refer_to_the_inner_one() {
 }
 
 #[test]
-fn missing_inner_is_an_error() {
-    let e = flat_error("Structure.NoInner");
-    assert!(
-        e.starts_with("error: no `inner` declaration for `outer env`\n"),
-        "{e}"
-    );
-    assert!(
-        e.contains("= help: add `inner Env env;` at the top level of the model"),
-        "{e}"
-    );
+fn missing_inner_gets_a_default_inner_with_a_warning() {
+    let r = moss_frontend::flatten_model(
+        &moss_frontend::LoadOptions {
+            libs: vec![fixtures()],
+            use_modelicapath: false,
+            use_bundled: false,
+        },
+        "Structure.NoInner",
+    )
+    .expect("flattens with a default inner");
+    assert_eq!(var_names(&r.model), ["u.t", "env.T"]);
+    assert_eq!(equations(&r.model), ["'u.t' = 'env.T';"]);
+    let w = moss_syntax::diag::render_all(&r.warnings, &r.model.sources);
+    assert!(w.starts_with("warning: no `inner` declaration for `outer env`; a default `inner Env env` is added at the top level\n"), "{w}");
 }
 
 #[test]
