@@ -147,6 +147,9 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     );
     let mut col = Collected::default();
     fl.walk(&top, &mut col)?;
+    if let Some(e) = fl.errors.borrow_mut().drain(..).next() {
+        return Err(Box::new(e));
+    }
     let mut model = FlatModel {
         name: entry.full_name.clone(),
         ..FlatModel::default()

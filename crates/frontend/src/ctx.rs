@@ -36,6 +36,10 @@ pub struct Flattener<'a> {
     pub dims: RefCell<HashMap<usize, Vec<usize>>>,
     /// Default `inner` components added at the top level for `outer` ones without an inner.
     pub implicit_inners: RefCell<Vec<(Arc<str>, Rc<Comp>)>>,
+    /// Errors found while collecting elements (reported after the walk).
+    pub errors: RefCell<Vec<Diagnostic>>,
+    /// Classes whose restrictions were checked.
+    pub checked: RefCell<std::collections::HashSet<ClassId>>,
 }
 
 fn key<T>(r: &Rc<T>) -> usize {
@@ -55,6 +59,8 @@ impl<'a> Flattener<'a> {
             types: RefCell::new(HashMap::new()),
             dims: RefCell::new(HashMap::new()),
             implicit_inners: RefCell::new(Vec::new()),
+            errors: RefCell::new(Vec::new()),
+            checked: RefCell::new(std::collections::HashSet::new()),
         }
     }
 
@@ -141,6 +147,7 @@ impl<'a> Flattener<'a> {
             return;
         }
         out.contributors.push(class);
+        self.check_class_restrictions(class);
         let Some(comp) = entry.def.specifier.composition() else {
             return;
         };

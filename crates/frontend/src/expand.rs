@@ -458,13 +458,15 @@ impl<'a> Flattener<'a> {
                     deduced = d;
                     &deduced
                 }
-                None => return err(
-                    idx.span,
-                    format!(
+                None => {
+                    return err(
+                        idx.span,
+                        format!(
                         "the range of iterator `{}` must be given (it is not used as a subscript)",
                         idx.name
                     ),
-                ),
+                    )
+                }
             },
         };
         let v = self.eval_expr(r, env, cx)?;

@@ -261,6 +261,16 @@ impl<'a> Flattener<'a> {
             Base::Class(_) => ScalarType::Real,
         };
         let mods = Mod::merge(&comp.mods, &ty.mods);
+        if let Some((bad, m)) = mods
+            .args
+            .iter()
+            .find(|(a, _)| !crate::restrict::attribute_allowed(&ty.base, a))
+        {
+            return err(
+                if m.span.is_dummy() { comp.span } else { m.span },
+                format!("`{}` has no attribute `{bad}`", qualified(node, &comp.name)),
+            );
+        }
         // A binding of the whole record (`Point b = Point(3, 4)`) replaces the default
         // bindings of its fields; it is applied by `record_binding`.
         let record_bound = node.mods.binding.is_some()

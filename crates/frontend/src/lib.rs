@@ -20,6 +20,7 @@ pub mod inst;
 pub mod interp;
 pub mod loader;
 pub mod print;
+pub mod restrict;
 pub mod stats;
 pub mod tables;
 pub mod walk;
