@@ -322,6 +322,7 @@ impl<'a> Flattener<'a> {
                         dims: Vec::new(),
                         causality: None,
                         class: None,
+                        via_connector: false,
                     });
                 }
             }
@@ -342,8 +343,13 @@ impl<'a> Flattener<'a> {
         let mut mods = Mod::default();
         let mut dims = Vec::new();
         let mut causality = None;
+        let mut via_connector = false;
         for _ in 0..60 {
             let entry = self.lib().get(class);
+            via_connector |= matches!(
+                entry.def.prefixes.kind,
+                ClassKind::Connector | ClassKind::ExpandableConnector
+            );
             match &entry.def.specifier {
                 ClassSpecifier::Short {
                     base_prefix,
@@ -375,6 +381,7 @@ impl<'a> Flattener<'a> {
                                     dims,
                                     causality,
                                     class: Some(class),
+                                    via_connector,
                                 });
                             }
                         }
@@ -397,6 +404,7 @@ impl<'a> Flattener<'a> {
                         dims,
                         causality,
                         class: Some(class),
+                        via_connector,
                     });
                 }
                 _ => {
@@ -422,6 +430,7 @@ impl<'a> Flattener<'a> {
                                             dims,
                                             causality,
                                             class: Some(class),
+                                            via_connector,
                                         });
                                     }
                                 }
@@ -434,6 +443,7 @@ impl<'a> Flattener<'a> {
                         dims,
                         causality,
                         class: Some(class),
+                        via_connector,
                     });
                 }
             }

@@ -98,6 +98,7 @@ impl<'a> Flattener<'a> {
                     )
                     .map_err(|d| Box::new(d.with_help("use a non-partial class that extends it, or redeclare the component")));
                 }
+                self.check_structured_prefixes(node, comp, &ty, c)?;
                 for idx in index_tuples(&dims) {
                     let child = self.child_node(node, comp, &idx)?;
                     self.walk(&child, out)
@@ -108,6 +109,51 @@ impl<'a> Flattener<'a> {
                 }
             }
             _ => self.emit_vars(node, comp, &ty, &dims, out)?,
+        }
+        Ok(())
+    }
+
+    /// Type prefixes on a structured component: not on models/blocks, and not repeating a
+    /// prefix that its elements already have (spec 4.5).
+    fn check_structured_prefixes(
+        &self,
+        node: &NodeRef,
+        comp: &Rc<Comp>,
+        ty: &ResolvedType,
+        class: crate::loader::ClassId,
+    ) -> Res<()> {
+        let p = comp.tprefixes;
+        let causality = p.causality.or(ty.causality);
+        let kind = self.lk.kind(self.lk.follow_short_class(class));
+        let any = p.variability.is_some() || causality.is_some() || p.connector.is_some();
+        if any && matches!(kind, ClassKind::Model | ClassKind::Block) {
+            return err(
+                comp.span,
+                format!(
+                    "`{}`: type prefixes (parameter, input, flow, ...) are not allowed on a component of the {} `{}`",
+                    qualified(node, &comp.name),
+                    if kind == ClassKind::Model { "model" } else { "block" },
+                    self.lk.name_of(class)
+                ),
+            );
+        }
+        if causality.is_none() && p.connector.is_none() {
+            return Ok(());
+        }
+        let child = self.child_node(node, comp, &vec![1; self.comp_dims(node, comp)?.len()])?;
+        for c in &self.elems(&child).comps {
+            let conflict = (causality.is_some() && c.tprefixes.causality.is_some())
+                || (p.connector.is_some() && c.tprefixes.connector.is_some());
+            if conflict {
+                return err(
+                    comp.span,
+                    format!(
+                        "`{}`: conflicting prefixes, its element `{}` already has an input/output or flow/stream prefix",
+                        qualified(node, &comp.name),
+                        c.name
+                    ),
+                );
+            }
         }
         Ok(())
     }
@@ -325,6 +371,16 @@ impl<'a> Flattener<'a> {
         let state_select = eval_attr("stateSelect")?;
         let is_flow = comp.tprefixes.connector == Some(ast::ConnectorPrefix::Flow);
         let is_stream = comp.tprefixes.connector == Some(ast::ConnectorPrefix::Stream);
+        if (is_flow || is_stream) && ty.base != Base::Real {
+            return err(
+                comp.span,
+                format!(
+                    "`{}`: only Real variables can be {}",
+                    qualified(node, &comp.name),
+                    if is_flow { "flow" } else { "stream" }
+                ),
+            );
+        }
         let base_name = qualified(node, &comp.name);
         let description = comp.decl.description.text();
         for idx in index_tuples(dims) {
@@ -738,6 +794,13 @@ impl<'a> Flattener<'a> {
                     _ => true,
                 };
             }
+            if k + 1 == c.parts.len() && !self.is_connector(&node, &ty) {
+                return err(
+                    c.span,
+                    format!("`{}` is not a connector and cannot be connected", cref_text(c)),
+                )
+                .map_err(|d| Box::new(d.with_help("connect equations need connector components (or elements of connectors) on both sides")));
+            }
             let dims = self.comp_dims(&node, &comp)?;
             let sel = self.connect_indices(&part.subscripts, &dims, env, cx)?;
             if k + 1 < c.parts.len() {
@@ -853,6 +916,20 @@ impl<'a> Flattener<'a> {
             conns.add(x, lx, y, ly, &o)?;
         }
         Ok(())
+    }
+
+    /// A connector component, or a variable inside a connector instance.
+    fn is_connector(&self, node: &NodeRef, ty: &ResolvedType) -> bool {
+        let is_conn = |c: crate::loader::ClassId| {
+            matches!(
+                self.lk.kind(self.lk.follow_short_class(c)),
+                ClassKind::Connector | ClassKind::ExpandableConnector
+            )
+        };
+        match ty.base {
+            Base::Class(c) => is_conn(c),
+            _ => ty.via_connector || (node.parent.is_some() && is_conn(node.class)),
+        }
     }
 
     /// The scalar variables of a connector: (suffix after the connector name, kind).

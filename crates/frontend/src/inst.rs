@@ -247,6 +247,8 @@ pub struct ResolvedType {
     pub causality: Option<ast::Causality>,
     /// The last class of the chain (for `partial`, restrictions, names).
     pub class: Option<ClassId>,
+    /// Some class of the chain is a connector (`connector RealInput = input Real`).
+    pub via_connector: bool,
 }
 
 pub type NodeRef = Rc<Node>;
