@@ -11,10 +11,28 @@ MOSS=${2:-$(dirname "$0")/../target/release/moss}
 export MODELICAPATH="$MSL"
 PACKAGES="Modelica.Mechanics.Rotational.Examples Modelica.Mechanics.Translational.Examples Modelica.Blocks.Examples Modelica.Thermal.HeatTransfer.Examples Modelica.Electrical.Analog.Examples"
 
+# Models defined directly in package $2 inside file $1 (a package written in its parent's
+# package.mo): `model X` lines one indentation level below `package NAME`.
+list_nested() {
+  local file=$1 name=$2 pkg=$3
+  awk -v name="$name" -v pkg="$pkg" '
+    !inside && match($0, "^ *package +" name "([ \"]|$)") { inside = 1; ind = index($0, "package") - 1; next }
+    inside && match($0, "^ *end +" name " *;") && index($0, "end") - 1 == ind { exit }
+    inside && match($0, "^ *(encapsulated +)?(model|block|class) +[A-Za-z0-9_]+") {
+      lead = match($0, /[^ ]/) - 1
+      if (lead == ind + 2) { n = split($0, w, /[ "]+/); for (i = 1; i <= n; i++) if (w[i] ~ /^(model|block|class)$/) { print pkg "." w[i + 1]; break } }
+    }' "$file"
+}
+
 # List the models of a package directory: entries of package.order that are not packages.
 list_models() {
-  local pkg=$1 dir
+  local pkg=$1 dir parent
   dir="$MSL/$(echo "$pkg" | tr . /)"
+  if [ ! -d "$dir" ]; then
+    parent=$(dirname "$dir")
+    [ -f "$parent/package.mo" ] && list_nested "$parent/package.mo" "$(basename "$dir")" "$pkg"
+    return
+  fi
   [ -f "$dir/package.order" ] || return
   while read -r name; do
     name=${name%$'\r'}

@@ -126,6 +126,9 @@ impl Cx {
 enum Sel {
     One(usize),
     Many(Vec<usize>),
+    /// A subscript only known during simulation (`x[k]` with a discrete `k`): the element
+    /// is selected by an if-expression over all indices.
+    Dynamic(Expr, usize),
 }
 
 fn shape_err<T>(span: Span, what: &str) -> Res<T> {
@@ -843,6 +846,29 @@ impl<'a> Flattener<'a> {
                 }
                 Ok(Val::A(out))
             }
+            Sel::Dynamic(k, d) => {
+                let mut vals = Vec::new();
+                for i in 1..=*d {
+                    prefix.push(i);
+                    let r = self.build_selected(rest, &dims[1..], prefix, leaf);
+                    prefix.pop();
+                    vals.push(r?);
+                }
+                let Some(last) = vals.pop() else {
+                    return err(Span::DUMMY, "subscript of an empty array");
+                };
+                let conds = vals
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        (
+                            fold::binary(FB::Eq, k.clone(), Expr::Integer(i as i64 + 1)),
+                            v,
+                        )
+                    })
+                    .collect();
+                self.if_vals(conds, last, Span::DUMMY)
+            }
         }
     }
 
@@ -875,6 +901,21 @@ impl<'a> Flattener<'a> {
                 Some(ast::Subscript::Expr(e)) => {
                     let saved = cx.end.replace(d);
                     let v = self.eval_expr(e, env, cx);
+                    let v = match v {
+                        Err(_) if !cx.eval => {
+                            // Not known at translation time: select during simulation.
+                            let dynamic = self.expand(e, env, cx);
+                            cx.end = saved;
+                            match dynamic? {
+                                Val::S(k) => {
+                                    out.push(Sel::Dynamic(k, d));
+                                    continue;
+                                }
+                                _ => return err(e.span, "a subscript must be a scalar Integer"),
+                            }
+                        }
+                        other => other,
+                    };
                     cx.end = saved;
                     let v = v?;
                     let check = |i: i64| -> Res<usize> {
@@ -1280,7 +1321,22 @@ impl<'a> Flattener<'a> {
                 return Ok(Val::S(call));
             }
         }
-        // Array result: evaluate the output dimensions with the inputs bound.
+        // Array result: evaluate the output dimensions with the inputs bound to their
+        // values (parameters evaluated where possible).
+        if !cx.eval {
+            let mut ecx = cx.clone();
+            ecx.eval = true;
+            for (k, a) in positional.iter().enumerate() {
+                if let (Ok(v), Some(c)) = (self.expand(a, env, &mut ecx), inputs.get(k)) {
+                    fcx.locals.push((c.name.clone(), v));
+                }
+            }
+            for n in named {
+                if let Ok(v) = self.expand(&n.value, env, &mut ecx) {
+                    fcx.locals.push((n.name.name.clone(), v));
+                }
+            }
+        }
         let mut dims = Vec::new();
         for s in subs {
             match s {
@@ -1738,6 +1794,59 @@ fn select(v: &Val, sels: &[Sel], dims: &[usize]) -> Val {
     match s {
         Sel::One(i) => get(*i).unwrap_or_else(|| v.clone()),
         Sel::Many(is) => Val::A(is.iter().filter_map(|i| get(*i)).collect()),
+        Sel::Dynamic(k, d) => {
+            let vals: Vec<Val> = (1..=*d).filter_map(get).collect();
+            if_chain(k, &vals)
+        }
+    }
+}
+
+/// `if k == 1 then v1 elseif k == 2 then v2 ... else vn`, element by element.
+fn if_chain(k: &Expr, vals: &[Val]) -> Val {
+    let Some(first) = vals.first() else {
+        return Val::A(Vec::new());
+    };
+    match first {
+        Val::S(_) => {
+            let mut scalars: Vec<Expr> = vals.iter().filter_map(|v| v.scalar().cloned()).collect();
+            let Some(last) = scalars.pop() else {
+                return first.clone();
+            };
+            let branches = scalars
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    (
+                        fold::binary(FB::Eq, k.clone(), Expr::Integer(i as i64 + 1)),
+                        v,
+                    )
+                })
+                .collect();
+            Val::S(fold::if_expr(branches, last))
+        }
+        Val::A(items) => Val::A(
+            (0..items.len())
+                .map(|j| {
+                    let col: Vec<Val> = vals.iter().map(|v| v.index_path(&[j])).collect();
+                    if_chain(k, &col)
+                })
+                .collect(),
+        ),
+        Val::R(fields) => Val::R(
+            fields
+                .iter()
+                .map(|(n, _)| {
+                    let col: Vec<Val> = vals
+                        .iter()
+                        .filter_map(|v| match v {
+                            Val::R(fs) => fs.iter().find(|(m, _)| m == n).map(|(_, x)| x.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                    (n.clone(), if_chain(k, &col))
+                })
+                .collect(),
+        ),
     }
 }
 

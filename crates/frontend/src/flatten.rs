@@ -757,86 +757,79 @@ impl<'a> Flattener<'a> {
         }
     }
 
-    /// Resolve one side of a `connect` into connector elements (arrays element-wise).
-    /// `None` when it names a disabled conditional component (the connection is dropped).
+    /// Resolve one side of a `connect` into connector elements (arrays element-wise, also
+    /// through arrays of components: `connect(r.p, ...)` with `r[3]`). `None` when it names
+    /// a disabled conditional component (the connection is dropped).
     fn connect_side(
         &self,
         c: &ast::ComponentRef,
         env: &Env,
         cx: &mut Cx,
     ) -> Res<Option<Vec<ConnElem>>> {
-        let mut node = env.node.clone();
+        let mut nodes = vec![env.node.clone()];
         let mut outside = false;
-        let mut paths: Vec<(NodeRef, Vec<usize>)> = Vec::new();
-        let mut comp_last = None;
+        let mut out = Vec::new();
         for (k, part) in c.parts.iter().enumerate() {
-            let Some(mut comp) = self.find_comp(&node, part.name.as_str()) else {
-                return err(
-                    part.name.span,
-                    format!("unknown connector `{}`", cref_text(c)),
-                );
-            };
-            if comp.prefixes.outer && !comp.prefixes.inner {
-                let (n, ic) = self.inner_of(&node, &comp)?;
-                node = n;
-                comp = ic;
-            }
-            if !self.comp_enabled(&node, &comp)? {
-                return Ok(None);
-            }
-            let ty = self.comp_type(&node, &comp)?;
-            if k == 0 {
-                outside = match ty.base {
-                    Base::Class(cls) => matches!(
-                        self.lk.kind(self.lk.follow_short_class(cls)),
-                        ClassKind::Connector | ClassKind::ExpandableConnector
-                    ),
-                    _ => true,
-                };
-            }
-            if k + 1 == c.parts.len() && !self.is_connector(&node, &ty) {
-                return err(
-                    c.span,
-                    format!("`{}` is not a connector and cannot be connected", cref_text(c)),
-                )
-                .map_err(|d| Box::new(d.with_help("connect equations need connector components (or elements of connectors) on both sides")));
-            }
-            let dims = self.comp_dims(&node, &comp)?;
-            let sel = self.connect_indices(&part.subscripts, &dims, env, cx)?;
-            if k + 1 < c.parts.len() {
-                let [one] = sel.as_slice() else {
+            let last = k + 1 == c.parts.len();
+            let mut next = Vec::new();
+            for node in &nodes {
+                let Some(mut comp) = self.find_comp(node, part.name.as_str()) else {
                     return err(
-                        c.span,
-                        "only the last part of a connector reference may be an array",
+                        part.name.span,
+                        format!("unknown connector `{}`", cref_text(c)),
                     );
                 };
-                node = self.child_node(&node, &comp, one)?;
-            } else {
-                paths = sel.into_iter().map(|i| (node.clone(), i)).collect();
-                comp_last = Some(comp);
+                let mut node = node.clone();
+                if comp.prefixes.outer && !comp.prefixes.inner {
+                    let (n, ic) = self.inner_of(&node, &comp)?;
+                    node = n;
+                    comp = ic;
+                }
+                if !self.comp_enabled(&node, &comp)? {
+                    return Ok(None);
+                }
+                let ty = self.comp_type(&node, &comp)?;
+                if k == 0 {
+                    outside = match ty.base {
+                        Base::Class(cls) => matches!(
+                            self.lk.kind(self.lk.follow_short_class(cls)),
+                            ClassKind::Connector | ClassKind::ExpandableConnector
+                        ),
+                        _ => true,
+                    };
+                }
+                if last && !self.is_connector(&node, &ty) {
+                    return err(
+                        c.span,
+                        format!("`{}` is not a connector and cannot be connected", cref_text(c)),
+                    )
+                    .map_err(|d| Box::new(d.with_help("connect equations need connector components (or elements of connectors) on both sides")));
+                }
+                let dims = self.comp_dims(&node, &comp)?;
+                let sel = self.connect_indices(&part.subscripts, &dims, env, cx)?;
+                for idx in sel {
+                    if !last {
+                        next.push(self.child_node(&node, &comp, &idx)?);
+                        continue;
+                    }
+                    let mut name = qualified(&node, &comp.name);
+                    if !idx.is_empty() {
+                        name.push_str(&format_indices(&idx));
+                    }
+                    let child = match ty.base {
+                        Base::Class(_) => Some(self.child_node(&node, &comp, &idx)?),
+                        _ => None,
+                    };
+                    out.push(ConnElem {
+                        name,
+                        node: child,
+                        outside,
+                        comp: comp.clone(),
+                        parent: node.clone(),
+                    });
+                }
             }
-        }
-        let Some(comp) = comp_last else {
-            return Ok(Some(Vec::new()));
-        };
-        let mut out = Vec::new();
-        for (n, idx) in paths {
-            let ty = self.comp_type(&n, &comp)?;
-            let mut name = qualified(&n, &comp.name);
-            if !idx.is_empty() {
-                name.push_str(&format_indices(&idx));
-            }
-            let child = match ty.base {
-                Base::Class(_) => Some(self.child_node(&n, &comp, &idx)?),
-                _ => None,
-            };
-            out.push(ConnElem {
-                name,
-                node: child,
-                outside,
-                comp: comp.clone(),
-                parent: n.clone(),
-            });
+            nodes = next;
         }
         Ok(Some(out))
     }

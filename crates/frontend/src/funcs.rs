@@ -21,6 +21,33 @@ use std::sync::Arc;
 struct FnEnv {
     env: Env,
     locals: HashSet<String>,
+    hoist: Rc<Hoist>,
+}
+
+/// Reductions and array comprehensions inside function bodies are computed by loops into
+/// temporaries placed before the statement that uses them.
+#[derive(Default)]
+struct Hoist {
+    locals: std::cell::RefCell<Vec<FunctionVar>>,
+    pre: std::cell::RefCell<Vec<Statement>>,
+    counter: std::cell::Cell<u32>,
+    types: std::cell::RefCell<std::collections::HashMap<String, ScalarType>>,
+}
+
+impl Hoist {
+    fn temp(&self, ty: ScalarType, dims: Vec<Option<Expr>>) -> String {
+        let k = self.counter.get() + 1;
+        self.counter.set(k);
+        let name = format!("moss_tmp{k}");
+        self.locals.borrow_mut().push(FunctionVar {
+            name: name.clone(),
+            ty: ty.clone(),
+            dims,
+            default: None,
+        });
+        self.types.borrow_mut().insert(name.clone(), ty);
+        name
+    }
 }
 
 impl<'a> Flattener<'a> {
@@ -50,6 +77,7 @@ impl<'a> Flattener<'a> {
         let elems = self.elems(&node);
         let entry = self.lib().get(self.lk.follow_short_class(id));
         let locals: HashSet<String> = elems.comps.iter().map(|c| c.name.to_string()).collect();
+        let hoist = Rc::new(Hoist::default());
         let mut f = Function {
             name: name.to_string(),
             inputs: Vec::new(),
@@ -75,6 +103,7 @@ impl<'a> Flattener<'a> {
                     scope: comp.scope,
                 },
                 locals: locals.clone(),
+                hoist: hoist.clone(),
             };
             let ty = self.comp_type(&node, comp)?;
             let scalar = match &ty.base {
@@ -108,6 +137,10 @@ impl<'a> Flattener<'a> {
                 Some(b) => Some(self.fexpr(&b.expr, &fenv)?),
                 None => None,
             };
+            hoist
+                .types
+                .borrow_mut()
+                .insert(comp.name.to_string(), scalar.clone());
             let v = FunctionVar {
                 name: comp.name.to_string(),
                 ty: scalar,
@@ -121,7 +154,7 @@ impl<'a> Flattener<'a> {
             }
         }
         // Body: the algorithm sections of the function and its bases, or the external clause.
-        let mut body = Vec::new();
+        let mut body: Vec<Statement> = hoist.pre.borrow_mut().drain(..).collect();
         let mut external = None;
         for class in &elems.contributors {
             let centry = self.lib().get(*class);
@@ -134,6 +167,7 @@ impl<'a> Flattener<'a> {
                     scope: *class,
                 },
                 locals: locals.clone(),
+                hoist: hoist.clone(),
             };
             for stmts in compo.algorithms(false) {
                 for s in stmts {
@@ -177,6 +211,7 @@ impl<'a> Flattener<'a> {
                 }
             }
         }
+        f.locals.extend(hoist.locals.borrow_mut().drain(..));
         f.body = match external {
             Some(e) if body.is_empty() => e,
             _ => FunctionBody::Algorithm(body),
@@ -361,11 +396,8 @@ impl<'a> Flattener<'a> {
                 }
                 Expr::Array(out)
             }
-            ExprKind::ArrayComprehension { .. } => {
-                return err(
-                    e.span,
-                    "array comprehensions inside functions are not supported; use a for loop",
-                )
+            ExprKind::ArrayComprehension { body, indices } => {
+                self.hoist_comprehension(body, indices, fenv, e.span)?
             }
             ExprKind::Tuple(items) => Expr::Tuple(
                 items
@@ -427,7 +459,19 @@ impl<'a> Flattener<'a> {
     ) -> Res<Expr> {
         let fname = cref_text(function);
         let FunctionArgs::List { positional, named } = args else {
-            return err(span, format!("reductions (`{fname}(... for ...)`) inside functions are not supported; use a for loop"));
+            let FunctionArgs::Comprehension { body, indices } = args else {
+                return err(span, "unexpected arguments");
+            };
+            return match fname.as_str() {
+                "sum" | "product" | "min" | "max" => {
+                    self.hoist_reduction(&fname, body, indices, fenv, span)
+                }
+                "array" => self.hoist_comprehension(body, indices, fenv, span),
+                _ => err(
+                    span,
+                    format!("`{fname}` does not take an iterator argument"),
+                ),
+            };
         };
         let class = self.lk.resolve_class_name(
             (!function.global).then_some(fenv.env.scope),
@@ -493,6 +537,7 @@ impl<'a> Flattener<'a> {
             let cenv = FnEnv {
                 env: b.env.clone(),
                 locals: callee_locals.clone(),
+                hoist: fenv.hoist.clone(),
             };
             let mut d = self.fexpr(&b.expr, &cenv)?;
             let given: Vec<(String, Expr)> = inputs
@@ -510,6 +555,186 @@ impl<'a> Flattener<'a> {
     }
 
     fn fstatement(&self, s: &ast::Statement, fenv: &FnEnv, out: &mut Vec<Statement>) -> Res<()> {
+        // Hoisted computations of this statement go right before it; those of enclosing
+        // statements (e.g. the condition of an `if` around it) are kept aside meanwhile.
+        let saved = std::mem::take(&mut *fenv.hoist.pre.borrow_mut());
+        let mut stmt = Vec::new();
+        let r = self.fstatement_inner(s, fenv, &mut stmt);
+        let mine = std::mem::replace(&mut *fenv.hoist.pre.borrow_mut(), saved);
+        r?;
+        out.extend(mine);
+        out.extend(stmt);
+        Ok(())
+    }
+
+    /// `sum(e for i in r)` etc.: a temporary accumulated by a loop.
+    fn hoist_reduction(
+        &self,
+        op: &str,
+        body: &ast::Expr,
+        indices: &[ast::ForIndex],
+        fenv: &FnEnv,
+        span: Span,
+    ) -> Res<Expr> {
+        let o = origin(span, &fenv.env.node);
+        let mut inner = FnEnv {
+            env: fenv.env.clone(),
+            locals: fenv.locals.clone(),
+            hoist: fenv.hoist.clone(),
+        };
+        let mut ranges = Vec::new();
+        for idx in indices {
+            let Some(r) = &idx.range else {
+                return err(idx.span, "iterators in functions need an explicit range");
+            };
+            ranges.push((idx.name.to_string(), self.fexpr(r, &inner)?));
+            inner.locals.insert(idx.name.to_string());
+            inner
+                .hoist
+                .types
+                .borrow_mut()
+                .insert(idx.name.to_string(), ScalarType::Integer);
+        }
+        let value = self.fexpr(body, &inner)?;
+        let ty = infer_type(&value, &fenv.hoist.types.borrow());
+        let tmp = fenv.hoist.temp(ty.clone(), Vec::new());
+        let var = Expr::Var {
+            name: tmp.clone(),
+            subscripts: Vec::new(),
+        };
+        let init = match (op, &ty) {
+            ("sum", ScalarType::Integer) => Expr::Integer(0),
+            ("sum", _) => Expr::Real(0.0),
+            ("product", ScalarType::Integer) => Expr::Integer(1),
+            ("product", _) => Expr::Real(1.0),
+            ("min", ScalarType::Integer) => Expr::Integer(i64::MAX),
+            ("min", _) => Expr::Real(f64::MAX),
+            (_, ScalarType::Integer) => Expr::Integer(i64::MIN),
+            _ => Expr::Real(f64::MIN),
+        };
+        let update = match op {
+            "sum" => Expr::Binary {
+                op: FB::Add,
+                lhs: Box::new(var.clone()),
+                rhs: Box::new(value),
+            },
+            "product" => Expr::Binary {
+                op: FB::Mul,
+                lhs: Box::new(var.clone()),
+                rhs: Box::new(value),
+            },
+            _ => Expr::Call {
+                func: op.to_string(),
+                args: vec![var.clone(), value],
+            },
+        };
+        let mut stmt = Statement::Assign {
+            target: var.clone(),
+            value: update,
+            origin: o.clone(),
+        };
+        for (name, range) in ranges.into_iter().rev() {
+            stmt = Statement::For {
+                var: name,
+                range,
+                body: vec![stmt],
+                origin: o.clone(),
+            };
+        }
+        let mut pre = fenv.hoist.pre.borrow_mut();
+        pre.push(Statement::Assign {
+            target: var.clone(),
+            value: init,
+            origin: o,
+        });
+        pre.push(stmt);
+        Ok(var)
+    }
+
+    /// `{e for i in r}`: a temporary array filled by a loop (one iterator).
+    fn hoist_comprehension(
+        &self,
+        body: &ast::Expr,
+        indices: &[ast::ForIndex],
+        fenv: &FnEnv,
+        span: Span,
+    ) -> Res<Expr> {
+        let [idx] = indices else {
+            return err(
+                span,
+                "array constructors with several iterators are not supported inside functions",
+            );
+        };
+        let Some(r) = &idx.range else {
+            return err(idx.span, "iterators in functions need an explicit range");
+        };
+        let o = origin(span, &fenv.env.node);
+        let range = self.fexpr(r, fenv)?;
+        let mut inner = FnEnv {
+            env: fenv.env.clone(),
+            locals: fenv.locals.clone(),
+            hoist: fenv.hoist.clone(),
+        };
+        inner.locals.insert(idx.name.to_string());
+        inner
+            .hoist
+            .types
+            .borrow_mut()
+            .insert(idx.name.to_string(), ScalarType::Integer);
+        let value = self.fexpr(body, &inner)?;
+        let ty = infer_type(&value, &fenv.hoist.types.borrow());
+        let count = Expr::Call {
+            func: "size".into(),
+            args: vec![range.clone(), Expr::Integer(1)],
+        };
+        let tmp = fenv.hoist.temp(ty, vec![Some(count)]);
+        let k = fenv.hoist.temp(ScalarType::Integer, Vec::new());
+        let kv = Expr::Var {
+            name: k.clone(),
+            subscripts: Vec::new(),
+        };
+        let mut pre = fenv.hoist.pre.borrow_mut();
+        pre.push(Statement::Assign {
+            target: kv.clone(),
+            value: Expr::Integer(0),
+            origin: o.clone(),
+        });
+        pre.push(Statement::For {
+            var: idx.name.to_string(),
+            range,
+            body: vec![
+                Statement::Assign {
+                    target: kv.clone(),
+                    value: Expr::Binary {
+                        op: FB::Add,
+                        lhs: Box::new(kv.clone()),
+                        rhs: Box::new(Expr::Integer(1)),
+                    },
+                    origin: o.clone(),
+                },
+                Statement::Assign {
+                    target: Expr::Var {
+                        name: tmp.clone(),
+                        subscripts: vec![Subscript::Index(kv)],
+                    },
+                    value,
+                    origin: o.clone(),
+                },
+            ],
+            origin: o,
+        });
+        Ok(Expr::Var {
+            name: tmp,
+            subscripts: Vec::new(),
+        })
+    }
+
+    fn fstatement_inner(
+        &self,
+        s: &ast::Statement,
+        fenv: &FnEnv,
+        out: &mut Vec<Statement>,
+    ) -> Res<()> {
         let o = origin(s.span, &fenv.env.node);
         match &s.kind {
             StatementKind::Assign { target, value } => out.push(Statement::Assign {
@@ -642,6 +867,7 @@ impl<'a> Flattener<'a> {
         let mut inner = FnEnv {
             env: fenv.env.clone(),
             locals: fenv.locals.clone(),
+            hoist: fenv.hoist.clone(),
         };
         inner.locals.insert(first.name.to_string());
         let mut v = Vec::new();
@@ -658,6 +884,43 @@ impl<'a> Flattener<'a> {
             body: v,
             origin: o.clone(),
         })
+    }
+}
+
+/// A cheap type inference for temporaries: Integer when every leaf is Integer.
+fn infer_type(e: &Expr, types: &std::collections::HashMap<String, ScalarType>) -> ScalarType {
+    match e {
+        Expr::Integer(_) => ScalarType::Integer,
+        Expr::Boolean(_) => ScalarType::Boolean,
+        Expr::Var { name, .. } => types.get(name).cloned().unwrap_or(ScalarType::Real),
+        Expr::Unary { arg, .. } => infer_type(arg, types),
+        Expr::Binary { op, lhs, rhs } => match op {
+            FB::Div | FB::ElemDiv | FB::Pow | FB::ElemPow => ScalarType::Real,
+            FB::And | FB::Or | FB::Lt | FB::Le | FB::Gt | FB::Ge | FB::Eq | FB::Ne => {
+                ScalarType::Boolean
+            }
+            _ => match (infer_type(lhs, types), infer_type(rhs, types)) {
+                (ScalarType::Integer, ScalarType::Integer) => ScalarType::Integer,
+                _ => ScalarType::Real,
+            },
+        },
+        Expr::If { branches, else_ } => {
+            let t = infer_type(else_, types);
+            if branches.iter().all(|(_, v)| infer_type(v, types) == t) {
+                t
+            } else {
+                ScalarType::Real
+            }
+        }
+        Expr::Call { func, .. }
+            if matches!(
+                func.as_str(),
+                "size" | "integer" | "div" | "mod" | "Integer"
+            ) =>
+        {
+            ScalarType::Integer
+        }
+        _ => ScalarType::Real,
     }
 }
 
