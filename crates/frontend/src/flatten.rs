@@ -322,7 +322,7 @@ impl<'a> Flattener<'a> {
         let record_bound = node.mods.binding.is_some()
             && comp.mods.binding.is_some()
             && comp.mods.binding.as_ref().map(|b| b.env.scope) == Some(comp.scope);
-        let binding = match mods.binding.as_ref().filter(|_| !record_bound) {
+        let mut binding = match mods.binding.as_ref().filter(|_| !record_bound) {
             Some(b) => Some((
                 self.expand(&b.expr, &b.env, &mut Cx::flat())?
                     .index_path(&b.index),
@@ -330,6 +330,27 @@ impl<'a> Flattener<'a> {
             )),
             None => None,
         };
+        // A binding by an array-valued function call: one equation for the whole array,
+        // or (parameters) the value computed now.
+        let mut whole_array_binding = None;
+        if let Some((v, s)) = &binding {
+            if v.scalars().iter().any(is_index_call) {
+                let b = mods.binding.as_ref().filter(|_| !record_bound);
+                if variability <= Variability::Parameter {
+                    let Some(b) = b else {
+                        return err(*s, "internal error: lost binding");
+                    };
+                    let value = self
+                        .eval_expr(&b.expr, &b.env, &mut Cx::eval())
+                        .map_err(|d| Box::new(d.with_note("a parameter bound to an array-valued function call must be computable at translation time")))?
+                        .index_path(&b.index);
+                    binding = Some((value, *s));
+                } else {
+                    whole_array_binding = Some((strip_index_call(v.to_expr()), *s));
+                    binding = None;
+                }
+            }
+        }
         if variability == Variability::Constant
             && binding.is_none()
             && dims.iter().product::<usize>() > 0
@@ -457,6 +478,13 @@ impl<'a> Flattener<'a> {
                 out.inside_flows.push(name.clone());
             }
             out.variables.push(var);
+        }
+        if let Some((rhs, s)) = whole_array_binding {
+            out.equations.push(Equation::Equal {
+                lhs: names_array(&base_name, dims, &mut Vec::new()),
+                rhs,
+                origin: origin(s, &comp.env.node),
+            });
         }
         Ok(())
     }
@@ -1188,6 +1216,26 @@ pub fn is_index_call(e: &Expr) -> bool {
 }
 
 /// `{[](f(x),1), [](f(x),2)}` → `f(x)`.
+/// `{x[1], x[2]}` (nested for matrices): the scalar variables of an array as one expression.
+fn names_array(base: &str, dims: &[usize], prefix: &mut Vec<usize>) -> Expr {
+    match dims.split_first() {
+        None => Expr::Var {
+            name: format!("{base}{}", format_indices(prefix)),
+            subscripts: Vec::new(),
+        },
+        Some((d, rest)) => Expr::Array(
+            (1..=*d)
+                .map(|i| {
+                    prefix.push(i);
+                    let e = names_array(base, rest, prefix);
+                    prefix.pop();
+                    e
+                })
+                .collect(),
+        ),
+    }
+}
+
 fn strip_index_call(e: Expr) -> Expr {
     match e {
         Expr::Call { func, mut args } if func == "[]" && !args.is_empty() => args.swap_remove(0),

@@ -683,9 +683,26 @@ impl<'a> Flattener<'a> {
             .insert(idx.name.to_string(), ScalarType::Integer);
         let value = self.fexpr(body, &inner)?;
         let ty = infer_type(&value, &fenv.hoist.types.borrow());
-        let count = Expr::Call {
-            func: "size".into(),
-            args: vec![range.clone(), Expr::Integer(1)],
+        let count = match &range {
+            Expr::Range {
+                start,
+                step: None,
+                stop,
+            } => Expr::Call {
+                func: "max".into(),
+                args: vec![
+                    crate::fold::binary(
+                        FB::Add,
+                        crate::fold::binary(FB::Sub, (**stop).clone(), (**start).clone()),
+                        Expr::Integer(1),
+                    ),
+                    Expr::Integer(0),
+                ],
+            },
+            _ => Expr::Call {
+                func: "size".into(),
+                args: vec![range.clone(), Expr::Integer(1)],
+            },
         };
         let tmp = fenv.hoist.temp(ty, vec![Some(count)]);
         let k = fenv.hoist.temp(ScalarType::Integer, Vec::new());
