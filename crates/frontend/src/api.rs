@@ -150,6 +150,7 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     if let Some(e) = fl.errors.borrow_mut().drain(..).next() {
         return Err(Box::new(e));
     }
+    crate::expandable::finish(&fl, &mut col)?;
     let mut model = FlatModel {
         name: entry.full_name.clone(),
         ..FlatModel::default()

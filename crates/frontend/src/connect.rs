@@ -25,6 +25,8 @@ type Key = (String, bool);
 
 #[derive(Default)]
 pub struct Connections {
+    /// Connections involving expandable connectors, resolved after the walk.
+    pub deferred: Vec<crate::expandable::Deferred>,
     keys: Vec<Key>,
     index: HashMap<Key, usize>,
     parent: Vec<usize>,
@@ -87,14 +89,35 @@ impl Connections {
                     ),
                 );
             }
-            let x = self.key((format!("{}{sa}", a.name), a.outside), *ka, &a.name, o);
-            let y = self.key((format!("{}{sb}", b.name), b.outside), *kb, &b.name, o);
-            let (rx, ry) = (self.find(x), self.find(y));
-            if rx != ry {
-                self.parent[rx] = ry;
-            }
+            self.union_names(
+                (format!("{}{sa}", a.name), a.outside),
+                &a.name,
+                (format!("{}{sb}", b.name), b.outside),
+                &b.name,
+                *ka,
+                o,
+            );
+            let _ = kb;
         }
         Ok(())
+    }
+
+    /// Put two set elements (variable, outside) into the same set.
+    pub fn union_names(
+        &mut self,
+        a: Key,
+        conn_a: &str,
+        b: Key,
+        conn_b: &str,
+        kind: Option<ConnectorPrefix>,
+        o: &Origin,
+    ) {
+        let x = self.key(a, kind, conn_a, o);
+        let y = self.key(b, kind, conn_b, o);
+        let (rx, ry) = (self.find(x), self.find(y));
+        if rx != ry {
+            self.parent[rx] = ry;
+        }
     }
 
     /// Whether `(name, inside)` belongs to some set.

@@ -27,6 +27,8 @@ pub struct Collected {
     pub connections: Connections,
     /// All flow variables (each is the inside element of a one-member set unless connected).
     pub inside_flows: Vec<String>,
+    /// Variables declared in expandable connectors: name → (connector path, element name).
+    pub bus_vars: Vec<(String, (String, String))>,
 }
 
 pub fn origin(span: Span, node: &NodeRef) -> Origin {
@@ -477,6 +479,10 @@ impl<'a> Flattener<'a> {
             if is_flow {
                 out.inside_flows.push(name.clone());
             }
+            if variability > Variability::Parameter && self.is_expandable(node) {
+                out.bus_vars
+                    .push((name.clone(), (node.path.clone(), comp.name.to_string())));
+            }
             out.variables.push(var);
         }
         if let Some((rhs, s)) = whole_array_binding {
@@ -913,6 +919,22 @@ impl<'a> Flattener<'a> {
         conns: &mut Connections,
         o: Origin,
     ) -> Res<()> {
+        let ea = self.expandable_side(lhs, env, cx)?;
+        let eb = self.expandable_side(rhs, env, cx)?;
+        if ea.is_some() || eb.is_some() {
+            use crate::expandable::{Deferred, Side};
+            let side = |e: Option<Side>, c: &ast::ComponentRef, cx: &mut Cx| -> Res<Option<Side>> {
+                match e {
+                    Some(s) => Ok(Some(s)),
+                    None => Ok(self.connect_side(c, env, cx)?.map(Side::Plain)),
+                }
+            };
+            let (Some(a), Some(b)) = (side(ea, lhs, cx)?, side(eb, rhs, cx)?) else {
+                return Ok(());
+            };
+            conns.deferred.push(Deferred { a, b, origin: o });
+            return Ok(());
+        }
         let (Some(a), Some(b)) = (
             self.connect_side(lhs, env, cx)?,
             self.connect_side(rhs, env, cx)?,

@@ -12,6 +12,7 @@ pub mod api;
 pub mod connect;
 pub mod ctx;
 pub mod expand;
+pub mod expandable;
 pub mod flat;
 pub mod flatten;
 pub mod fold;

@@ -1,0 +1,369 @@
+//! Expandable connectors (spec 9.1.3). Connections that reach into an expandable connector
+//! are deferred until the whole model is walked; then
+//! - expandable connectors connected to each other form groups sharing their elements,
+//! - an element connected somewhere in a group is *present* in every member (created with
+//!   the type of what it is connected to if it was not declared),
+//! - declared elements that are never connected are removed (only potentially present).
+
+use crate::connect::{ConnElem, Connections};
+use crate::ctx::{format_indices, Flattener};
+use crate::expand::Cx;
+use crate::flat::{Origin, Variable};
+use crate::flatten::Collected;
+use crate::inst::*;
+use moss_syntax::ast::{self, ClassKind, ConnectorPrefix};
+use std::collections::{BTreeSet, HashMap};
+
+/// One side of a deferred connection.
+pub enum Side {
+    /// An element `rest` (e.g. `speed`, `sub.x`) of the expandable connector `bus`, or the
+    /// whole connector when `rest` is empty.
+    Bus {
+        bus: NodeRef,
+        rest: String,
+        outside: bool,
+    },
+    /// Ordinary connector elements.
+    Plain(Vec<ConnElem>),
+}
+
+pub struct Deferred {
+    pub a: Side,
+    pub b: Side,
+    pub origin: Origin,
+}
+
+impl<'a> Flattener<'a> {
+    pub fn is_expandable(&self, node: &NodeRef) -> bool {
+        self.lk.kind(self.lk.follow_short_class(node.class)) == ClassKind::ExpandableConnector
+    }
+
+    /// If `c` reaches into (or names) an expandable connector, the bus side.
+    pub fn expandable_side(
+        &self,
+        c: &ast::ComponentRef,
+        env: &Env,
+        cx: &mut Cx,
+    ) -> Res<Option<Side>> {
+        let mut node = env.node.clone();
+        let mut outside = false;
+        for (k, part) in c.parts.iter().enumerate() {
+            let declared_bus = self
+                .find_comp(&node, part.name.as_str())
+                .and_then(|comp| self.comp_type(&node, &comp).ok())
+                .is_some_and(|t| match t.base {
+                    Base::Class(c) => {
+                        self.lk.kind(self.lk.follow_short_class(c))
+                            == ClassKind::ExpandableConnector
+                    }
+                    _ => false,
+                });
+            if self.is_expandable(&node) && node.parent.is_some() && !declared_bus {
+                let mut rest = String::new();
+                for (j, p) in c.parts[k..].iter().enumerate() {
+                    if j > 0 {
+                        rest.push('.');
+                    }
+                    rest.push_str(p.name.as_str());
+                    if !p.subscripts.is_empty() {
+                        let mut idx = Vec::new();
+                        for s in &p.subscripts {
+                            let ast::Subscript::Expr(e) = s else {
+                                return err(
+                                    c.span,
+                                    "`:` is not supported in connections to expandable connectors",
+                                );
+                            };
+                            idx.push(self.eval_int(e, env, cx)?.max(1) as usize);
+                        }
+                        rest.push_str(&format_indices(&idx));
+                    }
+                }
+                return Ok(Some(Side::Bus {
+                    bus: node,
+                    rest,
+                    outside,
+                }));
+            }
+            let Some(comp) = self.find_comp(&node, part.name.as_str()) else {
+                return Ok(None);
+            };
+            let ty = self.comp_type(&node, &comp)?;
+            let Base::Class(cls) = ty.base else {
+                return Ok(None);
+            };
+            let kind = self.lk.kind(self.lk.follow_short_class(cls));
+            if k == 0 {
+                outside = matches!(kind, ClassKind::Connector | ClassKind::ExpandableConnector);
+            }
+            let dims = self.comp_dims(&node, &comp)?;
+            let mut idx = Vec::new();
+            for s in &part.subscripts {
+                let ast::Subscript::Expr(e) = s else {
+                    return Ok(None);
+                };
+                idx.push(self.eval_int(e, env, cx)?.max(1) as usize);
+            }
+            if idx.len() != dims.len() {
+                return Ok(None);
+            }
+            node = self.child_node(&node, &comp, &idx)?;
+            if k + 1 == c.parts.len() && self.is_expandable(&node) {
+                return Ok(Some(Side::Bus {
+                    bus: node,
+                    rest: String::new(),
+                    outside,
+                }));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The leaves of a bus element: suffix, flow/stream kind and a variable to copy the type
+/// from when the element has to be created.
+type Template = Vec<(String, Option<ConnectorPrefix>, Option<Variable>)>;
+
+struct Groups {
+    parent: HashMap<String, String>,
+}
+
+impl Groups {
+    fn find(&mut self, x: &str) -> String {
+        let mut cur = x.to_string();
+        while let Some(p) = self.parent.get(&cur) {
+            if *p == cur {
+                break;
+            }
+            cur = p.clone();
+        }
+        self.parent.insert(x.to_string(), cur.clone());
+        cur
+    }
+    fn union(&mut self, a: &str, b: &str) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.parent.insert(ra, rb);
+        }
+    }
+}
+
+/// Resolve the deferred connections: augment, connect, and drop unconnected declared
+/// elements of expandable connectors.
+pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
+    let deferred = std::mem::take(&mut col.connections.deferred);
+    if deferred.is_empty() && col.bus_vars.is_empty() {
+        return Ok(());
+    }
+    let mut groups = Groups {
+        parent: HashMap::new(),
+    };
+    let mut buses: HashMap<String, NodeRef> = HashMap::new();
+    // Element of a group → its leaves (suffix, kind) and a template variable per leaf.
+    let mut present: HashMap<String, BTreeSet<String>> = HashMap::new();
+    let mut templates: HashMap<(String, String), Template> = HashMap::new();
+    for d in &deferred {
+        for s in [&d.a, &d.b] {
+            if let Side::Bus { bus, .. } = s {
+                groups.find(&bus.path);
+                buses.insert(bus.path.clone(), bus.clone());
+            }
+        }
+        if let (
+            Side::Bus {
+                bus: x, rest: rx, ..
+            },
+            Side::Bus {
+                bus: y, rest: ry, ..
+            },
+        ) = (&d.a, &d.b)
+        {
+            if rx.is_empty() && ry.is_empty() {
+                groups.union(&x.path, &y.path);
+            }
+        }
+    }
+    // Elements made present by connections to ordinary connectors.
+    for d in &deferred {
+        let pairs = [(&d.a, &d.b), (&d.b, &d.a)];
+        for (s, other) in pairs {
+            let (Side::Bus { bus, rest, .. }, Side::Plain(elems)) = (s, other) else {
+                continue;
+            };
+            if rest.is_empty() {
+                continue;
+            }
+            let Some(elem) = elems.first() else { continue };
+            let g = groups.find(&bus.path);
+            present.entry(g.clone()).or_default().insert(rest.clone());
+            let leaves = f.connector_leaves(elem)?;
+            let t = leaves
+                .into_iter()
+                .map(|(suffix, kind)| {
+                    let name = format!("{}{suffix}", elem.name);
+                    let var = col.variables.iter().find(|v| v.name == name).cloned();
+                    (suffix, kind, var)
+                })
+                .collect();
+            templates.entry((g, rest.clone())).or_insert(t);
+        }
+    }
+    // Create missing elements in every member of each group.
+    let mut bus_paths: Vec<String> = buses.keys().cloned().collect();
+    bus_paths.sort();
+    let existing: BTreeSet<String> = col.variables.iter().map(|v| v.name.clone()).collect();
+    for b in &bus_paths {
+        let g = groups.find(b);
+        let Some(names) = present.get(&g).cloned() else {
+            continue;
+        };
+        for n in names {
+            let Some(t) = templates.get(&(g.clone(), n.clone())) else {
+                continue;
+            };
+            for (suffix, _, var) in t {
+                let name = format!("{b}.{n}{suffix}");
+                if existing.contains(&name) {
+                    continue;
+                }
+                if let Some(v) = var {
+                    let mut v = v.clone();
+                    v.name = name;
+                    v.binding = None;
+                    v.causality = crate::flat::Causality::Internal;
+                    v.description = String::new();
+                    col.variables.push(v);
+                }
+            }
+        }
+    }
+    // Connections.
+    for d in &deferred {
+        match (&d.a, &d.b) {
+            (Side::Bus { bus, rest, outside }, Side::Plain(elems))
+            | (Side::Plain(elems), Side::Bus { bus, rest, outside }) => {
+                for elem in elems {
+                    let leaves = f.connector_leaves(elem)?;
+                    for (suffix, kind) in leaves {
+                        col.connections.add_names(
+                            &format!("{}.{rest}{suffix}", bus.path),
+                            *outside,
+                            &format!("{}{suffix}", elem.name),
+                            elem.outside,
+                            kind,
+                            &d.origin,
+                        );
+                    }
+                }
+            }
+            (
+                Side::Bus {
+                    bus: x,
+                    rest: rx,
+                    outside: ox,
+                },
+                Side::Bus {
+                    bus: y,
+                    rest: ry,
+                    outside: oy,
+                },
+            ) => {
+                if !rx.is_empty() || !ry.is_empty() {
+                    return err(
+                        d.origin.span,
+                        "connecting elements of two expandable connectors is not supported; connect the connectors themselves",
+                    );
+                }
+                let g = groups.find(&x.path);
+                for n in present.get(&g).cloned().unwrap_or_default() {
+                    let Some(t) = templates.get(&(g.clone(), n.clone())) else {
+                        continue;
+                    };
+                    for (suffix, kind, _) in t {
+                        col.connections.add_names(
+                            &format!("{}.{n}{suffix}", x.path),
+                            *ox,
+                            &format!("{}.{n}{suffix}", y.path),
+                            *oy,
+                            *kind,
+                            &d.origin,
+                        );
+                    }
+                }
+            }
+            (Side::Plain(_), Side::Plain(_)) => {}
+        }
+    }
+    // Declared elements never connected are only potentially present: drop them.
+    let mut keep_bus: HashMap<String, BTreeSet<String>> = HashMap::new();
+    for b in &bus_paths {
+        let g = groups.find(b);
+        keep_bus.insert(b.clone(), present.get(&g).cloned().unwrap_or_default());
+    }
+    let drop: BTreeSet<String> = col
+        .bus_vars
+        .iter()
+        .filter(|(_, (bus, element))| {
+            !keep_bus.get(bus).is_some_and(|names| {
+                names
+                    .iter()
+                    .any(|n| n == element || n.starts_with(&format!("{element}[")))
+            })
+        })
+        .map(|(var, _)| var.clone())
+        .collect();
+    if !drop.is_empty() {
+        let used = referenced_names(col);
+        if let Some(v) = drop.iter().find(|v| used.contains(*v)) {
+            return err(
+                col.variables
+                    .iter()
+                    .find(|x| &x.name == v)
+                    .map_or(moss_syntax::Span::DUMMY, |x| x.origin.span),
+                format!("`{v}` of an expandable connector is used but never connected"),
+            );
+        }
+        col.variables.retain(|v| !drop.contains(&v.name));
+        col.inside_flows.retain(|v| !drop.contains(v));
+    }
+    Ok(())
+}
+
+fn referenced_names(col: &Collected) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for eq in col.equations.iter().chain(&col.initial_equations) {
+        let mut e = eq.clone();
+        crate::walk::equation_exprs_mut(&mut e, &mut |x| {
+            crate::walk::visit(x, &mut |y| {
+                if let crate::flat::Expr::Var { name, .. } = y {
+                    out.insert(name.clone());
+                }
+            })
+        });
+    }
+    out
+}
+
+impl Connections {
+    /// Connect two scalar variables by name (used for expandable connectors).
+    pub fn add_names(
+        &mut self,
+        a: &str,
+        a_outside: bool,
+        b: &str,
+        b_outside: bool,
+        kind: Option<ConnectorPrefix>,
+        o: &Origin,
+    ) {
+        let conn_a = a.rsplit_once('.').map_or(a, |(c, _)| c).to_string();
+        let conn_b = b.rsplit_once('.').map_or(b, |(c, _)| c).to_string();
+        self.union_names(
+            (a.to_string(), a_outside),
+            &conn_a,
+            (b.to_string(), b_outside),
+            &conn_b,
+            kind,
+            o,
+        );
+    }
+}
