@@ -213,6 +213,22 @@ impl<'a> Flattener<'a> {
     }
 
     fn lib_add_redeclared(&self, r: &ClassRedecl) -> ClassId {
+        // `redeclare package Medium = Medium` passes on the class that `Medium` denotes in
+        // the instance where the modifier is written (possibly itself redeclared).
+        if let ClassSpecifier::Short {
+            base,
+            modification: None,
+            subscripts,
+            base_prefix: None,
+            ..
+        } = &r.def.specifier
+        {
+            if base.parts.len() == 1 && !base.global && subscripts.is_empty() {
+                if let Some(c) = self.elems_overrides(&r.env.node, base.parts[0].as_str()) {
+                    return c;
+                }
+            }
+        }
         self.lib().add_redeclared_class(r.def.clone(), r.env.scope)
     }
 

@@ -96,6 +96,8 @@ pub struct Cx {
     pub eval: bool,
     /// Size of the dimension being subscripted, for `end`.
     pub end: Option<usize>,
+    /// Inside an `if`/`when` branch: assertions there are not checked at translation time.
+    pub guarded: bool,
 }
 
 impl Cx {
@@ -104,6 +106,7 @@ impl Cx {
             locals: Vec::new(),
             eval: false,
             end: None,
+            guarded: false,
         }
     }
     pub fn eval() -> Cx {
@@ -111,6 +114,7 @@ impl Cx {
             locals: Vec::new(),
             eval: true,
             end: None,
+            guarded: false,
         }
     }
     fn local(&self, name: &str) -> Option<&Val> {
@@ -612,7 +616,17 @@ impl<'a> Flattener<'a> {
     /// literals, constants of enclosing classes, imported constants.
     fn resolve_global(&self, c: &ast::ComponentRef, env: &Env, cx: &mut Cx) -> Res<Val> {
         let first = c.parts[0].name.as_str();
-        let found = if c.global {
+        let overridden = if c.global || c.parts.len() < 2 {
+            None
+        } else {
+            env.node
+                .elems
+                .get()
+                .and_then(|e| e.class_overrides.get(first).copied())
+        };
+        let found = if let Some(o) = overridden {
+            Some(Found::Class(o))
+        } else if c.global {
             self.lib().top_level(first).map(Found::Class)
         } else {
             self.lk.lookup_first_from(env.scope, first, true)
@@ -651,6 +665,16 @@ impl<'a> Flattener<'a> {
                     i += 1;
                     let Some(part) = c.parts.get(i) else {
                         // An enumeration type used as a range or dimension: all literals.
+                        if let Ok(ResolvedType {
+                            base: Base::Boolean,
+                            ..
+                        }) = self.resolve_type_class(&env.node, cls)
+                        {
+                            return Ok(Val::A(vec![
+                                Val::S(Expr::Boolean(false)),
+                                Val::S(Expr::Boolean(true)),
+                            ]));
+                        }
                         if let Ok(ResolvedType {
                             base: Base::Enum(ec, lits),
                             ..
@@ -971,6 +995,33 @@ impl<'a> Flattener<'a> {
             return Ok(v.clone());
         }
         let dims = self.comp_dims(node, comp)?;
+        if let Some(f) = comp.mods.sub("fixed").and_then(|m| m.binding.as_ref()) {
+            if let Ok(Val::S(Expr::Boolean(false))) =
+                self.eval_expr(&f.expr, &f.env, &mut Cx::eval())
+            {
+                return err(
+                    span,
+                    format!(
+                        "`{}` has fixed = false: its value is computed during initialization, not known at translation time",
+                        qualified(node, &comp.name)
+                    ),
+                );
+            }
+        }
+        let constant = comp.tprefixes.variability == Some(ast::Variability::Constant);
+        if let (Some(rb), false) = (&node.mods.binding, constant) {
+            // A field of a record bound as a whole (`R r = R(...)`, `x5 = x3`).
+            let whole = self
+                .eval_expr(&rb.expr, &rb.env, &mut Cx::eval())?
+                .index_path(&rb.index);
+            if let Val::R(fields) = whole {
+                if let Some((_, f)) = fields.into_iter().find(|(n, _)| *n == comp.name) {
+                    let v = broadcast(f, &dims);
+                    self.values.borrow_mut().insert(key, v.clone());
+                    return Ok(v);
+                }
+            }
+        }
         let v = match &comp.mods.binding {
             Some(b) => {
                 let v = self.eval_expr(&b.expr, &b.env, &mut Cx::eval())?;
@@ -1235,6 +1286,7 @@ impl<'a> Flattener<'a> {
             locals: Vec::new(),
             eval: cx.eval,
             end: None,
+            guarded: false,
         };
         for (k, c) in inputs.iter().enumerate() {
             if let Some(v) = &slots[k] {
@@ -1594,6 +1646,25 @@ impl<'a> Flattener<'a> {
                     Val::A(vec![neg(&x[1]), Val::S(x[0].clone()), z()]),
                 ]))
             }
+            "symmetric" => {
+                arity(1)?;
+                let Val::A(rows) = &args[0] else {
+                    return err(span, "symmetric needs a square matrix");
+                };
+                let n = rows.len();
+                let at = |i: usize, j: usize| args[0].index_path(&[i, j]);
+                Ok(Val::A(
+                    (0..n)
+                        .map(|i| {
+                            Val::A(
+                                (0..n)
+                                    .map(|j| if i <= j { at(i, j) } else { at(j, i) })
+                                    .collect(),
+                            )
+                        })
+                        .collect(),
+                ))
+            }
             "outerProduct" => {
                 arity(2)?;
                 let (x, y) = (args[0].scalars(), args[1].scalars());
@@ -1879,6 +1950,15 @@ fn int_args(args: &[Val], span: Span) -> Res<Vec<usize>> {
 }
 
 fn range_values(s: &Expr, step: Option<&Expr>, t: &Expr, span: Span) -> Res<Val> {
+    if let (Expr::Boolean(a), Expr::Boolean(b)) = (s, t) {
+        return Ok(Val::A(
+            [false, true]
+                .into_iter()
+                .filter(|x| x >= a && x <= b)
+                .map(|x| Val::S(Expr::Boolean(x)))
+                .collect(),
+        ));
+    }
     if let (Expr::Enum { ty, .. }, Expr::Enum { .. }) = (s, t) {
         let (a, b) = (fold::as_i64(s).unwrap_or(1), fold::as_i64(t).unwrap_or(0));
         let _ = ty;

@@ -246,7 +246,21 @@ impl<'a> Flattener<'a> {
             false,
             b.expr.span,
         )?;
-        let (ls, rs) = (lhs.scalars(), v.scalars());
+        let (ls, rs) = match (&lhs, &v) {
+            // Field by field by name: constants of the record are not constructor inputs.
+            (Val::R(lf), Val::R(rf)) => {
+                let mut ls = Vec::new();
+                let mut rs = Vec::new();
+                for (n, lv) in lf {
+                    if let Some((_, rv)) = rf.iter().find(|(m, _)| m == n) {
+                        ls.extend(lv.scalars());
+                        rs.extend(rv.scalars());
+                    }
+                }
+                (ls, rs)
+            }
+            _ => (lhs.scalars(), v.scalars()),
+        };
         if ls.len() != rs.len() {
             return err(
                 b.expr.span,
@@ -322,8 +336,8 @@ impl<'a> Flattener<'a> {
         // A binding of the whole record (`Point b = Point(3, 4)`) replaces the default
         // bindings of its fields; it is applied by `record_binding`.
         let record_bound = node.mods.binding.is_some()
-            && comp.mods.binding.is_some()
-            && comp.mods.binding.as_ref().map(|b| b.env.scope) == Some(comp.scope);
+            && comp.tprefixes.variability != Some(ast::Variability::Constant)
+            && comp.mods.binding.is_some();
         let mut binding = match mods.binding.as_ref().filter(|_| !record_bound) {
             Some(b) => Some((
                 self.expand(&b.expr, &b.env, &mut Cx::flat())?
@@ -569,9 +583,16 @@ impl<'a> Flattener<'a> {
                                 );
                             };
                             let mut v = Vec::new();
+                            let was = cx.guarded;
+                            cx.guarded = !matches!(ce, Expr::Boolean(true));
                             for e in body {
-                                self.equation(e, env, cx, &mut v, conns.as_deref_mut())?;
+                                let r = self.equation(e, env, cx, &mut v, conns.as_deref_mut());
+                                if r.is_err() {
+                                    cx.guarded = was;
+                                }
+                                r?;
                             }
+                            cx.guarded = was;
                             if let Expr::Boolean(true) = ce {
                                 else_eqs = Some(v);
                                 break;
@@ -610,25 +631,39 @@ impl<'a> Flattener<'a> {
                 self.connect(lhs, rhs, env, cx, conns, o)?;
             }
             EquationKind::When { branches } => {
-                let mut bs = Vec::new();
-                for (c, body) in branches {
-                    let cv = self.expand(c, env, cx)?.to_expr();
-                    let mut v = Vec::new();
-                    for e in body {
-                        self.equation(e, env, cx, &mut v, None)?;
-                    }
-                    bs.push((cv, v));
-                }
-                out.push(Equation::When {
-                    branches: bs,
-                    origin: o,
-                });
+                let was = cx.guarded;
+                cx.guarded = true;
+                let r = self.when_equation(branches, env, cx, o);
+                cx.guarded = was;
+                out.push(r?);
             }
             EquationKind::Call { function, args } => {
                 out.push(self.call_eq(function, args, env, cx, o)?);
             }
         }
         Ok(())
+    }
+
+    fn when_equation(
+        &self,
+        branches: &[(ast::Expr, Vec<ast::Equation>)],
+        env: &Env,
+        cx: &mut Cx,
+        o: Origin,
+    ) -> Res<Equation> {
+        let mut bs = Vec::new();
+        for (c, body) in branches {
+            let cv = self.expand(c, env, cx)?.to_expr();
+            let mut v = Vec::new();
+            for e in body {
+                self.equation(e, env, cx, &mut v, None)?;
+            }
+            bs.push((cv, v));
+        }
+        Ok(Equation::When {
+            branches: bs,
+            origin: o,
+        })
     }
 
     fn for_equation(
@@ -724,8 +759,18 @@ impl<'a> Flattener<'a> {
                 let (Some(c), Some(m)) = (arg(0, "condition"), arg(1, "message")) else {
                     return err(o.span, "assert needs a condition and a message");
                 };
+                let cond_ast = c;
                 let c = self.expand(c, env, cx)?.to_expr();
                 let m = self.expand(m, env, cx)?.to_expr();
+                if !matches!(c, Expr::Boolean(_)) && fold::is_literal(&c) {
+                    return err(
+                        cond_ast.span,
+                        "the condition of assert must be a Boolean expression",
+                    );
+                }
+                if !matches!(m, Expr::String(_)) && fold::is_literal(&m) {
+                    return err(o.span, "the message of assert must be a String expression");
+                }
                 let level = match arg(2, "level") {
                     Some(l) => match self.eval_expr(l, env, &mut cx.clone())? {
                         Val::S(Expr::Enum { literal, .. }) if &*literal == "warning" => {
@@ -735,6 +780,26 @@ impl<'a> Flattener<'a> {
                     },
                     None => AssertLevel::Error,
                 };
+                // Conditions on parameters and constants are checked now.
+                let known = if cx.guarded {
+                    None
+                } else if fold::is_literal(&c) {
+                    Some(c.clone())
+                } else {
+                    self.eval_expr(cond_ast, env, &mut cx.clone())
+                        .ok()
+                        .and_then(|v| v.scalar().cloned())
+                };
+                if known == Some(Expr::Boolean(false)) && level == AssertLevel::Error {
+                    let text = match &m {
+                        Expr::String(s) => s.clone(),
+                        other => crate::print::print_expr(other),
+                    };
+                    return err(
+                        o.span,
+                        format!("assertion fails for the given parameter values: {text}"),
+                    );
+                }
                 Ok(Equation::Assert {
                     condition: c,
                     message: m,
@@ -1036,6 +1101,16 @@ impl<'a> Flattener<'a> {
         cx: &mut Cx,
         out: &mut Vec<Statement>,
     ) -> Res<()> {
+        if matches!(
+            s.kind,
+            StatementKind::If { .. } | StatementKind::When { .. }
+        ) && !cx.guarded
+        {
+            cx.guarded = true;
+            let r = self.statement(s, env, cx, out);
+            cx.guarded = false;
+            return r;
+        }
         let o = origin(s.span, &env.node);
         match &s.kind {
             StatementKind::Assign { target, value } => {

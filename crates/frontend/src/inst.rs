@@ -462,8 +462,11 @@ impl<'a> Lookup<'a> {
         found
     }
 
-    fn member_uncached(&self, id: ClassId, name: &str) -> Option<Found> {
-        let id = self.follow_short_class(id);
+    /// Components are reported with `owner` = the class asked about (not the base class that
+    /// declares them), so that their values are taken from an instance of that class with
+    /// all modifiers of its extends clauses and short-class definitions applied.
+    fn member_uncached(&self, asked: ClassId, name: &str) -> Option<Found> {
+        let id = self.follow_short_class(asked);
         if let Some(c) = self.lib.child(id, name) {
             return Some(Found::Class(c));
         }
@@ -472,14 +475,16 @@ impl<'a> Lookup<'a> {
             for (_, e) in comp.elements() {
                 if let Element::Component { clause, .. } = e {
                     if clause.components.iter().any(|d| d.name.as_str() == name) {
-                        return Some(Found::Comp { owner: id });
+                        return Some(Found::Comp { owner: asked });
                     }
                 }
             }
         }
         for (b, _) in self.bases(id).iter() {
-            if let Some(f) = self.member(*b, name) {
-                return Some(f);
+            match self.member(*b, name) {
+                Some(Found::Comp { .. }) => return Some(Found::Comp { owner: asked }),
+                Some(f) => return Some(f),
+                None => {}
             }
         }
         None
