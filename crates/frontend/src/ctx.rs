@@ -410,6 +410,7 @@ impl<'a> Flattener<'a> {
                     }
                 }
                 ClassSpecifier::Enumeration { literals, .. } => {
+                    self.check_enumeration(class, literals);
                     let lits = match literals {
                         EnumLiterals::List(l) => l.iter().map(|l| l.name.name.clone()).collect(),
                         EnumLiterals::Colon => Vec::new(),

@@ -745,6 +745,15 @@ impl<'a> Flattener<'a> {
                 format!("unknown name `{}` in `{}`", part.name, node_name(node)),
             );
         };
+        if comp.protected && !constant && !Rc::ptr_eq(node, &env.node) {
+            return err(
+                part.name.span,
+                format!(
+                    "`{}` is protected in `{}` and cannot be accessed from outside",
+                    part.name, node.path
+                ),
+            );
+        }
         let (node, comp) = if comp.prefixes.outer && !comp.prefixes.inner {
             self.inner_of(node, &comp)?
         } else {
@@ -1103,6 +1112,14 @@ impl<'a> Flattener<'a> {
                 if !BUILTINS.contains(&fname.as_str()) && !EXTRA_BUILTINS.contains(&fname.as_str())
                 {
                     return err(function.span, format!("unknown function `{fname}`"));
+                }
+                if fname == "getInstanceName" {
+                    let path = if env.node.path.is_empty() {
+                        self.lk.name_of(env.node.class)
+                    } else {
+                        env.node.path.clone()
+                    };
+                    return Ok(Val::S(Expr::String(path)));
                 }
                 if fname == "homotopy" {
                     return self.homotopy(positional, named, env, cx, span);
@@ -1741,7 +1758,13 @@ const ELEMENTWISE: &[&str] = &[
 ];
 
 /// Operators handled here that are not plain flat built-ins (they are rewritten away).
-pub const EXTRA_BUILTINS: &[&str] = &["inStream", "actualStream", "array", "String"];
+pub const EXTRA_BUILTINS: &[&str] = &[
+    "inStream",
+    "actualStream",
+    "array",
+    "String",
+    "getInstanceName",
+];
 
 /// 1-based index denoted by a subscript value (Integer, enumeration literal, Boolean).
 pub fn subscript_index(e: &Expr) -> Option<i64> {

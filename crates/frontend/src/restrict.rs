@@ -62,6 +62,37 @@ impl<'a> Flattener<'a> {
             .push(Diagnostic::error(span, msg).with_help(help.to_string()));
     }
 
+    /// Enumeration literals must be distinct and not named like the type's attributes.
+    pub fn check_enumeration(&self, id: ClassId, literals: &moss_syntax::ast::EnumLiterals) {
+        let moss_syntax::ast::EnumLiterals::List(list) = literals else {
+            return;
+        };
+        if !self.checked.borrow_mut().insert(id) {
+            return;
+        }
+        for (i, l) in list.iter().enumerate() {
+            let name = l.name.as_str();
+            if list[..i].iter().any(|p| p.name.as_str() == name) {
+                self.restriction_error(
+                    l.name.span,
+                    format!("enumeration literal `{name}` is defined twice"),
+                    "give each literal a different name",
+                );
+                return;
+            }
+            if matches!(name, "quantity" | "min" | "max" | "start" | "fixed") {
+                self.restriction_error(
+                    l.name.span,
+                    format!(
+                        "`{name}` is an attribute of enumeration types and cannot be a literal"
+                    ),
+                    "rename the literal",
+                );
+                return;
+            }
+        }
+    }
+
     /// Check the sections and element prefixes allowed in class `id` given its kind.
     pub fn check_class_restrictions(&self, id: ClassId) {
         if !self.checked.borrow_mut().insert(id) {
@@ -96,6 +127,24 @@ impl<'a> Flattener<'a> {
             }
         }
         for (_, e) in comp.elements() {
+            let reserved = |n: &str| matches!(n, "Real" | "Integer" | "Boolean" | "String");
+            let declared: Vec<(&str, Span)> = match e {
+                Element::Component { clause, .. } => clause
+                    .components
+                    .iter()
+                    .map(|d| (d.name.as_str(), d.name.span))
+                    .collect(),
+                Element::Class { class, .. } => vec![(class.name.as_str(), class.name.span)],
+                _ => Vec::new(),
+            };
+            if let Some((n, span)) = declared.into_iter().find(|(n, _)| reserved(n)) {
+                self.restriction_error(
+                    span,
+                    format!("`{n}` is the name of a predefined type and cannot be declared"),
+                    "choose another name",
+                );
+                return;
+            }
             match e {
                 Element::Component {
                     prefixes,
