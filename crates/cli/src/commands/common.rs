@@ -46,6 +46,11 @@ pub fn load_model(libs: &LibArgs, model: &str) -> Result<Flattened, u8> {
         eprintln!("error: {msg}");
         return Err(super::EXIT_USAGE);
     }
+    if model.ends_with(".mo") && !std::path::Path::new(model).is_file() {
+        eprintln!("error: no such file: `{model}`");
+        eprintln!("   = help: give an existing .mo file or a class name such as Modelica.Blocks.Examples.PID_Controller");
+        return Err(super::EXIT_USAGE);
+    }
     match flatten_model(&libs.load_options(), model) {
         Ok(flat) => {
             if !flat.warnings.is_empty() {
