@@ -162,6 +162,7 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     model.algorithms = col.algorithms;
     model.initial_algorithms = col.initial_algorithms;
     replace_streams(&mut model, &instream);
+    drop_unused_string_parameters(&mut model);
     model.functions = fl.collect_functions()?;
     model.experiment = experiment(&entry.def);
     check_references(&model)?;
@@ -246,6 +247,223 @@ fn replace_streams(model: &mut FlatModel, instream: &HashMap<String, Expr>) {
         for s in &mut a.statements {
             crate::walk::statement_exprs_mut(s, &mut f);
         }
+    }
+}
+
+/// String parameters and constants that nothing refers to (file names and table names of
+/// the MSL table blocks once the tables are lowered) are dropped: they cannot influence the
+/// simulation and later stages only compute with numbers.
+fn drop_unused_string_parameters(model: &mut FlatModel) {
+    loop {
+        let mut used: HashSet<String> = HashSet::new();
+        let mut note = |e: &mut Expr| {
+            crate::walk::visit(e, &mut |x| {
+                if let Expr::Var { name, .. } = x {
+                    used.insert(name.clone());
+                }
+            })
+        };
+        for eq in model
+            .equations
+            .iter_mut()
+            .chain(model.initial_equations.iter_mut())
+        {
+            crate::walk::equation_exprs_mut(eq, &mut note);
+        }
+        for a in model
+            .algorithms
+            .iter_mut()
+            .chain(model.initial_algorithms.iter_mut())
+        {
+            for s in &mut a.statements {
+                crate::walk::statement_exprs_mut(s, &mut note);
+            }
+        }
+        for v in &mut model.variables {
+            let a = &mut v.attrs;
+            for e in [
+                &mut v.binding,
+                &mut a.start,
+                &mut a.nominal,
+                &mut a.min,
+                &mut a.max,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                note(e);
+            }
+        }
+        let strings: HashSet<String> = model
+            .variables
+            .iter()
+            .filter(|v| v.ty == crate::flat::ScalarType::String)
+            .map(|v| v.name.clone())
+            .collect();
+        let mentions_string = |e: &Expr| {
+            let mut found = false;
+            crate::walk::visit(e, &mut |x| match x {
+                Expr::String(_) => found = true,
+                Expr::Var { name, .. } if strings.contains(name) => found = true,
+                _ => {}
+            });
+            found
+        };
+        let before = model.variables.len();
+        model.variables.retain(|v| {
+            let unused_parameter =
+                v.variability <= crate::flat::Variability::Parameter && !used.contains(&v.name);
+            let stringy = v.ty == crate::flat::ScalarType::String
+                || v.binding.as_ref().is_some_and(mentions_string);
+            !(unused_parameter && stringy)
+        });
+        if model.variables.len() == before {
+            break;
+        }
+    }
+    drop_unused_functions(model);
+}
+
+/// Keep only the functions called from the model (directly, from other kept functions, or
+/// as their derivatives).
+fn drop_unused_functions(model: &mut FlatModel) {
+    let mut called: Vec<String> = Vec::new();
+    let mut note = |e: &mut Expr| {
+        crate::walk::visit(e, &mut |x| {
+            if let Expr::Call { func, .. } = x {
+                called.push(func.clone());
+            }
+        })
+    };
+    for eq in model
+        .equations
+        .iter_mut()
+        .chain(model.initial_equations.iter_mut())
+    {
+        crate::walk::equation_exprs_mut(eq, &mut note);
+    }
+    for a in model
+        .algorithms
+        .iter_mut()
+        .chain(model.initial_algorithms.iter_mut())
+    {
+        for s in &mut a.statements {
+            crate::walk::statement_exprs_mut(s, &mut note);
+        }
+    }
+    for v in &mut model.variables {
+        let a = &mut v.attrs;
+        for e in [
+            &mut v.binding,
+            &mut a.start,
+            &mut a.nominal,
+            &mut a.min,
+            &mut a.max,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            note(e);
+        }
+    }
+    for a in model.algorithms.iter().chain(&model.initial_algorithms) {
+        for s in &a.statements {
+            statement_calls(s, &mut called);
+        }
+    }
+    for eq in model.equations.iter().chain(&model.initial_equations) {
+        collect_equation_calls(eq, &mut called);
+    }
+    let mut keep: HashSet<String> = HashSet::new();
+    while let Some(name) = called.pop() {
+        if !keep.insert(name.clone()) {
+            continue;
+        }
+        let Some(f) = model.functions.get(&name) else {
+            continue;
+        };
+        called.extend(f.derivatives.iter().map(|d| d.function.clone()));
+        let mut body_calls = Vec::new();
+        let mut note = |e: &mut Expr| {
+            crate::walk::visit(e, &mut |x| {
+                if let Expr::Call { func, .. } = x {
+                    body_calls.push(func.clone());
+                }
+            })
+        };
+        let mut f = f.clone();
+        for v in f
+            .inputs
+            .iter_mut()
+            .chain(f.outputs.iter_mut())
+            .chain(f.locals.iter_mut())
+        {
+            if let Some(d) = &mut v.default {
+                note(d);
+            }
+            for d in v.dims.iter_mut().flatten() {
+                note(d);
+            }
+        }
+        let mut procedure_calls = Vec::new();
+        match &mut f.body {
+            crate::flat::FunctionBody::Algorithm(stmts) => {
+                for s in stmts.iter_mut() {
+                    statement_calls(s, &mut procedure_calls);
+                    crate::walk::statement_exprs_mut(s, &mut note);
+                }
+            }
+            crate::flat::FunctionBody::External { args, .. } => args.iter_mut().for_each(note),
+        }
+        called.extend(body_calls);
+        called.extend(procedure_calls);
+    }
+    model.functions.retain(|name, _| keep.contains(name));
+}
+
+/// Procedure calls (`f(x);`) in statements, recursively.
+fn statement_calls(s: &crate::flat::Statement, out: &mut Vec<String>) {
+    use crate::flat::Statement as S;
+    match s {
+        S::Call { func, .. } => out.push(func.clone()),
+        S::If {
+            branches, else_, ..
+        } => {
+            branches
+                .iter()
+                .flat_map(|(_, b)| b)
+                .for_each(|x| statement_calls(x, out));
+            else_.iter().for_each(|x| statement_calls(x, out));
+        }
+        S::For { body, .. } | S::While { body, .. } => {
+            body.iter().for_each(|x| statement_calls(x, out))
+        }
+        S::When { branches, .. } => branches
+            .iter()
+            .flat_map(|(_, b)| b)
+            .for_each(|x| statement_calls(x, out)),
+        _ => {}
+    }
+}
+
+/// Functions called as equations (`f(x);` in an equation section), recursively.
+fn collect_equation_calls(e: &Equation, out: &mut Vec<String>) {
+    match e {
+        Equation::Call { func, .. } => out.push(func.clone()),
+        Equation::If {
+            branches, else_, ..
+        } => {
+            branches
+                .iter()
+                .flat_map(|(_, b)| b)
+                .for_each(|x| collect_equation_calls(x, out));
+            else_.iter().for_each(|x| collect_equation_calls(x, out));
+        }
+        Equation::When { branches, .. } => branches
+            .iter()
+            .flat_map(|(_, b)| b)
+            .for_each(|x| collect_equation_calls(x, out)),
+        _ => {}
     }
 }
 

@@ -326,7 +326,17 @@ impl<'a> Flattener<'a> {
         let first = name.parts[0].as_str();
         let overrides = self.elems_overrides(node, first);
         let class = match overrides {
-            Some(c) if !name.global && name.parts.len() == 1 => Some(c),
+            Some(c) if !name.global => {
+                // `Medium.BaseProperties` with `Medium` redeclared in this instance.
+                let mut cur = Some(c);
+                for p in &name.parts[1..] {
+                    cur = match cur.and_then(|c| self.lk.member(c, p.as_str())) {
+                        Some(Found::Class(n)) => Some(n),
+                        _ => None,
+                    };
+                }
+                cur
+            }
             _ => self.lk.resolve_class_name(Some(scope), name, false),
         };
         let Some(class) = class else {

@@ -1114,6 +1114,10 @@ impl<'a> Flattener<'a> {
         let o = origin(s.span, &env.node);
         match &s.kind {
             StatementKind::Assign { target, value } => {
+                if let Some(stmt) = self.dynamic_assignment(s, target, value, env, cx)? {
+                    out.push(stmt);
+                    return Ok(());
+                }
                 let t = self.expand_cref(target, env, cx)?;
                 let v = self.expand(value, env, cx)?;
                 let (ts, vs) = (t.scalars(), v.scalars());
@@ -1254,6 +1258,71 @@ impl<'a> Flattener<'a> {
             StatementKind::Break => out.push(Statement::Break { origin: o }),
         }
         Ok(())
+    }
+
+    /// `x[k] := v` with `k` known only during simulation: an if-statement choosing the
+    /// element (`if k == 1 then x[1] := v; elseif k == 2 then ...`).
+    fn dynamic_assignment(
+        &self,
+        s: &ast::Statement,
+        target: &ast::ComponentRef,
+        value: &ast::Expr,
+        env: &Env,
+        cx: &mut Cx,
+    ) -> Res<Option<Statement>> {
+        let mut found = None;
+        'outer: for (pi, p) in target.parts.iter().enumerate() {
+            for (si, sub) in p.subscripts.iter().enumerate() {
+                if let ast::Subscript::Expr(e) = sub {
+                    let mut probe = cx.clone();
+                    probe.end = Some(usize::MAX / 2);
+                    if self.eval_expr(e, env, &mut probe).is_err()
+                        && !matches!(e.kind, ExprKind::End)
+                    {
+                        found = Some((pi, si, e.clone()));
+                        break 'outer;
+                    }
+                }
+            }
+        }
+        let Some((pi, si, index)) = found else {
+            return Ok(None);
+        };
+        let k = match self.expand(&index, env, cx)? {
+            Val::S(k) => k,
+            _ => return err(index.span, "a subscript must be a scalar Integer"),
+        };
+        let mut branches = Vec::new();
+        for i in 1..=100_000i64 {
+            let mut t = target.clone();
+            t.parts[pi].subscripts[si] =
+                ast::Subscript::Expr(ast::Expr::new(ExprKind::Integer(i), index.span));
+            if self.expand_cref(&t, env, cx).is_err() {
+                break;
+            }
+            let stmt = ast::Statement {
+                kind: StatementKind::Assign {
+                    target: t,
+                    value: value.clone(),
+                },
+                description: ast::Description::default(),
+                span: s.span,
+            };
+            let mut body = Vec::new();
+            self.statement(&stmt, env, cx, &mut body)?;
+            branches.push((
+                fold::binary(flat::BinaryOp::Eq, k.clone(), Expr::Integer(i)),
+                body,
+            ));
+        }
+        if branches.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Statement::If {
+            branches,
+            else_: Vec::new(),
+            origin: origin(s.span, &env.node),
+        }))
     }
 
     fn for_statement(

@@ -10,7 +10,10 @@ fn expandable_connectors_are_augmented_and_unused_elements_dropped() {
     let names = var_names(&m);
     assert!(names.contains(&"bus.extra".to_string()), "{names:?}");
     assert!(names.contains(&"sub.bus.extra".to_string()), "{names:?}");
-    assert!(!names.iter().any(|n| n.contains("declaredButUnused")), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n.contains("declaredButUnused")),
+        "{names:?}"
+    );
     let eqs = equations(&m);
     for e in [
         "'bus.speed' = 'src.y';",
