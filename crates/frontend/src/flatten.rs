@@ -658,7 +658,7 @@ impl<'a> Flattener<'a> {
             for e in body {
                 self.equation(e, env, cx, &mut v, None)?;
             }
-            bs.push((cv, v));
+            bs.push((cv, lower_ifs_in_when(v)));
         }
         Ok(Equation::When {
             branches: bs,
@@ -1374,6 +1374,78 @@ fn state_select_of(literal: &str) -> Option<StateSelect> {
         "always" => StateSelect::Always,
         _ => return None,
     })
+}
+
+/// Inside `when`, an if-equation whose branches assign the same variables becomes one
+/// equation per variable with an if-expression (the flat model keeps only assignments-like
+/// equations in `when` branches).
+fn lower_ifs_in_when(eqs: Vec<Equation>) -> Vec<Equation> {
+    let mut out = Vec::new();
+    for e in eqs {
+        let Equation::If {
+            branches,
+            else_,
+            origin,
+        } = e
+        else {
+            out.push(e);
+            continue;
+        };
+        let branches: Vec<(Expr, Vec<Equation>)> = branches
+            .into_iter()
+            .map(|(c, b)| (c, lower_ifs_in_when(b)))
+            .collect();
+        let else_ = lower_ifs_in_when(else_);
+        let assigned = |b: &[Equation]| -> Option<Vec<(String, Expr)>> {
+            let mut v: Vec<(String, Expr)> = b
+                .iter()
+                .map(|e| match e {
+                    Equation::Equal {
+                        lhs: Expr::Var { name, .. },
+                        rhs,
+                        ..
+                    } => Some((name.clone(), rhs.clone())),
+                    _ => None,
+                })
+                .collect::<Option<_>>()?;
+            v.sort_by(|a, b| a.0.cmp(&b.0));
+            Some(v)
+        };
+        let else_set = assigned(&else_);
+        let sets: Option<Vec<Vec<(String, Expr)>>> =
+            branches.iter().map(|(_, b)| assigned(b)).collect();
+        let same_vars = |a: &[(String, Expr)], b: &[(String, Expr)]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.0 == y.0)
+        };
+        match (sets, else_set) {
+            (Some(sets), Some(else_set)) if sets.iter().all(|s| same_vars(s, &else_set)) => {
+                for (k, (name, else_value)) in else_set.iter().enumerate() {
+                    let value = fold::if_expr(
+                        branches
+                            .iter()
+                            .zip(&sets)
+                            .map(|((c, _), s)| (c.clone(), s[k].1.clone()))
+                            .collect(),
+                        else_value.clone(),
+                    );
+                    out.push(Equation::Equal {
+                        lhs: Expr::Var {
+                            name: name.clone(),
+                            subscripts: Vec::new(),
+                        },
+                        rhs: value,
+                        origin: origin.clone(),
+                    });
+                }
+            }
+            _ => out.push(Equation::If {
+                branches,
+                else_,
+                origin,
+            }),
+        }
+    }
+    out
 }
 
 /// Element `[i]` of an array-valued call, as produced by the expander.

@@ -68,3 +68,27 @@ fn class_restrictions() {
         "{e}"
     );
 }
+
+#[test]
+fn if_equation_inside_when_becomes_if_expressions() {
+    let m = flat("More.WhenIf");
+    assert_eq!(
+        equations(&m),
+        [
+            "when sample(0, 1) then",
+            "a = if time > 2 then 1 else 4;",
+            "b = if time > 2 then 2 else 3;",
+            "end when;"
+        ]
+    );
+}
+
+#[test]
+fn assignment_to_a_run_time_subscript_selects_the_element() {
+    let m = flat("More.DynamicAssign");
+    let text = moss_frontend::print::print_model(&m);
+    assert!(
+        text.contains("      if k == 1 then\n        'buf[1]' := time;\n      elseif k == 2 then\n        'buf[2]' := time;\n      end if;\n"),
+        "{text}"
+    );
+}
