@@ -167,6 +167,7 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     model.experiment = experiment(&entry.def);
     check_references(&model)?;
     check_variability(&model)?;
+    check_reinit(&model)?;
     let warnings = fl.warnings.borrow().clone();
     Ok((model, warnings))
 }
@@ -538,6 +539,48 @@ fn check_variability(model: &FlatModel) -> Res<()> {
                 .with_help(format!(
                     "declare `{dep}` as a parameter, or remove the `{kind}` prefix"
                 )),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `reinit` only applies to continuous-time Real variables.
+fn check_reinit(model: &FlatModel) -> Res<()> {
+    fn visit(e: &Equation, out: &mut Vec<(String, Span)>) {
+        match e {
+            Equation::Reinit { var, origin, .. } => out.push((var.clone(), origin.span)),
+            Equation::When { branches, .. } => branches
+                .iter()
+                .flat_map(|(_, b)| b)
+                .for_each(|x| visit(x, out)),
+            Equation::If {
+                branches, else_, ..
+            } => {
+                branches
+                    .iter()
+                    .flat_map(|(_, b)| b)
+                    .for_each(|x| visit(x, out));
+                else_.iter().for_each(|x| visit(x, out));
+            }
+            _ => {}
+        }
+    }
+    let mut targets = Vec::new();
+    model.equations.iter().for_each(|e| visit(e, &mut targets));
+    for (name, span) in targets {
+        let ok = model.variables.iter().any(|v| {
+            v.name == name
+                && v.ty == crate::flat::ScalarType::Real
+                && v.variability == crate::flat::Variability::Continuous
+        });
+        if !ok {
+            return Err(Box::new(
+                Diagnostic::error(
+                    span,
+                    format!("`reinit` of `{name}`: only continuous-time Real variables can be reinitialized"),
+                )
+                .with_help("reinit applies to states (variables that appear differentiated)"),
             ));
         }
     }

@@ -171,7 +171,7 @@ impl Connections {
                     }
                 }
                 Some(ConnectorPrefix::Stream) => {
-                    self.stream_set(&set, flows_of, &mut instream);
+                    eqs.extend(self.stream_set(&set, flows_of, &mut instream));
                 }
                 None => {
                     // Potentials: drop duplicate names (the same variable seen inside and
@@ -195,46 +195,66 @@ impl Connections {
         (eqs, instream)
     }
 
-    /// `inStream` of each inside element: the mixing of the other elements' stream values
-    /// weighted by their inflow (chapter 15.2); with two elements simply the other's value.
+    /// Stream connection equations (spec 15.2). For each inside element `i`,
+    /// `inStream(i)` is the mixing of what flows in from the other elements; for each
+    /// outside element `q` an equation gives its stream variable the mixing of the others.
+    /// Outside elements contribute `inStream` of themselves, which is resolved from the set
+    /// one level up (where the same variable is an inside element). Two-element sets use
+    /// the exact simplifications (no division).
     fn stream_set(
         &self,
         set: &[usize],
         flows_of: &HashMap<String, String>,
         instream: &mut HashMap<String, Expr>,
-    ) {
-        let inside: Vec<usize> = set.iter().copied().filter(|&i| !self.keys[i].1).collect();
-        for &i in &inside {
-            let others: Vec<usize> = inside.iter().copied().filter(|&j| j != i).collect();
-            let var = |k: usize| Expr::Var {
-                name: self.keys[k].0.clone(),
-                subscripts: Vec::new(),
+    ) -> Vec<Equation> {
+        let var = |k: usize| Expr::Var {
+            name: self.keys[k].0.clone(),
+            subscripts: Vec::new(),
+        };
+        let flow = |k: usize| {
+            flows_of
+                .get(&self.connector[k])
+                .map(|f| Expr::Var {
+                    name: f.clone(),
+                    subscripts: Vec::new(),
+                })
+                .unwrap_or(Expr::Integer(0))
+        };
+        // What member k contributes when it is a source: inside elements their stream
+        // variable, outside ones the stream coming from above.
+        let value = |k: usize| {
+            if self.keys[k].1 {
+                Expr::Call {
+                    func: "inStream".into(),
+                    args: vec![var(k)],
+                }
+            } else {
+                var(k)
+            }
+        };
+        // Its inflow into the connection point: -m for inside, +m for outside elements.
+        let inflow = |k: usize| {
+            let m = flow(k);
+            let m = if self.keys[k].1 {
+                m
+            } else {
+                fold::unary(crate::flat::UnaryOp::Neg, m)
             };
-            let e = match others.as_slice() {
-                [] => var(i),
-                [j] => var(*j),
+            Expr::Call {
+                func: "max".into(),
+                args: vec![m, Expr::Real(1e-15)],
+            }
+        };
+        let mix = |others: &[usize]| -> Expr {
+            match others {
+                [] => Expr::Integer(0),
+                [j] => value(*j),
                 _ => {
-                    let weight = |k: usize| {
-                        let m = flows_of
-                            .get(&self.connector[k])
-                            .map(|f| Expr::Var {
-                                name: f.clone(),
-                                subscripts: Vec::new(),
-                            })
-                            .unwrap_or(Expr::Integer(0));
-                        Expr::Call {
-                            func: "max".into(),
-                            args: vec![
-                                fold::unary(crate::flat::UnaryOp::Neg, m),
-                                Expr::Real(1e-15),
-                            ],
-                        }
-                    };
                     let mut num: Option<Expr> = None;
                     let mut den: Option<Expr> = None;
-                    for &k in &others {
-                        let w = weight(k);
-                        let t = fold::binary(BinaryOp::Mul, w.clone(), var(k));
+                    for &k in others {
+                        let w = inflow(k);
+                        let t = fold::binary(BinaryOp::Mul, w.clone(), value(k));
                         num = Some(match num {
                             None => t,
                             Some(n) => fold::binary(BinaryOp::Add, n, t),
@@ -250,9 +270,30 @@ impl Connections {
                         den.unwrap_or(Expr::Integer(1)),
                     )
                 }
-            };
-            instream.insert(self.keys[i].0.clone(), e);
+            }
+        };
+        let mut eqs = Vec::new();
+        for &i in set {
+            let others: Vec<usize> = set.iter().copied().filter(|&j| j != i).collect();
+            if self.keys[i].1 {
+                if others.is_empty() {
+                    continue;
+                }
+                eqs.push(Equation::Equal {
+                    lhs: var(i),
+                    rhs: mix(&others),
+                    origin: self.origin[i].clone(),
+                });
+            } else {
+                let e = if others.is_empty() {
+                    var(i)
+                } else {
+                    mix(&others)
+                };
+                instream.insert(self.keys[i].0.clone(), e);
+            }
         }
+        eqs
     }
 }
 

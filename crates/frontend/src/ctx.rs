@@ -19,6 +19,8 @@ use std::sync::Arc;
 pub struct Inherited {
     pub variability: Option<ast::Variability>,
     pub protected: bool,
+    /// `flow`/`stream` on a structured component applies to all its variables.
+    pub connector: Option<ast::ConnectorPrefix>,
 }
 
 pub struct Flattener<'a> {
@@ -586,6 +588,7 @@ impl<'a> Flattener<'a> {
         let inh = Inherited {
             variability: comp.tprefixes.variability.or(parent_inh.variability),
             protected: comp.protected || parent_inh.protected,
+            connector: comp.tprefixes.connector.or(parent_inh.connector),
         };
         let child = self.new_node(class, path.clone(), mods, Some(node.clone()), inh);
         node.children.borrow_mut().insert(path, child.clone());

@@ -98,6 +98,10 @@ pub struct Cx {
     pub end: Option<usize>,
     /// Inside an `if`/`when` branch: assertions there are not checked at translation time.
     pub guarded: bool,
+    /// Inside a `when` statement (they cannot be nested).
+    pub in_when: bool,
+    /// Inside a loop (`break` allowed).
+    pub in_loop: bool,
 }
 
 impl Cx {
@@ -107,6 +111,8 @@ impl Cx {
             eval: false,
             end: None,
             guarded: false,
+            in_when: false,
+            in_loop: false,
         }
     }
     pub fn eval() -> Cx {
@@ -115,6 +121,8 @@ impl Cx {
             eval: true,
             end: None,
             guarded: false,
+            in_when: false,
+            in_loop: false,
         }
     }
     fn local(&self, name: &str) -> Option<&Val> {
@@ -745,6 +753,15 @@ impl<'a> Flattener<'a> {
                 format!("unknown name `{}` in `{}`", part.name, node_name(node)),
             );
         };
+        if comp.decl.condition.is_some() && !self.comp_enabled(node, &comp)? {
+            return err(
+                part.name.span,
+                format!(
+                    "`{}` is a conditional component that is not present (its condition is false); it may only appear in connect equations",
+                    part.name
+                ),
+            );
+        }
         if comp.protected && !constant && !Rc::ptr_eq(node, &env.node) {
             return err(
                 part.name.span,
@@ -1304,6 +1321,8 @@ impl<'a> Flattener<'a> {
             eval: cx.eval,
             end: None,
             guarded: false,
+            in_when: false,
+            in_loop: false,
         };
         for (k, c) in inputs.iter().enumerate() {
             if let Some(v) = &slots[k] {
@@ -1717,6 +1736,28 @@ impl<'a> Flattener<'a> {
                 _ => fold::call("Integer", vec![x]),
             })),
             _ => {
+                // Literal arguments outside the function's domain are errors now.
+                if let Some(Val::S(a)) = args.first() {
+                    let bad = match (name, a) {
+                        (
+                            "abs" | "sign" | "sqrt" | "log" | "log10" | "asin" | "acos",
+                            Expr::Boolean(_),
+                        ) => Some("a number is expected, not a Boolean"),
+                        ("sqrt", x) if fold::as_f64(x).is_some_and(|v| v < 0.0) => {
+                            Some("the argument of sqrt must not be negative")
+                        }
+                        ("log" | "log10", x) if fold::as_f64(x).is_some_and(|v| v <= 0.0) => {
+                            Some("the argument of log must be positive")
+                        }
+                        ("asin" | "acos", x) if fold::as_f64(x).is_some_and(|v| v.abs() > 1.0) => {
+                            Some("the argument of asin/acos must be in [-1, 1]")
+                        }
+                        _ => None,
+                    };
+                    if let Some(msg) = bad {
+                        return err(span, format!("`{name}`: {msg}"));
+                    }
+                }
                 // Element-wise application of scalar functions; other built-ins as calls.
                 if n == 1 && ELEMENTWISE.contains(&name) {
                     return Ok(args[0].map(&mut |x| fold::call(name, vec![x])));

@@ -105,7 +105,10 @@ impl<'a> Flattener<'a> {
                     let child = self.child_node(node, comp, &idx)?;
                     self.walk(&child, out)
                         .map_err(|d| in_instance(d, comp.decl.span, &child.path))?;
-                    if let Some(b) = &comp.mods.binding {
+                    // A record inside a record bound as a whole gets its values from there.
+                    let parent_bound = node.mods.binding.is_some()
+                        && comp.tprefixes.variability != Some(ast::Variability::Constant);
+                    if let (Some(b), false) = (&comp.mods.binding, parent_bound) {
                         self.record_binding(node, comp, &child, b, &idx, out)?;
                     }
                 }
@@ -406,8 +409,9 @@ impl<'a> Flattener<'a> {
         let display_unit = eval_attr("displayUnit")?;
         let quantity = eval_attr("quantity")?;
         let state_select = eval_attr("stateSelect")?;
-        let is_flow = comp.tprefixes.connector == Some(ast::ConnectorPrefix::Flow);
-        let is_stream = comp.tprefixes.connector == Some(ast::ConnectorPrefix::Stream);
+        let connector_prefix = comp.tprefixes.connector.or(inh.connector);
+        let is_flow = connector_prefix == Some(ast::ConnectorPrefix::Flow);
+        let is_stream = connector_prefix == Some(ast::ConnectorPrefix::Stream);
         if (is_flow || is_stream) && ty.base != Base::Real {
             return err(
                 comp.span,
@@ -419,6 +423,23 @@ impl<'a> Flattener<'a> {
             );
         }
         let base_name = qualified(node, &comp.name);
+        // Only flow variables of connectors form connection sets (a `flow` variable declared
+        // directly in a model is an ordinary variable).
+        let in_connector = ty.via_connector || {
+            let mut cur = Some(node.clone());
+            let mut found = false;
+            while let Some(n) = cur {
+                if matches!(
+                    self.lk.kind(self.lk.follow_short_class(n.class)),
+                    ClassKind::Connector | ClassKind::ExpandableConnector
+                ) {
+                    found = true;
+                    break;
+                }
+                cur = n.parent.clone();
+            }
+            found
+        };
         let description = comp.decl.description.text();
         for idx in index_tuples(dims) {
             let path: Vec<usize> = idx.iter().map(|i| i - 1).collect();
@@ -490,7 +511,7 @@ impl<'a> Flattener<'a> {
             }
             // Every flow variable is also an inside set element of its own (spec 9.2), so
             // unconnected flows, including those of top-level connectors, become zero.
-            if is_flow {
+            if is_flow && in_connector {
                 out.inside_flows.push(name.clone());
             }
             if variability > Variability::Parameter && self.is_expandable(node) {
@@ -582,6 +603,12 @@ impl<'a> Flattener<'a> {
                                     "the condition of an if-equation must be a scalar Boolean",
                                 );
                             };
+                            if fold::is_literal(&ce) && !matches!(ce, Expr::Boolean(_)) {
+                                return err(
+                                    c.span,
+                                    "the condition of an if-equation must be a Boolean expression",
+                                );
+                            }
                             let mut v = Vec::new();
                             let was = cx.guarded;
                             cx.guarded = !matches!(ce, Expr::Boolean(true));
@@ -656,9 +683,35 @@ impl<'a> Flattener<'a> {
             let cv = self.expand(c, env, cx)?.to_expr();
             let mut v = Vec::new();
             for e in body {
+                if let EquationKind::When { .. } = e.kind {
+                    return err(e.span, "when-equations cannot be nested");
+                }
                 self.equation(e, env, cx, &mut v, None)?;
             }
-            bs.push((cv, lower_ifs_in_when(v)));
+            let v = lower_ifs_in_when(v);
+            for e in &v {
+                if let Equation::Equal { lhs, origin, .. } = e {
+                    let ok = match lhs {
+                        Expr::Var { .. } => true,
+                        Expr::Tuple(items) => items
+                            .iter()
+                            .flatten()
+                            .all(|x| matches!(x, Expr::Var { .. })),
+                        Expr::Array(items) => items
+                            .iter()
+                            .all(|x| matches!(x, Expr::Var { .. } | Expr::Array(_))),
+                        _ => false,
+                    };
+                    if !ok {
+                        return err(
+                            origin.span,
+                            "the left side of an equation inside `when` must be a variable",
+                        )
+                        .map_err(|d| Box::new(d.with_help("write `x = expression;` so that the equation assigns `x` when the event occurs")));
+                    }
+                }
+            }
+            bs.push((cv, v));
         }
         Ok(Equation::When {
             branches: bs,
@@ -1083,7 +1136,12 @@ impl<'a> Flattener<'a> {
                         let child = self.child_node(node, comp, &idx)?;
                         self.leaves_of(&child, &name, out)?;
                     }
-                    _ => out.push((name, comp.tprefixes.connector)),
+                    _ => out.push((
+                        name,
+                        comp.tprefixes
+                            .connector
+                            .or(self.inherited_of(node).connector),
+                    )),
                 }
             }
         }
@@ -1190,7 +1248,7 @@ impl<'a> Flattener<'a> {
                 let mut bs = Vec::new();
                 let mut else_: Option<Vec<Statement>> = None;
                 for (c, body) in branches {
-                    let cv = self.expand(c, env, cx)?.to_expr();
+                    let cv = self.condition(c, env, cx, "if")?;
                     if cv == Expr::Boolean(false) {
                         continue;
                     }
@@ -1228,11 +1286,15 @@ impl<'a> Flattener<'a> {
                 self.for_statement(indices, body, env, cx, out)?;
             }
             StatementKind::While { condition, body } => {
-                let c = self.expand(condition, env, cx)?.to_expr();
+                let c = self.condition(condition, env, cx, "while")?;
                 let mut v = Vec::new();
-                for st in body {
-                    self.statement(st, env, cx, &mut v)?;
-                }
+                let was = cx.in_loop;
+                cx.in_loop = true;
+                let r = body
+                    .iter()
+                    .try_for_each(|st| self.statement(st, env, cx, &mut v));
+                cx.in_loop = was;
+                r?;
                 out.push(Statement::While {
                     condition: c,
                     body: v,
@@ -1242,11 +1304,17 @@ impl<'a> Flattener<'a> {
             StatementKind::When { branches } => {
                 let mut bs = Vec::new();
                 for (c, body) in branches {
+                    if cx.in_when {
+                        return err(s.span, "when-statements cannot be nested");
+                    }
                     let cv = self.expand(c, env, cx)?.to_expr();
                     let mut v = Vec::new();
-                    for st in body {
-                        self.statement(st, env, cx, &mut v)?;
-                    }
+                    cx.in_when = true;
+                    let r = body
+                        .iter()
+                        .try_for_each(|st| self.statement(st, env, cx, &mut v));
+                    cx.in_when = false;
+                    r?;
                     bs.push((cv, v));
                 }
                 out.push(Statement::When {
@@ -1254,7 +1322,12 @@ impl<'a> Flattener<'a> {
                     origin: o,
                 });
             }
-            StatementKind::Return => out.push(Statement::Return { origin: o }),
+            StatementKind::Return => {
+                return err(s.span, "`return` is only allowed in functions");
+            }
+            StatementKind::Break if !cx.in_loop => {
+                return err(s.span, "`break` is only allowed inside a for or while loop");
+            }
             StatementKind::Break => out.push(Statement::Break { origin: o }),
         }
         Ok(())
@@ -1325,6 +1398,21 @@ impl<'a> Flattener<'a> {
         }))
     }
 
+    /// A scalar Boolean condition of an `if` or `while` statement.
+    fn condition(&self, c: &ast::Expr, env: &Env, cx: &mut Cx, what: &str) -> Res<Expr> {
+        match self.expand(c, env, cx)? {
+            Val::S(e) if fold::is_literal(&e) && !matches!(e, Expr::Boolean(_)) => err(
+                c.span,
+                format!("the condition of a {what}-statement must be a Boolean expression"),
+            ),
+            Val::S(e) => Ok(e),
+            _ => err(
+                c.span,
+                format!("the condition of a {what}-statement must be a scalar Boolean"),
+            ),
+        }
+    }
+
     fn for_statement(
         &self,
         indices: &[ast::ForIndex],
@@ -1334,10 +1422,13 @@ impl<'a> Flattener<'a> {
         out: &mut Vec<Statement>,
     ) -> Res<()> {
         let Some((first, rest)) = indices.split_first() else {
-            for s in body {
-                self.statement(s, env, cx, out)?;
-            }
-            return Ok(());
+            let was = cx.in_loop;
+            cx.in_loop = true;
+            let r = body
+                .iter()
+                .try_for_each(|s| self.statement(s, env, cx, out));
+            cx.in_loop = was;
+            return r;
         };
         let mut exprs = Vec::new();
         if first.range.is_none() {

@@ -26,10 +26,21 @@ pub fn run(args: Args) -> u8 {
         s.equations, s.variables, s.states, s.discrete, s.parameters, s.inputs
     ));
     if s.equations != s.variables {
-        text.push_str(&format!(
-            "  warning: the model is not balanced: {} equations for {} unknowns\n",
-            s.equations, s.variables
-        ));
+        // An unbalanced model cannot be simulated: report it as an error.
+        let more = if s.equations > s.variables {
+            "equations than unknowns: some are redundant or conflicting"
+        } else {
+            "unknowns than equations: some variables are not determined"
+        };
+        eprintln!(
+            "error: `{}` is not balanced: {} equations for {} unknowns (more {more})",
+            m.name, s.equations, s.variables
+        );
+        eprintln!(
+            "   = help: `moss flatten {}` shows every equation and variable",
+            args.model
+        );
+        return super::EXIT_MODEL_ERROR;
     }
     // A closed pipe (`moss check M | head -1`) is not an error of the model.
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
