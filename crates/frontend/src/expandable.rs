@@ -193,19 +193,24 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
             if rest.is_empty() {
                 continue;
             }
-            let Some(elem) = elems.first() else { continue };
             let g = groups.find(&bus.path);
-            present.entry(g.clone()).or_default().insert(rest.clone());
-            let leaves = f.connector_leaves(elem)?;
-            let t = leaves
-                .into_iter()
-                .map(|(suffix, kind)| {
-                    let name = format!("{}{suffix}", elem.name);
-                    let var = col.variables.iter().find(|v| v.name == name).cloned();
-                    (suffix, kind, var)
-                })
-                .collect();
-            templates.entry((g, rest.clone())).or_insert(t);
+            for (k, elem) in elems.iter().enumerate() {
+                let element = element_name(rest, k, elems.len());
+                present
+                    .entry(g.clone())
+                    .or_default()
+                    .insert(element.clone());
+                let leaves = f.connector_leaves(elem)?;
+                let t = leaves
+                    .into_iter()
+                    .map(|(suffix, kind)| {
+                        let name = format!("{}{suffix}", elem.name);
+                        let var = col.variables.iter().find(|v| v.name == name).cloned();
+                        (suffix, kind, var)
+                    })
+                    .collect();
+                templates.entry((g.clone(), element)).or_insert(t);
+            }
         }
     }
     // Create missing elements in every member of each group.
@@ -228,6 +233,10 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
                 }
                 if let Some(v) = var {
                     let mut v = v.clone();
+                    if v.is_flow {
+                        // Added flow variables are also one-member inside sets (spec 9.2).
+                        col.inside_flows.push(name.clone());
+                    }
                     v.name = name;
                     v.binding = None;
                     v.causality = crate::flat::Causality::Internal;
@@ -242,11 +251,12 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
         match (&d.a, &d.b) {
             (Side::Bus { bus, rest, outside }, Side::Plain(elems))
             | (Side::Plain(elems), Side::Bus { bus, rest, outside }) => {
-                for elem in elems {
+                for (k, elem) in elems.iter().enumerate() {
+                    let element = element_name(rest, k, elems.len());
                     let leaves = f.connector_leaves(elem)?;
                     for (suffix, kind) in leaves {
                         col.connections.add_names(
-                            &format!("{}.{rest}{suffix}", bus.path),
+                            &format!("{}.{element}{suffix}", bus.path),
                             *outside,
                             &format!("{}{suffix}", elem.name),
                             elem.outside,
@@ -327,6 +337,16 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
         col.inside_flows.retain(|v| !drop.contains(v));
     }
     Ok(())
+}
+
+/// The bus element for element `k` of `count` connected connectors: `ro` for a scalar,
+/// `ro[1]`, `ro[2]`, ... when an array of connectors is connected to `bus.ro`.
+fn element_name(rest: &str, k: usize, count: usize) -> String {
+    if count > 1 && !rest.ends_with(']') {
+        format!("{rest}[{}]", k + 1)
+    } else {
+        rest.to_string()
+    }
 }
 
 fn referenced_names(col: &Collected) -> BTreeSet<String> {
