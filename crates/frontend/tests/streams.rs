@@ -22,3 +22,21 @@ fn in_stream_of_two_connectors() {
         "{eqs:#?}"
     );
 }
+
+#[test]
+fn streams_through_outside_connectors() {
+    let m = flat("Streams.Chain");
+    let eqs = equations(&m);
+    for e in [
+        // inside the pass-through model, each outside port carries what enters the other
+        "'pass.a.h' = 'snk.port.h';",
+        "'pass.b.h' = 'src.port.h';",
+        // inStream of an outside connector is resolved one level up
+        "'pass.hin_a' = 'src.port.h';",
+        "'snk.hin' = 'pass.b.h';",
+    ] {
+        assert!(eqs.contains(&e.to_string()), "{e} missing in {eqs:#?}");
+    }
+    let s = moss_frontend::stats::stats(&m);
+    assert_eq!(s.equations, s.variables);
+}
