@@ -524,6 +524,19 @@ impl<'a> Flattener<'a> {
                 }
             }
         }
+        if dims
+            .iter()
+            .try_fold(1usize, |acc, d| acc.checked_mul(*d))
+            .is_none_or(|n| n > MAX_ELEMENTS)
+        {
+            return err(
+                comp.decl.name.span,
+                format!(
+                    "`{}` has more than {MAX_ELEMENTS} elements; moss expands arrays element by element",
+                    comp.name
+                ),
+            );
+        }
         if !colon_positions.is_empty() {
             // `:` dimensions come from the binding.
             let Some(b) = &comp.mods.binding else {
@@ -699,6 +712,9 @@ pub fn flat_ident(name: &str) -> &str {
         _ => name,
     }
 }
+
+/// Largest array (number of scalar elements) the frontend expands.
+pub const MAX_ELEMENTS: usize = 2_000_000;
 
 /// `[1,2]` for indices `[1, 2]` (1-based).
 pub fn format_indices(indices: &[usize]) -> String {

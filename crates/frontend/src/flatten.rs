@@ -101,6 +101,15 @@ impl<'a> Flattener<'a> {
                     .map_err(|d| Box::new(d.with_help("use a non-partial class that extends it, or redeclare the component")));
                 }
                 self.check_structured_prefixes(node, comp, &ty, c)?;
+                if instance_depth(node) > MAX_INSTANCE_DEPTH {
+                    return err(
+                        comp.span,
+                        format!(
+                            "instances nest more than {MAX_INSTANCE_DEPTH} levels deep at `{}` (does a class contain itself?)",
+                            qualified(node, &comp.name)
+                        ),
+                    );
+                }
                 for idx in index_tuples(&dims) {
                     let child = self.child_node(node, comp, &idx)?;
                     self.walk(&child, out)
@@ -1452,6 +1461,19 @@ fn in_instance(mut d: Diag, decl: Span, path: &str) -> Diag {
             span: decl,
             message: format!("in instance `{path}` declared here"),
         });
+    }
+    d
+}
+
+/// Deeper instance trees are taken as recursive class definitions.
+const MAX_INSTANCE_DEPTH: usize = 64;
+
+fn instance_depth(node: &NodeRef) -> usize {
+    let mut d = 0;
+    let mut cur = node.parent.clone();
+    while let Some(p) = cur {
+        d += 1;
+        cur = p.parent.clone();
     }
     d
 }

@@ -104,6 +104,14 @@ impl<'a> Flattener<'a> {
             return;
         };
         let name = &entry.full_name;
+        if self.lk.bases(id).iter().any(|(b, _)| *b == id) {
+            self.restriction_error(
+                entry.def.name.span,
+                format!("class `{name}` extends itself"),
+                "remove the cyclic extends clause",
+            );
+            return;
+        }
         let record_like = matches!(kind, ClassKind::Record | ClassKind::OperatorRecord);
         let connector = matches!(kind, ClassKind::Connector | ClassKind::ExpandableConnector);
         if record_like || connector {

@@ -99,3 +99,22 @@ fn missing_class_and_non_model() {
         "{e}"
     );
 }
+
+#[test]
+fn recursive_and_oversized_models_are_rejected_without_crashing() {
+    let e = flat_error("Errors.Recursive");
+    assert!(
+        e.starts_with("error: instances nest more than 64 levels deep at `a.a."),
+        "{e}"
+    );
+    let e = flat_error("Errors.SelfExtending");
+    assert!(
+        e.starts_with("error: class `Errors.SelfExtending` extends itself\n"),
+        "{e}"
+    );
+    let e = flat_error("Errors.Huge");
+    assert!(
+        e.starts_with("error: `x` has more than 2000000 elements"),
+        "{e}"
+    );
+}
