@@ -121,6 +121,20 @@ impl<'a> Flattener<'a> {
             class_overrides: HashMap::new(),
         };
         self.collect(node.class, &node.mods, node, &mut out, 0);
+        for (name, m) in &node.mods.args {
+            if !out.index.contains_key(name) && self.lk.member(node.class, name).is_none() {
+                self.errors.borrow_mut().push(
+                    Diagnostic::error(
+                        m.span,
+                        format!(
+                            "modifier of `{name}`, but `{}` has no element `{name}`",
+                            self.lk.name_of(node.class)
+                        ),
+                    )
+                    .with_help("check the spelling of the modified element"),
+                );
+            }
+        }
         let rc = Rc::new(out);
         let _ = node.elems.set(rc.clone());
         rc
