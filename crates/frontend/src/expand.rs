@@ -753,11 +753,16 @@ impl<'a> Flattener<'a> {
                 format!("unknown name `{}` in `{}`", part.name, node_name(node)),
             );
         };
-        if comp.decl.condition.is_some() && !self.comp_enabled(node, &comp)? {
+        if comp.decl.condition.is_some() {
+            let state = if self.comp_enabled(node, &comp)? {
+                "present here"
+            } else {
+                "not present (its condition is false)"
+            };
             return err(
                 part.name.span,
                 format!(
-                    "`{}` is a conditional component that is not present (its condition is false); it may only appear in connect equations",
+                    "`{}` is a conditional component ({state}); it may only be used in connect equations",
                     part.name
                 ),
             );
@@ -1123,6 +1128,7 @@ impl<'a> Flattener<'a> {
         } else {
             self.lookup_function(env, &cref_to_name(function))
         };
+        let class = class.map(|id| self.inner_class_for_outer(&env.node, id).unwrap_or(id));
         match class {
             Some(id) => self.call_user(id, positional, named, env, cx, span),
             None => {
@@ -1179,6 +1185,35 @@ impl<'a> Flattener<'a> {
                 self.builtin(&fname, vals, span)
             }
         }
+    }
+
+    /// For a class declared `outer` (`outer function f = A;`), the matching `inner` class of
+    /// an enclosing instance.
+    fn inner_class_for_outer(&self, node: &NodeRef, id: ClassId) -> Option<ClassId> {
+        let entry = self.lib().get(id);
+        let parent = entry.parent?;
+        let name = entry.def.name.as_str();
+        let declared_outer = |class: ClassId, inner: bool| {
+            let e = self.lib().get(class);
+            e.def.specifier.composition().is_some_and(|c| {
+                c.elements().any(|(_, el)| {
+                    matches!(el, ast::Element::Class { prefixes, class, .. }
+                        if class.name.as_str() == name && if inner { prefixes.inner } else { prefixes.outer })
+                })
+            })
+        };
+        if !declared_outer(parent, false) {
+            return None;
+        }
+        let mut cur = node.parent.clone();
+        while let Some(n) = cur {
+            let class = self.lk.follow_short_class(n.class);
+            if declared_outer(class, true) {
+                return self.lib().child(class, name);
+            }
+            cur = n.parent.clone();
+        }
+        None
     }
 
     fn lookup_function(&self, env: &Env, name: &ast::Name) -> Option<ClassId> {
@@ -1273,6 +1308,21 @@ impl<'a> Flattener<'a> {
         } else {
             id
         };
+        if self
+            .lib()
+            .get(self.lk.follow_short_class(id))
+            .def
+            .prefixes
+            .partial
+        {
+            return err(
+                span,
+                format!(
+                    "`{}` is a partial function and cannot be called",
+                    self.lk.name_of(id)
+                ),
+            );
+        }
         let fnode = self.package_node(id);
         let kind = self.lk.kind(self.lk.follow_short_class(id));
         let is_record = matches!(

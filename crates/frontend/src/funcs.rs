@@ -153,6 +153,7 @@ impl<'a> Flattener<'a> {
                 None => f.locals.push(v),
             }
         }
+        self.check_function_restrictions(name, &elems)?;
         // Body: the algorithm sections of the function and its bases, or the external clause.
         let mut body: Vec<Statement> = hoist.pre.borrow_mut().drain(..).collect();
         let mut external = None;
@@ -218,6 +219,80 @@ impl<'a> Flattener<'a> {
         };
         self.function_annotations(&entry.def, &node, &mut f)?;
         Ok(f)
+    }
+
+    /// Functions have at most one algorithm section, no equations or initial sections, only
+    /// inputs and outputs as public components, and they do not assign their inputs.
+    fn check_function_restrictions(&self, name: &str, elems: &Elems) -> Res<()> {
+        let mut algorithms = 0;
+        for class in &elems.contributors {
+            let entry = self.lib().get(*class);
+            let Some(compo) = entry.def.specifier.composition() else {
+                continue;
+            };
+            for s in &compo.sections {
+                match s {
+                    ast::Section::Equations { span, .. } => {
+                        return err(*span, format!("function `{name}` cannot have equations"));
+                    }
+                    ast::Section::Algorithm {
+                        initial: true,
+                        span,
+                        ..
+                    } => {
+                        return err(
+                            *span,
+                            format!("function `{name}` cannot have an initial algorithm"),
+                        );
+                    }
+                    ast::Section::Algorithm { span, .. } => {
+                        algorithms += 1;
+                        if algorithms > 1 {
+                            return err(
+                                *span,
+                                format!("function `{name}` has more than one algorithm section"),
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for c in &elems.comps {
+            if !c.protected && c.tprefixes.causality.is_none() {
+                return err(
+                    c.span,
+                    format!(
+                        "public component `{}` of function `{name}` must be an input or an output",
+                        c.name
+                    ),
+                )
+                .map_err(|d| {
+                    Box::new(d.with_help("declare it `protected` if it is a local variable"))
+                });
+            }
+        }
+        let inputs: HashSet<&str> = elems
+            .comps
+            .iter()
+            .filter(|c| c.tprefixes.causality == Some(ast::Causality::Input))
+            .map(|c| &*c.name)
+            .collect();
+        for class in &elems.contributors {
+            let entry = self.lib().get(*class);
+            let Some(compo) = entry.def.specifier.composition() else {
+                continue;
+            };
+            for stmts in compo.algorithms(false) {
+                if let Some((n, span)) = assigned_input(stmts, &inputs) {
+                    return err(
+                        span,
+                        format!("input `{n}` of function `{name}` cannot be assigned"),
+                    );
+                }
+            }
+        }
+        Ok(())
     }
 
     fn function_annotations(
@@ -902,6 +977,47 @@ impl<'a> Flattener<'a> {
             origin: o.clone(),
         })
     }
+}
+
+/// The first input assigned by an assignment in `stmts` (recursively).
+fn assigned_input(stmts: &[ast::Statement], inputs: &HashSet<&str>) -> Option<(String, Span)> {
+    for s in stmts {
+        let found = match &s.kind {
+            StatementKind::Assign { target, .. } => target
+                .parts
+                .first()
+                .filter(|p| inputs.contains(p.name.as_str()))
+                .map(|p| (p.name.to_string(), s.span)),
+            StatementKind::TupleAssign { targets, .. } => {
+                targets.iter().flatten().find_map(|t| match &t.kind {
+                    ExprKind::Ref(c) => c
+                        .parts
+                        .first()
+                        .filter(|p| inputs.contains(p.name.as_str()))
+                        .map(|p| (p.name.to_string(), s.span)),
+                    _ => None,
+                })
+            }
+            StatementKind::If {
+                branches,
+                else_branch,
+            } => branches
+                .iter()
+                .find_map(|(_, b)| assigned_input(b, inputs))
+                .or_else(|| assigned_input(else_branch, inputs)),
+            StatementKind::For { body, .. } | StatementKind::While { body, .. } => {
+                assigned_input(body, inputs)
+            }
+            StatementKind::When { branches } => {
+                branches.iter().find_map(|(_, b)| assigned_input(b, inputs))
+            }
+            _ => None,
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
 }
 
 /// A cheap type inference for temporaries: Integer when every leaf is Integer.
