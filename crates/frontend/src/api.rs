@@ -496,6 +496,21 @@ fn check_references(model: &FlatModel) -> Res<()> {
         let span = eq_span(eq);
         crate::walk::equation_exprs_mut(&mut e, &mut |x| check(x, span));
     }
+    for a in model.algorithms.iter().chain(&model.initial_algorithms) {
+        for s in &a.statements {
+            let mut s = s.clone();
+            crate::walk::statement_exprs_mut(&mut s, &mut |x| check(x, a.origin.span));
+        }
+    }
+    for v in &model.variables {
+        let a = &v.attrs;
+        for e in [&v.binding, &a.start, &a.nominal, &a.min, &a.max]
+            .into_iter()
+            .flatten()
+        {
+            check(&mut e.clone(), v.origin.span);
+        }
+    }
     match bad {
         Some((msg, span)) => Err(Box::new(Diagnostic::error(span, msg))),
         None => Ok(()),

@@ -362,7 +362,7 @@ impl<'a> Flattener<'a> {
         // or (parameters) the value computed now.
         let mut whole_array_binding = None;
         if let Some((v, s)) = &binding {
-            if v.scalars().iter().any(is_index_call) {
+            if v.scalars().iter().any(contains_index_call) {
                 let b = mods.binding.as_ref().filter(|_| !record_bound);
                 if variability <= Variability::Parameter {
                     let Some(b) = b else {
@@ -373,7 +373,7 @@ impl<'a> Flattener<'a> {
                         .map_err(|d| Box::new(d.with_note("a parameter bound to an array-valued function call must be computable at translation time")))?
                         .index_path(&b.index);
                     binding = Some((value, *s));
-                } else {
+                } else if v.scalars().iter().all(is_index_call) {
                     whole_array_binding = Some((strip_index_call(v.to_expr()), *s));
                     binding = None;
                 }
@@ -1564,6 +1564,13 @@ fn lower_ifs_in_when(eqs: Vec<Equation>) -> Vec<Equation> {
 /// Element `[i]` of an array-valued call, as produced by the expander.
 pub fn is_index_call(e: &Expr) -> bool {
     matches!(e, Expr::Call { func, .. } if func == "[]")
+}
+
+/// Does `e` contain an element of an array-valued call anywhere?
+fn contains_index_call(e: &Expr) -> bool {
+    let mut found = false;
+    crate::walk::visit(e, &mut |x| found |= is_index_call(x));
+    found
 }
 
 /// `{[](f(x),1), [](f(x),2)}` → `f(x)`.
