@@ -210,6 +210,15 @@ impl<'a> Flattener<'a> {
                     ..
                 } => {
                     let name = cdef.name.name.clone();
+                    if prefixes.redeclare
+                        || matches!(cdef.specifier, ClassSpecifier::Extends { .. })
+                    {
+                        // `redeclare model extends M`: replaces the inherited `M` everywhere
+                        // in this instance, also in the elements inherited from the base.
+                        if let Some(id) = self.lib().child(class, &name) {
+                            out.class_overrides.entry(name.clone()).or_insert(id);
+                        }
+                    }
                     if let Some((_, r)) = m.class_redecls.iter().find(|(n, _)| *n == name) {
                         let _ = prefixes;
                         let id = self.lib_add_redeclared(r);
@@ -497,6 +506,14 @@ impl<'a> Flattener<'a> {
         )
     }
 
+    /// `input`/`output` of a component, from its declaration or its type
+    /// (`type InArgument = input Real`).
+    pub fn comp_causality(&self, node: &NodeRef, comp: &Rc<Comp>) -> Option<ast::Causality> {
+        comp.tprefixes
+            .causality
+            .or_else(|| self.comp_type(node, comp).ok().and_then(|t| t.causality))
+    }
+
     /// Is the component present (its `if` condition true)?
     pub fn comp_enabled(&self, node: &NodeRef, comp: &Rc<Comp>) -> Res<bool> {
         let Some(cond) = &comp.decl.condition else {
@@ -613,7 +630,7 @@ impl<'a> Flattener<'a> {
         let mods = Mod::merge(&mods, &ty.mods);
         let parent_inh = self.inherited_of(node);
         let inh = Inherited {
-            variability: comp.tprefixes.variability.or(parent_inh.variability),
+            variability: most_restrictive(comp.tprefixes.variability, parent_inh.variability),
             protected: comp.protected || parent_inh.protected,
             connector: comp.tprefixes.connector.or(parent_inh.connector),
         };
@@ -724,6 +741,17 @@ pub fn flat_ident(name: &str) -> &str {
     match name.strip_prefix('\'').and_then(|n| n.strip_suffix('\'')) {
         Some(inner) if inner.contains(['.', '[']) && !inner.contains(['\\', '\'']) => inner,
         _ => name,
+    }
+}
+
+/// The lower of two variabilities (`constant R r` makes the parameters of `r` constants).
+pub fn most_restrictive(
+    a: Option<ast::Variability>,
+    b: Option<ast::Variability>,
+) -> Option<ast::Variability> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
     }
 }
 

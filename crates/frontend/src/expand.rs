@@ -1337,7 +1337,7 @@ impl<'a> Flattener<'a> {
                 if is_record {
                     !c.protected && c.tprefixes.variability != Some(ast::Variability::Constant)
                 } else {
-                    c.tprefixes.causality == Some(ast::Causality::Input)
+                    self.comp_causality(&fnode, c) == Some(ast::Causality::Input)
                 }
             })
             .cloned()
@@ -1438,7 +1438,7 @@ impl<'a> Flattener<'a> {
         let outputs: Vec<Rc<Comp>> = elems
             .comps
             .iter()
-            .filter(|c| c.tprefixes.causality == Some(ast::Causality::Output))
+            .filter(|c| self.comp_causality(&fnode, c) == Some(ast::Causality::Output))
             .cloned()
             .collect();
         let Some(out) = outputs.first() else {

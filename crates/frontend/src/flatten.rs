@@ -306,7 +306,7 @@ impl<'a> Flattener<'a> {
         out: &mut Collected,
     ) -> Res<()> {
         let inh = self.inherited_of(node);
-        let declared = comp.tprefixes.variability.or(inh.variability);
+        let declared = crate::ctx::most_restrictive(comp.tprefixes.variability, inh.variability);
         let variability = match declared {
             Some(ast::Variability::Constant) => Variability::Constant,
             Some(ast::Variability::Parameter) => Variability::Parameter,

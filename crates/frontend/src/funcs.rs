@@ -147,13 +147,13 @@ impl<'a> Flattener<'a> {
                 dims,
                 default,
             };
-            match comp.tprefixes.causality {
+            match self.comp_causality(&node, comp) {
                 Some(ast::Causality::Input) => f.inputs.push(v),
                 Some(ast::Causality::Output) => f.outputs.push(v),
                 None => f.locals.push(v),
             }
         }
-        self.check_function_restrictions(name, &elems)?;
+        self.check_function_restrictions(name, &node, &elems)?;
         // Body: the algorithm sections of the function and its bases, or the external clause.
         let mut body: Vec<Statement> = hoist.pre.borrow_mut().drain(..).collect();
         let mut external = None;
@@ -223,7 +223,7 @@ impl<'a> Flattener<'a> {
 
     /// Functions have at most one algorithm section, no equations or initial sections, only
     /// inputs and outputs as public components, and they do not assign their inputs.
-    fn check_function_restrictions(&self, name: &str, elems: &Elems) -> Res<()> {
+    fn check_function_restrictions(&self, name: &str, node: &NodeRef, elems: &Elems) -> Res<()> {
         let mut algorithms = 0;
         for class in &elems.contributors {
             let entry = self.lib().get(*class);
@@ -259,7 +259,7 @@ impl<'a> Flattener<'a> {
             }
         }
         for c in &elems.comps {
-            if !c.protected && c.tprefixes.causality.is_none() {
+            if !c.protected && self.comp_causality(node, c).is_none() {
                 return err(
                     c.span,
                     format!(
@@ -275,7 +275,7 @@ impl<'a> Flattener<'a> {
         let inputs: HashSet<&str> = elems
             .comps
             .iter()
-            .filter(|c| c.tprefixes.causality == Some(ast::Causality::Input))
+            .filter(|c| self.comp_causality(node, c) == Some(ast::Causality::Input))
             .map(|c| &*c.name)
             .collect();
         for class in &elems.contributors {
@@ -581,7 +581,7 @@ impl<'a> Flattener<'a> {
         let inputs: Vec<Rc<Comp>> = elems
             .comps
             .iter()
-            .filter(|c| c.tprefixes.causality == Some(ast::Causality::Input))
+            .filter(|c| self.comp_causality(&fnode, c) == Some(ast::Causality::Input))
             .cloned()
             .collect();
         if pos.len() > inputs.len() {
