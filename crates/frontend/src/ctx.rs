@@ -215,8 +215,10 @@ impl<'a> Flattener<'a> {
                     {
                         // `redeclare model extends M`: replaces the inherited `M` everywhere
                         // in this instance, also in the elements inherited from the base.
+                        // Elements of derived classes come after those of their bases, so the
+                        // most derived definition wins.
                         if let Some(id) = self.lib().child(class, &name) {
-                            out.class_overrides.entry(name.clone()).or_insert(id);
+                            out.class_overrides.insert(name.clone(), id);
                         }
                     }
                     if let Some((_, r)) = m.class_redecls.iter().find(|(n, _)| *n == name) {
