@@ -1530,7 +1530,7 @@ impl<'a> Flattener<'a> {
     }
 
     /// Built-in operators and functions on expanded values.
-    pub fn builtin(&self, name: &str, mut args: Vec<Val>, span: Span) -> Res<Val> {
+    pub fn builtin(&self, name: &str, args: Vec<Val>, span: Span) -> Res<Val> {
         let n = args.len();
         let arity = |k: usize| -> Res<()> {
             if n == k {
@@ -1584,6 +1584,45 @@ impl<'a> Flattener<'a> {
                 };
                 Ok(Val::S(it.fold(first, |a, b| fold::call(name, vec![a, b]))))
             }
+            "fill" | "zeros" | "ones" | "identity" | "diagonal" | "linspace" => {
+                self.builtin_constructor(name, args, span)
+            }
+            "transpose" | "vector" | "scalar" | "matrix" | "cat" | "cross" | "skew"
+            | "symmetric" | "outerProduct" => self.builtin_matrix(name, args, span),
+            "inStream" | "actualStream" => {
+                arity(1)?;
+                Ok(args[0].map(&mut |x| Expr::Call {
+                    func: name.to_string(),
+                    args: vec![x],
+                }))
+            }
+            "cardinality" => err(span, "`cardinality` is not supported (deprecated operator)"),
+            "initial" | "terminal" => {
+                arity(0)?;
+                Ok(Val::S(Expr::Call {
+                    func: name.into(),
+                    args: vec![],
+                }))
+            }
+            "Integer" if n == 1 => Ok(args[0].map(&mut |x| match &x {
+                Expr::Enum { index, .. } => Expr::Integer(*index as i64),
+                _ => fold::call("Integer", vec![x]),
+            })),
+            _ => self.builtin_scalar(name, args, span),
+        }
+    }
+
+    /// Array constructors: `fill`, `zeros`, `ones`, `identity`, `diagonal`, `linspace`.
+    fn builtin_constructor(&self, name: &str, mut args: Vec<Val>, span: Span) -> Res<Val> {
+        let n = args.len();
+        let arity = |k: usize| -> Res<()> {
+            if n == k {
+                Ok(())
+            } else {
+                err(span, format!("`{name}` takes {k} argument(s), {n} given"))
+            }
+        };
+        match name {
             "fill" => {
                 if n < 1 {
                     return err(span, "fill needs a value and dimensions");
@@ -1655,6 +1694,22 @@ impl<'a> Flattener<'a> {
                         .collect(),
                 ))
             }
+            _ => err(span, format!("`{name}` is not an array constructor")),
+        }
+    }
+
+    /// Matrix and vector functions: `transpose`, `vector`, `scalar`, `matrix`, `cat`,
+    /// `cross`, `skew`, `symmetric`, `outerProduct`.
+    fn builtin_matrix(&self, name: &str, mut args: Vec<Val>, span: Span) -> Res<Val> {
+        let n = args.len();
+        let arity = |k: usize| -> Res<()> {
+            if n == k {
+                Ok(())
+            } else {
+                err(span, format!("`{name}` takes {k} argument(s), {n} given"))
+            }
+        };
+        match name {
             "transpose" => {
                 arity(1)?;
                 let cols = transpose(&args[0], span)?;
@@ -1766,78 +1821,62 @@ impl<'a> Flattener<'a> {
                         .collect(),
                 ))
             }
-            "inStream" | "actualStream" => {
-                arity(1)?;
-                Ok(args[0].map(&mut |x| Expr::Call {
-                    func: name.to_string(),
-                    args: vec![x],
-                }))
-            }
-            "cardinality" => err(span, "`cardinality` is not supported (deprecated operator)"),
-            "initial" | "terminal" => {
-                arity(0)?;
-                Ok(Val::S(Expr::Call {
-                    func: name.into(),
-                    args: vec![],
-                }))
-            }
-            "Integer" if n == 1 => Ok(args[0].map(&mut |x| match &x {
-                Expr::Enum { index, .. } => Expr::Integer(*index as i64),
-                _ => fold::call("Integer", vec![x]),
-            })),
-            _ => {
-                // Literal arguments outside the function's domain are errors now.
-                if let Some(Val::S(a)) = args.first() {
-                    let bad = match (name, a) {
-                        (
-                            "abs" | "sign" | "sqrt" | "log" | "log10" | "asin" | "acos",
-                            Expr::Boolean(_),
-                        ) => Some("a number is expected, not a Boolean"),
-                        ("sqrt", x) if fold::as_f64(x).is_some_and(|v| v < 0.0) => {
-                            Some("the argument of sqrt must not be negative")
-                        }
-                        ("log" | "log10", x) if fold::as_f64(x).is_some_and(|v| v <= 0.0) => {
-                            Some("the argument of log must be positive")
-                        }
-                        ("asin" | "acos", x) if fold::as_f64(x).is_some_and(|v| v.abs() > 1.0) => {
-                            Some("the argument of asin/acos must be in [-1, 1]")
-                        }
-                        _ => None,
-                    };
-                    if let Some(msg) = bad {
-                        return err(span, format!("`{name}`: {msg}"));
-                    }
+            _ => err(span, format!("`{name}` is not a matrix function")),
+        }
+    }
+
+    /// Scalar built-ins: literal domain checks, element-wise application to arrays, calls.
+    fn builtin_scalar(&self, name: &str, args: Vec<Val>, span: Span) -> Res<Val> {
+        let n = args.len();
+        // Literal arguments outside the function's domain are errors now.
+        if let Some(Val::S(a)) = args.first() {
+            let bad = match (name, a) {
+                ("abs" | "sign" | "sqrt" | "log" | "log10" | "asin" | "acos", Expr::Boolean(_)) => {
+                    Some("a number is expected, not a Boolean")
                 }
-                // Element-wise application of scalar functions; other built-ins as calls.
-                if n == 1 && ELEMENTWISE.contains(&name) {
-                    return Ok(args[0].map(&mut |x| fold::call(name, vec![x])));
+                ("sqrt", x) if fold::as_f64(x).is_some_and(|v| v < 0.0) => {
+                    Some("the argument of sqrt must not be negative")
                 }
-                if n == 2 && matches!(name, "smooth" | "delay" | "pre" | "der") {
-                    let a0 = args[0].to_expr();
-                    return Ok(args[1].map(&mut |x| fold::call(name, vec![a0.clone(), x])));
+                ("log" | "log10", x) if fold::as_f64(x).is_some_and(|v| v <= 0.0) => {
+                    Some("the argument of log must be positive")
                 }
-                if args.iter().all(|a| matches!(a, Val::S(_))) {
-                    return Ok(Val::S(fold::call(
-                        name,
-                        args.into_iter().map(|a| a.to_expr()).collect(),
-                    )));
+                ("asin" | "acos", x) if fold::as_f64(x).is_some_and(|v| v.abs() > 1.0) => {
+                    Some("the argument of asin/acos must be in [-1, 1]")
                 }
-                if n == 2
-                    && matches!(
-                        name,
-                        "min" | "max" | "div" | "mod" | "rem" | "atan2" | "semiLinear"
-                    )
-                {
-                    return zip_vals(&args[0], &args[1], span, &mut |x, y| {
-                        fold::call(name, vec![x, y])
-                    });
-                }
-                Ok(Val::S(Expr::Call {
-                    func: name.to_string(),
-                    args: args.into_iter().map(|a| a.to_expr()).collect(),
-                }))
+                _ => None,
+            };
+            if let Some(msg) = bad {
+                return err(span, format!("`{name}`: {msg}"));
             }
         }
+        // Element-wise application of scalar functions; other built-ins as calls.
+        if n == 1 && ELEMENTWISE.contains(&name) {
+            return Ok(args[0].map(&mut |x| fold::call(name, vec![x])));
+        }
+        if n == 2 && matches!(name, "smooth" | "delay" | "pre" | "der") {
+            let a0 = args[0].to_expr();
+            return Ok(args[1].map(&mut |x| fold::call(name, vec![a0.clone(), x])));
+        }
+        if args.iter().all(|a| matches!(a, Val::S(_))) {
+            return Ok(Val::S(fold::call(
+                name,
+                args.into_iter().map(|a| a.to_expr()).collect(),
+            )));
+        }
+        if n == 2
+            && matches!(
+                name,
+                "min" | "max" | "div" | "mod" | "rem" | "atan2" | "semiLinear"
+            )
+        {
+            return zip_vals(&args[0], &args[1], span, &mut |x, y| {
+                fold::call(name, vec![x, y])
+            });
+        }
+        Ok(Val::S(Expr::Call {
+            func: name.to_string(),
+            args: args.into_iter().map(|a| a.to_expr()).collect(),
+        }))
     }
 }
 
