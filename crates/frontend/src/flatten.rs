@@ -389,35 +389,7 @@ impl<'a> Flattener<'a> {
             )
             .map_err(|d| Box::new(d.with_help("give it a binding: `constant Real c = ...;`")));
         }
-        let attr =
-            |name: &str| -> Option<&BindingMod> { mods.sub(name).and_then(|m| m.binding.as_ref()) };
-        let expand_attr = |name: &str| -> Res<Option<Val>> {
-            match attr(name) {
-                Some(b) => Ok(Some(
-                    self.expand(&b.expr, &b.env, &mut Cx::flat())?
-                        .index_path(&b.index),
-                )),
-                None => Ok(None),
-            }
-        };
-        let eval_attr = |name: &str| -> Res<Option<Val>> {
-            match attr(name) {
-                Some(b) => Ok(Some(
-                    self.eval_expr(&b.expr, &b.env, &mut Cx::eval())?
-                        .index_path(&b.index),
-                )),
-                None => Ok(None),
-            }
-        };
-        let start = expand_attr("start")?;
-        let nominal = expand_attr("nominal")?;
-        let min = expand_attr("min")?;
-        let max = expand_attr("max")?;
-        let fixed = eval_attr("fixed")?;
-        let unit = eval_attr("unit")?;
-        let display_unit = eval_attr("displayUnit")?;
-        let quantity = eval_attr("quantity")?;
-        let state_select = eval_attr("stateSelect")?;
+        let attr_values = self.attribute_values(&mods)?;
         let connector_prefix = comp.tprefixes.connector.or(inh.connector);
         let is_flow = connector_prefix == Some(ast::ConnectorPrefix::Flow);
         let is_stream = connector_prefix == Some(ast::ConnectorPrefix::Stream);
@@ -452,12 +424,6 @@ impl<'a> Flattener<'a> {
         let description = comp.decl.description.text();
         for idx in index_tuples(dims) {
             let path: Vec<usize> = idx.iter().map(|i| i - 1).collect();
-            let at = |v: &Option<Val>| v.as_ref().map(|v| v.index_path(&path));
-            let sc = |v: &Option<Val>| at(v).and_then(|v| v.scalar().cloned());
-            let string = |v: &Option<Val>| match sc(v) {
-                Some(Expr::String(s)) => Some(s),
-                _ => None,
-            };
             let name = if idx.is_empty() {
                 base_name.clone()
             } else {
@@ -474,23 +440,7 @@ impl<'a> Flattener<'a> {
                 }
                 None => None,
             };
-            let attrs = Attributes {
-                start: sc(&start),
-                fixed: match sc(&fixed) {
-                    Some(Expr::Boolean(b)) => Some(b),
-                    _ => None,
-                },
-                nominal: sc(&nominal),
-                min: sc(&min),
-                max: sc(&max),
-                unit: string(&unit),
-                display_unit: string(&display_unit),
-                quantity: string(&quantity),
-                state_select: match sc(&state_select) {
-                    Some(Expr::Enum { literal, .. }) => state_select_of(&literal),
-                    _ => None,
-                },
-            };
+            let attrs = attr_values.element(&path);
             let mut var = Variable {
                 name: name.clone(),
                 ty: scalar_ty.clone(),
@@ -1463,6 +1413,88 @@ fn in_instance(mut d: Diag, decl: Span, path: &str) -> Diag {
         });
     }
     d
+}
+
+/// Attribute modifiers of an array variable (whole-array values, split per element).
+struct AttributeValues {
+    start: Option<Val>,
+    nominal: Option<Val>,
+    min: Option<Val>,
+    max: Option<Val>,
+    fixed: Option<Val>,
+    unit: Option<Val>,
+    display_unit: Option<Val>,
+    quantity: Option<Val>,
+    state_select: Option<Val>,
+}
+
+impl AttributeValues {
+    /// The attributes of the element at `path` (0-based indices).
+    fn element(&self, path: &[usize]) -> Attributes {
+        let scalar = |v: &Option<Val>| {
+            v.as_ref()
+                .map(|v| v.index_path(path))
+                .and_then(|v| v.scalar().cloned())
+        };
+        let string = |v: &Option<Val>| match scalar(v) {
+            Some(Expr::String(s)) => Some(s),
+            _ => None,
+        };
+        Attributes {
+            start: scalar(&self.start),
+            fixed: match scalar(&self.fixed) {
+                Some(Expr::Boolean(b)) => Some(b),
+                _ => None,
+            },
+            nominal: scalar(&self.nominal),
+            min: scalar(&self.min),
+            max: scalar(&self.max),
+            unit: string(&self.unit),
+            display_unit: string(&self.display_unit),
+            quantity: string(&self.quantity),
+            state_select: match scalar(&self.state_select) {
+                Some(Expr::Enum { literal, .. }) => state_select_of(&literal),
+                _ => None,
+            },
+        }
+    }
+}
+
+impl<'a> Flattener<'a> {
+    /// Values of the attribute modifiers: expressions for start/nominal/min/max, evaluated
+    /// values for fixed, unit, displayUnit, quantity and stateSelect.
+    fn attribute_values(&self, mods: &Mod) -> Res<AttributeValues> {
+        let attr = |name: &str| mods.sub(name).and_then(|m| m.binding.as_ref());
+        let expand = |name: &str| -> Res<Option<Val>> {
+            match attr(name) {
+                Some(b) => Ok(Some(
+                    self.expand(&b.expr, &b.env, &mut Cx::flat())?
+                        .index_path(&b.index),
+                )),
+                None => Ok(None),
+            }
+        };
+        let eval = |name: &str| -> Res<Option<Val>> {
+            match attr(name) {
+                Some(b) => Ok(Some(
+                    self.eval_expr(&b.expr, &b.env, &mut Cx::eval())?
+                        .index_path(&b.index),
+                )),
+                None => Ok(None),
+            }
+        };
+        Ok(AttributeValues {
+            start: expand("start")?,
+            nominal: expand("nominal")?,
+            min: expand("min")?,
+            max: expand("max")?,
+            fixed: eval("fixed")?,
+            unit: eval("unit")?,
+            display_unit: eval("displayUnit")?,
+            quantity: eval("quantity")?,
+            state_select: eval("stateSelect")?,
+        })
+    }
 }
 
 /// Deeper instance trees are taken as recursive class definitions.
