@@ -1134,7 +1134,12 @@ impl<'a> Flattener<'a> {
             None => {
                 if !BUILTINS.contains(&fname.as_str()) && !EXTRA_BUILTINS.contains(&fname.as_str())
                 {
-                    return err(function.span, format!("unknown function `{fname}`"));
+                    return err(function.span, format!("unknown function `{fname}`")).map_err(
+                        |d| match unsupported_feature(&fname) {
+                            Some(note) => Box::new(d.with_note(note)),
+                            None => d,
+                        },
+                    );
                 }
                 if fname == "getInstanceName" {
                     let path = if env.node.path.is_empty() {
@@ -1895,6 +1900,21 @@ pub const EXTRA_BUILTINS: &[&str] = &[
     "String",
     "getInstanceName",
 ];
+
+/// Known Modelica features moss does not implement, for a clearer message than
+/// "unknown function".
+fn unsupported_feature(name: &str) -> Option<&'static str> {
+    if name.starts_with("Connections.") {
+        return Some("overconstrained connectors (Connections.root, branch, isRoot, ...) are not supported by moss yet");
+    }
+    match name {
+        "Clock" | "interval" | "hold" | "previous" | "subSample" | "superSample"
+        | "shiftSample" | "backSample" | "noClock" | "firstTick" | "sample_clocked" => {
+            Some("synchronous (clocked) language elements are not supported by moss")
+        }
+        _ => None,
+    }
+}
 
 /// 1-based index denoted by a subscript value (Integer, enumeration literal, Boolean).
 pub fn subscript_index(e: &Expr) -> Option<i64> {
