@@ -571,8 +571,14 @@ impl<'a> Flattener<'a> {
             );
         }
         if !colon_positions.is_empty() {
-            // `:` dimensions come from the binding.
-            let Some(b) = &comp.mods.binding else {
+            // `:` dimensions come from the binding (or, for a parameter without one, from
+            // its start value, which is then also its value).
+            let start = comp
+                .mods
+                .sub("start")
+                .and_then(|m| m.binding.as_ref())
+                .filter(|_| comp.tprefixes.variability.is_some());
+            let Some(b) = comp.mods.binding.as_ref().or(start) else {
                 return err(
                     comp.decl.name.span,
                     format!(

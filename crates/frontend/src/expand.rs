@@ -1551,6 +1551,8 @@ impl<'a> Flattener<'a> {
                     let k = args[1].scalar().and_then(fold::as_i64).unwrap_or(0);
                     match shape.get((k - 1).max(0) as usize) {
                         Some(d) if k >= 1 => Ok(Val::S(Expr::Integer(*d as i64))),
+                        // An empty array does not keep its inner dimensions: they are 0 here.
+                        _ if k >= 1 && shape.contains(&0) => Ok(Val::S(Expr::Integer(0))),
                         _ => err(span, format!("size: dimension {k} out of range")),
                     }
                 } else {
