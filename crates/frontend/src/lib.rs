@@ -1,12 +1,22 @@
 //! `moss-frontend`: library loading, name lookup, instantiation, modifications, connections,
 //! typing and constant evaluation. Output: a [`flat::FlatModel`].
 //!
-//! Pipeline: [`loader`] finds and parses class files lazily; [`inst`] holds modifiers and
-//! class lookup; [`ctx`] creates instances and collects their elements; [`expand`] turns
-//! expressions into scalarized flat expressions (and evaluates structural parameters);
-//! [`flatten`] walks the instance tree; [`connect`] builds connection sets; [`funcs`]
-//! translates called functions; [`print`] writes the flat model as Modelica;
-//! [`stats`] counts equations and variables for `moss check`.
+//! Pipeline: [`loader`] finds and parses class files lazily (library roots: `--lib`
+//! directories, MODELICAPATH, then the bundled library embedded at build time); [`inst`]
+//! holds modifiers and class lookup; [`ctx`] creates instances and collects their elements
+//! (extends, modifiers, redeclarations); [`expand`] turns expressions into scalarized flat
+//! expressions and evaluates structural parameters ([`fold`] folds constants, [`interp`]
+//! runs functions at translation time); [`flatten`] walks the instance tree (variables,
+//! bindings, equations, algorithms); [`connect`] and [`expandable`] build connection sets
+//! (potentials, flows, streams, expandable connectors); [`funcs`] translates the called
+//! functions; [`tables`] replaces the MSL's external table objects by Modelica
+//! interpolation; [`restrict`] checks the restrictions of specialized classes; [`print`]
+//! writes the flat model as Modelica that moss reads back; [`stats`] counts equations and
+//! variables for `moss check`.
+//!
+//! Not supported yet (each gives a diagnostic, never a crash): records as function inputs
+//! or outputs, operator overloading, overconstrained connectors (`Connections.*`),
+//! `cardinality`, synchronous clocks, external C functions other than the MSL tables.
 
 pub mod api;
 pub mod connect;
