@@ -10,7 +10,7 @@
 //! bindings, equations, algorithms); [`connect`] and [`expandable`] build connection sets
 //! (potentials, flows, streams, expandable connectors); [`funcs`] translates the called
 //! functions; [`tables`] replaces the MSL's external table objects by Modelica
-//! interpolation; [`restrict`] checks the restrictions of specialized classes; [`print`]
+//! interpolation; [`restrict`] checks the restrictions of specialized classes; [`mod@print`]
 //! writes the flat model as Modelica that moss reads back; [`stats`] counts equations and
 //! variables for `moss check`.
 //!
