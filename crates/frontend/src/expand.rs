@@ -1428,6 +1428,7 @@ impl<'a> Flattener<'a> {
         if let Some(b) = self.builtin_external(id) {
             return self.builtin(&b, args, span);
         }
+        let args = self.expand_record_args(&fnode, &inputs, args, span)?;
         let name = self.lk.name_of(id);
         if cx.eval {
             if let Some(v) = crate::interp::call_function(self, id, &args, span)? {

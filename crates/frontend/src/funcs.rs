@@ -32,6 +32,9 @@ struct Hoist {
     pre: std::cell::RefCell<Vec<Statement>>,
     counter: std::cell::Cell<u32>,
     types: std::cell::RefCell<std::collections::HashMap<String, ScalarType>>,
+    /// Record-typed components of the function and their scalarized fields.
+    records:
+        std::cell::RefCell<std::collections::HashMap<String, Vec<crate::records::RecordField>>>,
 }
 
 impl Hoist {
@@ -115,11 +118,43 @@ impl<'a> Flattener<'a> {
                     name: Arc::from(self.lk.name_of(*c).as_str()),
                     literals: lits.clone(),
                 },
+                Base::Class(c)
+                    if self.is_record_class(*c)
+                        && self.comp_causality(&node, comp) != Some(ast::Causality::Output) =>
+                {
+                    // Record inputs and locals: one variable per field (`p.x`).
+                    let fields = self.record_field_list(*c, comp.span)?;
+                    let mut outer_dims = Vec::new();
+                    for s in comp.decl.subscripts.iter().chain(comp.type_subs.iter()) {
+                        outer_dims.push(self.fn_dim(s, &fenv)?);
+                    }
+                    for fld in &fields {
+                        let fname = format!("{}.{}", comp.name, fld.path);
+                        hoist.types.borrow_mut().insert(fname.clone(), fld.ty.clone());
+                        let mut dims = outer_dims.clone();
+                        dims.extend(fld.dims.iter().map(|d| Some(Expr::Integer(*d as i64))));
+                        let v = FunctionVar {
+                            name: fname,
+                            ty: fld.ty.clone(),
+                            dims,
+                            default: None,
+                        };
+                        match self.comp_causality(&node, comp) {
+                            Some(ast::Causality::Input) => f.inputs.push(v),
+                            _ => f.locals.push(v),
+                        }
+                    }
+                    hoist
+                        .records
+                        .borrow_mut()
+                        .insert(comp.name.to_string(), fields);
+                    continue;
+                }
                 Base::Class(c) => {
                     return err(
                         comp.span,
                         format!(
-                            "function `{name}`: component `{}` of class `{}` (records in functions are not supported)",
+                            "function `{name}`: component `{}` of class `{}` (record outputs and non-record classes are not supported in functions)",
                             comp.name,
                             self.lk.name_of(*c)
                         ),
@@ -623,10 +658,30 @@ impl<'a> Flattener<'a> {
             substitute(&mut d, &given);
             slots[k] = Some(d);
         }
-        Ok(Expr::Call {
-            func: full,
-            args: slots.into_iter().flatten().collect(),
-        })
+        // Record arguments are passed field by field.
+        let mut args = Vec::new();
+        for (c, slot) in inputs.iter().zip(slots.into_iter().flatten()) {
+            match self.comp_type(&fnode, c)?.base {
+                Base::Class(rc) if self.is_record_class(rc) => {
+                    let fields = self.record_field_list(rc, span)?;
+                    let Expr::Var { name, subscripts } = &slot else {
+                        return err(span, format!("argument `{}` of `{full}`: only record variables can be passed as records inside functions", c.name));
+                    };
+                    if !subscripts.is_empty() || !fenv.hoist.records.borrow().contains_key(name) {
+                        return err(
+                            span,
+                            format!(
+                                "argument `{}` of `{full}`: `{name}` is not a record",
+                                c.name
+                            ),
+                        );
+                    }
+                    args.extend(crate::records::local_field_vars(name, &fields));
+                }
+                _ => args.push(slot),
+            }
+        }
+        Ok(Expr::Call { func: full, args })
     }
 
     fn fstatement(&self, s: &ast::Statement, fenv: &FnEnv, out: &mut Vec<Statement>) -> Res<()> {

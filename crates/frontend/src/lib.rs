@@ -31,6 +31,7 @@ pub mod inst;
 pub mod interp;
 pub mod loader;
 pub mod print;
+pub mod records;
 pub mod restrict;
 pub mod stats;
 pub mod tables;

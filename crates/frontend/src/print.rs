@@ -133,7 +133,8 @@ fn expr(e: &Expr, p: P) -> String {
         Expr::String(s) => quote_string(s),
         Expr::Enum { ty, literal, .. } => format!("{}.{}", quote_name(ty), quote_name(literal)),
         Expr::Var { name, subscripts } => {
-            let mut s = if p.in_function {
+            // Function locals are plain identifiers, except scalarized record fields (`p.x`).
+            let mut s = if p.in_function && !name.contains('.') {
                 name.clone()
             } else {
                 quote_name(name)
@@ -454,7 +455,7 @@ fn statement(out: &mut String, s: &Statement, ind: usize, p: P) {
 
 fn function_var(out: &mut String, prefix: &str, v: &FunctionVar) {
     let p = P { in_function: true };
-    let mut s = format!("  {prefix}{} {}", type_name(&v.ty), v.name);
+    let mut s = format!("  {prefix}{} {}", type_name(&v.ty), quote_name(&v.name));
     if !v.dims.is_empty() {
         let d: Vec<String> = v
             .dims

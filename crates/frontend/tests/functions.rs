@@ -48,3 +48,17 @@ fn function_evaluated_for_an_array_size() {
         .collect();
     assert_eq!(z, ["z[1]", "z[2]", "z[3]"]);
 }
+
+#[test]
+fn record_inputs_are_passed_field_by_field() {
+    let m = flat("Functions.UseRecord");
+    assert_eq!(
+        equations(&m),
+        ["y = 'Functions.applyTwice'('par.gain', {'par.offset[1]', 'par.offset[2]'}, time);"]
+    );
+    let f = &m.functions["Functions.apply"];
+    let inputs: Vec<&str> = f.inputs.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(inputs, ["p.gain", "p.offset", "u"]);
+    let twice = moss_frontend::print::print_model(&m);
+    assert!(twice.contains("y := 'Functions.apply'('p.gain', 'p.offset', 'Functions.apply'('p.gain', 'p.offset', u));"), "{twice}");
+}

@@ -28,6 +28,7 @@ fn fixture_models_read_back() {
         "Structure.Enums",
         "Structure.Records",
         "Functions.Use",
+        "Functions.UseRecord",
         "Arrays.Ops",
         "Streams.Pair",
     ] {
