@@ -1403,6 +1403,82 @@ impl<'a> Flattener<'a> {
             slots[k] = Some(v);
         }
         let args: Vec<Val> = slots.into_iter().flatten().collect();
+        let call = CallSite {
+            id,
+            object_class,
+            ext_object,
+            is_record,
+            fnode: &fnode,
+            elems: &elems,
+            inputs: &inputs,
+            positional,
+            named,
+        };
+        self.apply_function(&call, args, fcx, env, cx, span)
+    }
+
+    /// Apply a function to evaluated arguments, vectorizing over arguments with more
+    /// dimensions than the input declares (`abs(v)` with `v` an array of records).
+    fn apply_function(
+        &self,
+        call: &CallSite,
+        args: Vec<Val>,
+        mut fcx: Cx,
+        env: &Env,
+        cx: &mut Cx,
+        span: Span,
+    ) -> Res<Val> {
+        if !call.is_record && !call.ext_object {
+            for (c, a) in call.inputs.iter().zip(&args) {
+                let declared = c.decl.subscripts.len()
+                    + c.type_subs.len()
+                    + self
+                        .comp_type(call.fnode, c)
+                        .map(|t| t.dims.len())
+                        .unwrap_or(0);
+                let shape = a.shape();
+                if shape.len() > declared {
+                    let n = shape[0];
+                    let mut out = Vec::new();
+                    for i in 0..n {
+                        let ai: Vec<Val> = call
+                            .inputs
+                            .iter()
+                            .zip(&args)
+                            .map(|(ci, v)| {
+                                let di = ci.decl.subscripts.len() + ci.type_subs.len();
+                                if v.shape().len() > di {
+                                    v.index_path(&[i])
+                                } else {
+                                    v.clone()
+                                }
+                            })
+                            .collect();
+                        let mut ecx = fcx.clone();
+                        ecx.locals = call
+                            .inputs
+                            .iter()
+                            .map(|c| c.name.clone())
+                            .zip(ai.iter().cloned())
+                            .collect();
+                        out.push(self.apply_function(call, ai, ecx, env, cx, span)?);
+                    }
+                    return Ok(Val::A(out));
+                }
+            }
+        }
+        let CallSite {
+            id,
+            object_class,
+            ext_object,
+            is_record,
+            fnode,
+            elems,
+            inputs,
+            positional,
+            named,
+        } = *call;
+        let fnode = fnode.clone();
         if ext_object {
             let mut fields = vec![(
                 Arc::from(crate::tables::EXTOBJ),
@@ -1428,7 +1504,7 @@ impl<'a> Flattener<'a> {
         if let Some(b) = self.builtin_external(id) {
             return self.builtin(&b, args, span);
         }
-        let args = self.expand_record_args(&fnode, &inputs, args, span)?;
+        let args = self.expand_record_args(&fnode, inputs, args, span)?;
         let name = self.lk.name_of(id);
         if cx.eval {
             if let Some(v) = crate::interp::call_function(self, id, &args, span)? {
@@ -1886,6 +1962,20 @@ impl<'a> Flattener<'a> {
             args: args.into_iter().map(|a| a.to_expr()).collect(),
         }))
     }
+}
+
+/// A call being expanded: the function and what was resolved about it.
+#[derive(Clone, Copy)]
+struct CallSite<'c> {
+    id: ClassId,
+    object_class: ClassId,
+    ext_object: bool,
+    is_record: bool,
+    fnode: &'c NodeRef,
+    elems: &'c Elems,
+    inputs: &'c [Rc<Comp>],
+    positional: &'c [ast::Expr],
+    named: &'c [ast::NamedArg],
 }
 
 /// Built-ins applied element by element to a single array argument.

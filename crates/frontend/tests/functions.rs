@@ -62,3 +62,18 @@ fn record_inputs_are_passed_field_by_field() {
     let twice = moss_frontend::print::print_model(&m);
     assert!(twice.contains("y := 'Functions.apply'('p.gain', 'p.offset', 'Functions.apply'('p.gain', 'p.offset', u));"), "{twice}");
 }
+
+#[test]
+fn calls_are_vectorized_over_extra_dimensions() {
+    let m = flat("Functions.Vectorized");
+    assert_eq!(
+        equations(&m),
+        [
+            "'a[1]' = 'Functions.twice'(1 * time);",
+            "'a[2]' = 'Functions.twice'(2 * time);",
+            "'a[3]' = 'Functions.twice'(3 * time);",
+            "'b[1]' = 'Functions.apply'('ps[1].gain', {'ps[1].offset[1]', 'ps[1].offset[2]'}, time);",
+            "'b[2]' = 'Functions.apply'('ps[2].gain', {'ps[2].offset[1]', 'ps[2].offset[2]'}, time);"
+        ]
+    );
+}
