@@ -168,6 +168,7 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     check_references(&model)?;
     check_variability(&model)?;
     check_reinit(&model)?;
+    check_cyclic_bindings(&model)?;
     let warnings = fl.warnings.borrow().clone();
     Ok((model, warnings))
 }
@@ -555,6 +556,67 @@ fn check_variability(model: &FlatModel) -> Res<()> {
                     "declare `{dep}` as a parameter, or remove the `{kind}` prefix"
                 )),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Bindings of parameters and constants must not depend on themselves (spec 4.4.4).
+fn check_cyclic_bindings(model: &FlatModel) -> Res<()> {
+    let index: HashMap<&str, usize> = model
+        .variables
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.name.as_str(), i))
+        .collect();
+    let deps: Vec<Vec<usize>> = model
+        .variables
+        .iter()
+        .map(|v| {
+            let mut d = Vec::new();
+            if let Some(b) = &v.binding {
+                crate::walk::visit(b, &mut |x| {
+                    if let Expr::Var { name, .. } = x {
+                        if let Some(&j) = index.get(name.as_str()) {
+                            d.push(j);
+                        }
+                    }
+                });
+            }
+            d
+        })
+        .collect();
+    // Iterative depth-first search with colours: 0 new, 1 on the stack, 2 done.
+    let mut colour = vec![0u8; deps.len()];
+    for start in 0..deps.len() {
+        if colour[start] != 0 {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        colour[start] = 1;
+        while let Some((v, next)) = stack.pop() {
+            if let Some(&w) = deps[v].get(next) {
+                stack.push((v, next + 1));
+                match colour[w] {
+                    0 => {
+                        colour[w] = 1;
+                        stack.push((w, 0));
+                    }
+                    1 => {
+                        let var = &model.variables[w];
+                        return Err(Box::new(
+                            Diagnostic::error(
+                                var.origin.span,
+                                format!("the binding of `{}` depends on itself", var.name),
+                            )
+                            .with_help("break the cycle of parameter bindings"),
+                        ));
+                    }
+                    _ => {}
+                }
+            } else {
+                colour[v] = 2;
+            }
         }
     }
     Ok(())

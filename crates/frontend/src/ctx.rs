@@ -269,8 +269,35 @@ impl<'a> Flattener<'a> {
             span,
         } = info;
         let name = decl.name.name.clone();
-        if out.index.contains_key(&name) {
-            // Identical inherited declarations are merged (the first one is kept).
+        if let Some(&k) = out.index.get(&name) {
+            // Identical inherited declarations are merged (the first one is kept); a name
+            // declared twice in one class, or inherited with different declarations, is an
+            // error (spec 5.6.1).
+            let first = &out.comps[k];
+            let same = first.type_name.to_string() == clause.type_name.to_string()
+                && first
+                    .decl
+                    .modification
+                    .as_ref()
+                    .map(moss_syntax::print::print_modification)
+                    == decl
+                        .modification
+                        .as_ref()
+                        .map(moss_syntax::print::print_modification)
+                && first.tprefixes == clause.prefixes;
+            if first.scope == env.scope || !same {
+                self.errors.borrow_mut().push(
+                    Diagnostic::error(
+                        decl.name.span,
+                        if first.scope == env.scope {
+                            format!("`{name}` is declared twice")
+                        } else {
+                            format!("`{name}` is inherited twice with different declarations")
+                        },
+                    )
+                    .with_secondary(first.decl.name.span, "first declared here"),
+                );
+            }
             return;
         }
         let outer_mod = m.sub(&name).cloned().unwrap_or_default();
