@@ -294,6 +294,12 @@ impl<'a> Flattener<'a> {
             }
         }
         for c in &elems.comps {
+            if c.prefixes.inner || c.prefixes.outer {
+                return err(
+                    c.span,
+                    format!("function `{name}` cannot have inner or outer components"),
+                );
+            }
             if !c.protected && self.comp_causality(node, c).is_none() {
                 return err(
                     c.span,
