@@ -42,6 +42,8 @@ pub struct Flattener<'a> {
     pub errors: RefCell<Vec<Diagnostic>>,
     /// Classes whose restrictions were checked.
     pub checked: RefCell<std::collections::HashSet<ClassId>>,
+    /// Connector classes whose balance was checked.
+    pub balance_checked: RefCell<std::collections::HashSet<ClassId>>,
 }
 
 fn key<T>(r: &Rc<T>) -> usize {
@@ -63,6 +65,7 @@ impl<'a> Flattener<'a> {
             implicit_inners: RefCell::new(Vec::new()),
             errors: RefCell::new(Vec::new()),
             checked: RefCell::new(std::collections::HashSet::new()),
+            balance_checked: RefCell::new(std::collections::HashSet::new()),
         }
     }
 

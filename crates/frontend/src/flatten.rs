@@ -101,6 +101,9 @@ impl<'a> Flattener<'a> {
                     .map_err(|d| Box::new(d.with_help("use a non-partial class that extends it, or redeclare the component")));
                 }
                 self.check_structured_prefixes(node, comp, &ty, c)?;
+                if kind == ClassKind::Connector {
+                    self.check_connector_balance(node, comp, c)?;
+                }
                 if instance_depth(node) > MAX_INSTANCE_DEPTH {
                     return err(
                         comp.span,
@@ -168,6 +171,53 @@ impl<'a> Flattener<'a> {
                     ),
                 );
             }
+        }
+        Ok(())
+    }
+
+    /// A connector should have as many flow variables as non-causal potential variables
+    /// (spec 9.3.1); checked once per connector class, reported as a warning.
+    fn check_connector_balance(
+        &self,
+        node: &NodeRef,
+        comp: &Rc<Comp>,
+        class: crate::loader::ClassId,
+    ) -> Res<()> {
+        if !self.balance_checked.borrow_mut().insert(class) {
+            return Ok(());
+        }
+        let dims = self.comp_dims(node, comp)?;
+        let child = self.child_node(node, comp, &vec![1; dims.len()])?;
+        let (mut flows, mut potentials) = (0usize, 0usize);
+        for c in &self.elems(&child).comps {
+            let ty = self.comp_type(&child, c)?;
+            if !ty.base.is_primitive() {
+                return Ok(());
+            }
+            let n: usize = self.comp_dims(&child, c)?.iter().product();
+            let causal = c.tprefixes.causality.or(ty.causality).is_some();
+            let fixed = matches!(
+                c.tprefixes.variability,
+                Some(ast::Variability::Parameter | ast::Variability::Constant)
+            );
+            match c.tprefixes.connector {
+                Some(ast::ConnectorPrefix::Flow) => flows += n,
+                Some(ast::ConnectorPrefix::Stream) => {}
+                None if !causal && !fixed => potentials += n,
+                None => {}
+            }
+        }
+        if flows != potentials {
+            self.warnings.borrow_mut().push(
+                moss_syntax::Diagnostic::warning(
+                    comp.span,
+                    format!(
+                        "connector `{}` is not balanced: {flows} flow and {potentials} potential variables",
+                        self.lk.name_of(class)
+                    ),
+                )
+                .with_help("a connector needs one flow variable for each non-causal potential variable"),
+            );
         }
         Ok(())
     }

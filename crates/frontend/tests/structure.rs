@@ -58,3 +58,21 @@ fn records_are_scalarized_and_constructors_fill_fields() {
     );
     assert_eq!(declaration(&m, "c.x"), "parameter Real 'c.x' = 5;");
 }
+
+#[test]
+fn unbalanced_connector_gives_a_warning() {
+    let r = moss_frontend::flatten_model(
+        &moss_frontend::LoadOptions {
+            libs: vec![fixtures()],
+            use_modelicapath: false,
+            use_bundled: false,
+        },
+        "Structure.UsesUnbalanced",
+    )
+    .expect("flattens");
+    let w = moss_syntax::diag::render_all(&r.warnings, &r.model.sources);
+    assert!(
+        w.starts_with("warning: connector `Structure.Unbalanced` is not balanced: 1 flow and 2 potential variables\n"),
+        "{w}"
+    );
+}
