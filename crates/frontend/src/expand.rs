@@ -1592,8 +1592,22 @@ impl<'a> Flattener<'a> {
         Ok(array_call_elements(&call, &dims))
     }
 
-    fn record_call_value(&self, _rc: ClassId, call: Expr, _span: Span) -> Res<Val> {
-        Ok(Val::S(call))
+    /// A call returning a record: the record of its outputs (`CallOutput` per field, in the
+    /// order of the scalarized outputs).
+    fn record_call_value(&self, rc: ClassId, call: Expr, span: Span) -> Res<Val> {
+        if !self.is_record_class(rc) {
+            return err(span, "functions can only return records, not other classes");
+        }
+        let fields = self.record_field_list(rc, span)?;
+        let mut out = Val::R(Vec::new());
+        for (index, f) in fields.iter().enumerate() {
+            let value = Val::S(Expr::CallOutput {
+                call: Box::new(call.clone()),
+                index,
+            });
+            insert_field(&mut out, &f.path, value);
+        }
+        Ok(out)
     }
 
     /// `external "builtin"` functions map to the built-in of the external call's name.
@@ -1961,6 +1975,22 @@ impl<'a> Flattener<'a> {
             func: name.to_string(),
             args: args.into_iter().map(|a| a.to_expr()).collect(),
         }))
+    }
+}
+
+/// Put `value` at field `path` (`a.b`) of a record value, creating nested records.
+fn insert_field(rec: &mut Val, path: &str, value: Val) {
+    let Val::R(fields) = rec else { return };
+    match path.split_once('.') {
+        None => fields.push((Arc::from(path), value)),
+        Some((head, rest)) => {
+            if !fields.iter().any(|(n, _)| &**n == head) {
+                fields.push((Arc::from(head), Val::R(Vec::new())));
+            }
+            if let Some((_, sub)) = fields.iter_mut().find(|(n, _)| &**n == head) {
+                insert_field(sub, rest, value);
+            }
+        }
     }
 }
 

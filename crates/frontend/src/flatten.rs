@@ -329,6 +329,25 @@ impl<'a> Flattener<'a> {
                 "the binding does not match the record's fields",
             );
         }
+        let all_variables = ls.iter().all(|l| match l {
+            Expr::Var { name, .. } => out
+                .variables
+                .iter()
+                .rev()
+                .find(|v| &v.name == name)
+                .is_none_or(|v| v.variability > Variability::Parameter),
+            _ => false,
+        });
+        if all_variables {
+            if let Some(call) = whole_call(&rs) {
+                out.equations.push(Equation::Equal {
+                    lhs: Expr::Tuple(ls.into_iter().map(Some).collect()),
+                    rhs: call,
+                    origin: origin(b.expr.span, node),
+                });
+                return Ok(());
+            }
+        }
         for (l, r) in ls.into_iter().zip(rs) {
             let Expr::Var { name, .. } = &l else { continue };
             match out.variables.iter_mut().rev().find(|v| &v.name == name) {
@@ -571,6 +590,15 @@ impl<'a> Flattener<'a> {
                 let (ls, rs) = (l.scalars(), r.scalars());
                 if ls.len() != rs.len() {
                     return err(eq.span, "the two sides of the equation do not match");
+                }
+                if let Some(call) = whole_call(&rs) {
+                    // `r = f(x)` with a record result: one equation for all outputs.
+                    out.push(Equation::Equal {
+                        lhs: Expr::Tuple(ls.into_iter().map(Some).collect()),
+                        rhs: call,
+                        origin: o,
+                    });
+                    return Ok(());
                 }
                 for (a, b) in ls.into_iter().zip(rs) {
                     out.push(Equation::Equal {
@@ -1646,6 +1674,18 @@ fn lower_ifs_in_when(eqs: Vec<Equation>) -> Vec<Equation> {
 /// Element `[i]` of an array-valued call, as produced by the expander.
 pub fn is_index_call(e: &Expr) -> bool {
     matches!(e, Expr::Call { func, .. } if func == "[]")
+}
+
+/// If `rs` are the outputs `0..n` of one call, in order, that call.
+pub fn whole_call(rs: &[Expr]) -> Option<Expr> {
+    let first = match rs.first()? {
+        Expr::CallOutput { call, index: 0 } => call,
+        _ => return None,
+    };
+    let all = rs.iter().enumerate().all(
+        |(i, e)| matches!(e, Expr::CallOutput { call, index } if *index == i && call == first),
+    );
+    (all && rs.len() > 1).then(|| (**first).clone())
 }
 
 /// Does `e` contain an element of an array-valued call anywhere?

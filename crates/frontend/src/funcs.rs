@@ -118,10 +118,7 @@ impl<'a> Flattener<'a> {
                     name: Arc::from(self.lk.name_of(*c).as_str()),
                     literals: lits.clone(),
                 },
-                Base::Class(c)
-                    if self.is_record_class(*c)
-                        && self.comp_causality(&node, comp) != Some(ast::Causality::Output) =>
-                {
+                Base::Class(c) if self.is_record_class(*c) => {
                     // Record inputs and locals: one variable per field (`p.x`).
                     let fields = self.record_field_list(*c, comp.span)?;
                     let mut outer_dims = Vec::new();
@@ -141,7 +138,8 @@ impl<'a> Flattener<'a> {
                         };
                         match self.comp_causality(&node, comp) {
                             Some(ast::Causality::Input) => f.inputs.push(v),
-                            _ => f.locals.push(v),
+                            Some(ast::Causality::Output) => f.outputs.push(v),
+                            None => f.locals.push(v),
                         }
                     }
                     hoist
@@ -703,6 +701,124 @@ impl<'a> Flattener<'a> {
         Ok(())
     }
 
+    /// `r := ...` for a record-typed local or output: field by field from another record
+    /// variable or a record constructor, or all outputs of a record-returning call.
+    fn record_assignment(
+        &self,
+        target: &ast::ComponentRef,
+        value: &ast::Expr,
+        fenv: &FnEnv,
+        o: &flat::Origin,
+    ) -> Res<Option<Vec<Statement>>> {
+        let [part] = target.parts.as_slice() else {
+            return Ok(None);
+        };
+        if !part.subscripts.is_empty() {
+            return Ok(None);
+        }
+        let Some(fields) = fenv.hoist.records.borrow().get(part.name.as_str()).cloned() else {
+            return Ok(None);
+        };
+        let name = part.name.as_str();
+        let targets = crate::records::local_field_vars(name, &fields);
+        let assign = |values: Vec<Expr>| -> Vec<Statement> {
+            targets
+                .iter()
+                .cloned()
+                .zip(values)
+                .map(|(t, v)| Statement::Assign {
+                    target: t,
+                    value: v,
+                    origin: o.clone(),
+                })
+                .collect()
+        };
+        match &value.kind {
+            ExprKind::Ref(r) if r.parts.len() == 1 && r.parts[0].subscripts.is_empty() => {
+                let other = r.parts[0].name.as_str();
+                if !fenv.hoist.records.borrow().contains_key(other) {
+                    return err(value.span, format!("`{other}` is not a record"));
+                }
+                Ok(Some(assign(crate::records::local_field_vars(other, &fields))))
+            }
+            ExprKind::Call { function, args } => {
+                let class = self.lk.resolve_class_name(
+                    (!function.global).then_some(fenv.env.scope),
+                    &crate::expand::cref_to_name(function),
+                    false,
+                );
+                match class {
+                    Some(rc) if self.is_record_class(rc) => {
+                        let values = self.constructor_fields(rc, args, &fields, fenv, value.span)?;
+                        Ok(Some(assign(values)))
+                    }
+                    Some(_) => {
+                        let call = self.fexpr(value, fenv)?;
+                        Ok(Some(vec![Statement::TupleAssign {
+                            targets: targets.into_iter().map(Some).collect(),
+                            value: call,
+                            origin: o.clone(),
+                        }]))
+                    }
+                    None => err(value.span, format!("unknown function `{}`", cref_text(function))),
+                }
+            }
+            _ => err(
+                value.span,
+                "a record can only be assigned a record variable, a record constructor or a function result",
+            ),
+        }
+    }
+
+    /// Field values of a record constructor call inside a function (flat records).
+    fn constructor_fields(
+        &self,
+        rc: ClassId,
+        args: &FunctionArgs,
+        fields: &[crate::records::RecordField],
+        fenv: &FnEnv,
+        span: Span,
+    ) -> Res<Vec<Expr>> {
+        let FunctionArgs::List { positional, named } = args else {
+            return err(span, "unexpected iterator arguments");
+        };
+        let node = self.package_node(rc);
+        let comps: Vec<Rc<Comp>> = self
+            .elems(&node)
+            .comps
+            .iter()
+            .filter(|c| !c.protected && c.tprefixes.variability != Some(ast::Variability::Constant))
+            .cloned()
+            .collect();
+        let mut values = Vec::new();
+        for f in fields {
+            let Some(k) = comps.iter().position(|c| *c.name == *f.path) else {
+                return err(
+                    span,
+                    format!(
+                        "record field `{}` cannot be set by the constructor inside a function",
+                        f.path
+                    ),
+                );
+            };
+            let arg = positional.get(k).or_else(|| {
+                named
+                    .iter()
+                    .find(|n| n.name == *comps[k].name)
+                    .map(|n| &n.value)
+            });
+            let v = match (arg, &comps[k].mods.binding) {
+                (Some(a), _) => self.fexpr(a, fenv)?,
+                (None, Some(b)) => self.eval_expr(&b.expr, &b.env, &mut Cx::eval())?.to_expr(),
+                (None, None) => {
+                    return err(span, format!("missing value for record field `{}`", f.path))
+                }
+            };
+            values.push(v);
+        }
+        Ok(values)
+    }
+
     /// `sum(e for i in r)` etc.: a temporary accumulated by a loop.
     fn hoist_reduction(
         &self,
@@ -890,11 +1006,17 @@ impl<'a> Flattener<'a> {
     ) -> Res<()> {
         let o = origin(s.span, &fenv.env.node);
         match &s.kind {
-            StatementKind::Assign { target, value } => out.push(Statement::Assign {
-                target: self.fref(target, fenv)?,
-                value: self.fexpr(value, fenv)?,
-                origin: o,
-            }),
+            StatementKind::Assign { target, value } => {
+                if let Some(stmts) = self.record_assignment(target, value, fenv, &o)? {
+                    out.extend(stmts);
+                    return Ok(());
+                }
+                out.push(Statement::Assign {
+                    target: self.fref(target, fenv)?,
+                    value: self.fexpr(value, fenv)?,
+                    origin: o,
+                })
+            }
             StatementKind::TupleAssign { targets, value } => {
                 let mut ts = Vec::new();
                 for t in targets {

@@ -77,3 +77,17 @@ fn calls_are_vectorized_over_extra_dimensions() {
         ]
     );
 }
+
+#[test]
+fn record_outputs_become_output_lists() {
+    let m = flat("Functions.UsePair");
+    assert_eq!(
+        equations(&m),
+        [
+            "('p.a', 'p.b') = 'Functions.makePair'(time);",
+            "('q.a', 'q.b') = 'Functions.swap'('p.a', 'p.b');"
+        ]
+    );
+    let text = moss_frontend::print::print_model(&m);
+    assert!(text.contains("  ('t.a', 't.b') := 'Functions.makePair'('p.b');\n  'q.a' := 'p.b';\n  'q.b' := 't.b';\n"), "{text}");
+}

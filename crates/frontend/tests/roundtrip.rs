@@ -29,6 +29,7 @@ fn fixture_models_read_back() {
         "Structure.Records",
         "Functions.Use",
         "Functions.UseRecord",
+        "Functions.UsePair",
         "Arrays.Ops",
         "Streams.Pair",
     ] {
