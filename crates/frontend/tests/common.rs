@@ -31,8 +31,13 @@ pub fn flat(model: &str) -> FlatModel {
 
 /// Flatten Modelica text written to a temporary file; `Err` is the rendered diagnostics.
 pub fn flat_text(name: &str, text: &str) -> Result<FlatModel, String> {
-    let dir =
-        std::env::temp_dir().join(format!("moss-frontend-test-{}-{name}", std::process::id()));
+    // Tests run in parallel threads of one process: each call gets its own directory.
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "moss-frontend-test-{}-{n}-{name}",
+        std::process::id()
+    ));
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join(format!("{name}.mo"));
     std::fs::write(&path, text).expect("write temp file");
