@@ -246,6 +246,32 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
             }
         }
     }
+    // A signal of a top-level bus that is only connected to inputs comes from outside the
+    // model: it is an input of the model (spec 9.1.3: causality follows the connections).
+    let mut only_inputs: HashMap<String, bool> = HashMap::new();
+    for d in &deferred {
+        let ((Side::Bus { bus, rest, .. }, Side::Plain(elems))
+        | (Side::Plain(elems), Side::Bus { bus, rest, .. })) = (&d.a, &d.b)
+        else {
+            continue;
+        };
+        if bus.parent.as_ref().is_none_or(|p| p.parent.is_some()) || rest.is_empty() {
+            continue;
+        }
+        for (k, elem) in elems.iter().enumerate() {
+            let name = format!("{}.{}", bus.path, element_name(rest, k, elems.len()));
+            let input = elem.node.is_none()
+                && !elem.outside
+                && f.comp_causality(&elem.parent, &elem.comp) == Some(ast::Causality::Input);
+            let entry = only_inputs.entry(name).or_insert(true);
+            *entry &= input;
+        }
+    }
+    for v in &mut col.variables {
+        if only_inputs.get(&v.name) == Some(&true) {
+            v.causality = crate::flat::Causality::Input;
+        }
+    }
     // Connections.
     for d in &deferred {
         match (&d.a, &d.b) {
