@@ -44,6 +44,8 @@ pub struct Flattener<'a> {
     pub checked: RefCell<std::collections::HashSet<ClassId>>,
     /// Connector classes whose balance was checked.
     pub balance_checked: RefCell<std::collections::HashSet<ClassId>>,
+    /// Record classes by their field names (for operator overloading on record values).
+    pub record_shapes: RefCell<HashMap<Vec<Arc<str>>, ClassId>>,
 }
 
 fn key<T>(r: &Rc<T>) -> usize {
@@ -66,6 +68,7 @@ impl<'a> Flattener<'a> {
             errors: RefCell::new(Vec::new()),
             checked: RefCell::new(std::collections::HashSet::new()),
             balance_checked: RefCell::new(std::collections::HashSet::new()),
+            record_shapes: RefCell::new(HashMap::new()),
         }
     }
 

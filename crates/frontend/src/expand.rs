@@ -225,6 +225,9 @@ impl<'a> Flattener<'a> {
                 let v = self.expand(operand, env, cx)?;
                 match op {
                     UnaryOp::Plus | UnaryOp::ElemPlus => v,
+                    UnaryOp::Neg | UnaryOp::ElemNeg if has_records(&v) => {
+                        self.record_unary(v, env, cx, e.span)?
+                    }
                     UnaryOp::Neg | UnaryOp::ElemNeg => v.map(&mut |x| fold::unary(FU::Neg, x)),
                     UnaryOp::Not => v.map(&mut |x| fold::unary(FU::Not, x)),
                 }
@@ -239,6 +242,13 @@ impl<'a> Flattener<'a> {
                     return Ok(a);
                 }
                 let b = self.expand(rhs, env, cx)?;
+                if matches!(a, Val::R(_))
+                    || matches!(b, Val::R(_))
+                    || has_records(&a)
+                    || has_records(&b)
+                {
+                    return self.record_binary(*op, a, b, env, cx, e.span);
+                }
                 self.binary(*op, a, b, e.span)?
             }
             ExprKind::If {
@@ -494,6 +504,117 @@ impl<'a> Flattener<'a> {
     // -----------------------------------------------------------------------------------
     // Operators
     // -----------------------------------------------------------------------------------
+
+    /// A binary operator with record operands: element-wise over arrays, then the
+    /// operator function of the record class.
+    fn record_binary(
+        &self,
+        op: BinaryOp,
+        a: Val,
+        b: Val,
+        env: &Env,
+        cx: &mut Cx,
+        span: Span,
+    ) -> Res<Val> {
+        let Some(name) = crate::operators::operator_name(op) else {
+            return err(span, "operator not defined for records");
+        };
+        match (&a, &b) {
+            (Val::A(xs), Val::A(ys)) if xs.len() == ys.len() && !matches!(op, BinaryOp::Mul) => {
+                let mut out = Vec::new();
+                for (x, y) in xs.iter().zip(ys) {
+                    out.push(self.record_binary(op, x.clone(), y.clone(), env, cx, span)?);
+                }
+                Ok(Val::A(out))
+            }
+            (Val::A(xs), _) if !matches!(b, Val::A(_)) => {
+                let mut out = Vec::new();
+                for x in xs {
+                    out.push(self.record_binary(op, x.clone(), b.clone(), env, cx, span)?);
+                }
+                Ok(Val::A(out))
+            }
+            (_, Val::A(ys)) if !matches!(a, Val::A(_)) => {
+                let mut out = Vec::new();
+                for y in ys {
+                    out.push(self.record_binary(op, a.clone(), y.clone(), env, cx, span)?);
+                }
+                Ok(Val::A(out))
+            }
+            _ => self.call_operator(name, vec![a, b], env, cx, span),
+        }
+    }
+
+    fn record_unary(&self, v: Val, env: &Env, cx: &mut Cx, span: Span) -> Res<Val> {
+        match v {
+            Val::A(items) => {
+                let mut out = Vec::new();
+                for x in items {
+                    out.push(self.record_unary(x, env, cx, span)?);
+                }
+                Ok(Val::A(out))
+            }
+            other => self.call_operator("'-'", vec![other], env, cx, span),
+        }
+    }
+
+    /// Apply function `f` to argument values (operator functions).
+    pub fn apply_values(
+        &self,
+        f: ClassId,
+        args: Vec<Val>,
+        env: &Env,
+        cx: &mut Cx,
+        span: Span,
+    ) -> Res<Val> {
+        let fnode = self.package_node(f);
+        let elems = self.elems(&fnode);
+        let inputs: Vec<Rc<Comp>> = elems
+            .comps
+            .iter()
+            .filter(|c| self.comp_causality(&fnode, c) == Some(ast::Causality::Input))
+            .cloned()
+            .collect();
+        let mut fcx = Cx::flat();
+        fcx.eval = cx.eval;
+        let mut args = args;
+        // Defaults of the inputs not given.
+        for c in inputs.iter().skip(args.len()) {
+            fcx.locals = inputs
+                .iter()
+                .map(|c| c.name.clone())
+                .zip(args.iter().cloned())
+                .collect();
+            let Some(b) = &c.mods.binding else {
+                return err(
+                    span,
+                    format!(
+                        "missing argument `{}` in call of `{}`",
+                        c.name,
+                        self.lk.name_of(f)
+                    ),
+                );
+            };
+            args.push(self.expand(&b.expr, &b.env, &mut fcx)?);
+        }
+        fcx.locals = inputs
+            .iter()
+            .map(|c| c.name.clone())
+            .zip(args.iter().cloned())
+            .collect();
+        let call = CallSite {
+            id: f,
+            object_class: f,
+            ext_object: false,
+            is_record: false,
+            fnode: &fnode,
+            elems: &elems,
+            inputs: &inputs,
+            positional: &[],
+            named: &[],
+        };
+        self.apply_function(&call, args, fcx, env, cx, span)
+    }
 
     fn binary(&self, op: BinaryOp, a: Val, b: Val, span: Span) -> Res<Val> {
         let fop = map_op(op);
@@ -871,7 +992,11 @@ impl<'a> Flattener<'a> {
             let v = self.resolve_in_node(node, &[part], env, cx, constant, span)?;
             fields.push((c.name.clone(), v));
         }
-        Ok(Val::R(fields))
+        let v = Val::R(fields);
+        if self.is_record_class(node.class) {
+            self.note_record_class(self.lk.follow_short_class(node.class), &v);
+        }
+        Ok(v)
     }
 
     fn build_selected(
@@ -1334,6 +1459,19 @@ impl<'a> Flattener<'a> {
             kind,
             ast::ClassKind::Record | ast::ClassKind::OperatorRecord
         );
+        if is_record && named.is_empty() {
+            // An operator record with constructor functions (`Complex(1)`).
+            let cls = self.lk.follow_short_class(id);
+            if matches!(self.lk.member(cls, "'constructor'"), Some(Found::Class(_))) {
+                let mut vals = Vec::new();
+                for a in positional {
+                    vals.push(self.expand(a, env, cx)?);
+                }
+                let v = self.call_operator_of(cls, "'constructor'", vals, env, cx, span)?;
+                self.note_record_class(cls, &v);
+                return Ok(v);
+            }
+        }
         let elems = self.elems(&fnode);
         let inputs: Vec<Rc<Comp>> = elems
             .comps
@@ -1496,9 +1634,9 @@ impl<'a> Flattener<'a> {
             }
         }
         if is_record {
-            return Ok(Val::R(
-                inputs.iter().map(|c| c.name.clone()).zip(args).collect(),
-            ));
+            let v = Val::R(inputs.iter().map(|c| c.name.clone()).zip(args).collect());
+            self.note_record_class(id, &v);
+            return Ok(v);
         }
         // Built-in implementations (`external "builtin"`) are called by their plain name.
         if let Some(b) = self.builtin_external(id) {
@@ -1506,8 +1644,34 @@ impl<'a> Flattener<'a> {
         }
         let args = self.expand_record_args(&fnode, inputs, args, span)?;
         let name = self.lk.name_of(id);
-        if cx.eval {
+        // Evaluated now when structural, or when every argument is a literal (pure
+        // functions only; e.g. `Complex(2)` becomes the record `(2, 0)`).
+        let all_literal = args.iter().all(is_literal_val);
+        let pure = !matches!(
+            self.lib()
+                .get(self.lk.follow_short_class(id))
+                .def
+                .prefixes
+                .kind,
+            ast::ClassKind::Function {
+                purity: ast::Purity::Impure,
+                ..
+            }
+        );
+        if cx.eval || (all_literal && pure && !args.is_empty()) {
             if let Some(v) = crate::interp::call_function(self, id, &args, span)? {
+                if let Some(Found::Class(rc)) = elems
+                    .comps
+                    .iter()
+                    .find(|c| self.comp_causality(&fnode, c) == Some(ast::Causality::Output))
+                    .and_then(|c| self.comp_type(&fnode, c).ok())
+                    .and_then(|t| match t.base {
+                        Base::Class(rc) => Some(Found::Class(rc)),
+                        _ => None,
+                    })
+                {
+                    self.note_record_class(rc, &v);
+                }
                 return Ok(v);
             }
         }
@@ -1600,6 +1764,7 @@ impl<'a> Flattener<'a> {
         }
         let fields = self.record_field_list(rc, span)?;
         let mut out = Val::R(Vec::new());
+        let result_class = rc;
         for (index, f) in fields.iter().enumerate() {
             let value = Val::S(Expr::CallOutput {
                 call: Box::new(call.clone()),
@@ -1607,6 +1772,7 @@ impl<'a> Flattener<'a> {
             });
             insert_field(&mut out, &f.path, value);
         }
+        self.note_record_class(result_class, &out);
         Ok(out)
     }
 
@@ -1979,7 +2145,7 @@ impl<'a> Flattener<'a> {
 }
 
 /// Put `value` at field `path` (`a.b`) of a record value, creating nested records.
-fn insert_field(rec: &mut Val, path: &str, value: Val) {
+pub fn insert_field(rec: &mut Val, path: &str, value: Val) {
     let Val::R(fields) = rec else { return };
     match path.split_once('.') {
         None => fields.push((Arc::from(path), value)),
@@ -1991,6 +2157,25 @@ fn insert_field(rec: &mut Val, path: &str, value: Val) {
                 insert_field(sub, rest, value);
             }
         }
+    }
+}
+
+/// Is every scalar of the value a literal?
+fn is_literal_val(v: &Val) -> bool {
+    let mut ok = true;
+    v.map(&mut |x| {
+        ok &= fold::is_literal(&x);
+        x
+    });
+    ok
+}
+
+/// Does the value contain record values?
+fn has_records(v: &Val) -> bool {
+    match v {
+        Val::R(_) => true,
+        Val::A(items) => items.first().is_some_and(has_records),
+        Val::S(_) => false,
     }
 }
 

@@ -130,11 +130,28 @@ impl<'a> Flattener<'a> {
                         hoist.types.borrow_mut().insert(fname.clone(), fld.ty.clone());
                         let mut dims = outer_dims.clone();
                         dims.extend(fld.dims.iter().map(|d| Some(Expr::Integer(*d as i64))));
+                        // `output Complex result(re = re, im = im)`: field modifiers are the
+                        // defaults of the field variables.
+                        let mut m = Some(&comp.mods);
+                        for p in fld.path.split('.') {
+                            m = m.and_then(|x| x.sub(p));
+                        }
+                        let default = match m.and_then(|x| x.binding.as_ref()) {
+                            Some(b) => {
+                                let benv = FnEnv {
+                                    env: b.env.clone(),
+                                    locals: locals.clone(),
+                                    hoist: hoist.clone(),
+                                };
+                                Some(self.fexpr(&b.expr, &benv)?)
+                            }
+                            None => None,
+                        };
                         let v = FunctionVar {
                             name: fname,
                             ty: fld.ty.clone(),
                             dims,
-                            default: None,
+                            default,
                         };
                         match self.comp_causality(&node, comp) {
                             Some(ast::Causality::Input) => f.inputs.push(v),

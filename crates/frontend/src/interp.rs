@@ -104,9 +104,25 @@ fn call_inner(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Optio
     if exec(f, body, &mut fr, span)?.is_none() {
         return Ok(None);
     }
+    // A record result comes back as its scalarized outputs (`c.re`, `c.im`).
     let Some(out) = func.outputs.first() else {
         return Ok(None);
     };
+    if let Some((record, _)) = out.name.split_once('.') {
+        let prefix = format!("{record}.");
+        let mut fields = Vec::new();
+        for o in func.outputs.iter().filter(|o| o.name.starts_with(&prefix)) {
+            let Some(v) = fr.vars.get(&o.name) else {
+                return Ok(None);
+            };
+            fields.push((o.name[prefix.len()..].to_string(), v.clone()));
+        }
+        let mut rec = Val::R(Vec::new());
+        for (path, v) in fields {
+            crate::expand::insert_field(&mut rec, &path, v);
+        }
+        return Ok(Some(rec));
+    }
     Ok(fr.vars.get(&out.name).cloned())
 }
 

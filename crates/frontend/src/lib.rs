@@ -30,6 +30,7 @@ pub mod funcs;
 pub mod inst;
 pub mod interp;
 pub mod loader;
+pub mod operators;
 pub mod print;
 pub mod records;
 pub mod restrict;
