@@ -779,6 +779,12 @@ impl Env<'_> {
                 let text = to_modelica_string(&self.eval(msg, frame)?, 6);
                 self.m.terminate = Some(text);
             }
+            // a call statement discards its outputs; functions without outputs
+            // (checks made only of asserts) are legal here and return nothing
+            FStmt::Eval(FExpr::Call(f, args, _)) => {
+                let vals = self.eval_args(args, frame)?;
+                self.call(*f, vals)?;
+            }
             FStmt::Eval(e) => {
                 self.eval(e, frame)?;
             }

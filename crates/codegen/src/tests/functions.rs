@@ -501,3 +501,40 @@ fn table_of_parameters_as_argument() {
     m.derivatives(0.0, &[3.5], &mut d).expect("eval");
     assert!(close(d[0], 45.0, 1e-12), "{d:?}");
 }
+
+/// A function without outputs (a check made only of asserts) called as a statement:
+/// the call runs for its asserts and returns nothing.
+#[test]
+fn output_less_function_called_as_a_statement() {
+    use BinaryOp::*;
+    let check = function(
+        "M.check",
+        vec![real_in("x")],
+        vec![],
+        vec![],
+        vec![Statement::Assert {
+            condition: fb(Gt, fv("x"), fr(0.0)),
+            message: Expr::String("x must be positive".into()),
+            level: AssertLevel::Error,
+            origin: Origin::default(),
+        }],
+    );
+    let wrap = function(
+        "M.wrap",
+        vec![real_in("x")],
+        vec![real_in("y")],
+        vec![],
+        vec![
+            Statement::Call {
+                func: "M.check".into(),
+                args: vec![fv("x")],
+                origin: Origin::default(),
+            },
+            set(fv("y"), fb(Mul, fr(2.0), fv("x"))),
+        ],
+    );
+    let funcs = vec![check, wrap];
+    assert_eq!(eval_call(funcs.clone(), "M.wrap", vec![c(1.5)]), Ok(3.0));
+    let e = eval_call(funcs, "M.wrap", vec![c(-1.0)]).expect_err("assert fires");
+    assert!(e.contains("x must be positive"), "{e}");
+}
