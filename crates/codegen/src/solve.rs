@@ -293,7 +293,46 @@ pub(crate) fn solve_nonlinear(
         sys.residuals(h, &x);
         return Ok(());
     }
+    // a zero start value is often a singular point of the torn equations (a resistance
+    // or a temperature divided by): retry from the nominal magnitudes of both signs
+    for x_alt in alternative_starts(&x_start, nl) {
+        if let Some(x) = newton(h, &mut sys, &x_alt)? {
+            sys.residuals(h, &x);
+            return Ok(());
+        }
+        if let Some(x) = levenberg_marquardt(h, &mut sys, &x_alt)? {
+            sys.residuals(h, &x);
+            return Ok(());
+        }
+    }
     Err(failure(h, &mut sys, &x_start))
+}
+
+/// Start points to retry from when the given ones fail: each variable starting at zero
+/// moves to plus (then minus) its nominal value, projected into its bounds. Empty when
+/// no variable starts at zero.
+fn alternative_starts(x_start: &[f64], nl: &NonlinearStep) -> Vec<Vec<f64>> {
+    if !x_start.contains(&0.0) {
+        return vec![];
+    }
+    [1.0, -1.0]
+        .iter()
+        .map(|sign| {
+            x_start
+                .iter()
+                .zip(&nl.nominal)
+                .zip(&nl.bounds)
+                .map(|((&x, &nom), &(lo, hi))| {
+                    if x == 0.0 {
+                        (sign * nom).clamp(lo, hi)
+                    } else {
+                        x
+                    }
+                })
+                .collect::<Vec<f64>>()
+        })
+        .filter(|x| x.as_slice() != x_start)
+        .collect()
 }
 
 fn newton(

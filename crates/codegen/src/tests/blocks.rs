@@ -260,6 +260,29 @@ fn nonlinear_two_variables() {
     );
 }
 
+/// A torn system that divides by its iteration variable, which starts at zero (the
+/// default start of a resistance in a model): the solver retries from the nominal value.
+#[test]
+fn nonlinear_start_at_a_singular_zero_retries_from_nominal() {
+    let mut b = B::new();
+    let x = b.real("r", 0.0);
+    let y = b.real("i", 0.0);
+    // i = 8/r; i = r + 2  ->  r = 2 (or -4)
+    let inner = vec![Block::Assign {
+        var: y,
+        expr: div(c(8.0), v(x)),
+    }];
+    b.p.blocks.push(Block::Nonlinear {
+        iteration_vars: vec![x],
+        inner,
+        residuals: vec![sub(v(y), add(v(x), c(2.0)))],
+        jacobian: None,
+    });
+    let m = b.init(0.0);
+    let (r, i) = (value(&m, x), value(&m, y));
+    assert!(close(r, 2.0, 1e-9) && close(i, 4.0, 1e-9), "r={r} i={i}");
+}
+
 #[test]
 fn nonlinear_failure_names_residuals_and_variables() {
     let mut b = B::new();
