@@ -157,6 +157,8 @@ pub struct Code {
     pub mem_size: usize,
     pub static_init: Vec<(u32, f64)>,
     pub when_count: u32,
+    /// Number of `delay` history buffers.
+    pub n_delays: u32,
     /// Slots whose change keeps the event iteration going.
     pub discrete: Vec<u32>,
     pub n_instructions: usize,
@@ -298,6 +300,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         funcs,
         mem_size,
         when_count: c.when_count,
+        n_delays: c.tc.n_delays,
         discrete,
         n_instructions,
     })

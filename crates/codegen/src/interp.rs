@@ -5,7 +5,7 @@
 use crate::compile::{compile_program, CallTarget, Code, LinearStep, Step, WhenStep};
 use crate::func::Env;
 use crate::linalg::DenseLu;
-use crate::machine::Machine;
+use crate::machine::{DelayLine, Machine};
 use crate::model::{EventOutcome, ExecutableModel, ModelStats, RuntimeError};
 use crate::tape::{compare, run_until_call, Instr, Stop};
 use crate::value::{to_modelica_string, Value};
@@ -50,6 +50,7 @@ impl Interpreter {
             sample_active: vec![false; program.samples.len()],
             when_cur: vec![false; code.when_count as usize],
             when_pre: vec![false; code.when_count as usize],
+            delays: vec![DelayLine::default(); code.n_delays as usize],
             ..Machine::default()
         };
         for &(r, x) in &code.static_init {

@@ -36,6 +36,59 @@ pub struct Machine {
     pub terminate: Option<String>,
     /// Warnings of `assert(..., level = warning)`, each reported once.
     pub warnings: Vec<String>,
+    /// History of the argument of every `delay` operator.
+    pub delays: Vec<DelayLine>,
+}
+
+/// The recorded history `(time, value)` of a delayed expression.
+///
+/// Every evaluation records its point; an evaluation at an earlier time than the newest
+/// record (a rejected step retried with a smaller size, or an integrator stage behind a
+/// later one) first discards the records after it, so the buffer always describes one
+/// monotone trajectory up to the current time. Before the start time the expression is
+/// taken as constant at its first recorded value (the Modelica definition of `delay`).
+#[derive(Clone, Debug, Default)]
+pub struct DelayLine {
+    times: Vec<f64>,
+    values: Vec<f64>,
+}
+
+impl DelayLine {
+    /// Record `x` at time `now` and return the value recorded at `now - tau`, linearly
+    /// interpolated between records.
+    pub fn value(&mut self, now: f64, x: f64, tau: f64) -> f64 {
+        self.record(now, x);
+        if tau.is_nan() || tau <= 0.0 {
+            return x;
+        }
+        self.at(now - tau)
+    }
+
+    fn record(&mut self, now: f64, x: f64) {
+        let keep = self.times.partition_point(|&t| t < now);
+        self.times.truncate(keep);
+        self.values.truncate(keep);
+        self.times.push(now);
+        self.values.push(x);
+    }
+
+    fn at(&self, t: f64) -> f64 {
+        // records are nonempty (the caller recorded just before)
+        let i = self.times.partition_point(|&ti| ti <= t);
+        if i == 0 {
+            return self.values.first().copied().unwrap_or(0.0);
+        }
+        if i == self.times.len() {
+            return self.values[i - 1];
+        }
+        let (t0, t1) = (self.times[i - 1], self.times[i]);
+        let (v0, v1) = (self.values[i - 1], self.values[i]);
+        if t1 > t0 {
+            v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+        } else {
+            v1
+        }
+    }
 }
 
 impl Machine {
@@ -64,5 +117,24 @@ impl Machine {
         let (vals, rest) = self.mem.split_at_mut(n);
         rest[..n].copy_from_slice(vals);
         self.when_pre.copy_from_slice(&self.when_cur);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DelayLine;
+
+    #[test]
+    fn delay_line_interpolates_and_rolls_back_rejected_records() {
+        let mut line = DelayLine::default();
+        // constant at the first value before the start
+        assert_eq!(line.value(0.0, 2.0, 1.0), 2.0);
+        assert_eq!(line.value(1.0, 4.0, 0.5), 3.0);
+        // a trial point far ahead, then a retry behind it: the trial is discarded
+        assert_eq!(line.value(3.0, 100.0, 1.0), 52.0);
+        assert_eq!(line.value(2.0, 6.0, 0.5), 5.0);
+        assert_eq!(line.value(2.5, 7.0, 1.0), 5.0);
+        // zero delay is the current value
+        assert_eq!(line.value(2.6, 8.0, 0.0), 8.0);
     }
 }

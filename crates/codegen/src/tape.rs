@@ -117,6 +117,13 @@ pub enum Instr {
         d: u32,
         id: u32,
     },
+    /// `mem[d] := delay(mem[a], mem[b])` through the history buffer `delays[id]`.
+    Delay {
+        d: u32,
+        a: u32,
+        b: u32,
+        id: u32,
+    },
     /// `mem[d] := generic[call]` evaluated by the function interpreter.
     Generic {
         d: u32,
@@ -141,7 +148,8 @@ impl Instr {
             | Or { d, a, b }
             | Rel { d, a, b, .. }
             | RelZc { d, a, b, .. }
-            | M2 { d, a, b, .. } => {
+            | M2 { d, a, b, .. }
+            | Delay { d, a, b, .. } => {
                 *d = f(*d);
                 *a = f(*a);
                 *b = f(*b);
@@ -197,8 +205,11 @@ pub unsafe fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> 
         initial,
         terminal,
         sample_active,
+        delays,
+        n,
         ..
     } = m;
+    let time_index = 2 * *n;
     let mem: &mut [f64] = mem;
     debug_assert!(code_operands_in_bounds(code, mem.len()));
     let base = mem.as_mut_ptr();
@@ -250,6 +261,14 @@ pub unsafe fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> 
             Instr::Sample { d, id } => {
                 *m!(d) = b2f(sample_active.get(id as usize).copied().unwrap_or(false))
             }
+            Instr::Delay { d, a, b, id } => {
+                let now = *m!(time_index);
+                let (x, tau) = (*m!(a), *m!(b));
+                *m!(d) = match delays.get_mut(id as usize) {
+                    Some(line) => line.value(now, x, tau),
+                    None => x,
+                }
+            }
             Instr::Generic { .. } => return Stop::Call(pc - 1),
         }
     }
@@ -288,6 +307,8 @@ pub struct TapeCompiler<'a> {
     next_temp: u32,
     pub max_temp: u32,
     pub generic: Vec<FExpr>,
+    /// Number of `delay` operators compiled (one history buffer each).
+    pub n_delays: u32,
     fn_index: &'a HashMap<String, u32>,
     pub called: BTreeSet<u32>,
     var_ty: &'a [Ty],
@@ -311,6 +332,7 @@ impl<'a> TapeCompiler<'a> {
             next_temp: 0,
             max_temp: 0,
             generic: vec![],
+            n_delays: 0,
             fn_index,
             called: BTreeSet::new(),
             var_ty,
@@ -551,6 +573,18 @@ impl<'a> TapeCompiler<'a> {
                     return self.unary(a, dst, code, move |d, a| Instr::M1 { f, d, a });
                 }
                 ("smooth", [.., a]) if scalar => return self.expr(a, dst, code),
+                // `delay(e, tau)` and `delay(e, tau, tauMax)`: each occurrence records the
+                // history of `e` in its own buffer
+                ("delay", [a, tau] | [a, tau, _]) if scalar => {
+                    let id = self.n_delays;
+                    self.n_delays += 1;
+                    return self.binary(a, tau, dst, code, move |d, a, b| Instr::Delay {
+                        d,
+                        a,
+                        b,
+                        id,
+                    });
+                }
                 ("initial", []) => return self.expr(&PExpr::Initial, dst, code),
                 ("terminal", []) => return self.expr(&PExpr::Terminal, dst, code),
                 ("pre", [PExpr::Var(v)]) => return self.expr(&PExpr::Pre(*v), dst, code),

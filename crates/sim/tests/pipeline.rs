@@ -225,3 +225,60 @@ fn translated_sampled_controller_matches_zero_order_hold() {
         assert_eq!(sim.stats.time_events, 10, "{solver:?}");
     }
 }
+
+/// ```modelica
+/// model Delayed
+///   Real x(start = 0, fixed = true); Real y;
+/// equation
+///   der(x) = 1; y = delay(x*x, 0.5);
+/// end Delayed;
+/// ```
+/// y(t) = (t - 0.5)^2 after the delay time and x(0)^2 = 0 before it.
+#[test]
+fn translated_delay_follows_the_recorded_history() {
+    let flat = FlatModel {
+        name: "Delayed".into(),
+        variables: vec![
+            var("x", Variability::Continuous, Some(0.0), None),
+            var("y", Variability::Continuous, None, None),
+        ],
+        equations: vec![
+            eq(call("der", x("x")), Expr::Real(1.0)),
+            eq(
+                x("y"),
+                Expr::Call {
+                    func: "delay".into(),
+                    args: vec![bin(BinaryOp::Mul, x("x"), x("x")), Expr::Real(0.5)],
+                },
+            ),
+        ],
+        ..Default::default()
+    };
+    let program = match moss_symbolic::translate(&flat) {
+        Ok(p) => p,
+        Err(diags) => panic!(
+            "translation failed: {}",
+            moss_syntax::diag::render_all(&diags, &flat.sources)
+        ),
+    };
+    for solver in [Solver::Dopri5, Solver::Bdf] {
+        let mut model = Interpreter::new(program.clone()).unwrap_or_else(|e| panic!("{e}"));
+        let opts = SimOptions {
+            stop_time: Some(2.0),
+            solver,
+            ..Default::default()
+        };
+        let sim = simulate_with_stats(&mut model, &program, &opts)
+            .unwrap_or_else(|e| panic!("{solver:?}: {e}"));
+        let r = &sim.result;
+        let (t, y) = (r.time(), r.series("y").expect("y stored"));
+        assert!(t.len() > 10);
+        for (&ti, &yi) in t.iter().zip(&y) {
+            let want = if ti <= 0.5 { 0.0 } else { (ti - 0.5).powi(2) };
+            assert!(
+                (yi - want).abs() < 1e-3,
+                "{solver:?}: y({ti}) = {yi}, want {want}"
+            );
+        }
+    }
+}
