@@ -238,11 +238,14 @@ impl System<'_> {
         Some(j)
     }
 
-    fn set_row_scale(&mut self, j: &[f64]) {
+    /// Scale of each residual row: its largest Jacobian entry times the magnitude of the
+    /// variable (nominal, or the start value when larger), so that the convergence test is
+    /// relative for systems whose unknowns are far from their nominal values (megavolts).
+    fn set_row_scale(&mut self, j: &[f64], x: &[f64]) {
         let n = self.n;
         for r in 0..n {
             let s = (0..n).fold(0.0f64, |m, c| {
-                m.max((j[r * n + c] * self.nl.nominal[c]).abs())
+                m.max((j[r * n + c] * self.nl.nominal[c].max(x[c].abs())).abs())
             });
             self.row_scale[r] = if s > 1e-300 && s.is_finite() { s } else { 1.0 };
         }
@@ -351,7 +354,7 @@ fn newton(
             return Ok(None);
         };
         if !scaled {
-            sys.set_row_scale(&j);
+            sys.set_row_scale(&j, &x);
             scaled = true;
         }
         if sys.converged(&f) {

@@ -283,6 +283,28 @@ fn nonlinear_start_at_a_singular_zero_retries_from_nominal() {
     assert!(close(r, 2.0, 1e-9) && close(i, 4.0, 1e-9), "r={r} i={i}");
 }
 
+/// An unknown of magnitude 1e7 (a lightning voltage) whose residual is computed through a
+/// large intermediate, so it carries rounding noise far above any absolute tolerance:
+/// convergence must be judged relative to the variable's size.
+#[test]
+fn nonlinear_convergence_is_relative_to_large_unknowns() {
+    let mut b = B::new();
+    let x = b.real("line.v", 0.0);
+    b.p.vars[x as usize].start = 1.2e7;
+    let big = 1e12;
+    // ((3x + 1e12) - 1e12)/3 - a: x quantised to multiples of ulp(1e12)/3
+    let quantised = div(sub(add(mul(c(3.0), v(x)), c(big)), c(big)), c(3.0));
+    b.p.blocks.push(Block::Nonlinear {
+        iteration_vars: vec![x],
+        inner: vec![],
+        residuals: vec![sub(quantised, c(1.234567891234e7))],
+        jacobian: None,
+    });
+    let m = b.init(0.0);
+    let xv = value(&m, x);
+    assert!(close(xv, 1.234567891234e7, 1e-9), "x={xv}");
+}
+
 #[test]
 fn nonlinear_failure_names_residuals_and_variables() {
     let mut b = B::new();
