@@ -305,6 +305,26 @@ fn nonlinear_convergence_is_relative_to_large_unknowns() {
     assert!(close(xv, 1.234567891234e7, 1e-9), "x={xv}");
 }
 
+/// The current through an ideal diode that is off is tiny against the nominal 1 A, yet its
+/// voltage (current / 1e-5 S) feeds a zero crossing: a start value within the nominal
+/// tolerance must still be refined to the root.
+#[test]
+fn nonlinear_converged_start_is_polished() {
+    let mut b = B::new();
+    let i = b.real("diode.i", 0.0);
+    b.p.vars[i as usize].start = 5e-11;
+    let residual = sub(add(v(i), pow(v(i), c(3.0))), c(2e-13));
+    b.p.blocks.push(Block::Nonlinear {
+        iteration_vars: vec![i],
+        inner: vec![],
+        residuals: vec![residual],
+        jacobian: None,
+    });
+    let m = b.init(0.0);
+    let iv = value(&m, i);
+    assert!((iv - 2e-13).abs() < 1e-18, "i={iv}");
+}
+
 #[test]
 fn nonlinear_failure_names_residuals_and_variables() {
     let mut b = B::new();
