@@ -551,10 +551,14 @@ impl Rt<'_> {
                     .map_err(|s| format!("no pivot for `{}`", self.var_name(l.vars[s.column])))
             }
         };
+        let solved = match solved {
+            Ok(()) => Ok(b),
+            Err(why) => self.solve_singular_linear(l).ok_or(why),
+        };
         match solved {
-            Ok(()) => {
-                for (&v, &x) in l.vars.iter().zip(&b) {
-                    self.m.mem[v as usize] = x;
+            Ok(x) => {
+                for (&v, &xi) in l.vars.iter().zip(&x) {
+                    self.m.mem[v as usize] = xi;
                 }
                 Ok(())
             }
@@ -575,6 +579,30 @@ impl Rt<'_> {
                 ))
             }
         }
+    }
+
+    /// A singular linear system that is still consistent (stuck friction elements sharing
+    /// one shaft): the undetermined unknowns keep their current values.
+    fn solve_singular_linear(&self, l: &LinearStep) -> Option<Vec<f64>> {
+        let n = l.vars.len();
+        let mut a = vec![0.0; n * n];
+        for &(r, c, reg) in &l.entries {
+            a[r as usize * n + c as usize] += self.m.mem[reg as usize];
+        }
+        let b: Vec<f64> = l.rhs.iter().map(|&r| self.m.mem[r as usize]).collect();
+        let x0: Vec<f64> = l
+            .vars
+            .iter()
+            .map(|&v| {
+                let x = self.m.mem[v as usize];
+                if x.is_finite() {
+                    x
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        crate::linalg::solve_consistent_singular(n, &a, &b, &x0)
     }
 
     fn solve_nonlinear(&mut self, nl: &crate::compile::NonlinearStep) -> Result<(), RuntimeError> {

@@ -75,6 +75,83 @@ impl DenseLu {
     }
 }
 
+/// A solution of a singular but consistent `A x = b` (row-major `a`), or None when the
+/// system is inconsistent.
+///
+/// Mixed systems meet such matrices legitimately: two stuck friction elements on the same
+/// shaft leave the split of the holding torque between them undetermined. Gaussian
+/// elimination with full pivoting finds the rank; the variables without a pivot keep
+/// their values from `x0` (continuity with the previous solution) and the rest follow.
+pub fn solve_consistent_singular(n: usize, a: &[f64], b: &[f64], x0: &[f64]) -> Option<Vec<f64>> {
+    let norm_a = a.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let norm_x0 = x0.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let norm_b = b.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    // work on the correction d = x - x0: A d = b - A x0
+    let mut r: Vec<f64> = (0..n)
+        .map(|i| b[i] - (0..n).map(|j| a[i * n + j] * x0[j]).sum::<f64>())
+        .collect();
+    let mut m = a.to_vec();
+    let mut cols: Vec<usize> = (0..n).collect();
+    let tiny = norm_a.max(f64::MIN_POSITIVE) * 1e-12;
+    let mut rank = 0;
+    for k in 0..n {
+        let (mut pi, mut pj, mut best) = (k, k, 0.0f64);
+        for i in k..n {
+            for j in k..n {
+                let v = m[i * n + j].abs();
+                if v > best {
+                    (pi, pj, best) = (i, j, v);
+                }
+            }
+        }
+        if best <= tiny || !best.is_finite() {
+            break;
+        }
+        if pi != k {
+            for j in 0..n {
+                m.swap(k * n + j, pi * n + j);
+            }
+            r.swap(k, pi);
+        }
+        if pj != k {
+            for i in 0..n {
+                m.swap(i * n + k, i * n + pj);
+            }
+            cols.swap(k, pj);
+        }
+        for i in k + 1..n {
+            let f = m[i * n + k] / m[k * n + k];
+            if f != 0.0 {
+                for j in k..n {
+                    m[i * n + j] -= f * m[k * n + j];
+                }
+                r[i] -= f * r[k];
+            }
+        }
+        rank = k + 1;
+    }
+    // the rows without a pivot must be satisfied already
+    let tol = 1e-9 * (norm_b + norm_a * norm_x0).max(f64::MIN_POSITIVE);
+    if r[rank..].iter().any(|v| v.abs() > tol) {
+        return None;
+    }
+    let mut d = vec![0.0; n];
+    for k in (0..rank).rev() {
+        let s: f64 = (k + 1..rank).map(|j| m[k * n + j] * d[j]).sum();
+        d[k] = (r[k] - s) / m[k * n + k];
+    }
+    let mut x = x0.to_vec();
+    for (k, &c) in cols.iter().enumerate() {
+        x[c] += d[k];
+    }
+    let residual = (0..n).fold(0.0f64, |acc, i| {
+        let ax: f64 = (0..n).map(|j| a[i * n + j] * x[j]).sum();
+        acc.max((ax - b[i]).abs())
+    });
+    let norm_x = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    (residual.is_finite() && residual <= 1e-8 * (norm_b + norm_a * norm_x).max(1e-300)).then_some(x)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

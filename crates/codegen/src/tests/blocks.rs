@@ -188,15 +188,47 @@ fn linear_block_solves_with_pivoting_and_reports_singular() {
         (1, 0, c(2.0)),
         (1, 1, c(4.0)),
     ];
+    // inconsistent: x + 2y = 1 and 2x + 4y = 3
     b.p.blocks.push(Block::Linear {
         vars: vec![x, y],
         matrix,
-        rhs: vec![c(1.0), c(2.0)],
+        rhs: vec![c(1.0), c(3.0)],
     });
     let e = b.build().initialize(0.0).expect_err("singular");
     assert!(
         e.message.contains("singular") && e.message.contains("a.y"),
         "{e}"
+    );
+}
+
+/// Two stuck clutches on one shaft: the holding torques `t1 + t2 = 3` are split in a way
+/// the equations leave open (the second row repeats the first). The solve keeps the
+/// undetermined unknown at its current value instead of failing.
+#[test]
+fn consistent_singular_linear_block_keeps_current_values() {
+    let mut b = B::new();
+    let t1 = b.real("clutch1.sa", 0.0);
+    let t2 = b.real("clutch2.sa", 0.0);
+    b.p.vars[t2 as usize].start = 1.25;
+    let matrix = vec![
+        (0, 0, c(1.0)),
+        (0, 1, c(1.0)),
+        (1, 0, c(2.0)),
+        (1, 1, c(2.0)),
+    ];
+    b.p.blocks.push(Block::Linear {
+        vars: vec![t1, t2],
+        matrix,
+        rhs: vec![c(3.0), c(6.0)],
+    });
+    let m = b.init(0.0);
+    let (a, bv) = (value(&m, t1), value(&m, t2));
+    assert!(close(a + bv, 3.0, 1e-12), "t1={a} t2={bv}");
+    // one of them keeps its start value: the full-pivoting fallback leaves the last
+    // pivot column free
+    assert!(
+        close(bv, 1.25, 1e-12) || close(a, 0.0, 1e-12),
+        "t1={a} t2={bv}"
     );
 }
 
