@@ -312,30 +312,39 @@ pub(crate) fn solve_nonlinear(
 }
 
 /// Start points to retry from when the given ones fail: each variable starting at zero
-/// moves to plus (then minus) its nominal value, projected into its bounds. Empty when
-/// no variable starts at zero.
+/// moves to plus (then minus) its nominal value, projected into its bounds; then the
+/// mirrored start `-x` (a circuit with hysteresis, like a Schmitt trigger, jumps from one
+/// saturated branch to the mirrored one when its current branch ends).
 fn alternative_starts(x_start: &[f64], nl: &NonlinearStep) -> Vec<Vec<f64>> {
-    if !x_start.contains(&0.0) {
-        return vec![];
+    let mut starts: Vec<Vec<f64>> = vec![];
+    if x_start.contains(&0.0) {
+        for sign in [1.0, -1.0] {
+            starts.push(
+                x_start
+                    .iter()
+                    .zip(&nl.nominal)
+                    .zip(&nl.bounds)
+                    .map(|((&x, &nom), &(lo, hi))| {
+                        if x == 0.0 {
+                            (sign * nom).clamp(lo, hi)
+                        } else {
+                            x
+                        }
+                    })
+                    .collect(),
+            );
+        }
     }
-    [1.0, -1.0]
-        .iter()
-        .map(|sign| {
-            x_start
-                .iter()
-                .zip(&nl.nominal)
-                .zip(&nl.bounds)
-                .map(|((&x, &nom), &(lo, hi))| {
-                    if x == 0.0 {
-                        (sign * nom).clamp(lo, hi)
-                    } else {
-                        x
-                    }
-                })
-                .collect::<Vec<f64>>()
-        })
-        .filter(|x| x.as_slice() != x_start)
-        .collect()
+    starts.push(
+        x_start
+            .iter()
+            .zip(&nl.bounds)
+            .map(|(&x, &(lo, hi))| (-x).clamp(lo, hi))
+            .collect(),
+    );
+    starts.retain(|x| x.as_slice() != x_start);
+    starts.dedup();
+    starts
 }
 
 fn newton(

@@ -357,6 +357,31 @@ fn nonlinear_converged_start_is_polished() {
     assert!((iv - 2e-13).abs() < 1e-18, "i={iv}");
 }
 
+/// A saturating amplifier with positive feedback (a Schmitt trigger): when the input
+/// leaves the hysteresis band the branch the solution was on ends, and the only root is
+/// on the mirrored branch. The solver retries from the mirrored start.
+#[test]
+fn nonlinear_hysteresis_jumps_to_the_mirrored_branch() {
+    let mut b = B::new();
+    let x = b.real("opAmp.v_in", 0.0);
+    b.p.vars[x as usize].start = 0.2;
+    // min(1, max(-1, 100 x)) - 2 x + u = 0 with u = -0.99: only root x = (u - 1)/2
+    let sat = call(
+        "min",
+        vec![c(1.0), call("max", vec![c(-1.0), mul(c(100.0), v(x))])],
+    );
+    let residual = add(sub(sat, mul(c(2.0), v(x))), c(-0.99));
+    b.p.blocks.push(Block::Nonlinear {
+        iteration_vars: vec![x],
+        inner: vec![],
+        residuals: vec![residual],
+        jacobian: None,
+    });
+    let m = b.init(0.0);
+    let xv = value(&m, x);
+    assert!(close(xv, -0.995, 1e-9), "x={xv}");
+}
+
 #[test]
 fn nonlinear_failure_names_residuals_and_variables() {
     let mut b = B::new();
