@@ -553,7 +553,11 @@ impl Rt<'_> {
         };
         let solved = match solved {
             Ok(()) => Ok(b),
-            Err(why) => self.solve_singular_linear(l).ok_or(why),
+            // not during initialization: there a singular system means unknowns the
+            // initial equations leave open (parameters with fixed = false), which must
+            // be reported, not silently kept at their start values
+            Err(why) if !self.m.initial => self.solve_singular_linear(l).ok_or(why),
+            Err(why) => Err(why),
         };
         match solved {
             Ok(x) => {
