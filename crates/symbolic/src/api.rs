@@ -9,7 +9,7 @@ use crate::program::{
     Alias, Block, CausalProgram, ProgVar, SampleDef, TranslationReport, VarId, VarKind,
 };
 use crate::solve::{LoopStats, WBlock};
-use crate::{convert, events, index, init, params, solve};
+use crate::{convert, events, index, init, params, solve, toplevel};
 use moss_frontend::flat::StateSelect;
 use moss_frontend::FlatModel;
 use moss_syntax::Diagnostic;
@@ -61,6 +61,7 @@ impl Timer {
 pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>> {
     let mut timer = Timer { t: Instant::now() };
     let mut m = convert::convert(flat)?;
+    toplevel::ground_floating_connectors(&mut m, flat);
     events::add_when_condition_slots(&mut m);
     timer.lap(&mut m, "convert");
     let originally_differentiated: Vec<bool> = m.vars.iter().map(|v| v.der.is_some()).collect();

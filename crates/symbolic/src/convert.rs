@@ -76,7 +76,7 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
     c.m.eqs.extend(helpers);
     group_call_outputs(&mut c.m.eqs, &c.m.arena);
     make_when_assigned_discrete(&mut c.m);
-    bind_defined_inputs(&mut c.m);
+    bind_defined_inputs(&mut c.m, &flat.sources);
     protect_unit_outputs(&mut c.m);
     if c.errors.is_empty() {
         Ok(c.m)
@@ -146,13 +146,17 @@ fn group_call_outputs(eqs: &mut Vec<SEq>, arena: &crate::ir::Arena) {
 }
 
 /// A top-level input with a binding (`input Real u = sin(time)`) arrives as the equation
-/// `u = ...`: such an input is computed by the model, i.e. an ordinary unknown.
-fn bind_defined_inputs(m: &mut Model) {
+/// `u = ...`: such an input is computed by the model, i.e. an ordinary unknown. A connection
+/// of the input (`connect(u, block.u)` gives `u = block.u`) has the same form but leaves the
+/// input external; it is told apart by its origin, which is a `connect` statement.
+fn bind_defined_inputs(m: &mut Model, sources: &moss_syntax::SourceMap) {
     let mut defined = Vec::new();
     for eq in &m.eqs {
         if let EqBody::Eq { lhs, .. } = eq.body {
             if let Node::Var(v) = *m.arena.node(lhs) {
-                if m.vars[v as usize].kind == VKind::Input {
+                if m.vars[v as usize].kind == VKind::Input
+                    && !is_connect_origin(sources, eq.origin.span)
+                {
                     defined.push(v);
                 }
             }
@@ -166,6 +170,19 @@ fn bind_defined_inputs(m: &mut Model) {
             VKind::Discrete
         };
     }
+}
+
+/// Does the span point at a `connect(...)` equation?
+fn is_connect_origin(sources: &moss_syntax::SourceMap, span: moss_syntax::Span) -> bool {
+    if span.is_dummy() {
+        return false;
+    }
+    let Some(file) = sources.get(span.file) else {
+        return false;
+    };
+    file.text
+        .get(span.start as usize..)
+        .is_some_and(|t| t.starts_with("connect") && t[7..].trim_start().starts_with('('))
 }
 
 /// Variables computed by units (calls with several outputs, algorithms, when-equations) are

@@ -36,7 +36,7 @@ fn highest_unknown(m: &Model, v: VarIx, taken: &[bool]) -> bool {
 
 /// Outputs of fixed-causality units (algorithms, when, multi-output calls): these variables
 /// are matched to their unit and unavailable to other equations.
-fn unit_outputs(m: &Model) -> Result<Vec<bool>, Vec<Diagnostic>> {
+pub(crate) fn unit_outputs(m: &Model) -> Result<Vec<bool>, Vec<Diagnostic>> {
     let mut taken = vec![false; m.vars.len()];
     let mut errors = Vec::new();
     for eq in &m.eqs {
@@ -155,6 +155,26 @@ fn check_collapsed_structure(
     adj: &[Vec<VarIx>],
     taken: &[bool],
 ) -> Result<(), Vec<Diagnostic>> {
+    match collapsed_singular_parts(m, eq_ids, adj, taken) {
+        None => Ok(()),
+        Some(parts) => Err(matching::singular_diagnostics(
+            m,
+            &m.eqs,
+            &parts,
+            "the model ",
+        )),
+    }
+}
+
+/// The Dulmage–Mendelsohn parts of the structure with every derivative counted as its base
+/// variable, or `None` when that structure is nonsingular (then index reduction succeeds).
+/// `eq_ids` are the plain equations, `adj` their incidence, `taken` the unit outputs.
+pub(crate) fn collapsed_singular_parts(
+    m: &mut Model,
+    eq_ids: &[u32],
+    adj: &[Vec<VarIx>],
+    taken: &[bool],
+) -> Option<matching::DmParts> {
     let mut collapsed: Vec<Vec<VarIx>> = vec![Vec::new(); adj.len()];
     for &e in eq_ids {
         let mut vs: Vec<VarIx> = adj[e as usize]
@@ -201,14 +221,10 @@ fn check_collapsed_structure(
     let allowed = |v: VarIx| is_base[v as usize];
     let mt = matching::maximum_matching(eq_ids, &collapsed, m.vars.len(), &allowed, None);
     if eq_ids.iter().all(|&e| mt.var_of_eq[e as usize] != NONE) {
-        return Ok(());
+        return None;
     }
-    let parts = matching::dulmage_mendelsohn(eq_ids, &bases, &collapsed, &mt, &allowed);
-    Err(matching::singular_diagnostics(
-        m,
-        &m.eqs,
-        &parts,
-        "the model ",
+    Some(matching::dulmage_mendelsohn(
+        eq_ids, &bases, &collapsed, &mt, &allowed,
     ))
 }
 

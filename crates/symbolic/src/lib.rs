@@ -6,7 +6,8 @@
 //!    IR [`ir`] (constant folding, simplification, differentiation); event operators
 //!    (`edge`, `change`, `sample`, `noEvent`, step functions), if-equations, when-equations,
 //!    algorithms, multi-output calls; inlining of single-expression functions.
-//!    [`events`] adds the hidden when-condition slots.
+//!    [`events`] adds the hidden when-condition slots; [`toplevel`] grounds top-level
+//!    connectors whose potential the model leaves undetermined.
 //! 2. [`alias`]: constant propagation and alias elimination.
 //! 3. [`index`] with [`matching`]: count check, Pantelides, dummy derivatives (stateSelect),
 //!    Dulmage–Mendelsohn diagnosis of singular systems.
@@ -40,7 +41,10 @@ mod testeval;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_source;
+#[cfg(test)]
 pub mod testutil;
+pub mod toplevel;
 
 pub use api::translate;
 pub use program::CausalProgram;
