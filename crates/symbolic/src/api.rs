@@ -9,7 +9,7 @@ use crate::program::{
     Alias, Block, CausalProgram, ProgVar, SampleDef, TranslationReport, VarId, VarKind,
 };
 use crate::solve::{LoopStats, WBlock};
-use crate::{convert, events, index, init, params, solve, toplevel};
+use crate::{convert, events, index, init, inline, params, solve, toplevel};
 use moss_frontend::flat::StateSelect;
 use moss_frontend::FlatModel;
 use moss_syntax::Diagnostic;
@@ -69,6 +69,7 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
     let aliases = alias::eliminate_aliases(&mut m);
     timer.lap(&mut m, "alias elimination");
     let info = index::reduce_index(&mut m)?;
+    inline::inline_after_index_reduction(&mut m);
     timer.lap(&mut m, "matching and index reduction");
     let is_state: Vec<bool> = (0..m.vars.len())
         .map(|v| {

@@ -220,6 +220,23 @@ fn value_type(t: &ScalarType) -> ValueType {
     }
 }
 
+/// Does a (flat) equation contain `der(...)`?
+fn contains_der(eq: &Equation) -> bool {
+    let mut found = false;
+    let mut e = eq.clone();
+    moss_frontend::walk::equation_exprs_mut(&mut e, &mut |x| found |= expr_contains_der(x));
+    found
+}
+
+/// Does a (flat) expression contain `der(...)`?
+fn expr_contains_der(e: &flat::Expr) -> bool {
+    let mut found = false;
+    moss_frontend::walk::visit(e, &mut |y| {
+        found |= matches!(y, flat::Expr::Call { func, .. } if func == "der");
+    });
+    found
+}
+
 /// A top-level name has no `.` outside subscripts (`u`, `u[1]`, but not `gain.u`).
 fn is_top_level(name: &str) -> bool {
     let mut depth = 0;
@@ -266,7 +283,53 @@ impl<'a> Conv<'a> {
         for (f_der, f_der2, mask2) in second {
             fder.entry(f_der).or_insert((f_der2, mask2));
         }
+        self.second_derivatives_declared_on_the_first(&mut fder);
+        self.m.arena.late_inline = std::sync::Arc::new(crate::inline::late_inline_functions(
+            &self.flat.functions,
+            &fder,
+        ));
         self.m.arena.fder = std::sync::Arc::new(fder);
+    }
+
+    /// Some libraries put `derivative(order=2) = f_der2` on the first derivative `f_der`
+    /// itself rather than on `f`. Read that as the derivative of `f_der`: its inputs beyond
+    /// those of `f` (the `du` arguments) get a derivative argument each.
+    fn second_derivatives_declared_on_the_first(
+        &self,
+        fder: &mut HashMap<String, (String, Vec<bool>)>,
+    ) {
+        let firsts: Vec<(String, usize)> = self
+            .flat
+            .functions
+            .values()
+            .filter_map(|f| {
+                let ann = f.derivatives.iter().find(|d| d.order == 1)?;
+                Some((ann.function.clone(), f.inputs.len()))
+            })
+            .collect();
+        for (f_der, n_original) in firsts {
+            if fder.contains_key(&f_der) {
+                continue;
+            }
+            let Some(fd) = self.flat.functions.get(&f_der) else {
+                continue;
+            };
+            let Some(ann) = fd.derivatives.iter().min_by_key(|d| d.order) else {
+                continue;
+            };
+            let mask: Vec<bool> = fd
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, inp)| {
+                    i >= n_original
+                        && inp.ty == ScalarType::Real
+                        && !ann.no_derivative.contains(&inp.name)
+                        && !ann.zero_derivative.contains(&inp.name)
+                })
+                .collect();
+            fder.insert(f_der, (ann.function.clone(), mask));
+        }
     }
 
     fn declare_variables(&mut self) {
@@ -368,6 +431,9 @@ impl<'a> Conv<'a> {
             }
             E::Call { func, args } => self.call(func, args, o, no_event),
             E::If { branches, else_ } => {
+                if let Some(chosen) = self.structural_branch(branches, else_, o) {
+                    return self.expr(chosen, o, no_event);
+                }
                 let mut acc = self.expr(else_, o, no_event);
                 for (c, v) in branches.iter().rev() {
                     let c = self.expr(c, o, no_event);
@@ -396,6 +462,78 @@ impl<'a> Conv<'a> {
                 self.m.arena.zero()
             }
         }
+    }
+
+    /// The branch of an if-expression whose branches contain derivatives, when its
+    /// conditions are parameter expressions (see [`Conv::structural_condition`]). Only the
+    /// chosen branch is converted, so the others create no derivative variables.
+    fn structural_branch<'e>(
+        &mut self,
+        branches: &'e [(flat::Expr, flat::Expr)],
+        else_: &'e flat::Expr,
+        o: &Origin,
+    ) -> Option<&'e flat::Expr> {
+        if !branches.iter().any(|(_, v)| expr_contains_der(v)) && !expr_contains_der(else_) {
+            return None;
+        }
+        for (c, v) in branches {
+            let c = self.expr(c, o, false);
+            let c = self.structural_condition(c);
+            match self.m.arena.as_const(c) {
+                Some(0.0) => continue,
+                Some(_) => return Some(v),
+                None => return None,
+            }
+        }
+        Some(else_)
+    }
+
+    /// A condition that selects between branches with different derivatives decides the
+    /// structure of the model (which variables are states), so it must be known at
+    /// translation time: a condition on parameters is evaluated from their bindings (as for
+    /// parameters declared with `Evaluate=true`, e.g. `use_fder` of the adaptors). Other
+    /// conditions are returned unchanged.
+    fn structural_condition(&mut self, c: ExprId) -> ExprId {
+        if self.m.arena.as_const(c).is_some() {
+            return c;
+        }
+        match self.parameter_value(c) {
+            Some(x) => self.m.arena.num(x),
+            None => c,
+        }
+    }
+
+    /// The value of an expression of parameters and constants, from their bindings.
+    fn parameter_value(&mut self, e: ExprId) -> Option<f64> {
+        let mut cur = e;
+        for _ in 0..32 {
+            if let Some(x) = self.m.arena.as_const(cur) {
+                return Some(x);
+            }
+            let mut vs = Vec::new();
+            self.m.arena.vars_of(cur, false, &mut vs);
+            let all_bound = vs.iter().all(|&v| {
+                let sv = &self.m.vars[v as usize];
+                matches!(sv.kind, VKind::Parameter | VKind::Constant)
+                    && sv.fixed != Some(false)
+                    && sv.binding.is_some()
+            });
+            if !all_bound || vs.is_empty() {
+                return None;
+            }
+            let vars = &self.m.vars;
+            let mut memo = HashMap::new();
+            cur = self.m.arena.substitute(
+                cur,
+                &mut |_, n| match n {
+                    Node::Var(v) => vars[*v as usize].binding,
+                    _ => None,
+                },
+                false,
+                &mut memo,
+            );
+        }
+        None
     }
 
     /// A variable reference: constants with literal values fold to numbers.
@@ -505,6 +643,18 @@ impl<'a> Conv<'a> {
                 let a: Vec<ExprId> = args.iter().map(|x| self.expr(x, o, no_event)).collect();
                 if let Some(e) = self.inline_call(func, &a, o, no_event) {
                     return e;
+                }
+                // functions with a `derivative` annotation keep their call through index
+                // reduction and are inlined after it
+                if !self.m.arena.fder.contains_key(func) {
+                    if let Some(e) = crate::inline::inline_call(
+                        &mut self.m.arena,
+                        &self.flat.functions,
+                        func,
+                        &a,
+                    ) {
+                        return e;
+                    }
                 }
                 if !no_event && crate::ir::STEP_FUNCTIONS.contains(&func) {
                     if let Some(e) = self.step_function_with_events(func, &a, o) {
@@ -854,8 +1004,13 @@ impl<'a> Conv<'a> {
     ) {
         let mut conds = Vec::new();
         let mut bodies: Vec<Vec<SEq>> = Vec::new();
+        let structural = branches.iter().any(|(_, b)| b.iter().any(contains_der))
+            || else_.iter().any(contains_der);
         for (c, body) in branches {
-            let c = self.expr(c, o, false);
+            let mut c = self.expr(c, o, false);
+            if structural {
+                c = self.structural_condition(c);
+            }
             match self.m.arena.as_const(c) {
                 Some(0.0) => continue,
                 Some(_) => {

@@ -134,8 +134,18 @@ pub struct Arena {
     /// User function -> (derivative function, which inputs get a derivative argument), from
     /// `derivative` annotations; used by every differentiation.
     pub fder: Arc<HashMap<String, (String, Vec<bool>)>>,
+    /// Simple functions that keep their calls through index reduction (for their
+    /// `derivative` annotations) but are inlined after it; see [`crate::inline`].
+    pub late_inline: Arc<std::collections::BTreeMap<String, moss_frontend::flat::Function>>,
+    /// Call of a `late_inline` function -> its inlined value. The incidence of the call is
+    /// that of the value (`state1({p, pder}, t)` reads only `p`), so matching and index
+    /// reduction see the real dependencies while differentiation uses the annotation.
+    structure_of: FxMap<ExprId, ExprId>,
     generation: u32,
 }
+
+/// Replacement of a call `f(args)` by [`Arena::rewrite_calls`] (`None` keeps the call).
+pub type CallRewrite<'a> = dyn FnMut(&mut Arena, &str, &[ExprId]) -> Option<ExprId> + 'a;
 
 /// Scalar built-ins whose value is an integer-valued step function of their arguments.
 pub const STEP_FUNCTIONS: &[&str] = &["div", "mod", "rem", "ceil", "floor", "integer", "Integer"];
@@ -367,7 +377,22 @@ impl Arena {
         if let Some(e) = self.expand_array_reduction(f, &args) {
             return e;
         }
+        if self.late_inline.contains_key(f) {
+            let id = self.intern(Node::Call(Arc::from(f), args.clone().into_boxed_slice()));
+            if !self.structure_of.contains_key(&id) {
+                let late = self.late_inline.clone();
+                if let Some(x) = crate::inline::inline_call(self, &late, f, &args) {
+                    self.structure_of.insert(id, x);
+                }
+            }
+            return id;
+        }
         self.intern(Node::Call(Arc::from(f), args.into_boxed_slice()))
+    }
+
+    /// The inlined value of a call of a late-inlined function (see `late_inline`).
+    pub fn inlined_value(&self, call: ExprId) -> Option<ExprId> {
+        self.structure_of.get(&call).copied()
     }
 
     /// `sum`, `product`, `min`, `max`, `scalar` of a (scalarized) array literal become scalar
@@ -467,6 +492,9 @@ impl Arena {
                         stack.push(*rhs);
                     }
                 }
+                Node::Call(..) if self.structure_of.contains_key(&x) => {
+                    stack.push(self.structure_of[&x]);
+                }
                 n => push_children(n, &mut stack),
             }
         }
@@ -534,6 +562,28 @@ impl Arena {
         keep_event_rel: bool,
         memo: &mut HashMap<ExprId, ExprId>,
     ) -> ExprId {
+        self.rebuild(e, f, &mut None, keep_event_rel, memo)
+    }
+
+    /// Rebuild `e` bottom-up, replacing a call `f(args)` (arguments already rebuilt) by
+    /// `on_call(f, args)` where that gives a value.
+    pub fn rewrite_calls(
+        &mut self,
+        e: ExprId,
+        on_call: &mut CallRewrite<'_>,
+        memo: &mut HashMap<ExprId, ExprId>,
+    ) -> ExprId {
+        self.rebuild(e, &mut |_, _| None, &mut Some(on_call), false, memo)
+    }
+
+    fn rebuild(
+        &mut self,
+        e: ExprId,
+        f: &mut dyn FnMut(&mut Arena, &Node) -> Option<ExprId>,
+        on_call: &mut Option<&mut CallRewrite<'_>>,
+        keep_event_rel: bool,
+        memo: &mut HashMap<ExprId, ExprId>,
+    ) -> ExprId {
         if let Some(&r) = memo.get(&e) {
             return r;
         }
@@ -544,7 +594,8 @@ impl Arena {
             Node::Sample(_) => e,
             Node::Rel { event: true, .. } if keep_event_rel => e,
             _ => {
-                let mut sub = |a: &mut Arena, x: ExprId| a.substitute(x, f, keep_event_rel, memo);
+                let mut sub =
+                    |a: &mut Arena, x: ExprId| a.rebuild(x, f, on_call, keep_event_rel, memo);
                 match n {
                     Node::Neg(a) => {
                         let a = sub(self, a);
@@ -597,7 +648,10 @@ impl Arena {
                     }
                     Node::Call(name, args) => {
                         let args: Vec<ExprId> = args.iter().map(|&x| sub(self, x)).collect();
-                        self.call(&name, args)
+                        match on_call.as_deref_mut().and_then(|g| g(self, &name, &args)) {
+                            Some(r) => r,
+                            None => self.call(&name, args),
+                        }
                     }
                     Node::Array(items) => {
                         let items: Vec<ExprId> = items.iter().map(|&x| sub(self, x)).collect();
@@ -728,7 +782,15 @@ impl Arena {
                 self.if_(c, da, db)
             }
             Node::Call(f, args) => self.diff_call(e, &f, &args, leaf, fder, memo)?,
-            Node::Array(_) | Node::CallOutput(..) => {
+            // an array argument of a function: element by element
+            Node::Array(xs) => {
+                let mut d = Vec::with_capacity(xs.len());
+                for &x in xs.iter() {
+                    d.push(self.diff(x, leaf, fder, memo)?);
+                }
+                self.intern(Node::Array(d.into_boxed_slice()))
+            }
+            Node::CallOutput(..) => {
                 return Err("a function with several outputs".to_string());
             }
         };
@@ -745,6 +807,18 @@ impl Arena {
         fder: &HashMap<String, (String, Vec<bool>)>,
         memo: &mut HashMap<ExprId, ExprId>,
     ) -> Result<ExprId, String> {
+        // `time` has a derivative only when differentiating with respect to time
+        let wrt_time = leaf(self, TIME).is_some_and(|d| !self.is_num(d, 0.0));
+        if !wrt_time {
+            // a partial derivative: exact through the inlined value where there is one (the
+            // annotation assumes every input is differentiated)
+            if let Some(x) = self.inlined_value(e) {
+                return self.diff(x, leaf, fder, memo);
+            }
+        }
+        if let Some((fd, mask)) = fder.get(f) {
+            return self.diff_user_call(fd, mask, args, leaf, fder, memo, wrt_time);
+        }
         let mut d = Vec::with_capacity(args.len());
         for &a in args {
             d.push(self.diff(a, leaf, fder, memo)?);
@@ -862,21 +936,61 @@ impl Arena {
                 self.if_(c, ta, tb)
             }
             (s, _) if STEP_FUNCTIONS.contains(&s) => self.zero(),
-            _ => {
-                let Some((fd, mask)) = fder.get(f) else {
-                    return Err(f.to_string());
-                };
-                let mut new_args = args.to_vec();
-                for (i, &m) in mask.iter().enumerate() {
-                    if m {
-                        new_args.push(d.get(i).copied().unwrap_or(0));
-                    }
-                }
-                let fd = fd.clone();
-                self.call(&fd, new_args)
-            }
+            _ => return Err(f.to_string()),
         };
         Ok(r)
+    }
+
+    /// Derivative of a call of a user function with a `derivative` annotation: the derivative
+    /// function gets the original arguments followed by the derivatives of the inputs that
+    /// `mask` selects. Inputs outside the mask (`noDerivative`, `zeroDerivative`, non-Real)
+    /// are not differentiated at all, so they may be anything (arrays of records, calls).
+    /// A zero constant, or an array of them.
+    fn is_zero_value(&self, e: ExprId) -> bool {
+        match self.node(e) {
+            Node::Array(xs) => xs.iter().all(|&x| self.is_zero_value(x)),
+            _ => self.is_num(e, 0.0),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn diff_user_call(
+        &mut self,
+        fd: &str,
+        mask: &[bool],
+        args: &[ExprId],
+        leaf: &mut dyn FnMut(&mut Arena, VarIx) -> Option<ExprId>,
+        fder: &HashMap<String, (String, Vec<bool>)>,
+        memo: &mut HashMap<ExprId, ExprId>,
+        wrt_time: bool,
+    ) -> Result<ExprId, String> {
+        let mut new_args = args.to_vec();
+        for (i, &m) in mask.iter().enumerate() {
+            if !m {
+                continue;
+            }
+            let d = match args.get(i) {
+                Some(&a) => self.diff(a, leaf, fder, memo)?,
+                None => self.zero(),
+            };
+            new_args.push(d);
+        }
+        // Zero when the differentiated inputs have zero derivatives, and, with respect to
+        // time, the other arguments are constant too: an output may vary with a
+        // `noDerivative` input (which is why MSL passes `time` as a dummy argument), and a
+        // second derivative with the first-derivative inputs. That is checked structurally,
+        // since differentiating them would create derivative variables.
+        let masked_zero = new_args[args.len()..]
+            .iter()
+            .all(|&d| self.is_zero_value(d));
+        let others_constant = !wrt_time
+            || args
+                .iter()
+                .all(|&a| !self.any_node(a, &mut |n| matches!(n, Node::Var(_) | Node::Time)));
+        if masked_zero && others_constant {
+            return Ok(self.zero());
+        }
+        Ok(self.call(fd, new_args))
     }
 }
 

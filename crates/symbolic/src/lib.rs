@@ -5,12 +5,13 @@
 //! 1. [`convert`]: flat model -> working [`model::Model`] over the hash-consed expression
 //!    IR [`ir`] (constant folding, simplification, differentiation); event operators
 //!    (`edge`, `change`, `sample`, `noEvent`, step functions), if-equations, when-equations,
-//!    algorithms, multi-output calls; inlining of single-expression functions.
+//!    algorithms, multi-output calls; inlining of simple functions ([`inline`]).
 //!    [`events`] adds the hidden when-condition slots; [`toplevel`] grounds top-level
 //!    connectors whose potential the model leaves undetermined.
 //! 2. [`alias`]: constant propagation and alias elimination.
 //! 3. [`index`] with [`matching`]: count check, Pantelides, dummy derivatives (stateSelect),
-//!    Dulmage–Mendelsohn diagnosis of singular systems.
+//!    Dulmage–Mendelsohn diagnosis of singular systems. Then [`inline`] inlines the simple
+//!    functions that kept their calls for their `derivative` annotations.
 //! 4. [`solve`] with [`sort`]: matching of the index-1 system, BLT (Tarjan), symbolic solving,
 //!    linear blocks, tearing of nonlinear loops.
 //! 5. [`init`]: the initialization system, balanced with warnings.
@@ -29,6 +30,7 @@ pub mod emit;
 pub mod events;
 pub mod index;
 pub mod init;
+pub mod inline;
 pub mod ir;
 pub mod matching;
 pub mod model;

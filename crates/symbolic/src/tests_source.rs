@@ -165,3 +165,171 @@ end Source;
     assert!(p.report.warnings.iter().all(|w| !w.contains("top-level")));
     assert_eq!(evaluate(&p).get("p.v"), 5.0);
 }
+
+const STATE1: &str = "
+function state1
+  input Real u[2];
+  input Real dummy;
+  output Real s;
+algorithm
+  s := u[1];
+  annotation(derivative(noDerivative = u) = state1der1);
+end state1;
+function state1der1
+  input Real u[2];
+  input Real dummy;
+  input Real dummy_der;
+  output Real sder1;
+algorithm
+  sder1 := u[2];
+end state1der1;
+";
+
+#[test]
+fn array_argument_with_no_derivative_is_not_differentiated() {
+    // the adaptor pattern: the state comes with its derivative in an array argument that
+    // the derivative function reads instead of differentiating it
+    let src = format!(
+        "{STATE1}
+model Inverse
+  parameter Real C = 2;
+  Real v(start = 0);
+  Real i;
+  Real p;
+  Real pder;
+equation
+  p = sin(time);
+  pder = cos(time);
+  v = state1({{p, pder}}, time);
+  i = C*der(v);
+end Inverse;
+"
+    );
+    let p = translate_source(&src);
+    assert!(p.states.is_empty(), "v is fixed by the constraint");
+    let ev = evaluate(&p);
+    assert_eq!(ev.get("i"), 2.0);
+    // inlined after index reduction: no call of the adaptor functions is left
+    let text = crate::dump::program_text(&p);
+    assert!(!text.contains("state1"), "{text}");
+}
+
+#[test]
+fn calls_of_annotated_functions_expose_the_arguments_they_read() {
+    // `state1({a, b}, time)` reads only `a`: the constraint between two states is found and
+    // differentiated (otherwise it would be solved for `b`, which it does not contain)
+    let src = format!(
+        "{STATE1}
+model Coupled
+  Real a(start = 1, fixed = true);
+  Real b;
+  Real c(start = 1);
+  Real w;
+equation
+  der(a) = -a;
+  b = der(a);
+  c = state1({{a, b}}, time);
+  der(c) = w;
+end Coupled;
+"
+    );
+    let p = translate_source(&src);
+    assert_eq!(p.states.len(), 1);
+    assert_eq!(evaluate(&p).get("w"), -1.0);
+}
+
+#[test]
+fn second_derivative_annotation_on_the_first_derivative() {
+    let src = "
+function position
+  input Real q[3];
+  input Real dummy;
+  output Real s;
+algorithm
+  s := q[1];
+  annotation(derivative(noDerivative = q) = position_der);
+end position;
+function position_der
+  input Real q[3];
+  input Real dummy;
+  input Real dummy_der;
+  output Real sd;
+algorithm
+  sd := q[2];
+  annotation(derivative(noDerivative = q, order = 2) = position_der2);
+end position_der;
+function position_der2
+  input Real q[3];
+  input Real dummy;
+  input Real dummy_der;
+  input Real dummy_der2;
+  output Real sdd;
+algorithm
+  sdd := q[3];
+end position_der2;
+model Drive
+  parameter Real m = 3;
+  Real s;
+  Real v;
+  Real f;
+equation
+  s = position({cos(time), -sin(time), -cos(time)}, time);
+  v = der(s);
+  m*der(v) = f;
+end Drive;
+";
+    let p = translate_source(src);
+    assert!(p.states.is_empty());
+    let ev = evaluate(&p);
+    assert_eq!(ev.get("f"), -3.0);
+    assert_eq!(ev.get("v"), 0.0);
+}
+
+#[test]
+fn parameter_condition_around_a_derivative_is_evaluated() {
+    let model = |flag: bool| {
+        format!(
+            "model Structural
+  parameter Boolean use_der = {flag};
+  Real y;
+  Real y1;
+equation
+  y = 2*sin(time);
+  y1 = if use_der then der(y) else 0;
+end Structural;"
+        )
+    };
+    // false: no derivative of `y` exists, so there is nothing to differentiate
+    let p = translate_source(&model(false));
+    assert_eq!(p.report.index_before_reduction, 0);
+    assert_eq!(evaluate(&p).get("y1"), 0.0);
+    let p = translate_source(&model(true));
+    assert_eq!(evaluate(&p).get("y1"), 2.0);
+}
+
+#[test]
+fn straight_line_function_without_annotation_is_inlined_for_differentiation() {
+    let src = "
+function scaled
+  input Real u[2];
+  output Real y;
+protected
+  Real t;
+algorithm
+  t := u[1]*u[2];
+  y := t + 1;
+end scaled;
+model Constrained
+  Real x(start = 1, fixed = true);
+  Real w;
+  Real z;
+equation
+  der(x) = -x;
+  w = scaled({x, 3});
+  der(w) = z;
+end Constrained;
+";
+    let p = translate_source(src);
+    assert_eq!(p.states.len(), 1);
+    assert_eq!(evaluate(&p).get("z"), -3.0);
+}
