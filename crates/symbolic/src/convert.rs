@@ -1237,6 +1237,13 @@ impl<'a> Conv<'a> {
         for &v in outputs.iter().chain(&inputs) {
             self.m.vars[v as usize].protected_from_alias = true;
         }
+        for name in assigned_only_in_when(stmts) {
+            if let Some(&v) = self.m.by_name.get(&name) {
+                if self.m.vars[v as usize].kind == VKind::Continuous {
+                    self.m.vars[v as usize].kind = VKind::Discrete;
+                }
+            }
+        }
         let index = self.m.algorithms.len();
         self.m.algorithms.push(stmts.to_vec());
         SEq::new(
@@ -1302,6 +1309,47 @@ fn contains_subscripts(e: &flat::Expr) -> bool {
     }
 }
 
+/// Variables an algorithm assigns only inside its `when` statements: they change only at
+/// events, i.e. they are discrete (their `fixed` start values then initialize `pre`).
+/// When-statements appear only at the top level of an algorithm.
+fn assigned_only_in_when(stmts: &[Statement]) -> Vec<String> {
+    let (mut inside, mut outside, mut read) = (Vec::new(), Vec::new(), Vec::new());
+    for s in stmts {
+        match s {
+            Statement::When { .. } => {
+                collect_statement_names(std::slice::from_ref(s), &mut inside, &mut read)
+            }
+            _ => collect_statement_names(std::slice::from_ref(s), &mut outside, &mut read),
+        }
+    }
+    let outside: std::collections::HashSet<String> = outside.into_iter().collect();
+    inside.retain(|n| !outside.contains(n));
+    inside.sort_unstable();
+    inside.dedup();
+    inside
+}
+
+/// Variables an assignment target assigns (a variable, or an array literal of them for an
+/// array-valued target) and the names its subscripts read.
+fn assigned_names(target: &flat::Expr, assigned: &mut Vec<String>, read: &mut Vec<String>) {
+    match target {
+        flat::Expr::Var { name, subscripts } => {
+            assigned.push(name.clone());
+            for sub in subscripts {
+                if let flat::Subscript::Index(e) = sub {
+                    expr_names(e, read);
+                }
+            }
+        }
+        flat::Expr::Array(items) => {
+            for t in items {
+                assigned_names(t, assigned, read);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Names assigned and read by statements (recursively).
 fn collect_statement_names(
     stmts: &[Statement],
@@ -1311,21 +1359,13 @@ fn collect_statement_names(
     for s in stmts {
         match s {
             Statement::Assign { target, value, .. } => {
-                if let flat::Expr::Var { name, subscripts } = target {
-                    assigned.push(name.clone());
-                    for sub in subscripts {
-                        if let flat::Subscript::Index(e) = sub {
-                            expr_names(e, read);
-                        }
-                    }
-                }
+                assigned_names(target, assigned, read);
                 expr_names(value, read);
             }
             Statement::TupleAssign { targets, value, .. } => {
+                // a target is a variable or, for an array output, the array of its elements
                 for t in targets.iter().flatten() {
-                    if let flat::Expr::Var { name, .. } = t {
-                        assigned.push(name.clone());
-                    }
+                    assigned_names(t, assigned, read);
                 }
                 expr_names(value, read);
             }

@@ -333,3 +333,52 @@ end Constrained;
     assert_eq!(p.states.len(), 1);
     assert_eq!(evaluate(&p).get("z"), -3.0);
 }
+
+#[test]
+fn algorithm_assigning_array_outputs_of_a_call_defines_every_element() {
+    let src = "
+function split
+  input Real x;
+  output Integer info;
+  output Real a[2];
+algorithm
+  info := 1;
+  a := {x, 2*x};
+end split;
+model Tuple
+  Real u;
+  Integer info(start = 0, fixed = true);
+  Real a[2](each start = 5, each fixed = true);
+equation
+  u = time + 1;
+algorithm
+  when time > 0.5 then
+    (info, a) := split(u);
+  end when;
+end Tuple;
+";
+    let p = translate_source(src);
+    // assigned only inside `when`: discrete, initialized through `pre` without conflict
+    for name in ["a[1]", "a[2]"] {
+        assert_eq!(kind(&p, name), Some(VarKind::Discrete), "{name}");
+    }
+    assert!(
+        p.report
+            .warnings
+            .iter()
+            .all(|w| !w.contains("over-determined")),
+        "{:?}",
+        p.report.warnings
+    );
+    let outputs: Vec<&str> = p
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            crate::program::Block::Algorithm { outputs, .. } => Some(outputs),
+            _ => None,
+        })
+        .flatten()
+        .map(|&v| p.vars[v as usize].name.as_str())
+        .collect();
+    assert_eq!(outputs, ["info", "a[1]", "a[2]"]);
+}
