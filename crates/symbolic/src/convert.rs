@@ -1234,7 +1234,12 @@ impl<'a> Conv<'a> {
             .collect();
         inputs.sort_unstable();
         inputs.dedup();
-        for &v in outputs.iter().chain(&inputs) {
+        let under_pre: Vec<VarIx> = names_under_pre(stmts)
+            .iter()
+            .filter_map(|n| self.m.by_name.get(n).copied())
+            .collect();
+        // the statements name these variables: alias elimination must keep them
+        for &v in outputs.iter().chain(&inputs).chain(&under_pre) {
             self.m.vars[v as usize].protected_from_alias = true;
         }
         for name in assigned_only_in_when(stmts) {
@@ -1327,6 +1332,32 @@ fn assigned_only_in_when(stmts: &[Statement]) -> Vec<String> {
     inside.sort_unstable();
     inside.dedup();
     inside
+}
+
+/// Names read under `pre(...)` by statements.
+fn names_under_pre(stmts: &[Statement]) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in stmts {
+        let mut s = s.clone();
+        moss_frontend::walk::statement_exprs_mut(&mut s, &mut |e| {
+            moss_frontend::walk::visit(e, &mut |x| {
+                if let flat::Expr::Call { func, args } = x {
+                    if func == "pre" {
+                        args.iter().for_each(|a| {
+                            moss_frontend::walk::visit(a, &mut |y| {
+                                if let flat::Expr::Var { name, .. } = y {
+                                    out.push(name.clone());
+                                }
+                            })
+                        });
+                    }
+                }
+            })
+        });
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Variables an assignment target assigns (a variable, or an array literal of them for an
@@ -1427,6 +1458,9 @@ fn expr_names(e: &flat::Expr, out: &mut Vec<String>) {
             expr_names(lhs, out);
             expr_names(rhs, out);
         }
+        // `pre(v)` is the value before the event, known when the algorithm runs: not a
+        // dependency on `v` (a loop through it is no algebraic loop)
+        E::Call { func, .. } if func == "pre" => {}
         E::Call { args, .. } => args.iter().for_each(|a| expr_names(a, out)),
         E::If { branches, else_ } => {
             for (c, v) in branches {

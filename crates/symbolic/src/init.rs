@@ -2,7 +2,9 @@
 //! differentiated ones from index reduction), the initial equations, `v = start` for every
 //! continuous variable with `fixed=true`, and the when-equations: branches containing
 //! `initial()` contribute their equations; variables assigned only in other branches are
-//! held at their start values (`pre(v) = start` for discrete variables). States, derivatives
+//! held at their start values (`pre(v) = start` for discrete variables), as are the
+//! variables of algorithms made only of when-statements that do not fire initially (unless an
+//! initial algorithm computes them). States, derivatives
 //! and `fixed=false` parameters are unknowns. `der(x) = 0` initial equations (steady state)
 //! are ordinary equations here. `homotopy(actual, simplified)` was replaced by `actual` during
 //! conversion.
@@ -19,7 +21,7 @@ use crate::ir::{ExprId, VarIx};
 use crate::matching::{self, NONE};
 use crate::model::{Effect, EqBody, Model, SEq, VKind, WhenItem};
 use crate::solve::{self, LoopStats, WBlock};
-use moss_frontend::flat::AssertLevel;
+use moss_frontend::flat::{AssertLevel, Expr, Statement};
 use moss_syntax::Diagnostic;
 
 fn start_expr(m: &mut Model, v: VarIx) -> ExprId {
@@ -42,8 +44,21 @@ fn start_eq(m: &mut Model, v: VarIx) -> SEq {
 fn collect_equations(m: &mut Model) -> (Vec<SEq>, usize) {
     let mut eqs = Vec::new();
     let sim = m.eqs.clone();
+    let by_initial_units = outputs_of_initial_units(m);
     for eq in sim {
         match &eq.body {
+            // an algorithm made of when-statements that do not fire at initialization: its
+            // variables keep their `pre` values, held at their start values unless an initial
+            // algorithm or initial equation computes them
+            EqBody::Algorithm { index, outputs, .. }
+                if inactive_at_initialization(&m.algorithms[*index]) =>
+            {
+                for &v in outputs {
+                    if !by_initial_units[v as usize] {
+                        eqs.push(start_eq(m, v));
+                    }
+                }
+            }
             EqBody::When(branches) => {
                 let mut assigned_initially = Vec::new();
                 for b in branches.iter().filter(|b| b.initial) {
@@ -77,7 +92,7 @@ fn collect_equations(m: &mut Model) -> (Vec<SEq>, usize) {
                     }
                 }
                 for v in eq.fixed_outputs().unwrap_or_default() {
-                    if !assigned_initially.contains(&v) {
+                    if !assigned_initially.contains(&v) && !by_initial_units[v as usize] {
                         eqs.push(start_eq(m, v));
                     }
                 }
@@ -94,6 +109,32 @@ fn collect_equations(m: &mut Model) -> (Vec<SEq>, usize) {
         }
     }
     (eqs, first_initial)
+}
+
+/// Variables computed by units of the initial equations (initial algorithms, calls).
+fn outputs_of_initial_units(m: &Model) -> Vec<bool> {
+    let mut out = vec![false; m.vars.len()];
+    for eq in &m.init_eqs {
+        for v in eq.fixed_outputs().unwrap_or_default() {
+            out[v as usize] = true;
+        }
+    }
+    out
+}
+
+/// Is an algorithm only when-statements whose conditions do not contain `initial()`? Then
+/// it computes nothing during initialization.
+fn inactive_at_initialization(stmts: &[Statement]) -> bool {
+    stmts.iter().all(|s| match s {
+        Statement::When { branches, .. } => branches.iter().all(|(c, _)| {
+            let mut initial = false;
+            moss_frontend::walk::visit(c, &mut |x| {
+                initial |= matches!(x, Expr::Call { func, .. } if func == "initial");
+            });
+            !initial
+        }),
+        _ => false,
+    })
 }
 
 /// Build and causalize the initialization system.

@@ -382,3 +382,84 @@ end Tuple;
         .collect();
     assert_eq!(outputs, ["info", "a[1]", "a[2]"]);
 }
+
+#[test]
+fn initial_algorithm_defines_variables_of_a_when_algorithm() {
+    // as in an AD converter: the when-algorithm does not fire at initialization, so the
+    // initial algorithm alone computes its variables there
+    let src = "
+model Converter
+  Real u;
+  Integer z(start = 0, fixed = true);
+  Integer y[2];
+initial algorithm
+  for i in 1:2 loop
+    y[i] := 7;
+  end for;
+algorithm
+  when sample(0, 0.1) then
+    z := integer(u);
+    for i in 1:2 loop
+      y[i] := mod(z, 2);
+      z := div(z, 2);
+    end for;
+  end when;
+equation
+  u = 3*time;
+end Converter;
+";
+    let p = translate_source(src);
+    let init_algorithms: Vec<&Vec<u32>> = p
+        .init_blocks
+        .iter()
+        .filter_map(|b| match b {
+            crate::program::Block::Algorithm { outputs, .. } => Some(outputs),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(init_algorithms.len(), 1, "only the initial algorithm runs");
+    assert!(
+        p.report
+            .warnings
+            .iter()
+            .all(|w| !w.contains("over-determined")),
+        "{:?}",
+        p.report.warnings
+    );
+}
+
+#[test]
+fn loop_through_pre_of_another_algorithm_is_not_algebraic() {
+    let src = "
+model Radio
+  Boolean a(start = false, fixed = true);
+  Boolean b(start = false, fixed = true);
+  Boolean pa;
+  Boolean pb;
+algorithm
+  pa := pre(b);
+  when pa then
+    a := false;
+  end when;
+  when sample(0.5, 1) then
+    a := true;
+  end when;
+algorithm
+  pb := pre(a);
+  when pb then
+    b := false;
+  end when;
+  when sample(1, 1) then
+    b := true;
+  end when;
+end Radio;
+";
+    let p = translate_source(src);
+    assert_eq!(
+        p.blocks
+            .iter()
+            .filter(|b| matches!(b, crate::program::Block::Algorithm { .. }))
+            .count(),
+        2
+    );
+}
