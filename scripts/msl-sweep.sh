@@ -2,12 +2,20 @@
 # Check every example model of a few MSL packages with `moss check` and print a table:
 # model, status, equations, variables, time.
 #
-# Usage: scripts/msl-sweep.sh /path/to/msl [moss-binary]
+# Usage: scripts/msl-sweep.sh [--stages] /path/to/msl [moss-binary]
 #   /path/to/msl is the directory that contains Modelica/ (it is put on MODELICAPATH).
+#   --stages: also run `moss translate` and `moss simulate` (in a temporary directory) on
+#   every model that checks, and add their status columns (ok/FAIL/-); with VERBOSE=1 the
+#   first error line of a failing stage is printed below the row. TIMEOUT (seconds, default
+#   300) limits each translate/simulate run.
 set -u
-MSL=${1:?usage: msl-sweep.sh /path/to/msl [moss-binary]}
+STAGES=
+if [ "${1:-}" = "--stages" ]; then STAGES=1; shift; fi
+MSL=${1:?usage: msl-sweep.sh [--stages] /path/to/msl [moss-binary]}
 MOSS=${2:-$(dirname "$0")/../target/release/moss}
 [ -x "$MOSS" ] || MOSS=$(dirname "$0")/../target/debug/moss
+MOSS=$(cd "$(dirname "$MOSS")" && pwd)/$(basename "$MOSS")
+TIMEOUT=${TIMEOUT:-300}
 export MODELICAPATH="$MSL"
 PACKAGES="Modelica.Mechanics.Rotational.Examples Modelica.Mechanics.Translational.Examples Modelica.Blocks.Examples Modelica.Thermal.HeatTransfer.Examples Modelica.Electrical.Analog.Examples"
 
@@ -50,8 +58,29 @@ list_models() {
   done < "$dir/package.order"
 }
 
-printf "%-75s %-6s %6s %6s %7s\n" model status eqs vars time
-ok=0; total=0
+# Run one later stage (translate or simulate) of a model: sets $stage_status to ok or FAIL
+# and, on failure, $stage_error to the first error line.
+run_stage() {
+  local cmd=$1 m=$2 out rc
+  out=$(cd "$WORK" && timeout "$TIMEOUT" "$MOSS" "$cmd" "$m" 2>&1)
+  rc=$?
+  stage_status=ok
+  stage_error=
+  if [ $rc -ne 0 ]; then
+    stage_status=FAIL
+    stage_error=$(echo "$out" | grep -m1 -E "^error" || echo "$out" | tail -1)
+    [ $rc -eq 124 ] && stage_error="timeout after ${TIMEOUT}s"
+  fi
+}
+
+if [ -n "$STAGES" ]; then
+  WORK=$(mktemp -d)
+  trap 'rm -rf "$WORK"' EXIT
+  printf "%-75s %-6s %6s %6s %7s %-9s %-8s\n" model status eqs vars time translate simulate
+else
+  printf "%-75s %-6s %6s %6s %7s\n" model status eqs vars time
+fi
+ok=0; total=0; translated=0; simulated=0
 for p in $PACKAGES; do
   for m in $(list_models "$p"); do
     total=$((total + 1))
@@ -69,8 +98,31 @@ for p in $PACKAGES; do
     else
       eqs=-; vars=-; status=FAIL
     fi
-    printf "%-75s %-6s %6s %6s %7.3f\n" "$m" "$status" "$eqs" "$vars" "$t"
-    if [ $rc -ne 0 ] && [ -n "${VERBOSE:-}" ]; then echo "$out" | head -5 | sed 's/^/    /'; fi
+    if [ -z "$STAGES" ]; then
+      printf "%-75s %-6s %6s %6s %7.3f\n" "$m" "$status" "$eqs" "$vars" "$t"
+      if [ $rc -ne 0 ] && [ -n "${VERBOSE:-}" ]; then echo "$out" | head -5 | sed 's/^/    /'; fi
+      continue
+    fi
+    tr=-; sim=-; errors=()
+    if [ $rc -eq 0 ]; then
+      run_stage translate "$m"; tr=$stage_status
+      [ -n "$stage_error" ] && errors+=("translate: $stage_error")
+      if [ "$tr" = ok ]; then
+        translated=$((translated + 1))
+        run_stage simulate "$m"; sim=$stage_status
+        [ -n "$stage_error" ] && errors+=("simulate: $stage_error")
+        [ "$sim" = ok ] && simulated=$((simulated + 1))
+      fi
+    fi
+    printf "%-75s %-6s %6s %6s %7.3f %-9s %-8s\n" "$m" "$status" "$eqs" "$vars" "$t" "$tr" "$sim"
+    if [ -n "${VERBOSE:-}" ]; then
+      [ $rc -ne 0 ] && echo "$out" | head -5 | sed 's/^/    /'
+      for e in "${errors[@]}"; do echo "    $e"; done
+    fi
   done
 done
 echo "balanced and ok: $ok / $total"
+if [ -n "$STAGES" ]; then
+  echo "translated: $translated / $total"
+  echo "simulated: $simulated / $total"
+fi

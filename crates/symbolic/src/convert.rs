@@ -940,13 +940,9 @@ impl<'a> Conv<'a> {
         use flat::Expr as E;
         match (lhs, rhs) {
             (E::Tuple(targets), E::Call { func, args }) => {
-                let outputs = targets
-                    .iter()
-                    .map(|t| match t {
-                        Some(E::Var { name, .. }) => self.lookup(name, o),
-                        _ => None,
-                    })
-                    .collect();
+                let Some(outputs) = self.tuple_outputs(func, targets, o) else {
+                    return;
+                };
                 let args = args.iter().map(|a| self.expr(a, o, false)).collect();
                 out.push(SEq::new(
                     EqBody::Call {
@@ -1114,6 +1110,62 @@ impl<'a> Conv<'a> {
             };
             out.push(SEq::new(EqBody::Eq { lhs, rhs }, o.clone()));
         }
+    }
+
+    /// The variables a tuple `(t1, t2, ...) = f(...)` assigns, in the order of the function's
+    /// outputs flattened element by element (the call unit's convention): a scalar target is
+    /// one variable, an array target `{x[1], x[2]}` its elements, a skipped output as many
+    /// `None` as it has elements (its size must then be known from the declaration).
+    fn tuple_outputs(
+        &mut self,
+        func: &str,
+        targets: &[Option<flat::Expr>],
+        o: &Origin,
+    ) -> Option<Vec<Option<VarIx>>> {
+        use flat::Expr as E;
+        let mut outputs = Vec::new();
+        for (k, t) in targets.iter().enumerate() {
+            match t {
+                Some(E::Var { name, .. }) => outputs.push(self.lookup(name, o)),
+                Some(E::Array(items)) => {
+                    let mut elems = Vec::new();
+                    flatten_array_targets(items, &mut elems);
+                    for name in elems {
+                        outputs.push(name.and_then(|n| self.lookup(&n, o)));
+                    }
+                }
+                Some(_) => outputs.push(None),
+                None => {
+                    let size = self.skipped_output_size(func, k);
+                    let Some(size) = size else {
+                        self.err(
+                            o,
+                            format!("output {} of `{func}` is skipped, but its size is not known at translation time", k + 1),
+                            "assign the output to a variable",
+                        );
+                        return None;
+                    };
+                    outputs.extend(std::iter::repeat_n(None, size));
+                }
+            }
+        }
+        Some(outputs)
+    }
+
+    /// Number of scalar elements of output `k` of a function, from constant dimensions.
+    fn skipped_output_size(&self, func: &str, k: usize) -> Option<usize> {
+        let Some(f) = self.flat.functions.get(func) else {
+            return Some(1);
+        };
+        let out = f.outputs.get(k)?;
+        let mut size = 1usize;
+        for d in &out.dims {
+            match d {
+                Some(flat::Expr::Integer(n)) if *n >= 0 => size = size.saturating_mul(*n as usize),
+                _ => return None,
+            }
+        }
+        Some(size)
     }
 
     fn when_item(&mut self, e: &Equation, items: &mut Vec<WhenItem>) {
@@ -1332,6 +1384,18 @@ fn assigned_only_in_when(stmts: &[Statement]) -> Vec<String> {
     inside.sort_unstable();
     inside.dedup();
     inside
+}
+
+/// Element names of an array target (nested for matrices), in row-major order; `None` for
+/// an element that is not a variable.
+fn flatten_array_targets(items: &[flat::Expr], out: &mut Vec<Option<String>>) {
+    for it in items {
+        match it {
+            flat::Expr::Var { name, .. } => out.push(Some(name.clone())),
+            flat::Expr::Array(inner) => flatten_array_targets(inner, out),
+            _ => out.push(None),
+        }
+    }
 }
 
 /// Names read under `pre(...)` by statements.

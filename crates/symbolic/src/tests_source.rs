@@ -463,3 +463,56 @@ end Radio;
         2
     );
 }
+
+fn call_outputs_of(p: &CausalProgram, blocks: &[crate::program::Block]) -> Vec<Vec<String>> {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            crate::program::Block::CallOutputs { outputs, .. } => Some(
+                outputs
+                    .iter()
+                    .map(|o| o.map_or("_".to_string(), |v| p.vars[v as usize].name.clone()))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn tuple_equation_with_array_outputs_assigns_every_element() {
+    let model = |lhs: &str| {
+        format!(
+            "
+function coeffs
+  input Real n;
+  output Real a[2];
+  output Real b;
+algorithm
+  a := {{1, n}};
+  b := 3;
+end coeffs;
+model Coef
+  parameter Real a[2](each fixed = false);
+  parameter Real b(fixed = false);
+  Real x(start = 0, fixed = true);
+initial equation
+  {lhs} = coeffs(x + 2);
+equation
+  der(x) = a[1] + a[2]*b;
+end Coef;
+"
+        )
+    };
+    let p = translate_source(&model("(a, b)"));
+    assert!(
+        p.report.warnings.iter().all(|w| !w.contains("determined")),
+        "{:?}",
+        p.report.warnings
+    );
+    assert_eq!(call_outputs_of(&p, &p.init_blocks), [["a[1]", "a[2]", "b"]]);
+    // a skipped array output keeps the positions of the following outputs
+    let src = model("(, b)").replace("a[1] + a[2]*b", "b");
+    let p = translate_source(&src);
+    assert_eq!(call_outputs_of(&p, &p.init_blocks), [["_", "_", "b"]]);
+}
