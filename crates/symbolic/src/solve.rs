@@ -9,7 +9,8 @@
 //!   free of loop variables; event relations count as frozen inputs) becomes `Linear` with
 //!   symbolic matrix entries and right-hand sides.
 //! - Any other loop is torn: equations that have a single unknown left and are linear in it
-//!   are assigned causally; when none is left, the unknown occurring in most of the remaining
+//!   are assigned causally (preferably only where the coefficient, the divisor, is a
+//!   constant or parameter expression); when none is left, the unknown occurring in most of the remaining
 //!   equations becomes an iteration variable (a Cellier-style heuristic). The unused equations
 //!   are the residuals; the Jacobian of the residuals w.r.t. the iteration variables is built
 //!   by forward differentiation through the inner assignments.
@@ -450,7 +451,10 @@ fn component_block(
             .with_help("break the loop with pre(...) or with an event-generating relation (relations inside noEvent(...) are evaluated continuously and do not break loops)")]);
     }
     stats.before.push(pairs.len());
-    let b = algebraic_loop(&mut m.arena, &pairs);
+    let vars = &m.vars;
+    let time_invariant =
+        |v: VarIx| matches!(vars[v as usize].kind, VKind::Parameter | VKind::Constant);
+    let b = algebraic_loop(&mut m.arena, &pairs, &time_invariant);
     stats.after.push(match &b {
         WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
         WBlock::Linear { vars, .. } => vars.len(),
@@ -506,8 +510,13 @@ fn single(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> WBlock {
     }
 }
 
-/// A strongly connected block of equations `(lhs, rhs, matched var)`.
-pub fn algebraic_loop(a: &mut Arena, pairs: &[(ExprId, ExprId, VarIx)]) -> WBlock {
+/// A strongly connected block of equations `(lhs, rhs, matched var)`. `time_invariant`
+/// tells parameters and constants (safe divisors when tearing) from other variables.
+pub fn algebraic_loop(
+    a: &mut Arena,
+    pairs: &[(ExprId, ExprId, VarIx)],
+    time_invariant: &dyn Fn(VarIx) -> bool,
+) -> WBlock {
     let vars: Vec<VarIx> = pairs.iter().map(|p| p.2).collect();
     let col: HashMap<VarIx, u32> = vars
         .iter()
@@ -517,7 +526,21 @@ pub fn algebraic_loop(a: &mut Arena, pairs: &[(ExprId, ExprId, VarIx)]) -> WBloc
     if let Some(lin) = linear_loop(a, pairs, &vars, &col) {
         return lin;
     }
-    tear(a, pairs, &vars, &col)
+    // Tearing assigns an equation to a variable by dividing by its coefficient. A
+    // coefficient that varies with time may be zero (`P = v*i` solved for `i` at `v = 0`,
+    // e.g. at the start), so tearing that divides only by constants and parameters is
+    // preferred when it needs no more iteration variables.
+    let safe = tear(a, pairs, &vars, &col, Some(time_invariant));
+    let any = tear(a, pairs, &vars, &col, None);
+    let n_tears = |b: &WBlock| match b {
+        WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
+        _ => 0,
+    };
+    if n_tears(&safe) <= n_tears(&any) {
+        safe
+    } else {
+        any
+    }
 }
 
 fn linear_loop(
@@ -576,6 +599,8 @@ struct TearState {
 struct TearProblem<'p> {
     pairs: &'p [(ExprId, ExprId, VarIx)],
     vars: &'p [VarIx],
+    /// When set, only solutions whose coefficient is free of time-varying variables count.
+    safe_divisors: Option<&'p dyn Fn(VarIx) -> bool>,
     eq_vars: Vec<Vec<usize>>,
     var_eqs: Vec<Vec<usize>>,
     /// (equation, local var) -> explicit solution, computed on demand.
@@ -588,12 +613,30 @@ impl TearProblem<'_> {
             return s;
         }
         let (l, r, _) = self.pairs[e];
-        let s = match solve_for_with(a, l, r, self.vars[c], false) {
-            Solved::Explicit(x) => Some(x),
-            Solved::Implicit { .. } => None,
+        let v = self.vars[c];
+        let s = match solve_for_with(a, l, r, v, false) {
+            Solved::Explicit(x) if self.coefficient_is_safe(a, l, r, v) => Some(x),
+            _ => None,
         };
         self.solutions.insert((e, c), s);
         s
+    }
+
+    /// With `safe_divisors`: is d(lhs - rhs)/dv free of time and of time-varying variables?
+    fn coefficient_is_safe(&self, a: &mut Arena, l: ExprId, r: ExprId, v: VarIx) -> bool {
+        let Some(fixed) = self.safe_divisors else {
+            return true;
+        };
+        let res = a.sub(l, r);
+        let Ok(d) = a.diff_var(res, v, &mut HashMap::new()) else {
+            return false;
+        };
+        if a.as_const(d).is_some() {
+            return true;
+        }
+        let mut vs = Vec::new();
+        a.vars_of(d, false, &mut vs);
+        vs.iter().all(|&x| fixed(x)) && !a.any_node(d, &mut |n| matches!(n, Node::Time))
     }
 
     /// Mark `c` known and assign every equation that becomes solvable (transitively). A
@@ -636,6 +679,7 @@ fn tear(
     pairs: &[(ExprId, ExprId, VarIx)],
     vars: &[VarIx],
     col: &HashMap<VarIx, u32>,
+    safe_divisors: Option<&dyn Fn(VarIx) -> bool>,
 ) -> WBlock {
     let n = pairs.len();
     let mut eq_vars: Vec<Vec<usize>> = Vec::with_capacity(n);
@@ -666,6 +710,7 @@ fn tear(
     let mut tp = TearProblem {
         pairs,
         vars,
+        safe_divisors,
         eq_vars,
         var_eqs,
         solutions: HashMap::new(),

@@ -1594,3 +1594,27 @@ fn constraint_fixing_a_state_is_diagnosed_without_differentiating() {
     assert!(e.contains("not determined: z"), "{e}");
     assert!(!e.contains("gave up"), "{e}");
 }
+
+#[test]
+fn tearing_avoids_dividing_by_a_time_varying_coefficient() {
+    // a heating diode: the power balance `q + v*i = 0` must not be solved for `i` (division
+    // by the voltage, zero at the start); the diode equation gives `i` without division
+    let mut b = ModelBuilder::new();
+    b.vars("v i q t a1 a2 a3", "");
+    b.params("g", 2.0).params("t0", 300.0).params("r", 10.0);
+    b.eq("v = time")
+        .eq("a1 = exp(t/100)")
+        .eq("a2 = a1*a1 + t")
+        .eq("a3 = sin(a2) + t")
+        .eq("q = g*(t - t0) + (t - t0)^3")
+        .eq("q + v*i = 0")
+        .eq("i = v/r*a3 + 0.001*t");
+    let p = ok(&b);
+    let mut ev = crate::testeval::Eval::new(&p);
+    ev.run(&p.parameter_blocks);
+    ev.run(&p.blocks);
+    let text = dump::program_text(&p);
+    assert!(ev.converged, "{text}");
+    assert!((ev.get("t") - 300.0).abs() < 1e-6, "{text}");
+    assert!((ev.get("i") - 0.3).abs() < 1e-9, "{text}");
+}
