@@ -1,0 +1,256 @@
+//! Shared helpers of the tests that run models on the bundled library through the `moss` binary:
+//! simulate a model (source text, file or class name), read the CSV result back and look at
+//! trajectories the way the physics checks need them (value at a time, extrema, integrals).
+//!
+//! Every run writes into its own folder under Cargo's per-target temporary directory, so tests
+//! may run in parallel.
+
+#![allow(dead_code)] // each test file uses a different part of the helpers
+
+use moss_results::SimResult;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Fresh scratch folder for one simulation run (unique per process and call).
+pub fn scratch_dir(label: &str) -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "moss-library-{}-{}-{label}",
+        std::process::id(),
+        n
+    ));
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}
+
+/// Run `moss simulate <target> -o <dir>/result.csv <args>` and read the result.
+/// Panics with moss's messages if the simulation fails.
+pub fn simulate_target(target: &str, dir: &Path, args: &[&str]) -> Trajectories {
+    let csv = dir.join("result.csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_moss"))
+        .arg("simulate")
+        .arg(target)
+        .arg("-o")
+        .arg(&csv)
+        .args(args)
+        .output()
+        .expect("runs the moss binary");
+    assert!(
+        out.status.success(),
+        "moss simulate {target} {args:?} failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result = moss_results::read_result(&csv)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", csv.display()));
+    Trajectories {
+        label: target.to_string(),
+        result,
+    }
+}
+
+/// Simulate a model given as Modelica source text (the file's last class is simulated).
+pub fn simulate_source(name: &str, source: &str, args: &[&str]) -> Trajectories {
+    let dir = scratch_dir(name);
+    let file = dir.join(format!("{name}.mo"));
+    std::fs::write(&file, source)
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", file.display()));
+    let mut run = simulate_target(&file.to_string_lossy(), &dir, args);
+    run.label = name.to_string();
+    // The model text is in the test; the result is in memory.
+    let _ = std::fs::remove_dir_all(&dir);
+    run
+}
+
+/// Simulate a `.mo` file of the repository (path relative to the workspace root).
+pub fn simulate_repo_file(relative: &str, args: &[&str]) -> Trajectories {
+    let file = workspace_root().join(relative);
+    let label = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = scratch_dir(&label);
+    let mut run = simulate_target(&file.to_string_lossy(), &dir, args);
+    run.label = label;
+    let _ = std::fs::remove_dir_all(&dir);
+    run
+}
+
+/// The workspace root (two levels above this crate's manifest).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A simulation result with accessors for physics checks.
+pub struct Trajectories {
+    /// Model name, used in failure messages.
+    pub label: String,
+    pub result: SimResult,
+}
+
+impl Trajectories {
+    /// The output times (events appear twice: left and right limit).
+    pub fn time(&self) -> &[f64] {
+        self.result.time()
+    }
+
+    /// Trajectory of `name`; panics with the names that are there if it is missing.
+    pub fn get(&self, name: &str) -> Vec<f64> {
+        self.result.series(name).unwrap_or_else(|| {
+            let prefix = name.split('.').next().unwrap_or(name);
+            let similar: Vec<&str> = self
+                .result
+                .names()
+                .filter(|n| n.starts_with(prefix))
+                .collect();
+            panic!(
+                "{}: no variable {name} in the result; variables starting with {prefix}: {similar:?}",
+                self.label
+            )
+        })
+    }
+
+    /// Value of `name` at time `t`, linearly interpolated between output points. At an event
+    /// time (two rows with the same time) the value after the event is returned.
+    pub fn at(&self, name: &str, t: f64) -> f64 {
+        interpolate(self.time(), &self.get(name), t)
+    }
+
+    /// Value of `name` just before time `t` (the left limit at an event time).
+    pub fn before(&self, name: &str, t: f64) -> f64 {
+        let time = self.time();
+        let y = self.get(name);
+        let i = time.partition_point(|&s| s < t);
+        if i < time.len() && time[i] == t {
+            return y[i];
+        }
+        interpolate(time, &y, t)
+    }
+
+    /// Final value of `name`.
+    pub fn last(&self, name: &str) -> f64 {
+        *self.get(name).last().expect("the result has rows")
+    }
+
+    /// Initial value of `name`.
+    pub fn first(&self, name: &str) -> f64 {
+        self.get(name)[0]
+    }
+
+    /// Largest value of `name` over the output points with `t0 <= time <= t1`.
+    pub fn max_between(&self, name: &str, t0: f64, t1: f64) -> f64 {
+        self.window(name, t0, t1).fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// Smallest value of `name` over the output points with `t0 <= time <= t1`.
+    pub fn min_between(&self, name: &str, t0: f64, t1: f64) -> f64 {
+        self.window(name, t0, t1).fold(f64::INFINITY, f64::min)
+    }
+
+    /// Largest value over the whole run.
+    pub fn max(&self, name: &str) -> f64 {
+        self.get(name).into_iter().fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// Smallest value over the whole run.
+    pub fn min(&self, name: &str) -> f64 {
+        self.get(name).into_iter().fold(f64::INFINITY, f64::min)
+    }
+
+    /// Largest |a - b| over all output points.
+    pub fn max_abs_diff(&self, a: &str, b: &str) -> f64 {
+        self.get(a)
+            .iter()
+            .zip(self.get(b))
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max)
+    }
+
+    /// Values of `name` at the output points with `t0 <= time <= t1`, with their times.
+    pub fn points_between(&self, name: &str, t0: f64, t1: f64) -> Vec<(f64, f64)> {
+        self.time()
+            .iter()
+            .copied()
+            .zip(self.get(name))
+            .filter(|&(t, _)| t >= t0 && t <= t1)
+            .collect()
+    }
+
+    fn window(&self, name: &str, t0: f64, t1: f64) -> impl Iterator<Item = f64> {
+        self.points_between(name, t0, t1)
+            .into_iter()
+            .map(|(_, y)| y)
+    }
+
+    /// Times at which `name` crosses `level` going upwards (linear interpolation between points).
+    pub fn upward_crossings(&self, name: &str, level: f64) -> Vec<f64> {
+        crossings(self.time(), &self.get(name), level, true)
+    }
+
+    /// Times at which `name` crosses `level` going downwards.
+    pub fn downward_crossings(&self, name: &str, level: f64) -> Vec<f64> {
+        crossings(self.time(), &self.get(name), level, false)
+    }
+}
+
+/// Linear interpolation in `(time, y)`; at a duplicated time the later row wins.
+pub fn interpolate(time: &[f64], y: &[f64], t: f64) -> f64 {
+    assert!(!time.is_empty(), "empty trajectory");
+    if t <= time[0] {
+        return y[0];
+    }
+    let i = time.partition_point(|&s| s <= t);
+    if i >= time.len() {
+        return y[time.len() - 1];
+    }
+    let (t0, t1) = (time[i - 1], time[i]);
+    if t == t0 || t1 == t0 {
+        return y[i - 1];
+    }
+    y[i - 1] + (y[i] - y[i - 1]) * (t - t0) / (t1 - t0)
+}
+
+fn crossings(time: &[f64], y: &[f64], level: f64, upward: bool) -> Vec<f64> {
+    let mut out = Vec::new();
+    for i in 1..time.len() {
+        let (a, b) = (y[i - 1] - level, y[i] - level);
+        let crosses = if upward {
+            a < 0.0 && b >= 0.0
+        } else {
+            a > 0.0 && b <= 0.0
+        };
+        if crosses {
+            let dt = time[i] - time[i - 1];
+            out.push(if dt > 0.0 {
+                time[i - 1] + dt * a / (a - b)
+            } else {
+                time[i]
+            });
+        }
+    }
+    out
+}
+
+/// Assert `|actual - expected| <= tol`, naming the quantity in the message.
+#[track_caller]
+pub fn assert_close(what: &str, actual: f64, expected: f64, tol: f64) {
+    assert!(
+        (actual - expected).abs() <= tol,
+        "{what}: got {actual}, expected {expected} (tolerance {tol}, off by {})",
+        (actual - expected).abs()
+    );
+}
+
+/// Assert `|actual - expected| <= rel*|expected|`.
+#[track_caller]
+pub fn assert_rel(what: &str, actual: f64, expected: f64, rel: f64) {
+    assert!(
+        (actual - expected).abs() <= rel * expected.abs(),
+        "{what}: got {actual}, expected {expected} (relative tolerance {rel}, off by {:.3e} relative)",
+        (actual - expected).abs() / expected.abs()
+    );
+}
