@@ -959,3 +959,831 @@ end LossyGears;
     assert_close("j5.w at 3 s", run.last("j5.w"), 1.0, 1e-3);
     assert!(run.min("gear1.lossPower") >= -1e-9 && run.min("gear3.lossPower") >= -1e-9);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Contacts: ElastoBacklash, ElastoBacklash2, ElastoGap
+// ---------------------------------------------------------------------------------------------
+
+/// The ElastoBacklash torque recomputed from the element's own deflection and speed: zero in
+/// the free play |phi_rel - phi_rel0| <= b/2, else the spring torque on the deflection beyond
+/// the free play plus the damping torque d*w_rel limited to the spring torque's magnitude.
+fn backlash_torque(c: f64, d: f64, b: f64, phi_rel: f64, w_rel: f64) -> f64 {
+    let tau_c = if phi_rel > b / 2.0 {
+        c * (phi_rel - b / 2.0)
+    } else if phi_rel < -b / 2.0 {
+        c * (phi_rel + b / 2.0)
+    } else {
+        return 0.0;
+    };
+    tau_c + (d * w_rel).clamp(-tau_c.abs(), tau_c.abs())
+}
+
+/// An inertia (J = 1, 1 rad/s) rattling in the free play (b = 0.2 rad) of an `ElastoBacklash`
+/// (c = 1000, d = 5) to the housing, and the same with `ElastoBacklash2` (full damping torque
+/// while the contact pushes, nothing when it would pull). For both: the torque follows the
+/// contact law at every output point, it never pulls (same sign as the deflection), and
+/// kinetic + spring energy + the integral of `lossPower` stays at the initial 0.5 J.
+#[test]
+fn backlash_contact_law_and_energy_balance() {
+    let run = simulate_source(
+        "BacklashRattle",
+        r#"
+model BacklashRattle
+  import Modelica.Mechanics.Rotational.Components;
+  Components.Fixed housing;
+  Components.ElastoBacklash backlash(b=0.2, c=1000, d=5);
+  Components.Inertia j1(J=1, phi(start=0, fixed=true), w(start=1, fixed=true));
+  Components.ElastoBacklash2 backlash2(b=0.2, c=1000, d=5);
+  Components.Inertia j2(J=1, phi(start=0, fixed=true), w(start=1, fixed=true));
+  Real E_loss1(start=0, fixed=true);
+  Real E_loss2(start=0, fixed=true);
+  Real E1 = 0.5*j1.J*j1.w^2 + 0.5*backlash.c*max(abs(backlash.phi_rel) - 0.1, 0)^2 + E_loss1;
+  Real E2 = 0.5*j2.J*j2.w^2 + 0.5*backlash2.c*max(abs(backlash2.phi_rel) - 0.1, 0)^2 + E_loss2;
+equation
+  connect(housing.flange, backlash.flange_a);
+  connect(backlash.flange_b, j1.flange_a);
+  connect(housing.flange, backlash2.flange_a);
+  connect(backlash2.flange_b, j2.flange_a);
+  der(E_loss1) = backlash.lossPower;
+  der(E_loss2) = backlash2.lossPower;
+  annotation(experiment(StopTime=3, Interval=0.001, Tolerance=1e-9));
+end BacklashRattle;
+"#,
+        &[],
+    );
+    let (phi, w, tau) = (
+        run.get("backlash.phi_rel"),
+        run.get("backlash.w_rel"),
+        run.get("backlash.tau"),
+    );
+    for i in 0..phi.len() {
+        let expected = backlash_torque(1000.0, 5.0, 0.2, phi[i], w[i]);
+        assert_close(
+            &format!("ElastoBacklash torque at t = {}", run.time()[i]),
+            tau[i],
+            expected,
+            1e-6 * (1.0 + expected.abs()),
+        );
+        assert!(
+            tau[i] * phi[i] >= 0.0,
+            "ElastoBacklash pulls at t = {}",
+            run.time()[i]
+        );
+    }
+    let (phi2, w2, tau2) = (
+        run.get("backlash2.phi_rel"),
+        run.get("backlash2.w_rel"),
+        run.get("backlash2.tau"),
+    );
+    for i in 0..phi2.len() {
+        let (p, v) = (phi2[i], w2[i]);
+        let tau_c = if p.abs() > 0.1 {
+            1000.0 * (p - 0.1 * p.signum())
+        } else {
+            0.0
+        };
+        let full = tau_c + 5.0 * v;
+        let expected = if tau_c != 0.0 && full * p > 0.0 {
+            full
+        } else {
+            0.0
+        };
+        // at the instant the torque would change sign the element switches by an event; the
+        // output point at that time may show either side
+        if (full * p).abs() > 1e-6 {
+            assert_close(
+                &format!("ElastoBacklash2 torque at t = {}", run.time()[i]),
+                tau2[i],
+                expected,
+                1e-6 * (1.0 + expected.abs()),
+            );
+        }
+        assert!(
+            tau2[i] * p >= 0.0,
+            "ElastoBacklash2 pulls at t = {}",
+            run.time()[i]
+        );
+    }
+    // The inertia hits the flank at 0.1 s (free play 0.1 rad at 1 rad/s).
+    assert_close(
+        "first contact",
+        run.upward_crossings("backlash.phi_rel", 0.1)[0],
+        0.1,
+        1e-6,
+    );
+    assert_energy_conserved(&run, "E1", &run.get("E1"), 1e-5);
+    assert_energy_conserved(&run, "E2", &run.get("E2"), 1e-5);
+    assert!(
+        run.last("E_loss1") > 0.05,
+        "backlash dissipates: {}",
+        run.last("E_loss1")
+    );
+    assert!(
+        run.last("E_loss2") > run.last("E_loss1"),
+        "the unclipped damping dissipates more"
+    );
+}
+
+/// Coefficient of restitution of the clipped spring-damper contact law (compression x, rate
+/// xd): m*xdd = -(c*x + clamp(d*xd, -c*x, c*x)), integrated with RK4 from x = 0, xd = v_in
+/// until the contact opens again; e = -xd_out/v_in.
+fn elastogap_restitution(m: f64, c: f64, d: f64, v_in: f64) -> f64 {
+    let accel = |x: f64, xd: f64| {
+        let spring = c * x.max(0.0);
+        -(spring + (d * xd).clamp(-spring, spring)) / m
+    };
+    let period = 2.0 * std::f64::consts::PI * (m / c).sqrt();
+    let h = period / 200_000.0;
+    let (mut x, mut xd) = (0.0f64, v_in);
+    loop {
+        let k1 = (xd, accel(x, xd));
+        let k2 = (
+            xd + 0.5 * h * k1.1,
+            accel(x + 0.5 * h * k1.0, xd + 0.5 * h * k1.1),
+        );
+        let k3 = (
+            xd + 0.5 * h * k2.1,
+            accel(x + 0.5 * h * k2.0, xd + 0.5 * h * k2.1),
+        );
+        let k4 = (xd + h * k3.1, accel(x + h * k3.0, xd + h * k3.1));
+        let x_new = x + h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
+        let xd_new = xd + h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
+        if x_new < 0.0 && xd_new < 0.0 {
+            // interpolate the exit speed at x = 0
+            let f = x / (x - x_new);
+            return -(xd + f * (xd_new - xd)) / v_in;
+        }
+        (x, xd) = (x_new, xd_new);
+    }
+}
+
+/// A mass (m = 1, 1 m/s) running into an `ElastoGap` (c = 1000, d = 10, s_rel0 = 0.5) in front
+/// of a wall, and another into a Hertzian gap (n = 1.5, c = 1e4, no damping). The contact force
+/// recomputed from s_rel and v_rel equals c*(s_rel - s_rel0) plus the damping force d*v_rel
+/// clamped to the spring force (so the gap never pulls, f <= 0), the energy balance holds with
+/// the integral of `lossPower`, the rebound speed is e*v_in with e from the contact law, and the
+/// undamped Hertz contact returns the full speed after a peak compression (1.25e-4)^0.4 m.
+#[test]
+fn elastogap_contact_law_restitution_and_energy() {
+    let run = simulate_source(
+        "GapImpact",
+        r#"
+model GapImpact
+  import Modelica.Mechanics.Translational.Components;
+  Components.Mass mass1(m=1, s(start=0, fixed=true), v(start=1, fixed=true));
+  Components.ElastoGap gap1(c=1000, d=10, s_rel0=0.5);
+  Components.Fixed wall1(s0=1);
+  Components.Mass mass2(m=1, s(start=0, fixed=true), v(start=1, fixed=true));
+  Components.ElastoGap gap2(c=1e4, d=0, s_rel0=0.5, n=1.5);
+  Components.Fixed wall2(s0=1);
+  Real E_loss1(start=0, fixed=true);
+  Real E1 = 0.5*mass1.m*mass1.v^2 + 0.5*gap1.c*max(gap1.s_rel0 - gap1.s_rel, 0)^2 + E_loss1;
+  Real E2 = 0.5*mass2.m*mass2.v^2 + gap2.c*max(gap2.s_rel0 - gap2.s_rel, 0)^2.5/2.5;
+equation
+  connect(mass1.flange_b, gap1.flange_a);
+  connect(gap1.flange_b, wall1.flange);
+  connect(mass2.flange_b, gap2.flange_a);
+  connect(gap2.flange_b, wall2.flange);
+  der(E_loss1) = gap1.lossPower;
+  annotation(experiment(StopTime=1.5, Interval=0.0005, Tolerance=1e-9));
+end GapImpact;
+"#,
+        &[],
+    );
+    let (s_rel, v_rel, f) = (
+        run.get("gap1.s_rel"),
+        run.get("gap1.v_rel"),
+        run.get("gap1.f"),
+    );
+    let mut in_contact = 0;
+    for i in 0..s_rel.len() {
+        let expected = if s_rel[i] < 0.5 {
+            in_contact += 1;
+            let f_c = 1000.0 * (s_rel[i] - 0.5);
+            f_c + (10.0 * v_rel[i]).clamp(f_c, -f_c)
+        } else {
+            0.0
+        };
+        assert_close(
+            &format!("gap force at t = {}", run.time()[i]),
+            f[i],
+            expected,
+            1e-6 * (1.0 + expected.abs()),
+        );
+        assert!(
+            f[i] <= 0.0,
+            "gap pulls at t = {}: f = {}",
+            run.time()[i],
+            f[i]
+        );
+    }
+    assert!(
+        in_contact > 50,
+        "only {in_contact} output points in contact"
+    );
+    // The clipping is active somewhere: at the end of the contact the unclipped law would pull.
+    assert!(
+        (0..s_rel.len()).any(|i| s_rel[i] < 0.5 && 10.0 * v_rel[i] > 1000.0 * (0.5 - s_rel[i])),
+        "the damping limit is never reached"
+    );
+    assert_energy_conserved(&run, "E1", &run.get("E1"), 1e-6);
+    assert_energy_conserved(&run, "E2", &run.get("E2"), 1e-6);
+    let e = elastogap_restitution(1.0, 1000.0, 10.0, 1.0);
+    // The clipping removes damping: e lies above the linear spring-damper's value.
+    let zeta = 10.0 / (2.0 * f64::sqrt(1000.0));
+    let e_linear = f64::exp(-zeta * std::f64::consts::PI / f64::sqrt(1.0 - zeta * zeta));
+    assert!(
+        e > e_linear && e < 1.0,
+        "restitution from the contact law: {e} (linear: {e_linear})"
+    );
+    assert_close("rebound speed (ElastoGap)", run.last("mass1.v"), -e, 1e-5);
+    assert_close(
+        "dissipated energy",
+        run.last("E_loss1"),
+        0.5 * (1.0 - e * e),
+        1e-5,
+    );
+    assert_close(
+        "rebound speed (Hertz, undamped)",
+        run.last("mass2.v"),
+        -1.0,
+        1e-5,
+    );
+    assert_close(
+        "peak Hertz compression",
+        0.5 - run.min("gap2.s_rel"),
+        1.25e-4f64.powf(0.4),
+        1e-5,
+    );
+    // Hertz force law f = -c*x^1.5 at every point of contact.
+    for (s, f) in run.get("gap2.s_rel").iter().zip(run.get("gap2.f")) {
+        let x = (0.5 - s).max(0.0);
+        assert_close("Hertz force", f, -1e4 * x.powf(1.5), 1e-6 * (1.0 + f.abs()));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Translational friction: SupportFriction, Brake, MassWithStopAndFriction
+// ---------------------------------------------------------------------------------------------
+
+/// Translational friction. (1) `SupportFriction` with the force table 2 + v (peak 1.5: static
+/// limit 3 N) under a force ramp f = t on a 1 kg mass: stuck until 3 s, then v' = t - 2 - v with
+/// v(3) = 0, whose solution is v = t - 3. (2) `Brake` (fn = 20 N, mu = 0.25, peak 1.1: sliding
+/// force 5 N, static limit 5.5 N) on a 2 kg mass at 4 m/s: stops after 1.6 s and 3.2 m having
+/// dissipated 16 J, then holds a 4 N push that starts at 2 s.
+#[test]
+fn translational_support_friction_and_brake() {
+    let run = simulate_source(
+        "SlidingFriction",
+        r#"
+model SlidingFriction
+  import Modelica.Mechanics.Translational.*;
+  Modelica.Blocks.Sources.Ramp ramp(height=5, duration=5);
+  Sources.Force push;
+  Components.Mass mass1(m=1, s(start=0, fixed=true), v(start=0, fixed=true));
+  Components.SupportFriction friction(f_pos=[0, 2; 1, 3], peak=1.5);
+  Real W_in(start=0, fixed=true);
+  Real E_loss(start=0, fixed=true);
+  Components.Mass mass2(m=2, s(start=0, fixed=true), v(start=4, fixed=true));
+  Components.Brake brake(fn_max=20, mu_pos=[0, 0.25], peak=1.1, useSupport=true);
+  Components.Fixed ground;
+  Modelica.Blocks.Sources.Constant pressure(k=1);
+  Sources.ForceStep push2(stepForce=4, startTime=2);
+  Real E_brake(start=0, fixed=true);
+equation
+  connect(ramp.y, push.f);
+  connect(push.flange, mass1.flange_a);
+  connect(mass1.flange_b, friction.flange_a);
+  der(W_in) = ramp.y*mass1.v;
+  der(E_loss) = friction.lossPower;
+  connect(push2.flange, mass2.flange_a);
+  connect(mass2.flange_b, brake.flange_a);
+  connect(brake.support, ground.flange);
+  connect(pressure.y, brake.f_normalized);
+  der(E_brake) = brake.lossPower;
+  annotation(experiment(StopTime=5, Interval=0.01, Tolerance=1e-8));
+end SlidingFriction;
+"#,
+        &[],
+    );
+    assert_eq!(
+        max_abs_between(&run, "mass1.v", 0.0, 2.99),
+        0.0,
+        "SupportFriction slipped early"
+    );
+    assert_close("holding force at 2 s", run.at("friction.f", 2.0), 2.0, 1e-6);
+    for t in [3.5, 4.0, 5.0] {
+        assert_close(
+            &format!("mass1.v at {t}"),
+            run.at("mass1.v", t),
+            t - 3.0,
+            1e-3,
+        );
+        assert_close(
+            &format!("mass1.s at {t}"),
+            run.at("mass1.s", t),
+            (t - 3.0).powi(2) / 2.0,
+            1e-3,
+        );
+    }
+    assert_eq!(run.at("friction.mode", 4.0), 1.0);
+    assert_rel(
+        "work = kinetic + dissipated",
+        run.last("W_in"),
+        0.5 * run.last("mass1.v").powi(2) + run.last("E_loss"),
+        1e-6,
+    );
+    // E_loss = int_3^5 (2 + v) v dt with v = t - 3: 2*2 + 8/3.
+    assert_close(
+        "dissipated energy",
+        run.last("E_loss"),
+        4.0 + 8.0 / 3.0,
+        0.01,
+    );
+    // Brake
+    assert_close("mass2.v at 1 s", run.at("mass2.v", 1.0), 4.0 - 2.5, 1e-6);
+    assert_close("stopping distance", run.at("mass2.s", 1.9), 3.2, 1e-5);
+    assert!(
+        max_abs_between(&run, "mass2.v", 1.61, 5.0) < 1e-9,
+        "brake slipped after stopping"
+    );
+    assert_close("dissipated energy (brake)", run.last("E_brake"), 16.0, 1e-4);
+    assert_close("holding force at 3 s", run.at("brake.f", 3.0), 4.0, 1e-6);
+    assert_close(
+        "ground reaction at 3 s",
+        run.at("ground.flange.f", 3.0).abs(),
+        4.0,
+        1e-6,
+    );
+}
+
+/// Time at which a mass started at rest reaches `distance` under a constant `force`, with the
+/// friction law of `MassWithStopAndFriction` (viscous + Coulomb + Stribeck), integrated with RK4.
+fn stribeck_travel_time(
+    m: f64,
+    force: f64,
+    f_prop: f64,
+    f_coulomb: f64,
+    f_stribeck: f64,
+    fexp: f64,
+    distance: f64,
+) -> f64 {
+    let accel = |v: f64| (force - f_prop * v - f_coulomb - f_stribeck * f64::exp(-fexp * v)) / m;
+    let h = 1e-5;
+    let (mut t, mut s, mut v) = (0.0f64, 0.0f64, 0.0f64);
+    while s < distance {
+        let k1 = (v, accel(v));
+        let k2 = (v + 0.5 * h * k1.1, accel(v + 0.5 * h * k1.1));
+        let k3 = (v + 0.5 * h * k2.1, accel(v + 0.5 * h * k2.1));
+        let k4 = (v + h * k3.1, accel(v + h * k3.1));
+        let s_new = s + h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
+        let v_new = v + h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
+        if s_new >= distance {
+            return t + h * (distance - s) / (s_new - s);
+        }
+        (t, s, v) = (t + h, s_new, v_new);
+    }
+    t
+}
+
+/// `MassWithStopAndFriction` (m = 1, L = 0.2, stops at ±1, so the centre moves in [-0.9, 0.9];
+/// friction 0.5*v + 2 + exp(-2|v|), static limit 1.001*3 N). Pushed with 5 N it breaks away,
+/// slides to the right stop (arrival time from the friction law) and stops there; a 2.5 N pull
+/// (from 2 s) is below the static limit and does not move it; a 6 N pull (from 4 s) drives it to
+/// the left stop. It never leaves [-0.9, 0.9], and before the first impact the work of the
+/// force equals kinetic energy plus the integral of `lossPower`.
+#[test]
+fn mass_with_stop_and_friction_stays_between_its_stops() {
+    let run = simulate_source(
+        "StopAndFriction",
+        r#"
+model StopAndFriction
+  import Modelica.Mechanics.Translational.*;
+  Modelica.Blocks.Sources.TimeTable forceTable(table=[0, 5; 2, 5; 2, -2.5; 4, -2.5; 4, -6; 8, -6]);
+  Sources.Force push;
+  Components.MassWithStopAndFriction mass(m=1, L=0.2, smax=1, smin=-1, F_prop=0.5, F_Coulomb=2,
+    F_Stribeck=1, fexp=2, s(start=0, fixed=true), v(start=0, fixed=true));
+  Real W_in(start=0, fixed=true);
+  Real E_loss(start=0, fixed=true);
+equation
+  connect(forceTable.y, push.f);
+  connect(push.flange, mass.flange_a);
+  der(W_in) = forceTable.y*mass.v;
+  der(E_loss) = mass.lossPower;
+  annotation(experiment(StopTime=8, Interval=0.005, Tolerance=1e-8));
+end StopAndFriction;
+"#,
+        &[],
+    );
+    assert!(
+        run.max("mass.s") <= 0.9 + 1e-9,
+        "beyond the right stop: {}",
+        run.max("mass.s")
+    );
+    assert!(
+        run.min("mass.s") >= -0.9 - 1e-9,
+        "beyond the left stop: {}",
+        run.min("mass.s")
+    );
+    let t_right = stribeck_travel_time(1.0, 5.0, 0.5, 2.0, 1.0, 2.0, 0.9);
+    let arrival = run.upward_crossings("mass.s", 0.9 - 1e-9)[0];
+    assert_close("arrival at the right stop", arrival, t_right, 2e-3);
+    // Energy balance up to just before the impact (the impact itself is an inelastic reinit).
+    let before = t_right - 0.02;
+    assert_rel(
+        "work = kinetic + dissipated before the impact",
+        run.at("W_in", before),
+        0.5 * run.at("mass.v", before).powi(2) + run.at("E_loss", before),
+        1e-5,
+    );
+    // At the stop: exactly at 0.9, at rest, through the 2.5 N pull.
+    for (t, s) in run.points_between("mass.s", t_right + 0.01, 4.0) {
+        assert_close(&format!("mass.s at {t} (right stop)"), s, 0.9, 1e-9);
+    }
+    assert!(max_abs_between(&run, "mass.v", t_right + 0.01, 4.0) < 1e-9);
+    let t_left = 4.0 + stribeck_travel_time(1.0, 6.0, 0.5, 2.0, 1.0, 2.0, 1.8);
+    let arrival = run.downward_crossings("mass.s", -0.9 + 1e-9)[0];
+    assert_close("arrival at the left stop", arrival, t_left, 2e-3);
+    assert_close("final position", run.last("mass.s"), -0.9, 1e-9);
+    assert_close("final speed", run.last("mass.v"), 0.0, 1e-9);
+    assert!(
+        run.min("mass.lossPower") >= -1e-9,
+        "friction generates energy"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Motion and torque/force sources
+// ---------------------------------------------------------------------------------------------
+
+/// Rotational sources, each on its own inertia, against their closed forms.
+#[test]
+fn rotational_sources_drive_as_specified() {
+    let run = simulate_source(
+        "RotationalSources",
+        r#"
+model RotationalSources
+  import Modelica.Mechanics.Rotational.*;
+  import Modelica.Constants.pi;
+  Modelica.Blocks.Sources.Sine sine(amplitude=0.5, f=1);
+  Sources.Position position(exact=true);
+  Components.Inertia jPos(J=2);
+  Modelica.Blocks.Sources.Step step(height=1, startTime=0.1);
+  Sources.Position filtered(exact=false, f_crit=5);
+  Components.Inertia jFilt(J=1);
+  Modelica.Blocks.Sources.Step speedStep(height=3, startTime=0.5);
+  Sources.Speed speed(exact=false, f_crit=2);
+  Components.Inertia jSpeed(J=1);
+  Modelica.Blocks.Sources.Constant acc(k=2);
+  Sources.Accelerate accelerate;
+  Components.Inertia jAcc(J=1);
+  Sources.ConstantSpeed constantSpeed(w_fixed=3);
+  Components.Inertia jConst(J=1, phi(start=0, fixed=true));
+  Sources.TorqueStep torqueStep(stepTorque=2, offsetTorque=1, startTime=1);
+  Components.Inertia jStep(J=1, phi(start=0, fixed=true), w(start=0, fixed=true));
+  Sources.LinearSpeedDependentTorque linearLoad(tau_nominal=-2, w_nominal=10, TorqueDirection=false);
+  Components.Inertia jLin(J=1, phi(start=0, fixed=true), w(start=10, fixed=true));
+  Sources.QuadraticSpeedDependentTorque quadraticLoad(tau_nominal=-1, w_nominal=10, TorqueDirection=false);
+  Components.Inertia jQuad(J=1, phi(start=0, fixed=true), w(start=10, fixed=true));
+  Sources.InverseSpeedDependentTorque constantPower(tau_nominal=2, w_nominal=5, TorqueDirection=true);
+  Components.Inertia jInv(J=1, phi(start=0, fixed=true), w(start=1, fixed=true));
+  Sources.SignTorque signLoad(tau_nominal=-1, reg=Modelica.Blocks.Types.Regularization.Linear, w0=0.01);
+  Components.Inertia jSign(J=1, phi(start=0, fixed=true), w(start=2, fixed=true));
+  Modelica.Blocks.Sources.Constant torque2Value(k=3);
+  Sources.Torque2 torque2;
+  Components.Inertia jA(J=1, phi(start=0, fixed=true), w(start=0, fixed=true));
+  Components.Inertia jB(J=2, phi(start=0, fixed=true), w(start=0, fixed=true));
+  Modelica.Blocks.Sources.Sine moveQ(f=1/(2*pi));
+  Modelica.Blocks.Sources.Sine moveQd(f=1/(2*pi), phase=pi/2);
+  Modelica.Blocks.Sources.Sine moveQdd(amplitude=-1, f=1/(2*pi));
+  Sources.Move move;
+  Components.Inertia jMove(J=4);
+equation
+  connect(sine.y, position.phi_ref);
+  connect(position.flange, jPos.flange_a);
+  connect(step.y, filtered.phi_ref);
+  connect(filtered.flange, jFilt.flange_a);
+  connect(speedStep.y, speed.w_ref);
+  connect(speed.flange, jSpeed.flange_a);
+  connect(acc.y, accelerate.a_ref);
+  connect(accelerate.flange, jAcc.flange_a);
+  connect(constantSpeed.flange, jConst.flange_a);
+  connect(torqueStep.flange, jStep.flange_a);
+  connect(linearLoad.flange, jLin.flange_a);
+  connect(quadraticLoad.flange, jQuad.flange_a);
+  connect(constantPower.flange, jInv.flange_a);
+  connect(signLoad.flange, jSign.flange_a);
+  connect(torque2Value.y, torque2.tau);
+  connect(torque2.flange_a, jA.flange_b);
+  connect(torque2.flange_b, jB.flange_a);
+  connect(moveQ.y, move.u[1]);
+  connect(moveQd.y, move.u[2]);
+  connect(moveQdd.y, move.u[3]);
+  connect(move.flange, jMove.flange_a);
+  annotation(experiment(StopTime=3, Interval=0.01, Tolerance=1e-8));
+end RotationalSources;
+"#,
+        &[],
+    );
+    use std::f64::consts::PI;
+    for t in [0.3, 1.1, 2.45] {
+        let w = 2.0 * PI;
+        assert_close(
+            &format!("exact position at {t}"),
+            run.at("jPos.phi", t),
+            0.5 * f64::sin(w * t),
+            1e-7,
+        );
+        // the source holds the inertia on the path: J*a = -J*0.5*w^2*sin(w t)
+        assert_close(
+            &format!("jPos.a at {t}"),
+            run.at("jPos.a", t),
+            -0.5 * w * w * f64::sin(w * t),
+            1e-4,
+        );
+        assert_close(
+            &format!("Move: phi = sin(t) at {t}"),
+            run.at("jMove.phi", t),
+            f64::sin(t),
+            1e-6,
+        );
+        assert_close(
+            &format!("Move: w = cos(t) at {t}"),
+            run.at("jMove.w", t),
+            f64::cos(t),
+            1e-6,
+        );
+        assert_close(
+            &format!("Move torque at {t}"),
+            run.at("move.flange.tau", t),
+            4.0 * f64::sin(t),
+            1e-5,
+        );
+    }
+    // Filtered position: starts at phi_ref = 0 and settles on the step (time constant ~ 1/w_crit).
+    assert_close(
+        "filtered position before the step",
+        run.at("jFilt.phi", 0.09),
+        0.0,
+        1e-9,
+    );
+    assert_close(
+        "filtered position settled",
+        run.at("jFilt.phi", 1.5),
+        1.0,
+        1e-6,
+    );
+    // Speed, first-order filter with w_crit = 4*pi: w = 3*(1 - exp(-w_crit (t - 0.5))).
+    for t in [0.55, 0.6, 1.0] {
+        let w = 3.0 * (1.0 - f64::exp(-4.0 * PI * (t - 0.5)));
+        assert_close(
+            &format!("filtered speed at {t}"),
+            run.at("jSpeed.w", t),
+            w,
+            1e-5,
+        );
+    }
+    assert_close("Accelerate: w = 2t", run.at("jAcc.w", 2.0), 4.0, 1e-6);
+    assert_close("Accelerate: phi = t^2", run.at("jAcc.phi", 2.0), 4.0, 1e-6);
+    assert_close(
+        "ConstantSpeed: phi = 3t",
+        run.at("jConst.phi", 2.0),
+        6.0,
+        1e-6,
+    );
+    assert_close(
+        "TorqueStep before the step",
+        run.at("jStep.w", 0.9),
+        0.9,
+        1e-6,
+    );
+    assert_close(
+        "TorqueStep after the step",
+        run.at("jStep.w", 2.0),
+        1.0 + 3.0,
+        1e-6,
+    );
+    for t in [1.0, 3.0] {
+        assert_rel(
+            &format!("linear load at {t}"),
+            run.at("jLin.w", t),
+            10.0 * f64::exp(-0.2 * t),
+            1e-6,
+        );
+        assert_rel(
+            &format!("quadratic load at {t}"),
+            run.at("jQuad.w", t),
+            10.0 / (1.0 + 0.1 * t),
+            1e-6,
+        );
+        // constant power 10 W: J w dw/dt = 10, w^2 = 1 + 20 t
+        assert_rel(
+            &format!("constant power at {t}"),
+            run.at("jInv.w", t),
+            f64::sqrt(1.0 + 20.0 * t),
+            1e-6,
+        );
+    }
+    assert_close(
+        "sign torque decelerates at 1 rad/s2",
+        run.at("jSign.w", 1.0),
+        1.0,
+        1e-6,
+    );
+    assert!(
+        run.last("jSign.w").abs() <= 0.01,
+        "sign torque leaves the speed inside its band"
+    );
+    // Torque2: drives the flange_b side forward, the flange_a side back; momentum stays zero.
+    assert_close("jA.w", run.at("jA.w", 1.0), -3.0, 1e-6);
+    assert_close("jB.w", run.at("jB.w", 1.0), 1.5, 1e-6);
+}
+
+/// Translational masses, compliances, sources and sensors. Two masses (1 and 3 kg) on a free
+/// `SpringDamper` conserve momentum, and their kinetic + spring energy plus the dissipated
+/// energy stays constant; a `Spring` + `Damper` pair to a wall gives the damped oscillator.
+#[test]
+fn translational_masses_compliances_sources_and_sensors() {
+    let run = simulate_source(
+        "TranslationalParts",
+        r#"
+model TranslationalParts
+  import Modelica.Mechanics.Translational.*;
+  Components.Mass m1(m=1, s(start=0, fixed=true), v(start=2, fixed=true));
+  Components.SpringDamper springDamper(c=30, d=1.5, s_rel0=1);
+  Components.Mass m2(m=3, s(start=1.2, fixed=true), v(start=0, fixed=true));
+  Components.Fixed wall(s0=0);
+  Components.Spring spring(c=100, s_rel0=0.5);
+  Components.Damper damper(d=2);
+  Components.Mass m3(m=1, L=0.1, s(start=1.05, fixed=true), v(start=0, fixed=true));
+  Sensors.PositionSensor pos3;
+  Sensors.SpeedSensor speed3;
+  Sensors.AccSensor acc3;
+  Sources.ConstantForce constantForce(f_constant=2);
+  Components.Mass m4(m=0.5, s(start=0, fixed=true), v(start=0, fixed=true));
+  Sensors.ForceSensor forceSensor;
+  Sensors.PowerSensor powerSensor;
+  Sensors.MultiSensor multiSensor;
+  Components.Mass m5(m=1.5);
+  Sensors.RelPositionSensor relPos;
+  Sensors.RelSpeedSensor relSpeed;
+  Sensors.RelAccSensor relAcc;
+  Modelica.Blocks.Sources.Constant f2(k=3);
+  Sources.Force2 force2;
+  Components.Mass m6(m=1, s(start=0, fixed=true), v(start=0, fixed=true));
+  Components.Mass m7(m=2, s(start=1, fixed=true), v(start=0, fixed=true));
+  Sources.ConstantSpeed constantSpeed(v_fixed=1.5);
+  Components.Mass m8(m=1, s(start=0, fixed=true));
+  Modelica.Blocks.Sources.Ramp ramp(height=2, duration=2);
+  Sources.Position position(exact=true);
+  Components.Mass m9(m=2);
+  Sources.LinearSpeedDependentForce linearForce(f_nominal=-3, v_nominal=1, ForceDirection=false);
+  Components.Mass m10(m=1, s(start=0, fixed=true), v(start=5, fixed=true));
+  Sources.QuadraticSpeedDependentForce dragForce(f_nominal=-0.5, v_nominal=1, ForceDirection=false);
+  Components.Mass m11(m=1, s(start=0, fixed=true), v(start=5, fixed=true));
+  Sources.SignForce signForce(f_nominal=-2, reg=Modelica.Blocks.Types.Regularization.Linear, v0=0.01);
+  Components.Mass m12(m=1, s(start=0, fixed=true), v(start=3, fixed=true));
+  Modelica.Blocks.Sources.Constant a_ref(k=-1);
+  Sources.Accelerate accelerate;
+  Components.Mass m13(m=1);
+  Real E_loss(start=0, fixed=true);
+  Real E_pair = 0.5*m1.m*m1.v^2 + 0.5*m2.m*m2.v^2 + 0.5*springDamper.c*(springDamper.s_rel - springDamper.s_rel0)^2 + E_loss;
+equation
+  connect(m1.flange_b, springDamper.flange_a);
+  connect(springDamper.flange_b, m2.flange_a);
+  der(E_loss) = springDamper.lossPower;
+  connect(wall.flange, spring.flange_a);
+  connect(wall.flange, damper.flange_a);
+  connect(spring.flange_b, m3.flange_a);
+  connect(damper.flange_b, m3.flange_a);
+  connect(pos3.flange, m3.flange_a);
+  connect(speed3.flange, m3.flange_a);
+  connect(acc3.flange, m3.flange_a);
+  connect(constantForce.flange, m4.flange_a);
+  connect(m4.flange_b, forceSensor.flange_a);
+  connect(forceSensor.flange_b, powerSensor.flange_a);
+  connect(powerSensor.flange_b, multiSensor.flange_a);
+  connect(multiSensor.flange_b, m5.flange_a);
+  connect(relPos.flange_a, m1.flange_a);
+  connect(relPos.flange_b, m2.flange_b);
+  connect(relSpeed.flange_a, m1.flange_a);
+  connect(relSpeed.flange_b, m2.flange_b);
+  connect(relAcc.flange_a, m1.flange_a);
+  connect(relAcc.flange_b, m2.flange_b);
+  connect(f2.y, force2.f);
+  connect(force2.flange_a, m6.flange_b);
+  connect(force2.flange_b, m7.flange_a);
+  connect(constantSpeed.flange, m8.flange_a);
+  connect(ramp.y, position.s_ref);
+  connect(position.flange, m9.flange_a);
+  connect(linearForce.flange, m10.flange_a);
+  connect(dragForce.flange, m11.flange_a);
+  connect(signForce.flange, m12.flange_a);
+  connect(a_ref.y, accelerate.a_ref);
+  connect(accelerate.flange, m13.flange_a);
+  annotation(experiment(StopTime=3, Interval=0.01, Tolerance=1e-9));
+end TranslationalParts;
+"#,
+        &[],
+    );
+    for (v1, v2) in run.get("m1.v").iter().zip(run.get("m2.v")) {
+        assert_close("momentum", v1 + 3.0 * v2, 2.0, 1e-6);
+    }
+    assert_energy_conserved(&run, "E_pair", &run.get("E_pair"), 1e-6);
+    // m3: x = s_flange - 0.5 (spring rest length), x(0) = 0.5, m x'' = -100 x - 2 x'.
+    let (zeta, wn) = (2.0 / (2.0 * 10.0), 10.0);
+    let wd = wn * f64::sqrt(1.0 - zeta * zeta);
+    for t in [0.2, 0.9, 2.0] {
+        let x =
+            0.5 * f64::exp(-zeta * wn * t) * (f64::cos(wd * t) + zeta * wn / wd * f64::sin(wd * t));
+        assert_close(
+            &format!("oscillator position at {t}"),
+            run.at("pos3.s", t),
+            0.5 + x,
+            1e-6,
+        );
+        assert_close(
+            &format!("centre of m3 at {t}"),
+            run.at("m3.s", t),
+            0.55 + x,
+            1e-6,
+        );
+        assert_close(
+            &format!("speed sensor at {t}"),
+            run.at("speed3.v", t),
+            run.at("m3.v", t),
+            1e-9,
+        );
+        assert_close(
+            &format!("acc sensor at {t}"),
+            run.at("acc3.a", t),
+            run.at("m3.a", t),
+            1e-6,
+        );
+    }
+    // 2 N on 0.5 + 1.5 kg: a = 1 m/s2, 1.5 N passed on to m5, power 1.5*v.
+    assert_close("m5.v at 2 s", run.at("m5.v", 2.0), 2.0, 1e-6);
+    assert_close("force sensor", run.at("forceSensor.f", 2.0), 1.5, 1e-6);
+    assert_close("power sensor", run.at("powerSensor.power", 2.0), 3.0, 1e-6);
+    assert_close(
+        "multi sensor power",
+        run.at("multiSensor.power", 2.0),
+        3.0,
+        1e-6,
+    );
+    assert_close("multi sensor v", run.at("multiSensor.v", 2.0), 2.0, 1e-6);
+    let t = 1.3;
+    assert_close(
+        "relative position",
+        run.at("relPos.s_rel", t),
+        run.at("m2.flange_b.s", t) - run.at("m1.flange_a.s", t),
+        1e-9,
+    );
+    assert_close(
+        "relative speed",
+        run.at("relSpeed.v_rel", t),
+        run.at("m2.v", t) - run.at("m1.v", t),
+        1e-6,
+    );
+    assert_close(
+        "relative acceleration",
+        run.at("relAcc.a_rel", t),
+        run.at("m2.a", t) - run.at("m1.a", t),
+        1e-5,
+    );
+    // Force2 pushes the two masses apart: momentum zero.
+    assert_close("m6.v", run.at("m6.v", 1.0), -3.0, 1e-6);
+    assert_close("m7.v", run.at("m7.v", 1.0), 1.5, 1e-6);
+    assert_close("constant speed", run.at("m8.s", 2.0), 3.0, 1e-6);
+    assert_close("exact position on the ramp", run.at("m9.s", 1.0), 1.0, 1e-9);
+    assert_close(
+        "position source force (no acceleration on the ramp)",
+        run.at("m9.flange_a.f", 1.0),
+        0.0,
+        1e-6,
+    );
+    assert_rel(
+        "linear damping force",
+        run.at("m10.v", 1.0),
+        5.0 * f64::exp(-3.0),
+        1e-6,
+    );
+    assert_rel(
+        "quadratic drag",
+        run.at("m11.v", 2.0),
+        5.0 / (1.0 + 0.5 * 5.0 * 2.0),
+        1e-6,
+    );
+    assert_close(
+        "sign force decelerates at 2 m/s2",
+        run.at("m12.v", 1.0),
+        1.0,
+        1e-6,
+    );
+    assert!(
+        run.last("m12.v").abs() <= 0.01,
+        "sign force leaves the speed inside its band"
+    );
+    assert_close("Accelerate: v = -t", run.at("m13.v", 2.0), -2.0, 1e-9);
+    assert_close("Accelerate: s = -t^2/2", run.at("m13.s", 2.0), -2.0, 1e-9);
+}

@@ -107,9 +107,10 @@ package Components "Rotational components: inertias, compliances, friction eleme
       tau_dc = if abs(b) <= bEps then tau_d
         else smooth(0, noEvent(min(max(tau_d, -abs(tau_c)), abs(tau_c))));
       tau = if abs(b) <= bEps then tau_c + tau_d elseif inContact then tau_c + tau_dc else 0;
-      lossPower = if abs(b) <= bEps then tau_d*w_rel
-        elseif inContact then smooth(0, noEvent(if tau_c*(tau_c + tau_d) <= 0 then 0 else tau_dc*w_rel))
-        else 0;
+      // The power entering the element is tau*w_rel = tau_c*w_rel + tau_dc*w_rel; the first part
+      // changes the spring energy, the second is dissipated. When the flanks separate faster than
+      // the spring relaxes (tau_dc = -tau_c, no torque), the spring energy released is lost too.
+      lossPower = if abs(b) <= bEps then tau_d*w_rel elseif inContact then tau_dc*w_rel else 0;
     end if;
   end ElastoBacklash;
 
@@ -147,7 +148,10 @@ package Components "Rotational components: inertias, compliances, friction eleme
         elseif phi_diff > bMax then tau_c + tau_d > 0
         elseif phi_diff < bMin then tau_c + tau_d < 0 else false;
       tau = if pushing then tau_c + tau_d else 0;
-      lossPower = if pushing then tau_d*w_rel else 0;
+      // Energy balance: while pushing the damper dissipates tau_d*w_rel; in contact but not
+      // pushing no torque is transmitted, so the spring energy released (-tau_c*w_rel >= 0) is lost.
+      lossPower = if pushing then tau_d*w_rel
+        elseif abs(b) > bEps and (phi_diff > bMax or phi_diff < bMin) then -tau_c*w_rel else 0;
     end if;
   end ElastoBacklash2;
 

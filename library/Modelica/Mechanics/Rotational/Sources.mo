@@ -126,7 +126,7 @@ package Sources "Torque and motion sources"
 
   model Torque2 "Input torque acting between two flanges"
     extends Rotational.Interfaces.PartialTwoFlanges;
-    Modelica.Blocks.Interfaces.RealInput tau(unit="N.m") "Torque accelerating flange_a (flange_b gets -tau)";
+    Modelica.Blocks.Interfaces.RealInput tau(unit="N.m") "Torque driving the flange_b side forward (the flange_a side gets the reaction -tau)";
   equation
     flange_a.tau = tau;
     flange_b.tau = -tau;
