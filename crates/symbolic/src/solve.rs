@@ -586,6 +586,18 @@ const MAX_JACOBIAN_TREE: usize = 20_000;
 /// Maximum size for building the symbolic Jacobian of a torn system.
 const MAX_SYMBOLIC_JACOBIAN: usize = 40;
 
+/// Is `e` zero for some choice of branches of its if-expressions (a zero branch, possibly
+/// under products, quotients and negations)?
+fn may_be_zero_by_branch(a: &Arena, e: ExprId) -> bool {
+    match a.node(e) {
+        Node::Const(_) => a.as_const(e) == Some(0.0),
+        Node::If(_, x, y) => may_be_zero_by_branch(a, *x) || may_be_zero_by_branch(a, *y),
+        Node::Neg(x) | Node::Div(x, _) => may_be_zero_by_branch(a, *x),
+        Node::Mul(x, y) => may_be_zero_by_branch(a, *x) || may_be_zero_by_branch(a, *y),
+        _ => false,
+    }
+}
+
 /// State of the causal propagation inside a loop being torn.
 #[derive(Clone)]
 struct TearState {
@@ -623,13 +635,21 @@ impl TearProblem<'_> {
     }
 
     /// With `safe_divisors`: is d(lhs - rhs)/dv free of time and of time-varying variables?
+    /// A coefficient that is zero in some branch of an if-expression (`if locked then 1
+    /// else 0`, friction) is never safe: in that mode the equation does not determine `v`.
     fn coefficient_is_safe(&self, a: &mut Arena, l: ExprId, r: ExprId, v: VarIx) -> bool {
-        let Some(fixed) = self.safe_divisors else {
+        if *a.node(l) == Node::Var(v) || *a.node(r) == Node::Var(v) {
             return true;
-        };
+        }
         let res = a.sub(l, r);
         let Ok(d) = a.diff_var(res, v, &mut HashMap::new()) else {
             return false;
+        };
+        if may_be_zero_by_branch(a, d) {
+            return false;
+        }
+        let Some(fixed) = self.safe_divisors else {
+            return true;
         };
         if a.as_const(d).is_some() {
             return true;
@@ -825,4 +845,29 @@ fn torn_jacobian(
         return None;
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Rel;
+
+    #[test]
+    fn conditional_coefficients_with_a_zero_branch_are_recognized() {
+        let mut a = Arena::new();
+        let (x, c) = (a.var(0), a.var(1));
+        let zero = a.zero();
+        let one = a.one();
+        let cond = a.rel(Rel::Gt, c, zero, false);
+        // d/dx (if c > 0 then x else 0) = if c > 0 then 1 else 0
+        let locked = a.if_(cond, one, zero);
+        assert!(may_be_zero_by_branch(&a, locked));
+        let scaled = a.mul(x, locked);
+        assert!(may_be_zero_by_branch(&a, scaled));
+        let two = a.num(2.0);
+        let nonzero = a.if_(cond, one, two);
+        assert!(!may_be_zero_by_branch(&a, nonzero));
+        // a variable may be zero too, but only at some values: that is the safe-divisor rule
+        assert!(!may_be_zero_by_branch(&a, x));
+    }
 }
