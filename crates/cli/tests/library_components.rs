@@ -1787,3 +1787,690 @@ end TranslationalParts;
     assert_close("Accelerate: v = -t", run.at("m13.v", 2.0), -2.0, 1e-9);
     assert_close("Accelerate: s = -t^2/2", run.at("m13.s", 2.0), -2.0, 1e-9);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Blocks: sources and tables
+// ---------------------------------------------------------------------------------------------
+
+/// Compare a signal with its closed form `f` at every output point. At an event (two rows with
+/// the same time) the first row is compared with the left limit f(t - 1e-12), the second with the
+/// right limit f(t + 1e-12); other points within 1e-9 s of a jump may match either side.
+#[track_caller]
+fn assert_signal(run: &Trajectories, name: &str, f: impl Fn(f64) -> f64, tol: f64) {
+    let time = run.time();
+    let y = run.get(name);
+    for i in 0..time.len() {
+        let t = time[i];
+        let expected = if i + 1 < time.len() && time[i + 1] == t {
+            f(t - 1e-12)
+        } else if i > 0 && time[i - 1] == t {
+            f(t + 1e-12)
+        } else {
+            // An output point within 1e-9 s of a discontinuity may lie on either side of it
+            // (the event time and the output grid are rounded independently).
+            [f(t), f(t - 1e-9), f(t + 1e-9)]
+                .into_iter()
+                .min_by(|a, b| (y[i] - a).abs().total_cmp(&(y[i] - b).abs()))
+                .unwrap_or(f64::NAN)
+        };
+        assert!(
+            (y[i] - expected).abs() <= tol,
+            "{}: {name} at t = {t} (row {i}) is {}, expected {expected} (tolerance {tol})",
+            run.label,
+            y[i]
+        );
+    }
+}
+
+/// Linear interpolation in a table of (x, y) rows; at a repeated abscissa the later row wins;
+/// outside the table the first or last two rows are extrapolated.
+fn table_linear(rows: &[(f64, f64)], x: f64) -> f64 {
+    let n = rows.len();
+    let mut i = 0;
+    while i < n - 2 && x >= rows[i + 1].0 {
+        i += 1;
+    }
+    let ((x0, y0), (x1, y1)) = (rows[i], rows[i + 1]);
+    if x1 == x0 {
+        return y1;
+    }
+    y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+}
+
+/// Every periodic and aperiodic signal source against its defining formula, at every output
+/// point (left and right limits at the events); `TimeTable` and `CombiTimeTable` (jumps,
+/// several columns, offsets, shift and time scale, periodic/hold extrapolation, constant
+/// segments, a String `tableName`) against an independent table interpolation.
+#[test]
+fn signal_sources_match_their_definitions() {
+    let run = simulate_source(
+        "SignalSources",
+        r#"
+model SignalSources
+  import Modelica.Blocks.Sources;
+  import Modelica.Blocks.Types;
+  Sources.Constant const(k=-2.5);
+  Sources.Step step(height=2, offset=1, startTime=0.5);
+  Sources.Ramp ramp(height=3, duration=1, offset=-1, startTime=0.5);
+  Sources.Sine sine(amplitude=2, f=1.5, phase=0.3, offset=0.5, startTime=0.2);
+  Sources.Cosine cosine(amplitude=1.5, f=0.5);
+  Sources.ExpSine expSine(amplitude=2, f=2, phase=0.1, damping=1);
+  Sources.Exponentials exponentials(outMax=2, riseTime=1, riseTimeConst=0.2, fallTimeConst=0.4, startTime=0.5);
+  Sources.Pulse pulse(amplitude=3, width=30, period=0.4, nperiod=5, offset=0.5, startTime=0.25);
+  Sources.SawTooth sawTooth(amplitude=2, period=0.7, startTime=0.1);
+  Sources.Trapezoid trapezoid(amplitude=2, rising=0.1, width=0.2, falling=0.3, period=1, nperiod=2,
+    offset=-0.5, startTime=0.3);
+  Sources.ContinuousClock clock(offset=1, startTime=0.4);
+  Sources.TimeTable timeTable(table=[0, 0; 1, 2; 1, 3; 2, 1; 2.5, 2], offset=0.2, startTime=0.5, shiftTime=0.5);
+  Sources.CombiTimeTable periodic(table=[0, 0, 10; 1, 1, 20; 2, 4, 20; 2, 5, 0; 3, 5, 0], columns={2, 3},
+    extrapolation=Types.Extrapolation.Periodic, tableName="periodicTable", offset={0, 1});
+  Sources.CombiTimeTable held(table=[0, 1; 0.5, 2; 1, 4], smoothness=Types.Smoothness.ConstantSegments,
+    extrapolation=Types.Extrapolation.HoldLastPoint, timeScale=2, shiftTime=0.5);
+  annotation(experiment(StopTime=4, Interval=0.01, Tolerance=1e-8));
+end SignalSources;
+"#,
+        &[],
+    );
+    use std::f64::consts::PI;
+    let tol = 1e-9;
+    assert_signal(&run, "const.y", |_| -2.5, tol);
+    assert_signal(&run, "step.y", |t| if t < 0.5 { 1.0 } else { 3.0 }, tol);
+    assert_signal(
+        &run,
+        "ramp.y",
+        |t| -1.0 + 3.0 * ((t - 0.5) / 1.0).clamp(0.0, 1.0),
+        tol,
+    );
+    assert_signal(
+        &run,
+        "sine.y",
+        |t| {
+            0.5 + if t < 0.2 {
+                0.0
+            } else {
+                2.0 * f64::sin(2.0 * PI * 1.5 * (t - 0.2) + 0.3)
+            }
+        },
+        tol,
+    );
+    assert_signal(
+        &run,
+        "cosine.y",
+        |t| 1.5 * f64::cos(2.0 * PI * 0.5 * t),
+        tol,
+    );
+    assert_signal(
+        &run,
+        "expSine.y",
+        |t| 2.0 * f64::exp(-t) * f64::sin(2.0 * PI * 2.0 * t + 0.1),
+        tol,
+    );
+    assert_signal(
+        &run,
+        "exponentials.y",
+        |t| {
+            if t < 0.5 {
+                0.0
+            } else if t < 1.5 {
+                2.0 * (1.0 - f64::exp(-(t - 0.5) / 0.2))
+            } else {
+                2.0 * (1.0 - f64::exp(-1.0 / 0.2)) * f64::exp(-(t - 1.5) / 0.4)
+            }
+        },
+        tol,
+    );
+    assert_signal(
+        &run,
+        "pulse.y",
+        |t| {
+            let k = ((t - 0.25) / 0.4).floor();
+            let high = t >= 0.25 && k < 5.0 && t - 0.25 - k * 0.4 < 0.3 * 0.4;
+            0.5 + if high { 3.0 } else { 0.0 }
+        },
+        1e-6,
+    );
+    assert_signal(
+        &run,
+        "sawTooth.y",
+        |t| {
+            if t < 0.1 {
+                return 0.0;
+            }
+            let k = ((t - 0.1) / 0.7).floor();
+            2.0 * (t - 0.1 - k * 0.7) / 0.7
+        },
+        1e-6,
+    );
+    assert_signal(
+        &run,
+        "trapezoid.y",
+        |t| {
+            let k = ((t - 0.3) / 1.0).floor();
+            if t < 0.3 || k >= 2.0 {
+                return -0.5;
+            }
+            let tau = t - 0.3 - k;
+            -0.5 + if tau < 0.1 {
+                2.0 * tau / 0.1
+            } else if tau < 0.3 {
+                2.0
+            } else if tau < 0.6 {
+                2.0 * (0.6 - tau) / 0.3
+            } else {
+                0.0
+            }
+        },
+        1e-6,
+    );
+    assert_signal(&run, "clock.y", |t| 1.0 + (t - 0.4).max(0.0), tol);
+    let tt = [(0.0, 0.0), (1.0, 2.0), (1.0, 3.0), (2.0, 1.0), (2.5, 2.0)];
+    assert_signal(
+        &run,
+        "timeTable.y",
+        |t| {
+            0.2 + if t < 0.5 {
+                0.0
+            } else {
+                table_linear(&tt, t - 0.5)
+            }
+        },
+        tol,
+    );
+    // Periodic table of period 3 (first to last abscissa), two columns, offsets {0, 1}.
+    let col2 = [(0.0, 0.0), (1.0, 1.0), (2.0, 4.0), (2.0, 5.0), (3.0, 5.0)];
+    let col3 = [
+        (0.0, 10.0),
+        (1.0, 20.0),
+        (2.0, 20.0),
+        (2.0, 0.0),
+        (3.0, 0.0),
+    ];
+    assert_signal(
+        &run,
+        "periodic.y[1]",
+        |t| table_linear(&col2, t.rem_euclid(3.0)),
+        tol,
+    );
+    assert_signal(
+        &run,
+        "periodic.y[2]",
+        |t| 1.0 + table_linear(&col3, t.rem_euclid(3.0)),
+        tol,
+    );
+    // Constant segments, hold last point, table time (t - 0.5)/2.
+    assert_signal(
+        &run,
+        "held.y[1]",
+        |t| {
+            let x = (t - 0.5) / 2.0;
+            if x < 0.5 {
+                1.0
+            } else if x < 1.0 {
+                2.0
+            } else {
+                4.0
+            }
+        },
+        tol,
+    );
+    // Jumps of the tables produce events: both limits are in the result.
+    let at_jump = run.points_between("timeTable.y", 1.5, 1.5);
+    assert_eq!(
+        at_jump.len(),
+        2,
+        "the jump of timeTable at 1.5 s is an event"
+    );
+    assert_eq!(run.at("periodic.t_max", 0.0), 3.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blocks: continuous, math, nonlinear
+// ---------------------------------------------------------------------------------------------
+
+/// Linear continuous blocks driven by a unit step at 0.5 s, against their step responses
+/// (tau = t - 0.5): FirstOrder (k = 2, T = 0.5, starting from y = 1): free decay, then
+/// 2 + (y(0.5) - 2)*exp(-tau/T); TransferFunction 1/(0.5s + 1): 1 - exp(-tau/0.5); Integrator
+/// (k = 3) reset to -1 at 2 s; LimIntegrator capped at 1; SecondOrder (w = 10, D = 0.2);
+/// PI (k = 2, T = 0.5): 2*(1 + tau/0.5); PID (k = 2, Ti = 0.5, Td = 0.1, Nd = 10):
+/// 2*(1 + tau/0.5 + 10*exp(-tau*Nd/Td)); Derivative (T = 0.01) of a ramp of slope 2:
+/// 2*(1 - exp(-tau/T)).
+#[test]
+fn continuous_blocks_follow_their_step_responses() {
+    let run = simulate_source(
+        "ContinuousBlocks",
+        r#"
+model ContinuousBlocks
+  import Modelica.Blocks;
+  import Modelica.Blocks.Types.Init;
+  Blocks.Sources.Step step(startTime=0.5);
+  Blocks.Continuous.FirstOrder firstOrder(k=2, T=0.5, initType=Init.InitialOutput, y_start=1);
+  Blocks.Continuous.TransferFunction transferFunction(b={1}, a={0.5, 1}, initType=Init.InitialState);
+  Blocks.Sources.BooleanStep resetSignal(startTime=2);
+  Blocks.Sources.Constant setValue(k=-1);
+  Blocks.Continuous.Integrator integrator(k=3, use_reset=true, use_set=true);
+  Blocks.Sources.Constant one(k=1);
+  Blocks.Continuous.LimIntegrator limIntegrator(k=1, outMax=1);
+  Blocks.Continuous.SecondOrder secondOrder(w=10, D=0.2, initType=Init.InitialState);
+  Blocks.Continuous.PI pi(k=2, T=0.5, initType=Init.InitialState);
+  Blocks.Continuous.PID pid(k=2, Ti=0.5, Td=0.1, Nd=10, initType=Init.InitialState);
+  Blocks.Sources.Ramp ramp(height=2, duration=10, startTime=0.5);
+  Blocks.Continuous.Derivative derivative(k=10, T=0.01, initType=Init.InitialState);
+equation
+  connect(step.y, firstOrder.u);
+  connect(step.y, transferFunction.u);
+  connect(step.y, integrator.u);
+  connect(resetSignal.y, integrator.reset);
+  connect(setValue.y, integrator.set);
+  connect(one.y, limIntegrator.u);
+  connect(step.y, secondOrder.u);
+  connect(step.y, pi.u);
+  connect(step.y, pid.u);
+  connect(ramp.y, derivative.u);
+  annotation(experiment(StopTime=3, Interval=0.01, Tolerance=1e-9));
+end ContinuousBlocks;
+"#,
+        &[],
+    );
+    let tol = 1e-6;
+    let y05 = f64::exp(-0.5 / 0.5);
+    assert_signal(
+        &run,
+        "firstOrder.y",
+        |t| {
+            if t < 0.5 {
+                f64::exp(-t / 0.5)
+            } else {
+                2.0 + (y05 - 2.0) * f64::exp(-(t - 0.5) / 0.5)
+            }
+        },
+        tol,
+    );
+    assert_signal(
+        &run,
+        "transferFunction.y",
+        |t| {
+            if t < 0.5 {
+                0.0
+            } else {
+                1.0 - f64::exp(-(t - 0.5) / 0.5)
+            }
+        },
+        tol,
+    );
+    assert_signal(
+        &run,
+        "integrator.y",
+        |t| {
+            if t < 0.5 {
+                0.0
+            } else if t < 2.0 {
+                3.0 * (t - 0.5)
+            } else {
+                -1.0 + 3.0 * (t - 2.0)
+            }
+        },
+        tol,
+    );
+    assert_signal(&run, "limIntegrator.y", |t| t.min(1.0), tol);
+    let (d, w) = (0.2, 10.0);
+    let wd = w * f64::sqrt(1.0 - d * d);
+    assert_signal(
+        &run,
+        "secondOrder.y",
+        |t| {
+            let tau = (t - 0.5).max(0.0);
+            1.0 - f64::exp(-d * w * tau) * (f64::cos(wd * tau) + d * w / wd * f64::sin(wd * tau))
+        },
+        tol,
+    );
+    assert_signal(
+        &run,
+        "pi.y",
+        |t| {
+            if t < 0.5 {
+                0.0
+            } else {
+                2.0 * (1.0 + (t - 0.5) / 0.5)
+            }
+        },
+        tol,
+    );
+    assert_signal(
+        &run,
+        "pid.y",
+        |t| {
+            if t < 0.5 {
+                0.0
+            } else {
+                let tau = t - 0.5;
+                2.0 * (1.0 + tau / 0.5 + 10.0 * f64::exp(-tau * 10.0 / 0.1))
+            }
+        },
+        1e-5,
+    );
+    // derivative: k = 10 times the slope 0.2 of the ramp, lagged by T = 0.01 s.
+    assert_signal(
+        &run,
+        "derivative.y",
+        |t| {
+            if t < 0.5 {
+                0.0
+            } else {
+                2.0 * (1.0 - f64::exp(-(t - 0.5) / 0.01))
+            }
+        },
+        tol,
+    );
+}
+
+/// Math and nonlinear blocks: algebraic identities at every output point.
+#[test]
+fn math_and_nonlinear_blocks_compute_their_functions() {
+    let run = simulate_source(
+        "MathBlocks",
+        r#"
+model MathBlocks
+  import Modelica.Blocks;
+  Blocks.Sources.Sine u1(amplitude=2, f=0.5);
+  Blocks.Sources.Ramp u2(height=3, duration=4, offset=0.5);
+  Blocks.Math.Gain gain(k=-1.5);
+  Blocks.Math.Add add(k1=2, k2=-3);
+  Blocks.Math.Add3 add3(k1=1, k2=2, k3=3);
+  Blocks.Math.Feedback feedback;
+  Blocks.Math.Product product;
+  Blocks.Math.Division division;
+  Blocks.Math.Abs abs1;
+  Blocks.Math.Sign sign1;
+  Blocks.Math.Sqrt sqrt1;
+  Blocks.Math.Exp exp1;
+  Blocks.Math.Max max1;
+  Blocks.Math.Min min1;
+  Blocks.Nonlinear.Limiter limiter(uMax=1.2, uMin=-0.7);
+  Blocks.Nonlinear.DeadZone deadZone(uMax=0.5);
+  Blocks.Math.Sum sum(nin=2, k={1, 4});
+equation
+  connect(u1.y, gain.u);
+  connect(u1.y, add.u1);
+  connect(u2.y, add.u2);
+  connect(u1.y, add3.u1);
+  connect(u2.y, add3.u2);
+  connect(gain.y, add3.u3);
+  connect(u1.y, feedback.u1);
+  connect(u2.y, feedback.u2);
+  connect(u1.y, product.u1);
+  connect(u2.y, product.u2);
+  connect(u1.y, division.u1);
+  connect(u2.y, division.u2);
+  connect(u1.y, abs1.u);
+  connect(u1.y, sign1.u);
+  connect(u2.y, sqrt1.u);
+  connect(u1.y, exp1.u);
+  connect(u1.y, max1.u1);
+  connect(u2.y, max1.u2);
+  connect(u1.y, min1.u1);
+  connect(u2.y, min1.u2);
+  connect(u1.y, limiter.u);
+  connect(u1.y, deadZone.u);
+  connect(u1.y, sum.u[1]);
+  connect(u2.y, sum.u[2]);
+  annotation(experiment(StopTime=4, Interval=0.01));
+end MathBlocks;
+"#,
+        &[],
+    );
+    let (a, b) = (run.get("u1.y"), run.get("u2.y"));
+    type BlockFunction = Box<dyn Fn(f64, f64) -> f64>;
+    let checks: Vec<(&str, BlockFunction)> = vec![
+        ("gain.y", Box::new(|a, _| -1.5 * a)),
+        ("add.y", Box::new(|a, b| 2.0 * a - 3.0 * b)),
+        ("add3.y", Box::new(|a, b| a + 2.0 * b + 3.0 * (-1.5 * a))),
+        ("feedback.y", Box::new(|a, b| a - b)),
+        ("product.y", Box::new(|a, b| a * b)),
+        ("division.y", Box::new(|a, b| a / b)),
+        ("abs1.y", Box::new(|a, _| a.abs())),
+        (
+            "sign1.y",
+            Box::new(|a, _| {
+                if a > 0.0 {
+                    1.0
+                } else if a < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                }
+            }),
+        ),
+        ("sqrt1.y", Box::new(|_, b| b.sqrt())),
+        ("exp1.y", Box::new(|a, _| a.exp())),
+        ("max1.y", Box::new(f64::max)),
+        ("min1.y", Box::new(f64::min)),
+        ("limiter.y", Box::new(|a, _| a.clamp(-0.7, 1.2))),
+        (
+            "deadZone.y",
+            Box::new(|a, _| {
+                if a > 0.5 {
+                    a - 0.5
+                } else if a < -0.5 {
+                    a + 0.5
+                } else {
+                    0.0
+                }
+            }),
+        ),
+        ("sum.y", Box::new(|a, b| a + 4.0 * b)),
+    ];
+    for (name, f) in checks {
+        let y = run.get(name);
+        for i in 0..y.len() {
+            let expected = f(a[i], b[i]);
+            assert_close(
+                &format!("{name} at t = {}", run.time()[i]),
+                y[i],
+                expected,
+                1e-12 * (1.0 + expected.abs()),
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Thermal: capacitors, conductors, sources, sensors, and the heat ports of lossy components
+// ---------------------------------------------------------------------------------------------
+
+/// HeatCapacitor + ThermalConductor to a fixed temperature: T = 300 + 100*exp(-G t/C);
+/// two capacitors through a ThermalResistor approach the capacity-weighted mean
+/// (C1 T1 + C2 T2 conserved, difference decaying with 1/(R C1 C2/(C1 + C2)) = 1/7.5 s);
+/// a prescribed heat flow of 50 W into 10 J/K heats at 5 K/s, measured by the heat flow and
+/// temperature sensors; Convection with Gc = 2 W/K; the Celsius sources and sensor.
+#[test]
+fn thermal_capacitors_approach_equilibrium_exponentially() {
+    let run = simulate_source(
+        "ThermalNetwork",
+        r#"
+model ThermalNetwork
+  import Modelica.Thermal.HeatTransfer;
+  HeatTransfer.Components.HeatCapacitor body(C=100, T(start=400, fixed=true));
+  HeatTransfer.Components.ThermalConductor conductor(G=5);
+  HeatTransfer.Sources.FixedTemperature ambient(T=300);
+  HeatTransfer.Components.HeatCapacitor c1(C=100, T(start=400, fixed=true));
+  HeatTransfer.Components.ThermalResistor resistor(R=0.1);
+  HeatTransfer.Components.HeatCapacitor c2(C=300, T(start=300, fixed=true));
+  Modelica.Blocks.Sources.Constant heating(k=50);
+  HeatTransfer.Sources.PrescribedHeatFlow heater;
+  HeatTransfer.Sensors.HeatFlowSensor heatFlowSensor;
+  HeatTransfer.Components.HeatCapacitor c3(C=10, T(start=290, fixed=true));
+  HeatTransfer.Sensors.TemperatureSensor thermometer;
+  HeatTransfer.Sensors.RelTemperatureSensor relThermometer;
+  Modelica.Blocks.Sources.Constant gc(k=2);
+  HeatTransfer.Components.Convection convection;
+  HeatTransfer.Components.HeatCapacitor c4(C=20, T(start=350, fixed=true));
+  HeatTransfer.Celsius.FixedTemperature fluid(T=20);
+  HeatTransfer.Celsius.TemperatureSensor celsius;
+  Real U1 = c1.C*c1.T + c2.C*c2.T "Heat stored in the pair";
+equation
+  connect(body.port, conductor.port_a);
+  connect(conductor.port_b, ambient.port);
+  connect(c1.port, resistor.port_a);
+  connect(resistor.port_b, c2.port);
+  connect(heating.y, heater.Q_flow);
+  connect(heater.port, heatFlowSensor.port_a);
+  connect(heatFlowSensor.port_b, c3.port);
+  connect(thermometer.port, c3.port);
+  connect(relThermometer.port_a, c3.port);
+  connect(relThermometer.port_b, ambient.port);
+  connect(gc.y, convection.Gc);
+  connect(c4.port, convection.solid);
+  connect(convection.fluid, fluid.port);
+  connect(celsius.port, c4.port);
+  annotation(experiment(StopTime=20, Interval=0.05, Tolerance=1e-9));
+end ThermalNetwork;
+"#,
+        &[],
+    );
+    for t in [1.0, 5.0, 20.0] {
+        assert_rel(
+            &format!("body.T at {t}"),
+            run.at("body.T", t),
+            300.0 + 100.0 * f64::exp(-0.05 * t),
+            1e-8,
+        );
+        let diff = 100.0 * f64::exp(-t / 7.5);
+        assert_rel(
+            &format!("c1.T at {t}"),
+            run.at("c1.T", t),
+            325.0 + 0.75 * diff,
+            1e-8,
+        );
+        assert_rel(
+            &format!("c2.T at {t}"),
+            run.at("c2.T", t),
+            325.0 - 0.25 * diff,
+            1e-8,
+        );
+        assert_rel(
+            &format!("c3.T at {t}"),
+            run.at("thermometer.T", t),
+            290.0 + 5.0 * t,
+            1e-8,
+        );
+        assert_close(
+            &format!("relative temperature at {t}"),
+            run.at("relThermometer.T_rel", t),
+            290.0 + 5.0 * t - 300.0,
+            1e-6,
+        );
+        // convection to 20 degC = 293.15 K with Gc/C = 0.1 1/s
+        let t4 = 293.15 + (350.0 - 293.15) * f64::exp(-0.1 * t);
+        assert_rel(&format!("c4.T at {t}"), run.at("c4.T", t), t4, 1e-8);
+        assert_close(
+            &format!("Celsius sensor at {t}"),
+            run.at("celsius.T", t),
+            t4 - 273.15,
+            1e-6,
+        );
+    }
+    assert_energy_conserved(&run, "C1*T1 + C2*T2", &run.get("U1"), 1e-10);
+    assert_close(
+        "heat flow sensor",
+        run.at("heatFlowSensor.Q_flow", 3.0),
+        50.0,
+        1e-9,
+    );
+    assert_close(
+        "conductor heat flow at 0",
+        run.first("conductor.Q_flow"),
+        500.0,
+        1e-9,
+    );
+}
+
+/// The heat ports of dissipative components (`useHeatPort = true`): what `lossPower`
+/// dissipates arrives as heat. A Damper spins down an inertia (J = 2, 10 rad/s: 100 J), a
+/// Brake stops another (J = 1, 6 rad/s: 18 J), an ElastoGap stops a mass in a sticky contact
+/// (m = 1, 1 m/s; at most 0.5 J); each heats its own capacitor (10 J/K) by energy/C.
+#[test]
+fn heat_ports_receive_the_dissipated_energy() {
+    let run = simulate_source(
+        "HeatPorts",
+        r#"
+model HeatPorts
+  import Modelica.Mechanics.Rotational;
+  import Modelica.Mechanics.Translational;
+  import Modelica.Thermal.HeatTransfer;
+  Rotational.Components.Inertia j1(J=2, phi(start=0, fixed=true), w(start=10, fixed=true));
+  Rotational.Components.Damper damper(d=1, useHeatPort=true);
+  Rotational.Components.Fixed fixed;
+  HeatTransfer.Components.HeatCapacitor heat1(C=10, T(start=293.15, fixed=true));
+  Rotational.Components.Inertia j2(J=1, phi(start=0, fixed=true), w(start=6, fixed=true));
+  Rotational.Components.Brake brake(fn_max=4, mu_pos=[0, 0.5], useHeatPort=true);
+  Modelica.Blocks.Sources.Constant pressure(k=1);
+  HeatTransfer.Components.HeatCapacitor heat2(C=10, T(start=293.15, fixed=true));
+  Translational.Components.Mass mass(m=1, s(start=0, fixed=true), v(start=1, fixed=true));
+  Translational.Components.ElastoGap gap(c=1000, d=200, s_rel0=0.5, useHeatPort=true);
+  Translational.Components.Fixed wall(s0=1);
+  HeatTransfer.Components.HeatCapacitor heat3(C=10, T(start=293.15, fixed=true));
+  Real E_gap(start=0, fixed=true);
+equation
+  connect(j1.flange_b, damper.flange_a);
+  connect(damper.flange_b, fixed.flange);
+  connect(damper.heatPort, heat1.port);
+  connect(j2.flange_b, brake.flange_a);
+  connect(pressure.y, brake.f_normalized);
+  connect(brake.heatPort, heat2.port);
+  connect(mass.flange_b, gap.flange_a);
+  connect(gap.flange_b, wall.flange);
+  connect(gap.heatPort, heat3.port);
+  der(E_gap) = gap.lossPower;
+  annotation(experiment(StopTime=20, Interval=0.01, Tolerance=1e-9));
+end HeatPorts;
+"#,
+        &[],
+    );
+    // Damper: w = 10*exp(-t/2); heat = J/2*(100 - w^2).
+    for t in [1.0, 5.0, 20.0] {
+        let w = 10.0 * f64::exp(-t / 2.0);
+        assert_close(
+            &format!("damper heat at {t}"),
+            run.at("heat1.T", t),
+            293.15 + (100.0 - w * w) / 10.0,
+            1e-6,
+        );
+    }
+    // Brake: 2 N.m stops the shaft after 3 s; 18 J of heat.
+    assert_close("brake heat", run.last("heat2.T"), 293.15 + 1.8, 1e-6);
+    assert_close(
+        "brake heat half way",
+        run.at("heat2.T", 1.5),
+        293.15 + (18.0 - 0.5 * 3.0f64.powi(2)) / 10.0,
+        1e-6,
+    );
+    // ElastoGap: the heat equals the integral of lossPower and the kinetic energy lost.
+    let lost = 0.5
+        - 0.5 * run.last("mass.v").powi(2)
+        - 0.5 * 1000.0 * (0.5 - run.last("gap.s_rel")).max(0.0).powi(2);
+    assert_close(
+        "gap heat = integral of lossPower",
+        (run.last("heat3.T") - 293.15) * 10.0,
+        run.last("E_gap"),
+        1e-7,
+    );
+    assert_close(
+        "gap heat = mechanical energy lost",
+        run.last("E_gap"),
+        lost,
+        1e-6,
+    );
+    assert!(
+        run.last("E_gap") > 0.1,
+        "the mass reached the gap: {}",
+        run.last("E_gap")
+    );
+    // heatPort.Q_flow = -lossPower at every point
+    for (q, p) in run
+        .get("damper.heatPort.Q_flow")
+        .iter()
+        .zip(run.get("damper.lossPower"))
+    {
+        assert_close("damper heat flow", *q, -p, 1e-9 * (1.0 + p.abs()));
+    }
+}
