@@ -26,11 +26,19 @@ pub fn scratch_dir(label: &str) -> PathBuf {
     dir
 }
 
+/// The `moss` binary with the bundled library as the only library: MODELICAPATH is removed from
+/// the environment, so a Modelica Standard Library installed on the machine is not used.
+pub fn moss_command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_moss"));
+    command.env_remove("MODELICAPATH");
+    command
+}
+
 /// Run `moss simulate <target> -o <dir>/result.csv <args>` and read the result.
 /// Panics with moss's messages if the simulation fails.
 pub fn simulate_target(target: &str, dir: &Path, args: &[&str]) -> Trajectories {
     let csv = dir.join("result.csv");
-    let out = Command::new(env!("CARGO_BIN_EXE_moss"))
+    let out = moss_command()
         .arg("simulate")
         .arg(target)
         .arg("-o")
