@@ -164,11 +164,13 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     replace_streams(&mut model, &instream);
     drop_unused_string_parameters(&mut model);
     model.functions = fl.collect_functions()?;
+    crate::lift::lift_array_calls(&mut model, &fl.array_calls.borrow());
     model.experiment = experiment(&entry.def);
     check_references(&model)?;
     check_variability(&model)?;
     check_reinit(&model)?;
     check_cyclic_bindings(&model)?;
+    check_constant_values(&model)?;
     let warnings = fl.warnings.borrow().clone();
     Ok((model, warnings))
 }
@@ -559,6 +561,22 @@ fn check_variability(model: &FlatModel) -> Res<()> {
         }
     }
     Ok(())
+}
+
+/// Every constant has a value (spec 4.4.4); fields of records bound as a whole get theirs
+/// from the record's binding, so this is checked on the flat model.
+fn check_constant_values(model: &FlatModel) -> Res<()> {
+    let missing = model
+        .variables
+        .iter()
+        .find(|v| v.variability == crate::flat::Variability::Constant && v.binding.is_none());
+    match missing {
+        Some(v) => Err(Box::new(
+            Diagnostic::error(v.origin.span, format!("constant `{}` has no value", v.name))
+                .with_help("give it a binding: `constant Real c = ...;`"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Bindings of parameters and constants must not depend on themselves (spec 4.4.4).

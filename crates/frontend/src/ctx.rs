@@ -46,6 +46,9 @@ pub struct Flattener<'a> {
     pub balance_checked: RefCell<std::collections::HashSet<ClassId>>,
     /// Record classes by their field names (for operator overloading on record values).
     pub record_shapes: RefCell<HashMap<Vec<Arc<str>>, ClassId>>,
+    /// Result dimensions of the array-valued calls expanded so far, by printed call (for
+    /// [`crate::lift`]).
+    pub array_calls: RefCell<HashMap<String, Vec<usize>>>,
 }
 
 fn key<T>(r: &Rc<T>) -> usize {
@@ -69,6 +72,7 @@ impl<'a> Flattener<'a> {
             checked: RefCell::new(std::collections::HashSet::new()),
             balance_checked: RefCell::new(std::collections::HashSet::new()),
             record_shapes: RefCell::new(HashMap::new()),
+            array_calls: RefCell::new(HashMap::new()),
         }
     }
 
@@ -236,10 +240,15 @@ impl<'a> Flattener<'a> {
                 Element::Import(_) => {}
             }
         }
-        if let ClassSpecifier::Extends { .. } = &entry.def.specifier {
+        if let ClassSpecifier::Extends { modification, .. } = &entry.def.specifier {
+            // `model extends M(mods)`: the modifiers apply to the inherited `M`.
+            let em = match modification {
+                Some(cm) => Mod::merge(m, &Mod::from_class_mod(cm, &env)),
+                None => m.clone(),
+            };
             for (b, idx) in bases.iter() {
                 if *idx == usize::MAX {
-                    self.collect(*b, m, node, out, depth + 1);
+                    self.collect(*b, &em, node, out, depth + 1);
                 }
             }
         }
@@ -312,7 +321,16 @@ impl<'a> Flattener<'a> {
         let original_mod = decl.modification.as_ref();
         let (clause, decl, denv) = match redecl {
             Some((_, r)) => match r.clause.components.first() {
-                Some(d) => ((*r.clause).clone(), d.clone(), r.env.clone()),
+                Some(d) => {
+                    let mut d = d.clone();
+                    if d.subscripts.is_empty() && r.clause.subscripts.is_empty() {
+                        // A redeclaration without dimensions keeps those of the original
+                        // declaration (spec 7.3.2).
+                        d.subscripts = decl.subscripts.clone();
+                        d.subscripts.extend(clause.subscripts.iter().cloned());
+                    }
+                    ((*r.clause).clone(), d, r.env.clone())
+                }
                 None => (clause.clone(), decl.clone(), env.clone()),
             },
             None => (clause.clone(), decl.clone(), env.clone()),
@@ -524,6 +542,16 @@ impl<'a> Flattener<'a> {
                             }
                         }
                     }
+                    if let Some(t) = self.long_class_of_simple_type(node, class)? {
+                        return Ok(ResolvedType {
+                            base: t.base,
+                            mods: Mod::merge(&mods, &t.mods),
+                            dims: dims.into_iter().chain(t.dims).collect(),
+                            causality: causality.or(t.causality),
+                            class: Some(class),
+                            via_connector: via_connector || t.via_connector,
+                        });
+                    }
                     return Ok(ResolvedType {
                         base: Base::Class(class),
                         mods,
@@ -539,6 +567,56 @@ impl<'a> Flattener<'a> {
             Span::DUMMY,
             "type definitions nest too deeply (cyclic short classes?)",
         )
+    }
+
+    /// A long class without components that only extends a simple type
+    /// (`connector C extends RealOutput; end C;`) is that simple type, with the
+    /// modifiers of the extends clause.
+    fn long_class_of_simple_type(
+        &self,
+        node: &NodeRef,
+        class: ClassId,
+    ) -> Res<Option<ResolvedType>> {
+        let entry = self.lib().get(class);
+        let Some(comp) = entry.def.specifier.composition() else {
+            return Ok(None);
+        };
+        let mut extends = None;
+        for (i, (_, e)) in comp.elements().enumerate() {
+            match e {
+                Element::Component { .. } => return Ok(None),
+                Element::Extends(ext) if extends.is_none() => extends = Some((i, ext)),
+                Element::Extends(_) => return Ok(None),
+                _ => {}
+            }
+        }
+        let Some((i, ext)) = extends else {
+            return Ok(None);
+        };
+        let bases = self.lk.bases(class);
+        let Some((b, _)) = bases.iter().find(|(_, idx)| *idx == i) else {
+            return Ok(None);
+        };
+        let depth = self.depth.get();
+        if *b == class || depth > 200 {
+            return Ok(None);
+        }
+        self.depth.set(depth + 1);
+        let t = self.resolve_type_class(node, *b);
+        self.depth.set(depth);
+        let t = t?;
+        if !t.base.is_primitive() {
+            return Ok(None);
+        }
+        let env = Env {
+            node: node.clone(),
+            scope: class,
+        };
+        let mods = match &ext.modification {
+            Some(cm) => Mod::merge(&Mod::from_class_mod(cm, &env), &t.mods),
+            None => t.mods.clone(),
+        };
+        Ok(Some(ResolvedType { mods, ..t }))
     }
 
     /// `input`/`output` of a component, from its declaration or its type
@@ -606,11 +684,7 @@ impl<'a> Flattener<'a> {
         if !colon_positions.is_empty() {
             // `:` dimensions come from the binding (or, for a parameter without one, from
             // its start value, which is then also its value).
-            let start = comp
-                .mods
-                .sub("start")
-                .and_then(|m| m.binding.as_ref())
-                .filter(|_| comp.tprefixes.variability.is_some());
+            let start = comp.mods.sub("start").and_then(|m| m.binding.as_ref());
             let Some(b) = comp.mods.binding.as_ref().or(start) else {
                 return err(
                     comp.decl.name.span,
@@ -752,7 +826,12 @@ impl<'a> Flattener<'a> {
 
     /// Find the `inner` declaration matching an `outer` component of `node`.
     pub fn find_inner(&self, node: &NodeRef, name: &str) -> Option<(NodeRef, Rc<Comp>)> {
-        let mut cur = node.parent.clone();
+        self.find_inner_from(node.parent.as_ref()?, name)
+    }
+
+    /// Find an `inner` declaration `name` in `node` or the instances enclosing it.
+    pub fn find_inner_from(&self, node: &NodeRef, name: &str) -> Option<(NodeRef, Rc<Comp>)> {
+        let mut cur = Some(node.clone());
         while let Some(n) = cur {
             if let Some(c) = self.find_comp(&n, name) {
                 if c.prefixes.inner {

@@ -898,7 +898,18 @@ impl<'a> Flattener<'a> {
             );
         }
         let (node, comp) = if comp.prefixes.outer && !comp.prefixes.inner {
-            self.inner_of(node, &comp)?
+            // An `outer` constant of a package used inside an instance refers to the
+            // `inner` one of the instances enclosing the use.
+            let in_package = node.parent.is_none() && !node.path.is_empty();
+            let from_use = if in_package {
+                self.find_inner_from(&env.node, &comp.name)
+            } else {
+                None
+            };
+            match from_use {
+                Some(found) => found,
+                None => self.inner_of(node, &comp)?,
+            }
         } else {
             (node.clone(), comp)
         };
@@ -1478,7 +1489,11 @@ impl<'a> Flattener<'a> {
             .iter()
             .filter(|c| {
                 if is_record {
-                    !c.protected && c.tprefixes.variability != Some(ast::Variability::Constant)
+                    // Constants with a value are not inputs of the record constructor;
+                    // those without one are (spec 12.6).
+                    !c.protected
+                        && (c.tprefixes.variability != Some(ast::Variability::Constant)
+                            || c.mods.binding.is_none())
                 } else {
                     self.comp_causality(&fnode, c) == Some(ast::Causality::Input)
                 }
@@ -1517,6 +1532,19 @@ impl<'a> Flattener<'a> {
             in_when: false,
             in_loop: false,
         };
+        if is_record {
+            // Defaults of record fields may use the record's constants.
+            for c in elems.comps.iter() {
+                let constant = c.tprefixes.variability == Some(ast::Variability::Constant);
+                if let (true, Some(b)) = (constant, &c.mods.binding) {
+                    if !inputs.iter().any(|i| Rc::ptr_eq(i, c)) {
+                        if let Ok(v) = self.eval_expr(&b.expr, &b.env, &mut fcx.clone()) {
+                            fcx.locals.push((c.name.clone(), v));
+                        }
+                    }
+                }
+            }
+        }
         for (k, c) in inputs.iter().enumerate() {
             if let Some(v) = &slots[k] {
                 fcx.locals.push((c.name.clone(), v.clone()));
@@ -1722,37 +1750,56 @@ impl<'a> Flattener<'a> {
             }
         }
         let mut dims = Vec::new();
+        let mut known = true;
         for s in subs {
-            match s {
-                ast::Subscript::Expr(e) => {
-                    let oenv = Env {
-                        node: fnode.clone(),
-                        scope: out.scope,
-                    };
-                    let mut ecx = fcx.clone();
-                    ecx.eval = true;
-                    let n = self.eval_int(e, &oenv, &mut ecx).map_err(|_| {
-                        Box::new(moss_syntax::Diagnostic::error(
-                            span,
-                            format!(
-                                "the size of the result of `{}` is not known at translation time",
-                                self.lk.name_of(id)
-                            ),
-                        ))
-                    })?;
-                    dims.push(n.max(0) as usize);
-                }
-                ast::Subscript::Colon(_) => {
-                    return err(
-                        span,
-                        format!(
-                            "the size of the result of `{}` is not known at translation time",
-                            self.lk.name_of(id)
-                        ),
-                    )
+            let ast::Subscript::Expr(e) = s else {
+                known = false;
+                break;
+            };
+            let oenv = Env {
+                node: fnode.clone(),
+                scope: out.scope,
+            };
+            let mut ecx = fcx.clone();
+            ecx.eval = true;
+            match self.eval_int(e, &oenv, &mut ecx) {
+                Ok(n) => dims.push(n.max(0) as usize),
+                Err(_) => {
+                    known = false;
+                    break;
                 }
             }
         }
+        if !known {
+            // `output Real y[:]` (or a size depending on values): the size is that of the
+            // result computed now from the arguments' values, when they are known.
+            let mut ecx = cx.clone();
+            ecx.eval = true;
+            let value = if cx.eval {
+                None
+            } else {
+                self.call_user(id, positional, named, env, &mut ecx, span)
+                    .ok()
+            };
+            dims = match value {
+                Some(v) => v.shape(),
+                None => return err(
+                    span,
+                    format!(
+                        "the size of the result of `{}` is not known at translation time",
+                        self.lk.name_of(id)
+                    ),
+                )
+                .map_err(|d| {
+                    Box::new(d.with_help(
+                        "the output size must follow from the input sizes or from parameter values",
+                    ))
+                }),
+            };
+        }
+        self.array_calls
+            .borrow_mut()
+            .insert(crate::print::print_expr(&call), dims.clone());
         Ok(array_call_elements(&call, &dims))
     }
 
@@ -2127,21 +2174,55 @@ impl<'a> Flattener<'a> {
                 args.into_iter().map(|a| a.to_expr()).collect(),
             )));
         }
-        if n == 2
-            && matches!(
-                name,
-                "min" | "max" | "div" | "mod" | "rem" | "atan2" | "semiLinear"
-            )
-        {
+        if n == 2 && matches!(name, "min" | "max" | "div" | "mod" | "rem" | "atan2") {
             return zip_vals(&args[0], &args[1], span, &mut |x, y| {
                 fold::call(name, vec![x, y])
             });
+        }
+        if n == 3 && name == "semiLinear" {
+            return vectorize(&args, span, &mut |xs| fold::call(name, xs));
         }
         Ok(Val::S(Expr::Call {
             func: name.to_string(),
             args: args.into_iter().map(|a| a.to_expr()).collect(),
         }))
     }
+}
+
+/// Apply a scalar function element-wise over the array arguments (scalars are repeated).
+fn vectorize(args: &[Val], span: Span, f: &mut dyn FnMut(Vec<Expr>) -> Expr) -> Res<Val> {
+    let len = args.iter().find_map(|a| match a {
+        Val::A(items) => Some(items.len()),
+        _ => None,
+    });
+    let Some(len) = len else {
+        let scalars: Option<Vec<Expr>> = args.iter().map(|a| a.scalar().cloned()).collect();
+        return match scalars {
+            Some(xs) => Ok(Val::S(f(xs))),
+            None => err(span, "records cannot be arguments of this function"),
+        };
+    };
+    let mut out = Vec::new();
+    for i in 0..len {
+        let mut row = Vec::new();
+        for a in args {
+            row.push(match a {
+                Val::A(items) if items.len() == len => items[i].clone(),
+                Val::A(items) => {
+                    return err(
+                        span,
+                        format!(
+                            "array sizes do not match: {} and {len} elements",
+                            items.len()
+                        ),
+                    )
+                }
+                other => other.clone(),
+            });
+        }
+        out.push(vectorize(&row, span, f)?);
+    }
+    Ok(Val::A(out))
 }
 
 /// Put `value` at field `path` (`a.b`) of a record value, creating nested records.

@@ -7,7 +7,7 @@
 
 use crate::connect::{ConnElem, Connections};
 use crate::ctx::{format_indices, Flattener};
-use crate::expand::Cx;
+use crate::expand::{Cx, Val};
 use crate::flat::{Origin, Variable};
 use crate::flatten::Collected;
 use crate::inst::*;
@@ -102,7 +102,14 @@ impl<'a> Flattener<'a> {
                 let ast::Subscript::Expr(e) = s else {
                     return Ok(None);
                 };
-                idx.push(self.eval_int(e, env, cx)?.max(1) as usize);
+                // A slice (`c[1:2]`) selects several connectors: not a single bus path.
+                match self.eval_expr(e, env, cx)? {
+                    Val::S(x) => match crate::fold::as_i64(&x) {
+                        Some(i) => idx.push(i.max(1) as usize),
+                        None => return err(e.span, "a subscript must be an Integer"),
+                    },
+                    _ => return Ok(None),
+                }
             }
             if idx.len() != dims.len() {
                 return Ok(None);

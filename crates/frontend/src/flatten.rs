@@ -80,6 +80,11 @@ impl<'a> Flattener<'a> {
             return Ok(());
         }
         let ty = self.comp_type(node, comp)?;
+        if self.is_expandable(node) && has_open_dims(comp, &ty) {
+            // `Real x[:]` in an expandable connector: the size comes from what it is
+            // connected to, so the element is created when the connection is resolved.
+            return Ok(());
+        }
         let dims = self.comp_dims(node, comp)?;
         match ty.base {
             Base::Class(c) => {
@@ -448,8 +453,10 @@ impl<'a> Flattener<'a> {
                 }
             }
         }
+        // (A field of a record bound as a whole gets its value from that binding.)
         if variability == Variability::Constant
             && binding.is_none()
+            && node.mods.binding.is_none()
             && dims.iter().product::<usize>() > 0
         {
             return err(
@@ -1216,7 +1223,8 @@ impl<'a> Flattener<'a> {
                 let t = self.expand_cref(target, env, cx)?;
                 let v = self.expand(value, env, cx)?;
                 let (ts, vs) = (t.scalars(), v.scalars());
-                if ts.len() != vs.len() {
+                let whole_call = !vs.is_empty() && vs.iter().all(is_index_call);
+                if ts.len() != vs.len() || whole_call {
                     if vs.iter().any(is_index_call) {
                         out.push(Statement::Assign {
                             target: t.to_expr(),
@@ -1471,13 +1479,40 @@ impl<'a> Flattener<'a> {
         if first.range.is_none() {
             crate::expand::statement_exprs(body, &mut exprs);
         }
-        for v in self.iterator_values_in(first, &exprs, env, cx)? {
+        let values = match self.iterator_values_in(first, &exprs, env, cx) {
+            Ok(v) => v,
+            Err(e) => self.varying_range_values(first, env, cx).ok_or(e)?,
+        };
+        for v in values {
             cx.locals.push((first.name.name.clone(), v));
             let r = self.for_statement(rest, body, env, cx, out);
             cx.locals.pop();
             r?;
         }
         Ok(())
+    }
+}
+
+impl<'a> Flattener<'a> {
+    /// A for-statement may iterate over an array whose elements vary during the simulation
+    /// (`for i in y loop` with a variable `y`, spec 11.2.2): its size is known, so the loop
+    /// is unrolled with the iterator standing for each element's expression.
+    fn varying_range_values(
+        &self,
+        idx: &ast::ForIndex,
+        env: &Env,
+        cx: &mut Cx,
+    ) -> Option<Vec<Val>> {
+        let r = idx.range.as_ref()?;
+        if matches!(r.kind, ExprKind::Range { .. }) {
+            return None;
+        }
+        let mut fcx = cx.clone();
+        fcx.eval = false;
+        match self.expand(r, env, &mut fcx).ok()? {
+            Val::A(items) => Some(items),
+            _ => None,
+        }
     }
 }
 
@@ -1544,13 +1579,18 @@ impl<'a> Flattener<'a> {
     fn attribute_values(&self, mods: &Mod) -> Res<AttributeValues> {
         let attr = |name: &str| mods.sub(name).and_then(|m| m.binding.as_ref());
         let expand = |name: &str| -> Res<Option<Val>> {
-            match attr(name) {
-                Some(b) => Ok(Some(
-                    self.expand(&b.expr, &b.env, &mut Cx::flat())?
-                        .index_path(&b.index),
-                )),
-                None => Ok(None),
+            let Some(b) = attr(name) else {
+                return Ok(None);
+            };
+            let mut v = self.expand(&b.expr, &b.env, &mut Cx::flat())?;
+            if v.scalars().iter().any(contains_index_call) {
+                // Attributes cannot hold elements of array-valued calls: computed now when
+                // the arguments are known.
+                if let Ok(known) = self.eval_expr(&b.expr, &b.env, &mut Cx::eval()) {
+                    v = known;
+                }
             }
+            Ok(Some(v.index_path(&b.index)))
         };
         let eval = |name: &str| -> Res<Option<Val>> {
             match attr(name) {
@@ -1573,6 +1613,18 @@ impl<'a> Flattener<'a> {
             state_select: eval("stateSelect")?,
         })
     }
+}
+
+/// A declaration with a `:` dimension and no binding to take its size from.
+fn has_open_dims(comp: &Comp, ty: &ResolvedType) -> bool {
+    let colon = comp
+        .decl
+        .subscripts
+        .iter()
+        .chain(&comp.type_subs)
+        .chain(ty.dims.iter().map(|(s, _)| s))
+        .any(|s| matches!(s, ast::Subscript::Colon(_)));
+    colon && comp.mods.binding.is_none()
 }
 
 /// Deeper instance trees are taken as recursive class definitions.

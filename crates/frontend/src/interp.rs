@@ -221,22 +221,40 @@ fn exec(f: &Flattener, body: &[Statement], fr: &mut Frame, span: Span) -> Res<Op
     Ok(Some(Flow::Normal))
 }
 
+/// One evaluated subscript: `:` (`All`), an index, or a list of indices (`x[2:3]`).
+enum Sub {
+    All,
+    One(usize),
+    Many(Vec<usize>),
+}
+
 fn index_of(
     f: &Flattener,
     subs: &[Subscript],
     fr: &mut Frame,
     span: Span,
-) -> Res<Option<Vec<Option<usize>>>> {
+) -> Res<Option<Vec<Sub>>> {
     let mut out = Vec::new();
     for s in subs {
         match s {
-            Subscript::All => out.push(None),
-            Subscript::Index(e) => {
-                match eval(f, e, fr, span)?.and_then(|v| v.scalar().and_then(fold::as_i64)) {
-                    Some(i) if i >= 1 => out.push(Some(i as usize - 1)),
+            Subscript::All => out.push(Sub::All),
+            Subscript::Index(e) => match eval(f, e, fr, span)? {
+                Some(Val::S(x)) => match fold::as_i64(&x) {
+                    Some(i) if i >= 1 => out.push(Sub::One(i as usize - 1)),
                     _ => return Ok(None),
+                },
+                Some(Val::A(items)) => {
+                    let mut is = Vec::new();
+                    for it in items {
+                        match it.scalar().and_then(fold::as_i64) {
+                            Some(i) if i >= 1 => is.push(i as usize - 1),
+                            _ => return Ok(None),
+                        }
+                    }
+                    out.push(Sub::Many(is));
                 }
-            }
+                _ => return Ok(None),
+            },
         }
     }
     Ok(Some(out))
@@ -253,14 +271,21 @@ fn assign(f: &Flattener, target: &Expr, v: Val, fr: &mut Frame, span: Span) -> R
     let Some(idx) = index_of(f, subscripts, fr, span)? else {
         return Ok(false);
     };
-    if idx.iter().any(Option::is_none) {
+    let Some(idx) = idx
+        .into_iter()
+        .map(|s| match s {
+            Sub::One(i) => Some(i),
+            _ => None,
+        })
+        .collect::<Option<Vec<usize>>>()
+    else {
         return Ok(false);
-    }
+    };
     let Some(cur) = fr.vars.get_mut(name) else {
         return Ok(false);
     };
     let mut slot = cur;
-    for i in idx.into_iter().flatten() {
+    for i in idx {
         slot = match slot {
             Val::A(items) if i < items.len() => &mut items[i],
             _ => return err(span, format!("index out of bounds assigning `{name}`")),
@@ -368,13 +393,19 @@ fn eval(f: &Flattener, e: &Expr, fr: &mut Frame, span: Span) -> Res<Option<Val>>
     }))
 }
 
-fn select(v: Val, idx: &[Option<usize>]) -> Val {
+fn select(v: Val, idx: &[Sub]) -> Val {
     let Some((first, rest)) = idx.split_first() else {
         return v;
     };
     match (v, first) {
-        (Val::A(mut items), Some(i)) if *i < items.len() => select(items.swap_remove(*i), rest),
-        (Val::A(items), None) => Val::A(items.into_iter().map(|x| select(x, rest)).collect()),
+        (Val::A(mut items), Sub::One(i)) if *i < items.len() => select(items.swap_remove(*i), rest),
+        (Val::A(items), Sub::All) => Val::A(items.into_iter().map(|x| select(x, rest)).collect()),
+        (Val::A(items), Sub::Many(is)) => Val::A(
+            is.iter()
+                .filter_map(|i| items.get(*i).cloned())
+                .map(|x| select(x, rest))
+                .collect(),
+        ),
         (other, _) => other,
     }
 }

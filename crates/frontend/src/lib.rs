@@ -29,6 +29,7 @@ pub mod fold;
 pub mod funcs;
 pub mod inst;
 pub mod interp;
+pub mod lift;
 pub mod loader;
 pub mod operators;
 pub mod print;

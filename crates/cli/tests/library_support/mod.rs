@@ -262,3 +262,41 @@ pub fn assert_rel(what: &str, actual: f64, expected: f64, rel: f64) {
         (actual - expected).abs() / expected.abs()
     );
 }
+
+/// Coefficient of restitution of the ElastoGap contact law (exponent 1) for a body of mass `m`
+/// hitting it at speed `v_in`, with a constant acceleration `g` pressing it into the contact.
+///
+/// With compression x and compression rate xd the contact force is
+/// c*x + clamp(d*xd, -c*x, c*x) (the damping force is limited to the spring force, so the
+/// contact never pulls); m*xdd = m*g - force is integrated with RK4 (200000 steps per period
+/// of the undamped contact) from x = 0, xd = v_in until the contact opens again, and
+/// e = -xd_out/v_in (exit speed interpolated at x = 0).
+pub fn elastogap_restitution(m: f64, c: f64, d: f64, g: f64, v_in: f64) -> f64 {
+    let accel = |x: f64, xd: f64| {
+        let spring = c * x.max(0.0);
+        g - (spring + (d * xd).clamp(-spring, spring)) / m
+    };
+    let period = 2.0 * std::f64::consts::PI * (m / c).sqrt();
+    let h = period / 200_000.0;
+    let (mut x, mut xd) = (0.0f64, v_in);
+    for _ in 0..10_000_000 {
+        let k1 = (xd, accel(x, xd));
+        let k2 = (
+            xd + 0.5 * h * k1.1,
+            accel(x + 0.5 * h * k1.0, xd + 0.5 * h * k1.1),
+        );
+        let k3 = (
+            xd + 0.5 * h * k2.1,
+            accel(x + 0.5 * h * k2.0, xd + 0.5 * h * k2.1),
+        );
+        let k4 = (xd + h * k3.1, accel(x + h * k3.0, xd + h * k3.1));
+        let x_new = x + h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
+        let xd_new = xd + h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
+        if x_new < 0.0 && xd_new < 0.0 {
+            let f = x / (x - x_new);
+            return -(xd + f * (xd_new - xd)) / v_in;
+        }
+        (x, xd) = (x_new, xd_new);
+    }
+    panic!("the contact did not open again (m = {m}, c = {c}, d = {d}, g = {g}, v_in = {v_in})")
+}

@@ -1,0 +1,187 @@
+//! Array-valued function calls used inside larger expressions (`C = inv(A) * B`).
+//!
+//! The expander scalarizes such a call into its elements `[](f(x), i, j)`, which later
+//! stages cannot evaluate one by one. Each distinct call gets an auxiliary array variable
+//! (`$array1`) with one equation binding the whole call, and its elements are read from
+//! that variable instead. Only equations of the model are handled; in algorithms the order
+//! of statements matters, so an element call there stays an error.
+
+use crate::flat::{Equation, Expr, FlatModel, Origin, ScalarType, Variability, Variable};
+use crate::flatten::is_index_call;
+use std::collections::HashMap;
+
+/// One lifted call: its auxiliary variable and the dimensions of its result.
+struct Lifted {
+    name: String,
+    call: Expr,
+    dims: Vec<usize>,
+    origin: Origin,
+}
+
+/// Replace elements of array-valued calls in equations by auxiliary variables. `dims` gives
+/// the result dimensions recorded by the expander, keyed by the printed call.
+pub fn lift_array_calls(model: &mut FlatModel, dims: &HashMap<String, Vec<usize>>) {
+    let mut lifted: Vec<Lifted> = Vec::new();
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    for eq in model.equations.iter_mut() {
+        lift_in_equation(eq, dims, &mut lifted, &mut by_key);
+    }
+    for l in lifted {
+        let ty = result_type(model, &l.call);
+        let variability = if ty == ScalarType::Real {
+            Variability::Continuous
+        } else {
+            Variability::Discrete
+        };
+        for idx in crate::ctx::index_tuples(&l.dims) {
+            model.variables.push(Variable {
+                name: format!("{}{}", l.name, crate::ctx::format_indices(&idx)),
+                ty: ty.clone(),
+                variability,
+                causality: crate::flat::Causality::Internal,
+                binding: None,
+                attrs: Default::default(),
+                is_flow: false,
+                is_stream: false,
+                is_protected: true,
+                description: String::new(),
+                origin: l.origin.clone(),
+            });
+        }
+        model.equations.push(Equation::Equal {
+            lhs: names_array(&l.name, &l.dims, &mut Vec::new()),
+            rhs: l.call,
+            origin: l.origin,
+        });
+    }
+}
+
+fn lift_in_equation(
+    eq: &mut Equation,
+    dims: &HashMap<String, Vec<usize>>,
+    lifted: &mut Vec<Lifted>,
+    by_key: &mut HashMap<String, usize>,
+) {
+    match eq {
+        Equation::Equal { lhs, rhs, origin } => {
+            // `x = f(y)` with the whole call on one side is already fine.
+            if is_whole_call(rhs) || is_whole_call(lhs) {
+                return;
+            }
+            let origin = origin.clone();
+            for e in [lhs, rhs] {
+                replace_elements(e, dims, lifted, by_key, &origin);
+            }
+        }
+        Equation::If {
+            branches,
+            else_,
+            origin,
+        } => {
+            let origin = origin.clone();
+            for (c, body) in branches.iter_mut() {
+                replace_elements(c, dims, lifted, by_key, &origin);
+                for e in body {
+                    lift_in_equation(e, dims, lifted, by_key);
+                }
+            }
+            for e in else_ {
+                lift_in_equation(e, dims, lifted, by_key);
+            }
+        }
+        Equation::Assert {
+            condition,
+            message,
+            origin,
+            ..
+        } => {
+            let origin = origin.clone();
+            replace_elements(condition, dims, lifted, by_key, &origin);
+            replace_elements(message, dims, lifted, by_key, &origin);
+        }
+        _ => {}
+    }
+}
+
+fn is_whole_call(e: &Expr) -> bool {
+    matches!(e, Expr::Call { func, .. } if func != "[]")
+}
+
+fn replace_elements(
+    e: &mut Expr,
+    dims: &HashMap<String, Vec<usize>>,
+    lifted: &mut Vec<Lifted>,
+    by_key: &mut HashMap<String, usize>,
+    origin: &Origin,
+) {
+    if is_index_call(e) {
+        let Expr::Call { args, .. } = &*e else {
+            return;
+        };
+        let Some((call, idx)) = args.split_first() else {
+            return;
+        };
+        let indices: Option<Vec<usize>> = idx
+            .iter()
+            .map(|i| match i {
+                Expr::Integer(k) if *k >= 1 => Some(*k as usize),
+                _ => None,
+            })
+            .collect();
+        let Some(indices) = indices else { return };
+        let key = crate::print::print_expr(call);
+        let Some(d) = dims.get(&key) else { return };
+        if d.len() != indices.len() || indices.iter().zip(d).any(|(i, n)| i > n) {
+            return;
+        }
+        let k = *by_key.entry(key).or_insert_with(|| {
+            lifted.push(Lifted {
+                name: format!("$array{}", lifted.len() + 1),
+                call: call.clone(),
+                dims: d.clone(),
+                origin: origin.clone(),
+            });
+            lifted.len() - 1
+        });
+        *e = Expr::Var {
+            name: format!("{}{}", lifted[k].name, crate::ctx::format_indices(&indices)),
+            subscripts: Vec::new(),
+        };
+        return;
+    }
+    crate::walk::exprs_mut(e, &mut |x| {
+        replace_elements(x, dims, lifted, by_key, origin)
+    });
+}
+
+/// The scalar type of the (first) output of the called function; Real if unknown.
+fn result_type(model: &FlatModel, call: &Expr) -> ScalarType {
+    let Expr::Call { func, .. } = call else {
+        return ScalarType::Real;
+    };
+    model
+        .functions
+        .get(func)
+        .and_then(|f| f.outputs.first())
+        .map_or(ScalarType::Real, |o| o.ty.clone())
+}
+
+/// `{a[1], a[2]}` (nested for matrices): the scalar variables of an array as one expression.
+fn names_array(base: &str, dims: &[usize], prefix: &mut Vec<usize>) -> Expr {
+    match dims.split_first() {
+        None => Expr::Var {
+            name: format!("{base}{}", crate::ctx::format_indices(prefix)),
+            subscripts: Vec::new(),
+        },
+        Some((d, rest)) => Expr::Array(
+            (1..=*d)
+                .map(|i| {
+                    prefix.push(i);
+                    let e = names_array(base, rest, prefix);
+                    prefix.pop();
+                    e
+                })
+                .collect(),
+        ),
+    }
+}
