@@ -2,15 +2,15 @@
 //! here, each checked against physics or a closed form.
 //!
 //! - a bouncing ball (`when` + `reinit`): impact times, impact speeds and apex heights of the
-//!   geometric series;
+//!   geometric series, and the chattering diagnostic at the accumulation point of the impacts;
 //! - stiff problems: Van der Pol with mu = 1000 (relaxation oscillation: slow-branch time and
 //!   the asymptotic period) and Robertson's kinetics (reference values at t = 40), with the
 //!   run statistics showing that the default solver turns to BDF and needs few steps;
 //! - a drive train with a position constraint between two inertias (an ideal gear; index
 //!   reduction with dummy derivatives), library and hand-written, with either side's states;
-//! - stick-slip: a mass with Coulomb friction pulled through a spring at constant speed,
-//!   hand-written with stick/slip modes and with the bundled `SupportFriction`, against the
-//!   piecewise analytic solution;
+//! - stick-slip: a mass with Coulomb friction pulled through a spring at constant speed, or by
+//!   an oscillating end so that it slides both ways, hand-written with stick/slip modes and with
+//!   the bundled `SupportFriction`, against the piecewise analytic solution;
 //! - the two contact models of `examples/`: the ElastoGap ball and the rigid-stop ball with the
 //!   matched coefficient of restitution.
 //!
@@ -21,8 +21,8 @@
 mod library_support;
 
 use library_support::{
-    assert_close, assert_rel, elastogap_contact, simulate_repo_file, simulate_source,
-    simulate_source_with_stats, Trajectories,
+    assert_close, assert_rel, elastogap_contact, moss_command, scratch_dir, simulate_repo_file,
+    simulate_source, simulate_source_with_stats, Trajectories,
 };
 use std::f64::consts::PI;
 
@@ -120,6 +120,40 @@ fn bouncing_ball_impacts_follow_the_geometric_series() {
         "the ball went below the floor: min h = {}",
         run.min("h")
     );
+}
+
+/// Past the accumulation point of the impacts, t1*(1 + e)/(1 - e) (the sum of the geometric
+/// series of flight times), the ball would need infinitely many events. moss stops there with
+/// exit status 1 and a chattering diagnostic that names the zero crossing, and writes the
+/// result up to that point, which ends at the accumulation time (to 1e-6 s).
+#[test]
+fn bouncing_ball_stops_with_a_diagnostic_at_the_accumulation_point() {
+    let dir = scratch_dir("BouncingBallZeno");
+    let file = dir.join("BouncingBall.mo");
+    let csv = dir.join("result.csv");
+    std::fs::write(&file, BOUNCING_BALL).expect("writable scratch folder");
+    let out = moss_command()
+        .arg("simulate")
+        .arg(&file)
+        .arg("--stop-time")
+        .arg("8")
+        .arg("-o")
+        .arg(&csv)
+        .output()
+        .expect("runs the moss binary");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("chattering"), "{stderr}");
+    assert!(
+        stderr.contains("h <= 0"),
+        "the zero crossing is not named: {stderr}"
+    );
+    let result = moss_results::read_result(&csv).expect("the partial result is written");
+    let (g, e, h0): (f64, f64, f64) = (9.81, 0.8, 2.0);
+    let accumulation = (2.0 * h0 / g).sqrt() * (1.0 + e) / (1.0 - e);
+    let last = *result.time().last().expect("rows up to the failure");
+    assert_close("end of the partial result", last, accumulation, 1e-6);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,22 +377,27 @@ fn geared_drive_train_follows_the_effective_inertia() {
 // ---------------------------------------------------------------------------------------------
 
 /// Hand-written: a mass on the ground with Coulomb friction (static limit Fs, sliding force Fk)
-/// pulled through a spring whose far end moves at constant speed vd. While stuck, the friction
-/// force is the path parameter `sp` (whatever holds the mass); it breaks away when that would
-/// exceed Fs and slides with the friction force Fk against the motion until the speed is zero
-/// again. The acceleration while sliding is written through the same `sp`, continuous at the
-/// breakaway point, so the mode switch needs no change of the equation structure.
-const STICK_SLIP: &str = r#"
-model StickSlip "Mass with Coulomb friction pulled through a spring at constant speed"
+/// pulled through a spring whose far end is at `end_position` (a Modelica expression of
+/// `time`). While stuck, the friction force is the path parameter `sp` (whatever holds the
+/// mass); it breaks away when that would exceed Fs and slides with the friction force Fk
+/// against the motion until the speed is zero again. The acceleration while sliding is written
+/// through the same `sp`, continuous at the breakaway point, so the mode switch needs no change
+/// of the equation structure.
+fn stick_slip_source(name: &str, end_position: &str, stop_time: f64) -> String {
+    format!(
+        r#"
+model {name} "Mass with Coulomb friction pulled through a spring"
   parameter Real m = 1 "Mass [kg]";
   parameter Real k = 100 "Spring constant [N/m]";
-  parameter Real vd = 0.1 "Speed of the spring's far end [m/s]";
+  parameter Real vd = 0.1 "Speed of the spring's far end [m/s] (constant-speed pull)";
+  parameter Real A = 0.3 "Amplitude of the spring's far end [m] (oscillating pull)";
+  parameter Real Omega = 2 "Angular frequency of the oscillating pull [rad/s]";
   parameter Real Fs = 10 "Static friction limit [N]";
   parameter Real Fk = 6 "Sliding friction [N]";
   Real x(start=0, fixed=true) "Position of the mass";
   Real v(start=0, fixed=true) "Speed of the mass";
   Real a "Acceleration";
-  Real u = vd*time - x "Spring extension";
+  Real u = {end_position} - x "Spring extension";
   Real f "Friction force against the motion";
   Real sp "Path parameter: friction force while stuck";
   Boolean startForward "Breaking away forward";
@@ -376,32 +415,47 @@ equation
   f = if locked then sp elseif startForward or pre(mode) == 1 then Fk else -Fk;
   mode = if (pre(mode) == 1 or startForward) and v > 0 then 1
     elseif (pre(mode) == -1 or startBackward) and v < 0 then -1 else 0;
-  annotation(experiment(StopTime=4, Interval=0.01, Tolerance=1e-8));
-end StickSlip;
-"#;
+  annotation(experiment(StopTime={stop_time}, Interval=0.01, Tolerance=1e-8));
+end {name};
+"#
+    )
+}
 
-/// The same system on the bundled library: `ConstantSpeed` pulls a `Spring`, the `Mass` slides
-/// on a `SupportFriction` with the force table [0, Fk] and peak Fs/Fk.
-const STICK_SLIP_LIBRARY: &str = r#"
-model StickSlipLibrary "Mass on SupportFriction pulled through a spring at constant speed"
+/// The same system on the bundled library: `puller` (declared by `puller_declaration`, with
+/// `puller_connections`) pulls a `Spring`, the `Mass` slides on a `SupportFriction` with the
+/// force table [0, Fk] and peak Fs/Fk.
+fn stick_slip_library_source(
+    name: &str,
+    puller_declaration: &str,
+    puller_connections: &str,
+    stop_time: f64,
+) -> String {
+    format!(
+        r#"
+model {name} "Mass on SupportFriction pulled through a spring"
   import Modelica.Mechanics.Translational.Components;
   import Modelica.Mechanics.Translational.Sources;
   parameter Real m = 1;
   parameter Real k = 100;
   parameter Real vd = 0.1;
+  parameter Real A = 0.3;
+  parameter Real Omega = 2;
   parameter Real Fs = 10;
   parameter Real Fk = 6;
-  Sources.ConstantSpeed puller(v_fixed=vd, s(start=0, fixed=true));
+  {puller_declaration}
   Components.Spring spring(c=k);
   Components.Mass slider(m=m, s(start=0, fixed=true), v(start=0, fixed=true));
   Components.SupportFriction friction(f_pos=[0, Fk], peak=Fs/Fk);
 equation
+  {puller_connections}
   connect(puller.flange, spring.flange_a);
   connect(spring.flange_b, slider.flange_a);
   connect(slider.flange_b, friction.flange_a);
-  annotation(experiment(StopTime=4, Interval=0.01, Tolerance=1e-8));
-end StickSlipLibrary;
-"#;
+  annotation(experiment(StopTime={stop_time}, Interval=0.01, Tolerance=1e-8));
+end {name};
+"#
+    )
+}
 
 /// The analytic stick-slip cycle of a mass m with static friction Fs and sliding friction Fk,
 /// pulled from rest through a relaxed spring k whose end moves at vd.
@@ -556,14 +610,236 @@ fn mode_switches(run: &Trajectories, name: &str) -> Vec<(f64, f64, f64)> {
 
 #[test]
 fn stick_slip_oscillator_follows_the_piecewise_solution() {
-    let run = simulate_source("StickSlip", STICK_SLIP, &[]);
+    let source = stick_slip_source("StickSlip", "vd*time", 4.0);
+    let run = simulate_source("StickSlip", &source, &[]);
     check_stick_slip(&run, "x", "v", "mode", "f");
 }
 
 #[test]
 fn stick_slip_on_support_friction_follows_the_piecewise_solution() {
-    let run = simulate_source("StickSlipLibrary", STICK_SLIP_LIBRARY, &[]);
+    let source = stick_slip_library_source(
+        "StickSlipLibrary",
+        "Sources.ConstantSpeed puller(v_fixed=vd, s(start=0, fixed=true));",
+        "",
+        4.0,
+    );
+    let run = simulate_source("StickSlipLibrary", &source, &[]);
     check_stick_slip(&run, "slider.s", "slider.v", "friction.mode", "friction.f");
+}
+
+/// One phase of the stick-slip motion under an oscillating pull.
+#[derive(Debug)]
+enum FrictionPhase {
+    /// Resting at `x`.
+    Stuck { x: f64 },
+    /// Sliding in direction `dir` (+1/-1) from `t0`:
+    /// x = a sin(Omega t) - dir*Fk/k + c cos(w (t - t0)) + d sin(w (t - t0)).
+    Sliding { t0: f64, dir: f64, c: f64, d: f64 },
+}
+
+/// Reference solution, phase by phase, of the mass (m, k, Fs, Fk as in the models) pulled
+/// through the spring by an end moving as A*sin(Omega t), from rest at x = 0.
+///
+/// Stuck at x, the spring force k*(A sin(Omega t) - x) holds until its magnitude reaches Fs.
+/// Sliding in direction s, m x'' + k x = k A sin(Omega t) - s Fk is solved in closed form
+/// (particular part a sin(Omega t) - s Fk/k with a = k A/(k - m Omega^2), plus the free
+/// oscillation at w = sqrt(k/m) fitted to the position and zero speed at the breakaway); the
+/// slide ends when the speed returns to zero. Phase boundaries are the roots of these closed
+/// forms, bracketed on a 1 ms grid and bisected to 1e-14 s.
+struct OscillatingPullReference {
+    m: f64,
+    k: f64,
+    fs: f64,
+    fk: f64,
+    amplitude: f64,
+    omega_pull: f64,
+    phases: Vec<(FrictionPhase, f64)>,
+}
+
+impl OscillatingPullReference {
+    fn new(stop: f64) -> Self {
+        let mut reference = OscillatingPullReference {
+            m: 1.0,
+            k: 100.0,
+            fs: 10.0,
+            fk: 6.0,
+            amplitude: 0.3,
+            omega_pull: 2.0,
+            phases: Vec::new(),
+        };
+        let (mut t, mut x) = (0.0, 0.0);
+        while t < stop {
+            let stuck = FrictionPhase::Stuck { x };
+            let breakaway =
+                reference.first_root(t, stop, |r, s| r.fs - (r.k * (r.pull(s) - x)).abs());
+            reference.phases.push((stuck, breakaway));
+            if breakaway >= stop {
+                break;
+            }
+            let dir = (reference.pull(breakaway) - x).signum();
+            let slide = reference.slide_from(breakaway, x, dir);
+            let end = reference.first_root(breakaway + 1e-9, stop, |r, s| dir * r.speed(&slide, s));
+            x = reference.position_in(&slide, end);
+            reference.phases.push((slide, end));
+            t = end;
+        }
+        reference
+    }
+
+    fn pull(&self, t: f64) -> f64 {
+        self.amplitude * (self.omega_pull * t).sin()
+    }
+
+    fn w(&self) -> f64 {
+        (self.k / self.m).sqrt()
+    }
+
+    /// Amplitude of the particular solution.
+    fn forced(&self) -> f64 {
+        self.k * self.amplitude / (self.k - self.m * self.omega_pull * self.omega_pull)
+    }
+
+    fn slide_from(&self, t0: f64, x0: f64, dir: f64) -> FrictionPhase {
+        let particular = self.forced() * (self.omega_pull * t0).sin() - dir * self.fk / self.k;
+        let particular_speed = self.forced() * self.omega_pull * (self.omega_pull * t0).cos();
+        FrictionPhase::Sliding {
+            t0,
+            dir,
+            c: x0 - particular,
+            d: -particular_speed / self.w(),
+        }
+    }
+
+    fn position_in(&self, phase: &FrictionPhase, t: f64) -> f64 {
+        match *phase {
+            FrictionPhase::Stuck { x, .. } => x,
+            FrictionPhase::Sliding { t0, dir, c, d } => {
+                let wt = self.w() * (t - t0);
+                self.forced() * (self.omega_pull * t).sin() - dir * self.fk / self.k
+                    + c * wt.cos()
+                    + d * wt.sin()
+            }
+        }
+    }
+
+    fn speed(&self, phase: &FrictionPhase, t: f64) -> f64 {
+        match *phase {
+            FrictionPhase::Stuck { .. } => 0.0,
+            FrictionPhase::Sliding { t0, c, d, .. } => {
+                let w = self.w();
+                let wt = w * (t - t0);
+                self.forced() * self.omega_pull * (self.omega_pull * t).cos() - c * w * wt.sin()
+                    + d * w * wt.cos()
+            }
+        }
+    }
+
+    /// First time in (from, stop] where `g` turns non-positive (stop if it never does).
+    fn first_root(&self, from: f64, stop: f64, g: impl Fn(&Self, f64) -> f64) -> f64 {
+        let step = 1e-3;
+        let mut a = from;
+        while a < stop {
+            let b = (a + step).min(stop);
+            if g(self, b) <= 0.0 {
+                let (mut lo, mut hi) = (a, b);
+                while hi - lo > 1e-14 {
+                    let mid = 0.5 * (lo + hi);
+                    if g(self, mid) <= 0.0 {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                return hi;
+            }
+            a = b;
+        }
+        stop
+    }
+
+    fn position(&self, t: f64) -> f64 {
+        let (phase, _) = self
+            .phases
+            .iter()
+            .find(|(_, end)| t <= *end)
+            .unwrap_or_else(|| self.phases.last().expect("at least one phase"));
+        self.position_in(phase, t)
+    }
+
+    /// Times at which the mode changes, with the new mode (1 forward, -1 backward, 0 stuck).
+    fn switches(&self) -> Vec<(f64, f64)> {
+        let mut out = Vec::new();
+        for (i, (phase, end)) in self.phases.iter().enumerate() {
+            if i + 1 == self.phases.len() {
+                break;
+            }
+            match phase {
+                FrictionPhase::Stuck { .. } => {
+                    if let (FrictionPhase::Sliding { dir, .. }, _) = &self.phases[i + 1] {
+                        out.push((*end, *dir));
+                    }
+                }
+                FrictionPhase::Sliding { .. } => out.push((*end, 0.0)),
+            }
+        }
+        out
+    }
+}
+
+/// The spring's far end oscillates (0.3 m, 2 rad/s), so the mass sticks, slides forward,
+/// sticks, slides backward, ...: both stick-slip models (hand-written modes and the bundled
+/// `SupportFriction`) follow the phase-by-phase reference to 1e-6 m and switch modes at its
+/// times to 1e-6 s, including the backward breakaways.
+#[test]
+fn stick_slip_under_an_oscillating_pull_slides_both_ways() {
+    let stop = 6.0;
+    let reference = OscillatingPullReference::new(stop);
+    let expected = reference.switches();
+    assert!(
+        expected.iter().any(|&(_, mode)| mode < 0.0),
+        "the reference should slide backward: {expected:?}"
+    );
+    let hand = simulate_source(
+        "StickSlipOscillating",
+        &stick_slip_source("StickSlipOscillating", "A*sin(Omega*time)", stop),
+        &[],
+    );
+    let library = simulate_source(
+        "StickSlipOscillatingLibrary",
+        &stick_slip_library_source(
+            "StickSlipOscillatingLibrary",
+            "Sources.Position puller(exact=true); Modelica.Blocks.Sources.Sine pull(amplitude=A, f=Omega/(2*Modelica.Constants.pi));",
+            "connect(pull.y, puller.s_ref);",
+            stop,
+        ),
+        &[],
+    );
+    for (run, x, mode) in [
+        (&hand, "x", "mode"),
+        (&library, "slider.s", "friction.mode"),
+    ] {
+        for (t, x_t) in run.points_between(x, 0.0, stop) {
+            assert_close(
+                &format!("{}: {x} at t = {t}", run.label),
+                x_t,
+                reference.position(t),
+                1e-6,
+            );
+        }
+        // A breakaway shows as 0 -> +-1 once the speed has left zero (within the event
+        // tolerance of the breakaway); a stop as +-1 -> 0.
+        let switches = mode_switches(run, mode);
+        assert_eq!(
+            switches.len(),
+            expected.len(),
+            "{}: {mode} switches {switches:?}, expected {expected:?}",
+            run.label
+        );
+        for (&(t, _, to), &(t_exp, mode_exp)) in switches.iter().zip(&expected) {
+            assert_eq!(to, mode_exp, "{}: mode after t = {t}", run.label);
+            assert_close(&format!("{}: mode switch", run.label), t, t_exp, 1e-6);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
