@@ -37,6 +37,12 @@ pub fn moss_command() -> Command {
 /// Run `moss simulate <target> -o <dir>/result.csv <args>` and read the result.
 /// Panics with moss's messages if the simulation fails.
 pub fn simulate_target(target: &str, dir: &Path, args: &[&str]) -> Trajectories {
+    run_simulate(target, dir, args).0
+}
+
+/// `moss simulate` as in [`simulate_target`], also returning what moss printed on stdout (the
+/// run statistics when `--stats` is among `args`).
+fn run_simulate(target: &str, dir: &Path, args: &[&str]) -> (Trajectories, String) {
     let csv = dir.join("result.csv");
     let out = moss_command()
         .arg("simulate")
@@ -55,23 +61,84 @@ pub fn simulate_target(target: &str, dir: &Path, args: &[&str]) -> Trajectories 
     );
     let result = moss_results::read_result(&csv)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", csv.display()));
-    Trajectories {
+    let run = Trajectories {
         label: target.to_string(),
         result,
-    }
+    };
+    (run, String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Simulate a model given as Modelica source text (the file's last class is simulated).
 pub fn simulate_source(name: &str, source: &str, args: &[&str]) -> Trajectories {
+    simulate_source_reporting(name, source, args).0
+}
+
+/// Simulate source text with `--stats` and return the run statistics moss printed with the
+/// trajectories.
+pub fn simulate_source_with_stats(
+    name: &str,
+    source: &str,
+    args: &[&str],
+) -> (Trajectories, RunStats) {
+    let mut all: Vec<&str> = args.to_vec();
+    all.push("--stats");
+    let (run, stdout) = simulate_source_reporting(name, source, &all);
+    let stats = RunStats::parse(&stdout)
+        .unwrap_or_else(|| panic!("{name}: no run statistics in moss's output:\n{stdout}"));
+    (run, stats)
+}
+
+fn simulate_source_reporting(name: &str, source: &str, args: &[&str]) -> (Trajectories, String) {
     let dir = scratch_dir(name);
     let file = dir.join(format!("{name}.mo"));
     std::fs::write(&file, source)
         .unwrap_or_else(|e| panic!("cannot write {}: {e}", file.display()));
-    let mut run = simulate_target(&file.to_string_lossy(), &dir, args);
+    let (mut run, stdout) = run_simulate(&file.to_string_lossy(), &dir, args);
     run.label = name.to_string();
     // The model text is in the test; the result is in memory.
     let _ = std::fs::remove_dir_all(&dir);
-    run
+    (run, stdout)
+}
+
+/// The figures of `moss simulate --stats` that tests look at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunStats {
+    /// The solver line, e.g. `bdf` or `auto: dopri5, stiff from t = 0.03: bdf`.
+    pub solver: String,
+    /// Accepted integration steps.
+    pub steps: usize,
+    /// Rejected integration steps.
+    pub rejected: usize,
+    /// Right-hand side evaluations.
+    pub rhs_evaluations: usize,
+    /// State events located.
+    pub state_events: usize,
+}
+
+impl RunStats {
+    /// Read the statistics block printed by `moss simulate --stats`.
+    pub fn parse(text: &str) -> Option<RunStats> {
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(str::trim)
+        };
+        let first_number = |s: &str| -> Option<usize> {
+            s.split(|c: char| !c.is_ascii_digit())
+                .find(|w| !w.is_empty())?
+                .parse()
+                .ok()
+        };
+        let steps = field("steps:")?;
+        let rejected = steps.split_once('(').and_then(|(_, r)| first_number(r))?;
+        Some(RunStats {
+            solver: field("solver:")?.to_string(),
+            steps: first_number(steps)?,
+            rejected,
+            rhs_evaluations: first_number(field("rhs evaluations:")?)?,
+            state_events: first_number(field("events:")?)?,
+        })
+    }
 }
 
 /// Simulate a `.mo` file of the repository (path relative to the workspace root).
@@ -194,6 +261,18 @@ impl Trajectories {
             .map(|(_, y)| y)
     }
 
+    /// The event instants at which `name` jumps: `(time, left limit, right limit)` for every pair
+    /// of rows with the same time (the result records both sides of each event) whose values
+    /// differ.
+    pub fn jumps(&self, name: &str) -> Vec<(f64, f64, f64)> {
+        let time = self.time();
+        let y = self.get(name);
+        (1..time.len())
+            .filter(|&i| time[i] == time[i - 1] && y[i] != y[i - 1])
+            .map(|i| (time[i], y[i - 1], y[i]))
+            .collect()
+    }
+
     /// Times at which `name` crosses `level` going upwards (linear interpolation between points).
     pub fn upward_crossings(&self, name: &str, level: f64) -> Vec<f64> {
         crossings(self.time(), &self.get(name), level, true)
@@ -265,13 +344,29 @@ pub fn assert_rel(what: &str, actual: f64, expected: f64, rel: f64) {
 
 /// Coefficient of restitution of the ElastoGap contact law (exponent 1) for a body of mass `m`
 /// hitting it at speed `v_in`, with a constant acceleration `g` pressing it into the contact.
+/// See [`elastogap_contact`].
+pub fn elastogap_restitution(m: f64, c: f64, d: f64, g: f64, v_in: f64) -> f64 {
+    elastogap_contact(m, c, d, g, v_in).restitution
+}
+
+/// One impact on an ElastoGap contact, integrated from the contact law.
+#[derive(Debug, Clone, Copy)]
+pub struct ContactImpact {
+    /// Exit speed over impact speed.
+    pub restitution: f64,
+    /// Time from touching the contact until leaving it [s].
+    pub duration: f64,
+}
+
+/// One impact of a body of mass `m` hitting an ElastoGap contact (exponent 1) at speed `v_in`,
+/// with a constant acceleration `g` pressing it into the contact.
 ///
 /// With compression x and compression rate xd the contact force is
 /// c*x + clamp(d*xd, -c*x, c*x) (the damping force is limited to the spring force, so the
 /// contact never pulls); m*xdd = m*g - force is integrated with RK4 (200000 steps per period
-/// of the undamped contact) from x = 0, xd = v_in until the contact opens again, and
-/// e = -xd_out/v_in (exit speed interpolated at x = 0).
-pub fn elastogap_restitution(m: f64, c: f64, d: f64, g: f64, v_in: f64) -> f64 {
+/// of the undamped contact) from x = 0, xd = v_in until the contact opens again; the exit speed
+/// and time are interpolated at x = 0.
+pub fn elastogap_contact(m: f64, c: f64, d: f64, g: f64, v_in: f64) -> ContactImpact {
     let accel = |x: f64, xd: f64| {
         let spring = c * x.max(0.0);
         g - (spring + (d * xd).clamp(-spring, spring)) / m
@@ -279,7 +374,7 @@ pub fn elastogap_restitution(m: f64, c: f64, d: f64, g: f64, v_in: f64) -> f64 {
     let period = 2.0 * std::f64::consts::PI * (m / c).sqrt();
     let h = period / 200_000.0;
     let (mut x, mut xd) = (0.0f64, v_in);
-    for _ in 0..10_000_000 {
+    for step in 0..10_000_000 {
         let k1 = (xd, accel(x, xd));
         let k2 = (
             xd + 0.5 * h * k1.1,
@@ -294,7 +389,10 @@ pub fn elastogap_restitution(m: f64, c: f64, d: f64, g: f64, v_in: f64) -> f64 {
         let xd_new = xd + h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
         if x_new < 0.0 && xd_new < 0.0 {
             let f = x / (x - x_new);
-            return -(xd + f * (xd_new - xd)) / v_in;
+            return ContactImpact {
+                restitution: -(xd + f * (xd_new - xd)) / v_in,
+                duration: (step as f64 + f) * h,
+            };
         }
         (x, xd) = (x_new, xd_new);
     }
