@@ -50,12 +50,13 @@ end BouncingBall;
 /// Impacts of a ball dropped from `h0` with restitution `e` before `stop`: (time, impact speed).
 /// The first comes after sqrt(2 h0/g) at sqrt(2 g h0); the ball leaves each impact with e times
 /// its impact speed v and comes back after 2 e v/g at speed e v, so every flight is e times
-/// the one before.
+/// the one before. (The impacts accumulate at t1*(1 + e)/(1 - e); the list ends at the first
+/// impact slower than 1 mm/s if `stop` lies beyond.)
 fn bouncing_ball_impacts(g: f64, e: f64, h0: f64, stop: f64) -> Vec<(f64, f64)> {
     let mut t = (2.0 * h0 / g).sqrt();
     let mut v = (2.0 * g * h0).sqrt();
     let mut impacts = Vec::new();
-    while t < stop {
+    while t < stop && v > 1e-3 {
         impacts.push((t, v));
         v *= e;
         t += 2.0 * v / g;
@@ -120,6 +121,65 @@ fn bouncing_ball_impacts_follow_the_geometric_series() {
         "the ball went below the floor: min h = {}",
         run.min("h")
     );
+}
+
+/// The usual cure for the accumulation point: the ball stops bouncing once an impact is slower
+/// than `vmin`. A `when` clause sets the discrete `flying` and reinitializes `v` with its new
+/// value; gravity is switched off by an `if` in the equation. The impacts follow the geometric
+/// series until the first with speed below 0.5 m/s (the 12th: 6.26*0.8^11 = 0.54 still
+/// bounces, the 13th at 0.43 does not); from then on the ball rests on the floor.
+#[test]
+fn bouncing_ball_comes_to_rest_below_a_minimum_rebound_speed() {
+    let source = r#"
+model BouncingBallRest "Bouncing ball that stays on the floor once an impact is slower than vmin"
+  parameter Real g = 9.81;
+  parameter Real e = 0.8;
+  parameter Real vmin = 0.5 "Slowest impact that still bounces [m/s]";
+  Real h(start=2, fixed=true);
+  Real v(start=0, fixed=true);
+  Boolean flying(start=true, fixed=true);
+equation
+  der(h) = v;
+  der(v) = if flying then -g else 0;
+  when h <= 0 then
+    flying = -pre(v) > vmin;
+    reinit(v, if flying then -e*pre(v) else 0);
+  end when;
+  annotation(experiment(StopTime=8, Interval=0.01, Tolerance=1e-8));
+end BouncingBallRest;
+"#;
+    let run = simulate_source("BouncingBallRest", source, &[]);
+    let (g, e, h0, vmin) = (9.81, 0.8, 2.0, 0.5);
+    let expected: Vec<(f64, f64)> = bouncing_ball_impacts(g, e, h0, 8.0)
+        .into_iter()
+        .take_while(|&(_, v)| v > vmin)
+        .collect();
+    let impacts = impacts_in(&run, "v");
+    assert_eq!(impacts.len(), expected.len(), "impacts {impacts:?}");
+    assert_eq!(expected.len(), 12);
+    for (k, (&(t, _, _), &(t_exp, _))) in impacts.iter().zip(&expected).enumerate() {
+        assert_close(&format!("time of impact {}", k + 1), t, t_exp, 1e-6);
+    }
+    // The last impact (speed e^12 * 6.26 = 0.43 m/s) stops the ball.
+    let (t_last, v_last) = {
+        let (t, v) = *expected.last().expect("impacts");
+        (t + 2.0 * e * v / g, e * v)
+    };
+    let stops: Vec<(f64, f64, f64)> = run
+        .jumps("v")
+        .into_iter()
+        .filter(|&(_, before, after)| before < 0.0 && after == 0.0)
+        .collect();
+    assert_eq!(stops.len(), 1, "stops {stops:?}");
+    assert_close("time the ball stops", stops[0].0, t_last, 1e-6);
+    assert_rel("its last impact speed", -stops[0].1, v_last, 1e-6);
+    for (t, h) in run.points_between("h", t_last + 1e-9, 8.0) {
+        assert!(
+            h.abs() < 1e-9,
+            "the ball left the floor at t = {t}: h = {h}"
+        );
+    }
+    assert_eq!(run.last("flying"), 0.0);
 }
 
 /// Past the accumulation point of the impacts, t1*(1 + e)/(1 - e) (the sum of the geometric
