@@ -146,17 +146,40 @@ fn curve_label(file: &Path, var: &str, several_results: bool) -> String {
 }
 
 fn unknown_variable(file: &Path, result: &SimResult, var: &str) -> String {
-    let similar: Vec<&str> = result
-        .names()
-        .filter(|n| n.contains(var) || var.contains(*n))
-        .take(5)
-        .collect();
+    let similar = similar_names(result.names(), var);
     let hint = if similar.is_empty() {
         format!("it has: {}", sample_names(result))
     } else {
         format!("did you mean: {}?", similar.join(", "))
     };
     format!("{}: no variable `{var}`; {hint}", file.display())
+}
+
+/// Names that are probably what the user meant by `var`: the closest by edit distance (a typo),
+/// then those with the same last component (`gear.w` for `w`), then the members of the same
+/// component (`ball.s` for `ball.height`). Short names are never suggested because they
+/// happen to be contained in `var`.
+fn similar_names<'a>(names: impl Iterator<Item = &'a str>, var: &str) -> Vec<&'a str> {
+    let names: Vec<&str> = names.collect();
+    // one edit per four characters: "bal.v" finds "ball.v", "w" does not find "e"
+    let budget = var.chars().count() / 4;
+    let mut typos: Vec<(usize, &str)> = names
+        .iter()
+        .map(|n| (strsim::levenshtein(n, var), *n))
+        .filter(|(d, _)| *d > 0 && *d <= budget)
+        .collect();
+    typos.sort();
+    let mut out: Vec<&str> = typos.into_iter().map(|(_, n)| n).collect();
+    let last = var.rsplit('.').next().unwrap_or(var);
+    out.extend(names.iter().filter(|n| n.rsplit('.').next() == Some(last)));
+    if let Some((prefix, _)) = var.rsplit_once('.') {
+        let members = format!("{prefix}.");
+        out.extend(names.iter().filter(|n| n.starts_with(&members)));
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|n| *n != var && seen.insert(*n));
+    out.truncate(5);
+    out
 }
 
 /// Up to 10 variable names of a result, for error messages.
@@ -173,6 +196,16 @@ fn sample_names(result: &SimResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn suggestions_are_typos_same_leaf_or_siblings_not_substrings() {
+        let names = ["e", "ball.s", "ball.v", "gear.w", "inertia1.w", "h"];
+        let similar = |var| similar_names(names.iter().copied(), var);
+        assert_eq!(similar("ball.height"), ["ball.s", "ball.v"]);
+        assert_eq!(similar("bal.v"), ["ball.v"]);
+        assert_eq!(similar("w"), ["gear.w", "inertia1.w"]);
+        assert!(similar("pressure").is_empty());
+    }
 
     #[test]
     fn inputs_split_by_extension() {
