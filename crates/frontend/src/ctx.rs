@@ -165,7 +165,9 @@ impl<'a> Flattener<'a> {
             };
             let mut m = m.clone();
             if let Some(cm) = modification {
-                m = Mod::merge(&m, &Mod::from_class_mod(cm, &env));
+                let short = Mod::from_class_mod(cm, &env);
+                self.check_final(&m, &short, "");
+                m = Mod::merge(&m, &short);
             }
             if let Some(b) = self.lk.resolve_class_name(entry.parent, base, true) {
                 self.collect(b, &m, node, out, depth + 1);
@@ -212,6 +214,7 @@ impl<'a> Flattener<'a> {
                     };
                     // A short-class base (`extends A(...)` with `A = B(mods)`) is
                     // followed by `collect`, which adds its modifiers.
+                    self.check_final(m, &em, "");
                     self.collect(*b, &Mod::merge(m, &em), node, out, depth + 1);
                 }
                 Element::Class {
@@ -243,7 +246,11 @@ impl<'a> Flattener<'a> {
         if let ClassSpecifier::Extends { modification, .. } = &entry.def.specifier {
             // `model extends M(mods)`: the modifiers apply to the inherited `M`.
             let em = match modification {
-                Some(cm) => Mod::merge(m, &Mod::from_class_mod(cm, &env)),
+                Some(cm) => {
+                    let own = Mod::from_class_mod(cm, &env);
+                    self.check_final(m, &own, "");
+                    Mod::merge(m, &own)
+                }
                 None => m.clone(),
             };
             for (b, idx) in bases.iter() {
@@ -354,6 +361,27 @@ impl<'a> Flattener<'a> {
             };
             decl_mod = Mod::merge(&decl_mod, &carried);
         }
+        self.check_final(&outer_mod, &decl_mod, &name);
+        if prefixes.final_ && redecl.is_none() && !outer_mod.is_empty() {
+            self.final_error(&name, outer_mod.span, decl.name.span);
+        }
+        if prefixes.outer && !prefixes.inner {
+            let modified = decl
+                .modification
+                .as_ref()
+                .map(|m| m.span)
+                .or((!outer_mod.is_empty()).then_some(outer_mod.span));
+            if let Some(span) = modified {
+                self.errors.borrow_mut().push(
+                    Diagnostic::error(
+                        if span.is_dummy() { decl.name.span } else { span },
+                        format!("`outer {name}` is modified, but an outer component cannot have modifications"),
+                    )
+                    .with_secondary(decl.name.span, "declared `outer` here")
+                    .with_help("modify the matching `inner` declaration instead (specification 5.4)"),
+                );
+            }
+        }
         let mods = Mod::merge(&outer_mod, &decl_mod);
         let mut tprefixes = clause.prefixes;
         if redecl.is_some() {
@@ -377,6 +405,28 @@ impl<'a> Flattener<'a> {
         };
         out.index.insert(name, out.comps.len());
         out.comps.push(Rc::new(comp));
+    }
+
+    /// Report an element of `outer` that changes one that `inner` declares `final`
+    /// (spec 7.2.6). `path` names the modified instance (for the message).
+    pub fn check_final(&self, outer: &Mod, inner: &Mod, path: &str) {
+        if let Some((name, span, final_span)) = final_violation(outer, inner, path) {
+            self.final_error(&name, span, final_span);
+        }
+    }
+
+    fn final_error(&self, name: &str, span: Span, final_span: Span) {
+        let mut d = Diagnostic::error(
+            if span.is_dummy() { final_span } else { span },
+            format!("`{name}` is final and cannot be modified"),
+        )
+        .with_help(
+            "remove this modification, or the `final` prefix where the element is given its value",
+        );
+        if !final_span.is_dummy() && final_span != span {
+            d = d.with_secondary(final_span, "declared final here");
+        }
+        self.errors.borrow_mut().push(d);
     }
 
     /// Find component `name` of an instance.
@@ -467,7 +517,9 @@ impl<'a> Flattener<'a> {
                         scope: entry.parent.unwrap_or(class),
                     };
                     if let Some(cm) = modification {
-                        mods = Mod::merge(&mods, &Mod::from_class_mod(cm, &env));
+                        let own = Mod::from_class_mod(cm, &env);
+                        self.check_final(&mods, &own, "");
+                        mods = Mod::merge(&mods, &own);
                     }
                     for s in subscripts {
                         dims.push((s.clone(), env.clone()));
@@ -513,6 +565,9 @@ impl<'a> Flattener<'a> {
                     });
                 }
                 _ => {
+                    // Classes used as simple types are never collected as instances, so
+                    // their restrictions are checked here.
+                    self.check_class_restrictions(class);
                     // `type T extends Real(...)`: a long type class extending a predefined type.
                     if entry.def.prefixes.kind == ClassKind::Type {
                         if let Some(comp) = entry.def.specifier.composition() {
@@ -742,6 +797,7 @@ impl<'a> Flattener<'a> {
         for i in indices {
             mods = mods.index(*i - 1);
         }
+        self.check_final(&mods, &ty.mods, &comp.name);
         let mods = Mod::merge(&mods, &ty.mods);
         let parent_inh = self.inherited_of(node);
         let inh = Inherited {
@@ -842,6 +898,31 @@ impl<'a> Flattener<'a> {
         }
         None
     }
+}
+
+/// The first element of `outer` that modifies an element `inner` marks `final`: its path,
+/// the span of the modification and the span of the final one. A modifier met twice on
+/// the way (same span) is not a modification of itself.
+fn final_violation(outer: &Mod, inner: &Mod, path: &str) -> Option<(String, Span, Span)> {
+    for (name, om) in &outer.args {
+        let Some(im) = inner.sub(name) else { continue };
+        if om.span == im.span && !om.span.is_dummy() {
+            continue;
+        }
+        let p = if path.is_empty() {
+            name.to_string()
+        } else {
+            format!("{path}.{name}")
+        };
+        let changes = om.binding.is_some() || !om.args.is_empty();
+        if im.final_ && changes {
+            return Some((p, om.span, im.span));
+        }
+        if let Some(v) = final_violation(om, im, &p) {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// A component declaration as found in a class, with its element prefixes.

@@ -408,6 +408,7 @@ impl<'a> Flattener<'a> {
             },
             Base::Class(_) => ScalarType::Real,
         };
+        self.check_final(&comp.mods, &ty.mods, &qualified(node, &comp.name));
         let mods = Mod::merge(&comp.mods, &ty.mods);
         if let Some((bad, m)) = mods
             .args
