@@ -151,6 +151,20 @@ impl<'a> Flattener<'a> {
     }
 
     fn collect(&self, class: ClassId, m: &Mod, node: &NodeRef, out: &mut Elems, depth: u32) {
+        self.collect_with(class, m, node, out, depth, false);
+    }
+
+    /// `protected`: the class is inherited through a protected `extends` clause, so all
+    /// its elements are protected (spec 7.1.2).
+    fn collect_with(
+        &self,
+        class: ClassId,
+        m: &Mod,
+        node: &NodeRef,
+        out: &mut Elems,
+        depth: u32,
+        protected: bool,
+    ) {
         if depth > 40 || out.contributors.contains(&class) {
             return;
         }
@@ -170,7 +184,7 @@ impl<'a> Flattener<'a> {
                 m = Mod::merge(&m, &short);
             }
             if let Some(b) = self.lk.resolve_class_name(entry.parent, base, true) {
-                self.collect(b, &m, node, out, depth + 1);
+                self.collect_with(b, &m, node, out, depth + 1, protected);
             }
             return;
         }
@@ -198,7 +212,11 @@ impl<'a> Flattener<'a> {
                             clause,
                             decl,
                             constraining: constraining.as_ref(),
-                            vis,
+                            vis: if protected {
+                                Visibility::Protected
+                            } else {
+                                vis
+                            },
                             span: *span,
                         };
                         self.add_comp(out, m, &env, decl_info);
@@ -215,7 +233,8 @@ impl<'a> Flattener<'a> {
                     // A short-class base (`extends A(...)` with `A = B(mods)`) is
                     // followed by `collect`, which adds its modifiers.
                     self.check_final(m, &em, "");
-                    self.collect(*b, &Mod::merge(m, &em), node, out, depth + 1);
+                    let hidden = protected || vis == Visibility::Protected;
+                    self.collect_with(*b, &Mod::merge(m, &em), node, out, depth + 1, hidden);
                 }
                 Element::Class {
                     class: cdef,
@@ -255,7 +274,7 @@ impl<'a> Flattener<'a> {
             };
             for (b, idx) in bases.iter() {
                 if *idx == usize::MAX {
-                    self.collect(*b, &em, node, out, depth + 1);
+                    self.collect_with(*b, &em, node, out, depth + 1, protected);
                 }
             }
         }
@@ -465,7 +484,24 @@ impl<'a> Flattener<'a> {
                 }
                 cur
             }
-            _ => self.lk.resolve_class_name(Some(scope), name, false),
+            _ => {
+                if let Some((i, owner)) = self.lk.protected_part(scope, name) {
+                    return err(
+                        name.parts[i].span,
+                        format!(
+                            "`{}` is protected in `{}` and cannot be accessed with dot notation",
+                            name.parts[i].as_str(),
+                            self.lk.name_of(owner)
+                        ),
+                    )
+                    .map_err(|d| {
+                        Box::new(d.with_help(
+                            "only public elements can be named as `A.B`; make it public or use it from inside its class",
+                        ))
+                    });
+                }
+                self.lk.resolve_class_name(Some(scope), name, false)
+            }
         };
         let Some(class) = class else {
             if name.parts.len() == 1 {

@@ -839,6 +839,21 @@ impl<'a> Flattener<'a> {
                             }));
                         }
                     }
+                    if self.lk.is_protected_member(cls, part.name.as_str()) {
+                        return err(
+                            part.name.span,
+                            format!(
+                                "`{}` is protected in `{}` and cannot be accessed with dot notation",
+                                part.name,
+                                self.lk.name_of(cls)
+                            ),
+                        )
+                        .map_err(|d| {
+                            Box::new(d.with_help(
+                                "only public elements can be named as `A.x`; make it public or use it from inside its class",
+                            ))
+                        });
+                    }
                     match self.lk.member(cls, part.name.as_str()) {
                         Some(f) => found = f,
                         None => {

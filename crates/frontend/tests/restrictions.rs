@@ -284,3 +284,84 @@ end StreamModel;
     );
     assert!(e.contains("StreamModel.mo:2:3"), "{e}");
 }
+
+#[test]
+fn protected_elements_cannot_be_reached_with_dot_notation() {
+    let e = rejected(
+        "HiddenClass",
+        "model HiddenClass
+  model Pump
+  protected
+    model Impeller
+      Real w = 1.0;
+    end Impeller;
+  end Pump;
+  Pump.Impeller i;
+end HiddenClass;
+",
+    );
+    assert!(
+        e.starts_with("error: `Impeller` is protected in `HiddenClass.Pump` and cannot be accessed with dot notation\n"),
+        "{e}"
+    );
+    assert!(e.contains("HiddenClass.mo:8:8"), "{e}");
+    assert!(e.contains("help: only public elements"), "{e}");
+    let e = rejected(
+        "HiddenConstant",
+        "model HiddenConstant
+  package Data
+  protected
+    constant Real g = 9.81;
+  end Data;
+  Real y = Data.g;
+end HiddenConstant;
+",
+    );
+    assert!(
+        e.starts_with("error: `g` is protected in `HiddenConstant.Data` and cannot be accessed with dot notation\n"),
+        "{e}"
+    );
+    assert!(e.contains("HiddenConstant.mo:6:17"), "{e}");
+}
+
+#[test]
+fn protected_extends_hides_the_inherited_elements() {
+    let e = rejected(
+        "HiddenBase",
+        "model HiddenBase
+  model Mass
+    Real m = 2;
+  end Mass;
+  model Body
+  protected
+    extends Mass;
+  end Body;
+  Body b;
+  Real y = b.m;
+end HiddenBase;
+",
+    );
+    assert!(
+        e.starts_with("error: `m` is protected in `b` and cannot be accessed from outside\n"),
+        "{e}"
+    );
+    assert!(e.contains("HiddenBase.mo:10:14"), "{e}");
+    // Inside the class the inherited element is used as usual.
+    let m = flat_text(
+        "HiddenUse",
+        "model HiddenUse
+  model Mass
+    Real m = 2;
+  end Mass;
+  model Body
+    Real w = 2 * m;
+  protected
+    extends Mass;
+  end Body;
+  Body b;
+end HiddenUse;
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(var_names(&m), vec!["b.w", "b.m"]);
+}
