@@ -239,24 +239,41 @@ impl<'a> Flattener<'a> {
                 Element::Class {
                     class: cdef,
                     prefixes,
+                    constraining,
                     ..
                 } => {
                     let name = cdef.name.name.clone();
-                    if prefixes.redeclare
-                        || matches!(cdef.specifier, ClassSpecifier::Extends { .. })
-                    {
+                    if prefixes.redeclare {
                         // `redeclare model extends M`: replaces the inherited `M` everywhere
                         // in this instance, also in the elements inherited from the base.
                         // Elements of derived classes come after those of their bases, so the
-                        // most derived definition wins.
+                        // most derived definition wins. Without `redeclare`, `model extends M`
+                        // only defines the local `M` (spec 7.3.1).
                         if let Some(id) = self.lib().child(class, &name) {
                             out.class_overrides.insert(name.clone(), id);
                         }
                     }
+                    let original = self.lib().child(class, &name);
+                    let constraint = match constraining {
+                        Some(c) => self.lk.resolve_class_name(Some(class), &c.base, false),
+                        None => original,
+                    };
                     if let Some((_, r)) = m.class_redecls.iter().find(|(n, _)| *n == name) {
-                        let _ = prefixes;
+                        if prefixes.final_ {
+                            self.redeclare_error(
+                                r.def.name.span,
+                                format!("`{name}` is final and cannot be redeclared"),
+                                "remove the redeclaration, or the `final` prefix of the class",
+                            );
+                        }
                         let id = self.lib_add_redeclared(r);
+                        if let Some(c) = constraint {
+                            self.check_subtype(id, c, r.def.name.span);
+                        }
                         out.class_overrides.insert(name, id);
+                    } else if let (Some(o), Some(c), Some(_)) = (original, constraint, constraining)
+                    {
+                        self.check_subtype(o, c, cdef.name.span);
                     }
                 }
                 Element::Import(_) => {}
@@ -344,6 +361,7 @@ impl<'a> Flattener<'a> {
         let outer_mod = m.sub(&name).cloned().unwrap_or_default();
         let redecl = m.comp_redecls.iter().find(|(n, _)| *n == name);
         let original_prefixes = clause.prefixes;
+        let original_type = clause.type_name.clone();
         let original_mod = decl.modification.as_ref();
         let (clause, decl, denv) = match redecl {
             Some((_, r)) => match r.clause.components.first() {
@@ -361,6 +379,29 @@ impl<'a> Flattener<'a> {
             },
             None => (clause.clone(), decl.clone(), env.clone()),
         };
+        let constraint = || {
+            let name = constraining.map_or(&original_type, |c| &c.base);
+            self.lk.resolve_class_name(Some(env.scope), name, false)
+        };
+        match redecl {
+            Some((_, r)) => {
+                let new = self
+                    .lk
+                    .resolve_class_name(Some(r.env.scope), &clause.type_name, false);
+                if let (Some(n), Some(c)) = (new, constraint()) {
+                    self.check_subtype(n, c, r.clause.type_name.span);
+                }
+            }
+            None if constraining.is_some() => {
+                let declared = self
+                    .lk
+                    .resolve_class_name(Some(env.scope), &original_type, false);
+                if let (Some(d), Some(c)) = (declared, constraint()) {
+                    self.check_subtype(d, c, original_type.span);
+                }
+            }
+            None => {}
+        }
         let mut decl_mod = match &decl.modification {
             Some(dm) => Mod::from_modification(dm, &denv),
             None => Mod::default(),
@@ -424,6 +465,72 @@ impl<'a> Flattener<'a> {
         };
         out.index.insert(name, out.comps.len());
         out.comps.push(Rc::new(comp));
+    }
+
+    fn redeclare_error(&self, span: Span, msg: String, help: &str) {
+        self.errors
+            .borrow_mut()
+            .push(Diagnostic::error(span, msg).with_help(help.to_string()));
+    }
+
+    /// A replacing class must have every public component of the constraining class.
+    fn check_subtype(&self, new: ClassId, constraint: ClassId, span: Span) {
+        if new == constraint {
+            return;
+        }
+        if let Some(missing) = self.lk.missing_public_component(new, constraint) {
+            self.errors.borrow_mut().push(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "`{}` is not a subtype of `{}`: it has no element `{missing}`",
+                        self.lk.name_of(new),
+                        self.lk.name_of(constraint)
+                    ),
+                )
+                .with_help(format!(
+                    "a replacing class must have every public element of its constraining class `{}` (specification 7.3.2)",
+                    self.lk.name_of(constraint)
+                )),
+            );
+        }
+    }
+
+    /// Modifications and redeclarations from outside an instance (through a component)
+    /// may not touch its protected elements (spec 4.1).
+    fn check_protected_modifications(&self, comp: &Comp, class: ClassId) {
+        let names = comp
+            .mods
+            .args
+            .iter()
+            .map(|(n, m)| (n, m.span, "modified"))
+            .chain(
+                comp.mods
+                    .comp_redecls
+                    .iter()
+                    .map(|(n, r)| (n, r.clause.span, "redeclared")),
+            )
+            .chain(
+                comp.mods
+                    .class_redecls
+                    .iter()
+                    .map(|(n, r)| (n, r.def.name.span, "redeclared")),
+            );
+        for (name, span, what) in names {
+            if self.lk.is_protected_member(class, name) {
+                self.errors.borrow_mut().push(
+                    Diagnostic::error(
+                        if span.is_dummy() { comp.span } else { span },
+                        format!(
+                            "`{name}` is protected in `{}` and cannot be {what} from outside",
+                            self.lk.name_of(class)
+                        ),
+                    )
+                    .with_help("only a modifier in an `extends` clause may change a protected element; make it public"),
+                );
+                return;
+            }
+        }
     }
 
     /// Report an element of `outer` that changes one that `inner` declares `final`
@@ -834,6 +941,7 @@ impl<'a> Flattener<'a> {
             mods = mods.index(*i - 1);
         }
         self.check_final(&mods, &ty.mods, &comp.name);
+        self.check_protected_modifications(comp, class);
         let mods = Mod::merge(&mods, &ty.mods);
         let parent_inh = self.inherited_of(node);
         let inh = Inherited {

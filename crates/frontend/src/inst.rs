@@ -532,6 +532,98 @@ impl<'a> Lookup<'a> {
         false
     }
 
+    /// The element prefixes of class `name` as inherited by class `id` through its
+    /// `extends` clauses (the first definition found).
+    pub fn inherited_class_prefixes(
+        &self,
+        id: ClassId,
+        name: &str,
+    ) -> Option<ast::ElementPrefixes> {
+        self.bases(id)
+            .iter()
+            .filter(|(b, idx)| *idx != usize::MAX && *b != id)
+            .find_map(|(b, _)| self.class_prefixes_in(*b, name, 0))
+    }
+
+    fn class_prefixes_in(
+        &self,
+        id: ClassId,
+        name: &str,
+        depth: u32,
+    ) -> Option<ast::ElementPrefixes> {
+        let id = self.follow_short_class(id);
+        if depth > 40 {
+            return None;
+        }
+        let entry = self.lib.get(id);
+        let comp = entry.def.specifier.composition()?;
+        for (_, e) in comp.elements() {
+            if let Element::Class {
+                prefixes, class, ..
+            } = e
+            {
+                if class.name.as_str() == name {
+                    return Some(*prefixes);
+                }
+            }
+        }
+        self.bases(id)
+            .iter()
+            .filter(|(b, idx)| *idx != usize::MAX && *b != id)
+            .find_map(|(b, _)| self.class_prefixes_in(*b, name, depth + 1))
+    }
+
+    /// Names of the public components of class `id`, own and inherited through public
+    /// `extends` clauses.
+    fn public_components(&self, id: ClassId, out: &mut Vec<Arc<str>>, depth: u32) {
+        let id = self.follow_short_class(id);
+        let entry = self.lib.get(id);
+        let Some(comp) = entry.def.specifier.composition() else {
+            return;
+        };
+        if depth > 40 {
+            return;
+        }
+        let bases = self.bases(id);
+        for (i, (vis, e)) in comp.elements().enumerate() {
+            if vis == ast::Visibility::Protected {
+                continue;
+            }
+            match e {
+                Element::Component { clause, .. } => {
+                    out.extend(clause.components.iter().map(|d| d.name.name.clone()))
+                }
+                Element::Extends(_) => {
+                    for (b, _) in bases.iter().filter(|(b, idx)| *idx == i && *b != id) {
+                        self.public_components(*b, out, depth + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (b, _) in bases
+            .iter()
+            .filter(|(b, idx)| *idx == usize::MAX && *b != id)
+        {
+            self.public_components(*b, out, depth + 1);
+        }
+    }
+
+    /// A public component of `constraint` that class `new` lacks: then `new` is not a
+    /// subtype of `constraint` and cannot replace it (spec 6.4, 7.3.2). Packages are not
+    /// compared (their constants are matched when used).
+    pub fn missing_public_component(&self, new: ClassId, constraint: ClassId) -> Option<Arc<str>> {
+        let kind_of = |c: ClassId| self.kind(self.follow_short_class(c));
+        if kind_of(new) == ClassKind::Package || kind_of(constraint) == ClassKind::Package {
+            return None;
+        }
+        let mut names = Vec::new();
+        self.public_components(constraint, &mut names, 0);
+        names
+            .into_iter()
+            .find(|n| !matches!(self.member(new, n), Some(Found::Comp { .. })))
+    }
+
     /// The first part of a dotted class name (after the first) that names a protected
     /// element of the class before it (`A.B` with `B` protected in `A`, spec 5.1), with
     /// that class.

@@ -200,6 +200,14 @@ impl<'a> Flattener<'a> {
                         return;
                     }
                 }
+                Element::Class {
+                    prefixes, class, ..
+                } if (prefixes.redeclare
+                    || matches!(class.specifier, ClassSpecifier::Extends { .. }))
+                    && self.check_class_redeclaration(id, class) =>
+                {
+                    return;
+                }
                 Element::Extends(ext) => {
                     let bases = self.lk.bases(id);
                     for (b, _) in bases.iter().filter(|(_, idx)| *idx == i) {
@@ -504,6 +512,36 @@ impl<'a> Flattener<'a> {
             }
         }
         nonempty_behaviour(comp).map(|s| (s, "equations or algorithms"))
+    }
+
+    /// `redeclare model M ...` and `model extends M` in class `id`: the inherited `M` must
+    /// be replaceable and not final (spec 7.3, 7.3.1). Returns whether an error was
+    /// reported.
+    fn check_class_redeclaration(&self, id: ClassId, class: &moss_syntax::ast::ClassDef) -> bool {
+        let name = class.name.as_str();
+        let kind = kind_name(class.prefixes.kind);
+        let what = match class.specifier {
+            ClassSpecifier::Extends { .. } => format!("`{kind} extends {name}`"),
+            _ => format!("`redeclare {kind} {name}`"),
+        };
+        let problem = match self.lk.inherited_class_prefixes(id, name) {
+            Some(p) if p.final_ => Some((
+                format!("{what}: the inherited `{name}` is final and cannot be redeclared"),
+                "remove the redeclaration, or the `final` prefix in the base class",
+            )),
+            Some(p) if !p.replaceable => Some((
+                format!(
+                    "{what}: the inherited `{name}` is not replaceable, so it cannot be redeclared"
+                ),
+                "declare it `replaceable` in the base class",
+            )),
+            _ => None,
+        };
+        let Some((msg, help)) = problem else {
+            return false;
+        };
+        self.restriction_error(class.name.span, msg, help);
+        true
     }
 
     /// An element given two values in one modification (`C(x = 1, x = 2)`, spec 7.2.4).

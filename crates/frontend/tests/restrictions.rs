@@ -365,3 +365,275 @@ end HiddenUse;
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(var_names(&m), vec!["b.w", "b.m"]);
 }
+
+#[test]
+fn protected_elements_cannot_be_modified_or_redeclared_through_a_component() {
+    let e = rejected(
+        "HiddenMod",
+        "model HiddenMod
+  model Valve
+  protected
+    parameter Real k = 2.0;
+  end Valve;
+  Valve v(k = 4.0);
+end HiddenMod;
+",
+    );
+    assert!(
+        e.starts_with(
+            "error: `k` is protected in `HiddenMod.Valve` and cannot be modified from outside\n"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("HiddenMod.mo:6:11"), "{e}");
+    let e = rejected(
+        "HiddenRedeclare",
+        "model HiddenRedeclare
+  model Valve
+  protected
+    replaceable Real k = 2.0;
+  end Valve;
+  Valve v(redeclare Real k = 4.0);
+end HiddenRedeclare;
+",
+    );
+    assert!(
+        e.starts_with("error: `k` is protected in `HiddenRedeclare.Valve` and cannot be redeclared from outside\n"),
+        "{e}"
+    );
+    // A modifier in an extends clause may change a protected element.
+    let m = flat_text(
+        "HiddenExtends",
+        "model HiddenExtends
+  model Valve
+    Real y = k;
+  protected
+    parameter Real k = 2.0;
+  end Valve;
+  extends Valve(k = 4.0);
+end HiddenExtends;
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        declaration(&m, "k").contains("= 4.0"),
+        "{}",
+        declaration(&m, "k")
+    );
+}
+
+#[test]
+fn replacing_class_must_be_a_subtype_of_the_constraining_class() {
+    let e = rejected(
+        "NotSubtype",
+        "model NotSubtype
+  model Small
+    Real x = 1.0;
+  end Small;
+  model Big
+    Real x = 2.0;
+    Real y = 3.0;
+  end Big;
+  model Holder
+    replaceable Big b constrainedby Big;
+  end Holder;
+  Holder h(redeclare Small b);
+end NotSubtype;
+",
+    );
+    assert!(
+        e.starts_with("error: `NotSubtype.Small` is not a subtype of `NotSubtype.Big`: it has no element `y`\n"),
+        "{e}"
+    );
+    assert!(e.contains("NotSubtype.mo:12:22"), "{e}");
+    assert!(
+        e.contains("help: a replacing class must have every public element"),
+        "{e}"
+    );
+    let e = rejected(
+        "NotSubtypeClass",
+        "model NotSubtypeClass
+  model Small
+    Real x = 1.0;
+  end Small;
+  model Big
+    Real x = 2.0;
+    Real y = 3.0;
+  end Big;
+  replaceable model M = Small constrainedby Big;
+  M m;
+end NotSubtypeClass;
+",
+    );
+    assert!(
+        e.starts_with("error: `NotSubtypeClass.M` is not a subtype of `NotSubtypeClass.Big`: it has no element `y`\n"),
+        "{e}"
+    );
+    assert!(e.contains("NotSubtypeClass.mo:9:21"), "{e}");
+    // A class with more elements is a subtype.
+    let m = flat_text(
+        "Subtype",
+        "model Subtype
+  model Small
+    Real x = 1.0;
+  end Small;
+  model Big
+    Real x = 2.0;
+    Real y = 3.0;
+  end Big;
+  model Holder
+    replaceable model M = Small;
+    M m;
+  end Holder;
+  Holder h(redeclare model M = Big);
+end Subtype;
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(var_names(&m), vec!["h.m.x", "h.m.y"]);
+}
+
+#[test]
+fn final_class_cannot_be_redeclared() {
+    let e = rejected(
+        "FinalClass",
+        "model FinalClass
+  model Holder
+    final replaceable model M
+      Real x = 1.0;
+    end M;
+    M m;
+  end Holder;
+  model Other
+    Real x = 2.0;
+  end Other;
+  Holder h(redeclare model M = Other);
+end FinalClass;
+",
+    );
+    assert!(
+        e.starts_with("error: `M` is final and cannot be redeclared\n"),
+        "{e}"
+    );
+    assert!(e.contains("FinalClass.mo:11:28"), "{e}");
+}
+
+#[test]
+fn inherited_class_must_be_replaceable_to_be_redeclared() {
+    let e = rejected(
+        "FixedInner",
+        "model FixedInner
+  model Base
+    model Part
+      Real x = 1.0;
+    end Part;
+  end Base;
+  extends Base;
+  model extends Part
+    Real y = 2.0;
+  end Part;
+  Part p;
+end FixedInner;
+",
+    );
+    assert!(
+        e.starts_with("error: `model extends Part`: the inherited `Part` is not replaceable, so it cannot be redeclared\n"),
+        "{e}"
+    );
+    assert!(e.contains("FixedInner.mo:8:17"), "{e}");
+    assert!(
+        e.contains("help: declare it `replaceable` in the base class"),
+        "{e}"
+    );
+    let e = rejected(
+        "FinalInner",
+        "model FinalInner
+  model Base
+    final replaceable model Part
+      Real x = 1.0;
+    end Part;
+  end Base;
+  extends Base;
+  redeclare model Part
+    Real x = 3.0;
+  end Part;
+  Part p;
+end FinalInner;
+",
+    );
+    assert!(
+        e.starts_with("error: `redeclare model Part`: the inherited `Part` is final and cannot be redeclared\n"),
+        "{e}"
+    );
+    assert!(e.contains("FinalInner.mo:8:19"), "{e}");
+}
+
+#[test]
+fn class_extends_without_redeclare_only_defines_the_local_class() {
+    let m = flat_text(
+        "LocalExtends",
+        "model LocalExtends
+  model Base
+    replaceable model Part
+      Real x = 1.0;
+    end Part;
+    Part inherited;
+  end Base;
+  extends Base;
+  model extends Part
+    Real y = 2.0;
+  end Part;
+  Part own;
+end LocalExtends;
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut names = var_names(&m);
+    names.sort();
+    assert_eq!(names, vec!["inherited.x", "own.x", "own.y"]);
+}
+
+#[test]
+fn connector_components_and_stream_connectors() {
+    let e = rejected(
+        "ParamPort",
+        "model ParamPort
+  connector Port
+    Real e;
+    flow Real f;
+  end Port;
+  parameter Port p;
+end ParamPort;
+",
+    );
+    assert!(
+        e.starts_with(
+            "error: `p`: a connector component cannot be declared parameter or constant\n"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("ParamPort.mo:6:3"), "{e}");
+    let e = rejected(
+        "TwoFlows",
+        "model TwoFlows
+  connector FluidPort
+    Real p[2];
+    flow Real m_flow[2];
+    stream Real h;
+  end FluidPort;
+  model Pipe
+    FluidPort a;
+  equation
+    a.p = {1, 2};
+    a.h = 3;
+  end Pipe;
+  Pipe pipe;
+end TwoFlows;
+",
+    );
+    assert!(
+        e.starts_with("error: stream connector `TwoFlows.FluidPort` has 2 scalar flow variables, but it must have exactly one\n"),
+        "{e}"
+    );
+    assert!(e.contains("TwoFlows.mo:2:13"), "{e}");
+}
