@@ -958,6 +958,7 @@ impl<'a> Flattener<'a> {
     /// inner is added at the top level with a warning (spec 5.4).
     pub fn inner_of(&self, node: &NodeRef, comp: &Rc<Comp>) -> Res<(NodeRef, Rc<Comp>)> {
         if let Some(found) = self.find_inner(node, &comp.name) {
+            self.check_inner_matches(node, comp, &found.0, &found.1)?;
             return Ok(found);
         }
         let mut root = node.clone();
@@ -1022,6 +1023,60 @@ impl<'a> Flattener<'a> {
             .borrow_mut()
             .push((comp.name.clone(), inner.clone()));
         Ok((root, inner))
+    }
+
+    /// The `inner` component must be a subtype of the `outer` one: the same predefined
+    /// type or enumeration, the same dimensions, and every public element of a structured
+    /// outer type (spec 5.4).
+    fn check_inner_matches(
+        &self,
+        node: &NodeRef,
+        outer: &Rc<Comp>,
+        inner_node: &NodeRef,
+        inner: &Rc<Comp>,
+    ) -> Res<()> {
+        let ot = self.comp_type(node, outer)?;
+        let it = self.comp_type(inner_node, inner)?;
+        let type_problem = match (&ot.base, &it.base) {
+            (Base::Class(o), Base::Class(i)) => self
+                .lk
+                .missing_public_component(*i, *o)
+                .map(|m| format!("its class has no element `{m}`")),
+            (Base::Enum(_, ol), Base::Enum(_, il)) if ol == il => None,
+            (o, i) if o == i => None,
+            _ => Some(format!(
+                "`{}` is not a subtype of `{}`",
+                inner.type_name, outer.type_name
+            )),
+        };
+        let problem = match type_problem {
+            Some(p) => Some(p),
+            None => {
+                let od = self.comp_dims(node, outer)?;
+                let id = self.comp_dims(inner_node, inner)?;
+                (od != id).then(|| {
+                    format!(
+                        "its dimensions {} differ from the outer dimensions {}",
+                        format_dims(&id),
+                        format_dims(&od)
+                    )
+                })
+            }
+        };
+        let Some(problem) = problem else {
+            return Ok(());
+        };
+        Err(Box::new(
+            Diagnostic::error(
+                outer.decl.name.span,
+                format!(
+                    "the `inner {}` that `outer {}` refers to does not match it: {problem}",
+                    inner.name, outer.name
+                ),
+            )
+            .with_secondary(inner.decl.name.span, "inner declared here")
+            .with_help("declare the inner and outer components with the same type and dimensions"),
+        ))
     }
 
     /// Find the `inner` declaration matching an `outer` component of `node`.
@@ -1102,6 +1157,15 @@ pub fn most_restrictive(
 
 /// Largest array (number of scalar elements) the frontend expands.
 pub const MAX_ELEMENTS: usize = 2_000_000;
+
+/// `[3, 2]` for dimensions (`scalar` for none).
+fn format_dims(dims: &[usize]) -> String {
+    if dims.is_empty() {
+        return "scalar".to_string();
+    }
+    let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
 
 /// `[1,2]` for indices `[1, 2]` (1-based).
 pub fn format_indices(indices: &[usize]) -> String {

@@ -872,6 +872,30 @@ impl<'a> Flattener<'a> {
         }
     }
 
+    /// Through an `outer` component only the elements of its own (declared) type can be
+    /// used, even if the matching `inner` has more (spec 5.4).
+    fn check_outer_member(&self, node: &NodeRef, comp: &Rc<Comp>, part: &ast::RefPart) -> Res<()> {
+        let ty = self.comp_type(node, comp)?;
+        let Base::Class(class) = ty.base else {
+            return Ok(());
+        };
+        if self.lk.member(class, part.name.as_str()).is_some() {
+            return Ok(());
+        }
+        err(
+            part.name.span,
+            format!(
+                "`outer {}` is declared as `{}`, which has no element `{}`",
+                comp.name,
+                self.lk.name_of(class),
+                part.name
+            ),
+        )
+        .map_err(|d| {
+            Box::new(d.with_help("declare the outer component with a class that has this element"))
+        })
+    }
+
     /// Resolve `parts` starting at a component of `node`.
     pub fn resolve_in_node(
         &self,
@@ -911,6 +935,9 @@ impl<'a> Flattener<'a> {
                     part.name, node.path
                 ),
             );
+        }
+        if comp.prefixes.outer && !comp.prefixes.inner && parts.len() > 1 {
+            self.check_outer_member(node, &comp, &parts[1])?;
         }
         let (node, comp) = if comp.prefixes.outer && !comp.prefixes.inner {
             // An `outer` constant of a package used inside an instance refers to the

@@ -538,7 +538,7 @@ impl<'a> Lookup<'a> {
         &self,
         id: ClassId,
         name: &str,
-    ) -> Option<ast::ElementPrefixes> {
+    ) -> Option<(ast::ElementPrefixes, ast::Visibility)> {
         self.bases(id)
             .iter()
             .filter(|(b, idx)| *idx != usize::MAX && *b != id)
@@ -550,20 +550,20 @@ impl<'a> Lookup<'a> {
         id: ClassId,
         name: &str,
         depth: u32,
-    ) -> Option<ast::ElementPrefixes> {
+    ) -> Option<(ast::ElementPrefixes, ast::Visibility)> {
         let id = self.follow_short_class(id);
         if depth > 40 {
             return None;
         }
         let entry = self.lib.get(id);
         let comp = entry.def.specifier.composition()?;
-        for (_, e) in comp.elements() {
+        for (vis, e) in comp.elements() {
             if let Element::Class {
                 prefixes, class, ..
             } = e
             {
                 if class.name.as_str() == name {
-                    return Some(*prefixes);
+                    return Some((*prefixes, vis));
                 }
             }
         }

@@ -151,7 +151,10 @@ impl<'a> Flattener<'a> {
         if self.check_combined_base(id, comp) || self.check_duplicate_modifications(comp) {
             return;
         }
-        for (i, (_, e)) in comp.elements().enumerate() {
+        if self.check_element_names(id, comp) || self.check_imports(comp) {
+            return;
+        }
+        for (i, (vis, e)) in comp.elements().enumerate() {
             let reserved = is_predefined_type_name;
             let declared: Vec<(&str, Span)> = match e {
                 Element::Component { clause, .. } => clause
@@ -204,7 +207,7 @@ impl<'a> Flattener<'a> {
                     prefixes, class, ..
                 } if (prefixes.redeclare
                     || matches!(class.specifier, ClassSpecifier::Extends { .. }))
-                    && self.check_class_redeclaration(id, class) =>
+                    && self.check_class_redeclaration(id, class, vis) =>
                 {
                     return;
                 }
@@ -517,7 +520,12 @@ impl<'a> Flattener<'a> {
     /// `redeclare model M ...` and `model extends M` in class `id`: the inherited `M` must
     /// be replaceable and not final (spec 7.3, 7.3.1). Returns whether an error was
     /// reported.
-    fn check_class_redeclaration(&self, id: ClassId, class: &moss_syntax::ast::ClassDef) -> bool {
+    fn check_class_redeclaration(
+        &self,
+        id: ClassId,
+        class: &moss_syntax::ast::ClassDef,
+        vis: Visibility,
+    ) -> bool {
         let name = class.name.as_str();
         let kind = kind_name(class.prefixes.kind);
         let what = match class.specifier {
@@ -525,11 +533,22 @@ impl<'a> Flattener<'a> {
             _ => format!("`redeclare {kind} {name}`"),
         };
         let problem = match self.lk.inherited_class_prefixes(id, name) {
-            Some(p) if p.final_ => Some((
+            Some((_, base_vis)) if base_vis != vis => Some((
+                format!(
+                    "{what}: the inherited `{name}` is {}, and a redeclaration cannot change that",
+                    if base_vis == Visibility::Protected {
+                        "protected"
+                    } else {
+                        "public"
+                    }
+                ),
+                "declare the redeclaration under the same public/protected heading as the original",
+            )),
+            Some((p, _)) if p.final_ => Some((
                 format!("{what}: the inherited `{name}` is final and cannot be redeclared"),
                 "remove the redeclaration, or the `final` prefix in the base class",
             )),
-            Some(p) if !p.replaceable => Some((
+            Some((p, _)) if !p.replaceable => Some((
                 format!(
                     "{what}: the inherited `{name}` is not replaceable, so it cannot be redeclared"
                 ),
@@ -542,6 +561,136 @@ impl<'a> Flattener<'a> {
         };
         self.restriction_error(class.name.span, msg, help);
         true
+    }
+
+    /// A class and a component of one class cannot share a name, and a local class
+    /// cannot differ from an inherited class of the same name unless it redeclares it
+    /// (spec 5.6.1, 7.1). Returns whether an error was reported.
+    fn check_element_names(&self, id: ClassId, comp: &Composition) -> bool {
+        let mut components: Vec<&moss_syntax::ast::Ident> = Vec::new();
+        for (_, e) in comp.elements() {
+            if let Element::Component { clause, .. } = e {
+                components.extend(clause.components.iter().map(|d| &d.name));
+            }
+        }
+        for (_, e) in comp.elements() {
+            let Element::Class {
+                prefixes, class, ..
+            } = e
+            else {
+                continue;
+            };
+            let name = class.name.as_str();
+            if let Some(c) = components.iter().find(|c| c.as_str() == name) {
+                self.errors.borrow_mut().push(
+                    Diagnostic::error(
+                        class.name.span,
+                        format!("`{name}` is declared both as a class and as a component"),
+                    )
+                    .with_secondary(c.span, "component declared here")
+                    .with_help("rename one of them"),
+                );
+                return true;
+            }
+            let redeclares =
+                prefixes.redeclare || matches!(class.specifier, ClassSpecifier::Extends { .. });
+            if redeclares {
+                continue;
+            }
+            for (b, _) in self.lk.bases(id).iter().filter(|(b, _)| *b != id) {
+                let Some(crate::inst::Found::Class(inherited)) = self.lk.member(*b, name) else {
+                    continue;
+                };
+                let other = self.lib().get(inherited);
+                let same: bool = moss_syntax::eq_ignoring_spans(&*other.def, &**class);
+                if !same {
+                    self.errors.borrow_mut().push(
+                        Diagnostic::error(
+                            class.name.span,
+                            format!(
+                                "class `{name}` is also inherited from `{}` with a different definition",
+                                self.lk.name_of(*b)
+                            ),
+                        )
+                        .with_secondary(other.def.name.span, "inherited definition")
+                        .with_help("rename the local class, or redeclare the inherited one (it must be replaceable)"),
+                    );
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Import clauses name packages or elements of packages, and only public ones
+    /// (spec 13.2.1). Returns whether an error was reported.
+    fn check_imports(&self, comp: &Composition) -> bool {
+        use moss_syntax::ast::ImportKind;
+        let mut aliases: Vec<(&str, Span)> = Vec::new();
+        for (_, e) in comp.elements() {
+            let Element::Import(imp) = e else { continue };
+            let (package, element, alias) = match &imp.kind {
+                ImportKind::Qualified(n) => {
+                    let Some(last) = n.last() else { continue };
+                    (&n.parts[..n.parts.len() - 1], Some(last), last.as_str())
+                }
+                ImportKind::Renaming { alias, name } => {
+                    let Some(last) = name.last() else { continue };
+                    (
+                        &name.parts[..name.parts.len() - 1],
+                        Some(last),
+                        alias.as_str(),
+                    )
+                }
+                ImportKind::Unqualified(n) => (&n.parts[..], None, ""),
+                ImportKind::Multiple { prefix, .. } => (&prefix.parts[..], None, ""),
+            };
+            if !alias.is_empty() {
+                if let Some((_, first)) = aliases.iter().find(|(a, _)| *a == alias) {
+                    self.errors.borrow_mut().push(
+                        Diagnostic::error(imp.span, format!("`{alias}` is imported twice"))
+                            .with_secondary(*first, "first imported here")
+                            .with_help("give one of the imports another name (`import B = ...;`)"),
+                    );
+                    return true;
+                }
+                aliases.push((alias, imp.span));
+            }
+            let parts: Vec<&str> = package.iter().map(|p| p.as_str()).collect();
+            if parts.is_empty() {
+                continue;
+            }
+            let Some(pkg) = self.lib().lookup_qualified(&parts) else {
+                continue;
+            };
+            let pkg_kind = self.lk.kind(self.lk.follow_short_class(pkg));
+            let problem = if pkg_kind != ClassKind::Package {
+                Some(format!(
+                    "`{}` is a {}, but imports can only name packages and their elements",
+                    self.lk.name_of(pkg),
+                    kind_name(pkg_kind)
+                ))
+            } else {
+                element
+                    .filter(|el| self.lk.is_protected_member(pkg, el.as_str()))
+                    .map(|el| {
+                        format!(
+                            "`{}` is protected in `{}` and cannot be imported",
+                            el.as_str(),
+                            self.lk.name_of(pkg)
+                        )
+                    })
+            };
+            if let Some(msg) = problem {
+                self.restriction_error(
+                    imp.span,
+                    msg,
+                    "import from a package, or use the class by its full name",
+                );
+                return true;
+            }
+        }
+        false
     }
 
     /// An element given two values in one modification (`C(x = 1, x = 2)`, spec 7.2.4).

@@ -637,3 +637,197 @@ end TwoFlows;
     );
     assert!(e.contains("TwoFlows.mo:2:13"), "{e}");
 }
+
+#[test]
+fn inner_must_match_its_outer_declarations() {
+    let e = rejected(
+        "InnerSize",
+        "model InnerSize
+  model Probe
+    outer Real g[2];
+    Real y = g[1];
+  end Probe;
+  inner Real g[3] = {1, 2, 3};
+  Probe p;
+end InnerSize;
+",
+    );
+    assert!(
+        e.starts_with("error: the `inner g` that `outer g` refers to does not match it: its dimensions [3] differ from the outer dimensions [2]\n"),
+        "{e}"
+    );
+    assert!(e.contains("InnerSize.mo:3:16"), "{e}");
+    assert!(e.contains("inner declared here"), "{e}");
+    let e = rejected(
+        "InnerType",
+        "model InnerType
+  model Probe
+    outer Integer n;
+  end Probe;
+  inner Real n = 2;
+  Probe p;
+end InnerType;
+",
+    );
+    assert!(
+        e.starts_with("error: the `inner n` that `outer n` refers to does not match it: `Real` is not a subtype of `Integer`\n"),
+        "{e}"
+    );
+    let e = rejected(
+        "OuterMember",
+        "model OuterMember
+  record Base
+    Real a = 1;
+  end Base;
+  record Full
+    extends Base;
+    Real b = 2;
+  end Full;
+  model Probe
+    outer Base env;
+    Real y = env.b;
+  end Probe;
+  inner Full env;
+  Probe p;
+end OuterMember;
+",
+    );
+    assert!(
+        e.starts_with(
+            "error: `outer env` is declared as `OuterMember.Base`, which has no element `b`\n"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("OuterMember.mo:11:18"), "{e}");
+}
+
+#[test]
+fn redeclaration_keeps_the_visibility_of_the_original() {
+    let e = rejected(
+        "Visibility",
+        "model Visibility
+  model Base
+  protected
+    replaceable model Part
+      Real x = 1.0;
+    end Part;
+  end Base;
+  model Derived
+    extends Base;
+    redeclare model Part
+      Real x = 2.0;
+    end Part;
+    Part p;
+  end Derived;
+  Derived d;
+end Visibility;
+",
+    );
+    assert!(
+        e.starts_with("error: `redeclare model Part`: the inherited `Part` is protected, and a redeclaration cannot change that\n"),
+        "{e}"
+    );
+    assert!(e.contains("Visibility.mo:10:21"), "{e}");
+}
+
+#[test]
+fn names_of_classes_and_components_do_not_clash() {
+    let e = rejected(
+        "Clash",
+        "model Clash
+  Real x = 1.0;
+  model x
+  end x;
+end Clash;
+",
+    );
+    assert!(
+        e.starts_with("error: `x` is declared both as a class and as a component\n"),
+        "{e}"
+    );
+    assert!(e.contains("Clash.mo:3:9"), "{e}");
+    let e = rejected(
+        "Shadow",
+        "model Shadow
+  model Base
+    model Part
+      Real x = 2;
+    end Part;
+  end Base;
+  model Part
+    Real x = 3;
+  end Part;
+  extends Base;
+  Part p;
+end Shadow;
+",
+    );
+    assert!(
+        e.starts_with("error: class `Part` is also inherited from `Shadow.Base` with a different definition\n"),
+        "{e}"
+    );
+    assert!(e.contains("Shadow.mo:7:9"), "{e}");
+}
+
+#[test]
+fn imports_name_public_elements_of_packages() {
+    let e = rejected(
+        "ImportModel",
+        "model ImportModel
+  model Holder
+    constant Real c = 1;
+  end Holder;
+  model User
+    import ImportModel.Holder.c;
+    Real y = c;
+  end User;
+  User u;
+end ImportModel;
+",
+    );
+    assert!(
+        e.starts_with("error: `ImportModel.Holder` is a model, but imports can only name packages and their elements\n"),
+        "{e}"
+    );
+    assert!(e.contains("ImportModel.mo:6:5"), "{e}");
+    let e = rejected(
+        "ImportHidden",
+        "model ImportHidden
+  package P
+    constant Real a = 1;
+  protected
+    constant Real b = 2;
+  end P;
+  model User
+    import ImportHidden.P.b;
+    Real y = b;
+  end User;
+  User u;
+end ImportHidden;
+",
+    );
+    assert!(
+        e.starts_with("error: `b` is protected in `ImportHidden.P` and cannot be imported\n"),
+        "{e}"
+    );
+    let e = rejected(
+        "ImportTwice",
+        "model ImportTwice
+  package P
+    constant Real a = 1;
+  end P;
+  package Q
+    constant Real a = 2;
+  end Q;
+  model User
+    import ImportTwice.P.a;
+    import a = ImportTwice.Q.a;
+    Real y = a;
+  end User;
+  User u;
+end ImportTwice;
+",
+    );
+    assert!(e.starts_with("error: `a` is imported twice\n"), "{e}");
+    assert!(e.contains("ImportTwice.mo:10:5"), "{e}");
+}
