@@ -151,6 +151,20 @@ impl<'a> Flattener<'a> {
     }
 
     fn collect(&self, class: ClassId, m: &Mod, node: &NodeRef, out: &mut Elems, depth: u32) {
+        self.collect_with(class, m, node, out, depth, false);
+    }
+
+    /// `protected`: the class is inherited through a protected `extends` clause, so all
+    /// its elements are protected (spec 7.1.2).
+    fn collect_with(
+        &self,
+        class: ClassId,
+        m: &Mod,
+        node: &NodeRef,
+        out: &mut Elems,
+        depth: u32,
+        protected: bool,
+    ) {
         if depth > 40 || out.contributors.contains(&class) {
             return;
         }
@@ -165,10 +179,12 @@ impl<'a> Flattener<'a> {
             };
             let mut m = m.clone();
             if let Some(cm) = modification {
-                m = Mod::merge(&m, &Mod::from_class_mod(cm, &env));
+                let short = Mod::from_class_mod(cm, &env);
+                self.check_final(&m, &short, "");
+                m = Mod::merge(&m, &short);
             }
             if let Some(b) = self.lk.resolve_class_name(entry.parent, base, true) {
-                self.collect(b, &m, node, out, depth + 1);
+                self.collect_with(b, &m, node, out, depth + 1, protected);
             }
             return;
         }
@@ -196,7 +212,11 @@ impl<'a> Flattener<'a> {
                             clause,
                             decl,
                             constraining: constraining.as_ref(),
-                            vis,
+                            vis: if protected {
+                                Visibility::Protected
+                            } else {
+                                vis
+                            },
                             span: *span,
                         };
                         self.add_comp(out, m, &env, decl_info);
@@ -212,29 +232,48 @@ impl<'a> Flattener<'a> {
                     };
                     // A short-class base (`extends A(...)` with `A = B(mods)`) is
                     // followed by `collect`, which adds its modifiers.
-                    self.collect(*b, &Mod::merge(m, &em), node, out, depth + 1);
+                    self.check_final(m, &em, "");
+                    let hidden = protected || vis == Visibility::Protected;
+                    self.collect_with(*b, &Mod::merge(m, &em), node, out, depth + 1, hidden);
                 }
                 Element::Class {
                     class: cdef,
                     prefixes,
+                    constraining,
                     ..
                 } => {
                     let name = cdef.name.name.clone();
-                    if prefixes.redeclare
-                        || matches!(cdef.specifier, ClassSpecifier::Extends { .. })
-                    {
+                    if prefixes.redeclare {
                         // `redeclare model extends M`: replaces the inherited `M` everywhere
                         // in this instance, also in the elements inherited from the base.
                         // Elements of derived classes come after those of their bases, so the
-                        // most derived definition wins.
+                        // most derived definition wins. Without `redeclare`, `model extends M`
+                        // only defines the local `M` (spec 7.3.1).
                         if let Some(id) = self.lib().child(class, &name) {
                             out.class_overrides.insert(name.clone(), id);
                         }
                     }
+                    let original = self.lib().child(class, &name);
+                    let constraint = match constraining {
+                        Some(c) => self.lk.resolve_class_name(Some(class), &c.base, false),
+                        None => original,
+                    };
                     if let Some((_, r)) = m.class_redecls.iter().find(|(n, _)| *n == name) {
-                        let _ = prefixes;
+                        if prefixes.final_ {
+                            self.redeclare_error(
+                                r.def.name.span,
+                                format!("`{name}` is final and cannot be redeclared"),
+                                "remove the redeclaration, or the `final` prefix of the class",
+                            );
+                        }
                         let id = self.lib_add_redeclared(r);
+                        if let Some(c) = constraint {
+                            self.check_subtype(id, c, r.def.name.span);
+                        }
                         out.class_overrides.insert(name, id);
+                    } else if let (Some(o), Some(c), Some(_)) = (original, constraint, constraining)
+                    {
+                        self.check_subtype(o, c, cdef.name.span);
                     }
                 }
                 Element::Import(_) => {}
@@ -243,12 +282,16 @@ impl<'a> Flattener<'a> {
         if let ClassSpecifier::Extends { modification, .. } = &entry.def.specifier {
             // `model extends M(mods)`: the modifiers apply to the inherited `M`.
             let em = match modification {
-                Some(cm) => Mod::merge(m, &Mod::from_class_mod(cm, &env)),
+                Some(cm) => {
+                    let own = Mod::from_class_mod(cm, &env);
+                    self.check_final(m, &own, "");
+                    Mod::merge(m, &own)
+                }
                 None => m.clone(),
             };
             for (b, idx) in bases.iter() {
                 if *idx == usize::MAX {
-                    self.collect(*b, &em, node, out, depth + 1);
+                    self.collect_with(*b, &em, node, out, depth + 1, protected);
                 }
             }
         }
@@ -318,6 +361,7 @@ impl<'a> Flattener<'a> {
         let outer_mod = m.sub(&name).cloned().unwrap_or_default();
         let redecl = m.comp_redecls.iter().find(|(n, _)| *n == name);
         let original_prefixes = clause.prefixes;
+        let original_type = clause.type_name.clone();
         let original_mod = decl.modification.as_ref();
         let (clause, decl, denv) = match redecl {
             Some((_, r)) => match r.clause.components.first() {
@@ -335,6 +379,29 @@ impl<'a> Flattener<'a> {
             },
             None => (clause.clone(), decl.clone(), env.clone()),
         };
+        let constraint = || {
+            let name = constraining.map_or(&original_type, |c| &c.base);
+            self.lk.resolve_class_name(Some(env.scope), name, false)
+        };
+        match redecl {
+            Some((_, r)) => {
+                let new = self
+                    .lk
+                    .resolve_class_name(Some(r.env.scope), &clause.type_name, false);
+                if let (Some(n), Some(c)) = (new, constraint()) {
+                    self.check_subtype(n, c, r.clause.type_name.span);
+                }
+            }
+            None if constraining.is_some() => {
+                let declared = self
+                    .lk
+                    .resolve_class_name(Some(env.scope), &original_type, false);
+                if let (Some(d), Some(c)) = (declared, constraint()) {
+                    self.check_subtype(d, c, original_type.span);
+                }
+            }
+            None => {}
+        }
         let mut decl_mod = match &decl.modification {
             Some(dm) => Mod::from_modification(dm, &denv),
             None => Mod::default(),
@@ -353,6 +420,27 @@ impl<'a> Flattener<'a> {
                     .unwrap_or_default(),
             };
             decl_mod = Mod::merge(&decl_mod, &carried);
+        }
+        self.check_final(&outer_mod, &decl_mod, &name);
+        if prefixes.final_ && redecl.is_none() && !outer_mod.is_empty() {
+            self.final_error(&name, outer_mod.span, decl.name.span);
+        }
+        if prefixes.outer && !prefixes.inner {
+            let modified = decl
+                .modification
+                .as_ref()
+                .map(|m| m.span)
+                .or((!outer_mod.is_empty()).then_some(outer_mod.span));
+            if let Some(span) = modified {
+                self.errors.borrow_mut().push(
+                    Diagnostic::error(
+                        if span.is_dummy() { decl.name.span } else { span },
+                        format!("`outer {name}` is modified, but an outer component cannot have modifications"),
+                    )
+                    .with_secondary(decl.name.span, "declared `outer` here")
+                    .with_help("modify the matching `inner` declaration instead (specification 5.4)"),
+                );
+            }
         }
         let mods = Mod::merge(&outer_mod, &decl_mod);
         let mut tprefixes = clause.prefixes;
@@ -377,6 +465,94 @@ impl<'a> Flattener<'a> {
         };
         out.index.insert(name, out.comps.len());
         out.comps.push(Rc::new(comp));
+    }
+
+    fn redeclare_error(&self, span: Span, msg: String, help: &str) {
+        self.errors
+            .borrow_mut()
+            .push(Diagnostic::error(span, msg).with_help(help.to_string()));
+    }
+
+    /// A replacing class must have every public component of the constraining class.
+    fn check_subtype(&self, new: ClassId, constraint: ClassId, span: Span) {
+        if new == constraint {
+            return;
+        }
+        if let Some(missing) = self.lk.missing_public_component(new, constraint) {
+            self.errors.borrow_mut().push(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "`{}` is not a subtype of `{}`: it has no element `{missing}`",
+                        self.lk.name_of(new),
+                        self.lk.name_of(constraint)
+                    ),
+                )
+                .with_help(format!(
+                    "a replacing class must have every public element of its constraining class `{}` (specification 7.3.2)",
+                    self.lk.name_of(constraint)
+                )),
+            );
+        }
+    }
+
+    /// Modifications and redeclarations from outside an instance (through a component)
+    /// may not touch its protected elements (spec 4.1).
+    fn check_protected_modifications(&self, comp: &Comp, class: ClassId) {
+        let names = comp
+            .mods
+            .args
+            .iter()
+            .map(|(n, m)| (n, m.span, "modified"))
+            .chain(
+                comp.mods
+                    .comp_redecls
+                    .iter()
+                    .map(|(n, r)| (n, r.clause.span, "redeclared")),
+            )
+            .chain(
+                comp.mods
+                    .class_redecls
+                    .iter()
+                    .map(|(n, r)| (n, r.def.name.span, "redeclared")),
+            );
+        for (name, span, what) in names {
+            if self.lk.is_protected_member(class, name) {
+                self.errors.borrow_mut().push(
+                    Diagnostic::error(
+                        if span.is_dummy() { comp.span } else { span },
+                        format!(
+                            "`{name}` is protected in `{}` and cannot be {what} from outside",
+                            self.lk.name_of(class)
+                        ),
+                    )
+                    .with_help("only a modifier in an `extends` clause may change a protected element; make it public"),
+                );
+                return;
+            }
+        }
+    }
+
+    /// Report an element of `outer` that changes one that `inner` declares `final`
+    /// (spec 7.2.6). `path` names the modified instance (for the message).
+    pub fn check_final(&self, outer: &Mod, inner: &Mod, path: &str) {
+        if let Some((name, span, final_span)) = final_violation(outer, inner, path) {
+            self.final_error(&name, span, final_span);
+        }
+    }
+
+    fn final_error(&self, name: &str, span: Span, final_span: Span) {
+        let mut d = Diagnostic::error(
+            if span.is_dummy() { final_span } else { span },
+            format!("`{name}` is final and cannot be modified"),
+        )
+        .with_help(
+            "remove this modification, or the `final` prefix where the element is given its value",
+        );
+        if !final_span.is_dummy() && final_span != span {
+            d = d.with_secondary(final_span, "declared final here");
+        }
+        self.errors.borrow_mut().push(d);
     }
 
     /// Find component `name` of an instance.
@@ -415,7 +591,24 @@ impl<'a> Flattener<'a> {
                 }
                 cur
             }
-            _ => self.lk.resolve_class_name(Some(scope), name, false),
+            _ => {
+                if let Some((i, owner)) = self.lk.protected_part(scope, name) {
+                    return err(
+                        name.parts[i].span,
+                        format!(
+                            "`{}` is protected in `{}` and cannot be accessed with dot notation",
+                            name.parts[i].as_str(),
+                            self.lk.name_of(owner)
+                        ),
+                    )
+                    .map_err(|d| {
+                        Box::new(d.with_help(
+                            "only public elements can be named as `A.B`; make it public or use it from inside its class",
+                        ))
+                    });
+                }
+                self.lk.resolve_class_name(Some(scope), name, false)
+            }
         };
         let Some(class) = class else {
             if name.parts.len() == 1 {
@@ -467,7 +660,9 @@ impl<'a> Flattener<'a> {
                         scope: entry.parent.unwrap_or(class),
                     };
                     if let Some(cm) = modification {
-                        mods = Mod::merge(&mods, &Mod::from_class_mod(cm, &env));
+                        let own = Mod::from_class_mod(cm, &env);
+                        self.check_final(&mods, &own, "");
+                        mods = Mod::merge(&mods, &own);
                     }
                     for s in subscripts {
                         dims.push((s.clone(), env.clone()));
@@ -513,6 +708,9 @@ impl<'a> Flattener<'a> {
                     });
                 }
                 _ => {
+                    // Classes used as simple types are never collected as instances, so
+                    // their restrictions are checked here.
+                    self.check_class_restrictions(class);
                     // `type T extends Real(...)`: a long type class extending a predefined type.
                     if entry.def.prefixes.kind == ClassKind::Type {
                         if let Some(comp) = entry.def.specifier.composition() {
@@ -742,6 +940,8 @@ impl<'a> Flattener<'a> {
         for i in indices {
             mods = mods.index(*i - 1);
         }
+        self.check_final(&mods, &ty.mods, &comp.name);
+        self.check_protected_modifications(comp, class);
         let mods = Mod::merge(&mods, &ty.mods);
         let parent_inh = self.inherited_of(node);
         let inh = Inherited {
@@ -758,6 +958,7 @@ impl<'a> Flattener<'a> {
     /// inner is added at the top level with a warning (spec 5.4).
     pub fn inner_of(&self, node: &NodeRef, comp: &Rc<Comp>) -> Res<(NodeRef, Rc<Comp>)> {
         if let Some(found) = self.find_inner(node, &comp.name) {
+            self.check_inner_matches(node, comp, &found.0, &found.1)?;
             return Ok(found);
         }
         let mut root = node.clone();
@@ -824,6 +1025,60 @@ impl<'a> Flattener<'a> {
         Ok((root, inner))
     }
 
+    /// The `inner` component must be a subtype of the `outer` one: the same predefined
+    /// type or enumeration, the same dimensions, and every public element of a structured
+    /// outer type (spec 5.4).
+    fn check_inner_matches(
+        &self,
+        node: &NodeRef,
+        outer: &Rc<Comp>,
+        inner_node: &NodeRef,
+        inner: &Rc<Comp>,
+    ) -> Res<()> {
+        let ot = self.comp_type(node, outer)?;
+        let it = self.comp_type(inner_node, inner)?;
+        let type_problem = match (&ot.base, &it.base) {
+            (Base::Class(o), Base::Class(i)) => self
+                .lk
+                .missing_public_component(*i, *o)
+                .map(|m| format!("its class has no element `{m}`")),
+            (Base::Enum(_, ol), Base::Enum(_, il)) if ol == il => None,
+            (o, i) if o == i => None,
+            _ => Some(format!(
+                "`{}` is not a subtype of `{}`",
+                inner.type_name, outer.type_name
+            )),
+        };
+        let problem = match type_problem {
+            Some(p) => Some(p),
+            None => {
+                let od = self.comp_dims(node, outer)?;
+                let id = self.comp_dims(inner_node, inner)?;
+                (od != id).then(|| {
+                    format!(
+                        "its dimensions {} differ from the outer dimensions {}",
+                        format_dims(&id),
+                        format_dims(&od)
+                    )
+                })
+            }
+        };
+        let Some(problem) = problem else {
+            return Ok(());
+        };
+        Err(Box::new(
+            Diagnostic::error(
+                outer.decl.name.span,
+                format!(
+                    "the `inner {}` that `outer {}` refers to does not match it: {problem}",
+                    inner.name, outer.name
+                ),
+            )
+            .with_secondary(inner.decl.name.span, "inner declared here")
+            .with_help("declare the inner and outer components with the same type and dimensions"),
+        ))
+    }
+
     /// Find the `inner` declaration matching an `outer` component of `node`.
     pub fn find_inner(&self, node: &NodeRef, name: &str) -> Option<(NodeRef, Rc<Comp>)> {
         self.find_inner_from(node.parent.as_ref()?, name)
@@ -842,6 +1097,31 @@ impl<'a> Flattener<'a> {
         }
         None
     }
+}
+
+/// The first element of `outer` that modifies an element `inner` marks `final`: its path,
+/// the span of the modification and the span of the final one. A modifier met twice on
+/// the way (same span) is not a modification of itself.
+fn final_violation(outer: &Mod, inner: &Mod, path: &str) -> Option<(String, Span, Span)> {
+    for (name, om) in &outer.args {
+        let Some(im) = inner.sub(name) else { continue };
+        if om.span == im.span && !om.span.is_dummy() {
+            continue;
+        }
+        let p = if path.is_empty() {
+            name.to_string()
+        } else {
+            format!("{path}.{name}")
+        };
+        let changes = om.binding.is_some() || !om.args.is_empty();
+        if im.final_ && changes {
+            return Some((p, om.span, im.span));
+        }
+        if let Some(v) = final_violation(om, im, &p) {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// A component declaration as found in a class, with its element prefixes.
@@ -877,6 +1157,15 @@ pub fn most_restrictive(
 
 /// Largest array (number of scalar elements) the frontend expands.
 pub const MAX_ELEMENTS: usize = 2_000_000;
+
+/// `[3, 2]` for dimensions (`scalar` for none).
+fn format_dims(dims: &[usize]) -> String {
+    if dims.is_empty() {
+        return "scalar".to_string();
+    }
+    let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
 
 /// `[1,2]` for indices `[1, 2]` (1-based).
 pub fn format_indices(indices: &[usize]) -> String {

@@ -839,6 +839,21 @@ impl<'a> Flattener<'a> {
                             }));
                         }
                     }
+                    if self.lk.is_protected_member(cls, part.name.as_str()) {
+                        return err(
+                            part.name.span,
+                            format!(
+                                "`{}` is protected in `{}` and cannot be accessed with dot notation",
+                                part.name,
+                                self.lk.name_of(cls)
+                            ),
+                        )
+                        .map_err(|d| {
+                            Box::new(d.with_help(
+                                "only public elements can be named as `A.x`; make it public or use it from inside its class",
+                            ))
+                        });
+                    }
                     match self.lk.member(cls, part.name.as_str()) {
                         Some(f) => found = f,
                         None => {
@@ -855,6 +870,30 @@ impl<'a> Flattener<'a> {
                 }
             }
         }
+    }
+
+    /// Through an `outer` component only the elements of its own (declared) type can be
+    /// used, even if the matching `inner` has more (spec 5.4).
+    fn check_outer_member(&self, node: &NodeRef, comp: &Rc<Comp>, part: &ast::RefPart) -> Res<()> {
+        let ty = self.comp_type(node, comp)?;
+        let Base::Class(class) = ty.base else {
+            return Ok(());
+        };
+        if self.lk.member(class, part.name.as_str()).is_some() {
+            return Ok(());
+        }
+        err(
+            part.name.span,
+            format!(
+                "`outer {}` is declared as `{}`, which has no element `{}`",
+                comp.name,
+                self.lk.name_of(class),
+                part.name
+            ),
+        )
+        .map_err(|d| {
+            Box::new(d.with_help("declare the outer component with a class that has this element"))
+        })
     }
 
     /// Resolve `parts` starting at a component of `node`.
@@ -896,6 +935,9 @@ impl<'a> Flattener<'a> {
                     part.name, node.path
                 ),
             );
+        }
+        if comp.prefixes.outer && !comp.prefixes.inner && parts.len() > 1 {
+            self.check_outer_member(node, &comp, &parts[1])?;
         }
         let (node, comp) = if comp.prefixes.outer && !comp.prefixes.inner {
             // An `outer` constant of a package used inside an instance refers to the

@@ -159,6 +159,24 @@ impl<'a> Flattener<'a> {
                 ),
             );
         }
+        let fixed = matches!(
+            p.variability,
+            Some(ast::Variability::Parameter | ast::Variability::Constant)
+        );
+        if fixed && matches!(kind, ClassKind::Connector | ClassKind::ExpandableConnector) {
+            return err(
+                comp.span,
+                format!(
+                    "`{}`: a connector component cannot be declared parameter or constant",
+                    qualified(node, &comp.name)
+                ),
+            )
+            .map_err(|d| {
+                Box::new(d.with_help(
+                    "remove the prefix; parameters and constants belong inside the connector class",
+                ))
+            });
+        }
         if causality.is_none() && p.connector.is_none() {
             return Ok(());
         }
@@ -193,6 +211,7 @@ impl<'a> Flattener<'a> {
         }
         let dims = self.comp_dims(node, comp)?;
         let child = self.child_node(node, comp, &vec![1; dims.len()])?;
+        self.check_stream_connector(&child, class)?;
         let (mut flows, mut potentials) = (0usize, 0usize);
         for c in &self.elems(&child).comps {
             let ty = self.comp_type(&child, c)?;
@@ -223,6 +242,36 @@ impl<'a> Flattener<'a> {
                 )
                 .with_help("a connector needs one flow variable for each non-causal potential variable"),
             );
+        }
+        Ok(())
+    }
+
+    /// A connector with stream variables has exactly one scalar flow variable, the one
+    /// that gives the direction of the stream (spec 15.1).
+    fn check_stream_connector(&self, node: &NodeRef, class: crate::loader::ClassId) -> Res<()> {
+        let (mut flows, mut streams) = (0usize, 0usize);
+        for c in &self.elems(node).comps {
+            let n: usize = self.comp_dims(node, c)?.iter().product();
+            match c.tprefixes.connector {
+                Some(ast::ConnectorPrefix::Flow) => flows += n,
+                Some(ast::ConnectorPrefix::Stream) => streams += n,
+                None => {}
+            }
+        }
+        if streams > 0 && flows != 1 {
+            let entry = self.lib().get(class);
+            return err(
+                entry.def.name.span,
+                format!(
+                    "stream connector `{}` has {flows} scalar flow variables, but it must have exactly one",
+                    entry.full_name
+                ),
+            )
+            .map_err(|d| {
+                Box::new(d.with_help(
+                    "declare one scalar `flow` variable (the mass flow rate that carries the streams)",
+                ))
+            });
         }
         Ok(())
     }
@@ -408,6 +457,7 @@ impl<'a> Flattener<'a> {
             },
             Base::Class(_) => ScalarType::Real,
         };
+        self.check_final(&comp.mods, &ty.mods, &qualified(node, &comp.name));
         let mods = Mod::merge(&comp.mods, &ty.mods);
         if let Some((bad, m)) = mods
             .args

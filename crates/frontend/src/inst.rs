@@ -490,6 +490,164 @@ impl<'a> Lookup<'a> {
         None
     }
 
+    /// Is `name` a protected element of class `id`: declared under `protected`, or inherited
+    /// through a protected `extends` clause or as a protected element of the base?
+    pub fn is_protected_member(&self, id: ClassId, name: &str) -> bool {
+        self.protected_member_at(id, name, 0)
+    }
+
+    fn protected_member_at(&self, id: ClassId, name: &str, depth: u32) -> bool {
+        let id = self.follow_short_class(id);
+        let entry = self.lib.get(id);
+        let Some(comp) = entry.def.specifier.composition() else {
+            return false;
+        };
+        if depth > 40 {
+            return false;
+        }
+        for (vis, e) in comp.elements() {
+            let declares = match e {
+                Element::Component { clause, .. } => {
+                    clause.components.iter().any(|d| d.name.as_str() == name)
+                }
+                Element::Class { class, .. } => class.name.as_str() == name,
+                _ => false,
+            };
+            if declares {
+                return vis == ast::Visibility::Protected;
+            }
+        }
+        let bases = self.bases(id);
+        for (i, (vis, e)) in comp.elements().enumerate() {
+            if !matches!(e, Element::Extends(_)) {
+                continue;
+            }
+            for (b, _) in bases.iter().filter(|(b, idx)| *idx == i && *b != id) {
+                if self.member(*b, name).is_some() {
+                    return vis == ast::Visibility::Protected
+                        || self.protected_member_at(*b, name, depth + 1);
+                }
+            }
+        }
+        false
+    }
+
+    /// The element prefixes of class `name` as inherited by class `id` through its
+    /// `extends` clauses (the first definition found).
+    pub fn inherited_class_prefixes(
+        &self,
+        id: ClassId,
+        name: &str,
+    ) -> Option<(ast::ElementPrefixes, ast::Visibility)> {
+        self.bases(id)
+            .iter()
+            .filter(|(b, idx)| *idx != usize::MAX && *b != id)
+            .find_map(|(b, _)| self.class_prefixes_in(*b, name, 0))
+    }
+
+    fn class_prefixes_in(
+        &self,
+        id: ClassId,
+        name: &str,
+        depth: u32,
+    ) -> Option<(ast::ElementPrefixes, ast::Visibility)> {
+        let id = self.follow_short_class(id);
+        if depth > 40 {
+            return None;
+        }
+        let entry = self.lib.get(id);
+        let comp = entry.def.specifier.composition()?;
+        for (vis, e) in comp.elements() {
+            if let Element::Class {
+                prefixes, class, ..
+            } = e
+            {
+                if class.name.as_str() == name {
+                    return Some((*prefixes, vis));
+                }
+            }
+        }
+        self.bases(id)
+            .iter()
+            .filter(|(b, idx)| *idx != usize::MAX && *b != id)
+            .find_map(|(b, _)| self.class_prefixes_in(*b, name, depth + 1))
+    }
+
+    /// Names of the public components of class `id`, own and inherited through public
+    /// `extends` clauses.
+    fn public_components(&self, id: ClassId, out: &mut Vec<Arc<str>>, depth: u32) {
+        let id = self.follow_short_class(id);
+        let entry = self.lib.get(id);
+        let Some(comp) = entry.def.specifier.composition() else {
+            return;
+        };
+        if depth > 40 {
+            return;
+        }
+        let bases = self.bases(id);
+        for (i, (vis, e)) in comp.elements().enumerate() {
+            if vis == ast::Visibility::Protected {
+                continue;
+            }
+            match e {
+                Element::Component { clause, .. } => {
+                    out.extend(clause.components.iter().map(|d| d.name.name.clone()))
+                }
+                Element::Extends(_) => {
+                    for (b, _) in bases.iter().filter(|(b, idx)| *idx == i && *b != id) {
+                        self.public_components(*b, out, depth + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (b, _) in bases
+            .iter()
+            .filter(|(b, idx)| *idx == usize::MAX && *b != id)
+        {
+            self.public_components(*b, out, depth + 1);
+        }
+    }
+
+    /// A public component of `constraint` that class `new` lacks: then `new` is not a
+    /// subtype of `constraint` and cannot replace it (spec 6.4, 7.3.2). Packages are not
+    /// compared (their constants are matched when used).
+    pub fn missing_public_component(&self, new: ClassId, constraint: ClassId) -> Option<Arc<str>> {
+        let kind_of = |c: ClassId| self.kind(self.follow_short_class(c));
+        if kind_of(new) == ClassKind::Package || kind_of(constraint) == ClassKind::Package {
+            return None;
+        }
+        let mut names = Vec::new();
+        self.public_components(constraint, &mut names, 0);
+        names
+            .into_iter()
+            .find(|n| !matches!(self.member(new, n), Some(Found::Comp { .. })))
+    }
+
+    /// The first part of a dotted class name (after the first) that names a protected
+    /// element of the class before it (`A.B` with `B` protected in `A`, spec 5.1), with
+    /// that class.
+    pub fn protected_part(&self, scope: ClassId, name: &ast::Name) -> Option<(usize, ClassId)> {
+        let first = if name.global {
+            self.lib.top_level(name.parts[0].as_str()).map(Found::Class)
+        } else {
+            self.lookup_first_from(scope, name.parts[0].as_str(), true)
+        };
+        let Some(Found::Class(mut c)) = first else {
+            return None;
+        };
+        for (i, p) in name.parts.iter().enumerate().skip(1) {
+            if self.is_protected_member(c, p.as_str()) {
+                return Some((i, c));
+            }
+            match self.member(c, p.as_str()) {
+                Some(Found::Class(n)) => c = n,
+                _ => return None,
+            }
+        }
+        None
+    }
+
     /// Lexical lookup of the first part of a name: the class and its inherited elements, its
     /// imports, then enclosing classes (stopping at `encapsulated`), then the top level.
     pub fn lookup_first_from(

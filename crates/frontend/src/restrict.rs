@@ -3,7 +3,10 @@
 
 use crate::ctx::Flattener;
 use crate::loader::ClassId;
-use moss_syntax::ast::{ClassKind, Element, Section, Visibility};
+use moss_syntax::ast::{
+    Argument, ClassKind, ClassModification, ClassSpecifier, Composition, ConnectorPrefix, Element,
+    Section, Visibility,
+};
 use moss_syntax::{Diagnostic, Span};
 
 fn kind_name(k: ClassKind) -> &'static str {
@@ -104,6 +107,17 @@ impl<'a> Flattener<'a> {
             return;
         };
         let name = &entry.full_name;
+        if is_predefined_type_name(entry.def.name.as_str()) {
+            self.restriction_error(
+                entry.def.name.span,
+                format!(
+                    "`{}` is the name of a predefined type and cannot be used for a class",
+                    entry.def.name.as_str()
+                ),
+                "choose another name",
+            );
+            return;
+        }
         if self.lk.bases(id).iter().any(|(b, _)| *b == id) {
             self.restriction_error(
                 entry.def.name.span,
@@ -134,8 +148,14 @@ impl<'a> Flattener<'a> {
                 return;
             }
         }
-        for (_, e) in comp.elements() {
-            let reserved = |n: &str| matches!(n, "Real" | "Integer" | "Boolean" | "String");
+        if self.check_combined_base(id, comp) || self.check_duplicate_modifications(comp) {
+            return;
+        }
+        if self.check_element_names(id, comp) || self.check_imports(comp) {
+            return;
+        }
+        for (i, (vis, e)) in comp.elements().enumerate() {
+            let reserved = is_predefined_type_name;
             let declared: Vec<(&str, Span)> = match e {
                 Element::Component { clause, .. } => clause
                     .components
@@ -161,7 +181,9 @@ impl<'a> Flattener<'a> {
                     ..
                 } => {
                     let p = clause.prefixes;
-                    let bad = if record_like && (p.causality.is_some() || p.connector.is_some()) {
+                    let bad = if !connector && p.connector == Some(ConnectorPrefix::Stream) {
+                        Some("stream")
+                    } else if record_like && (p.causality.is_some() || p.connector.is_some()) {
                         Some("input/output/flow/stream")
                     } else if (record_like || connector) && (prefixes.inner || prefixes.outer) {
                         Some("inner/outer")
@@ -181,9 +203,17 @@ impl<'a> Flattener<'a> {
                         return;
                     }
                 }
+                Element::Class {
+                    prefixes, class, ..
+                } if (prefixes.redeclare
+                    || matches!(class.specifier, ClassSpecifier::Extends { .. }))
+                    && self.check_class_redeclaration(id, class, vis) =>
+                {
+                    return;
+                }
                 Element::Extends(ext) => {
                     let bases = self.lk.bases(id);
-                    for (b, _) in bases.iter() {
+                    for (b, _) in bases.iter().filter(|(_, idx)| *idx == i) {
                         let base_kind = self.lk.kind(*b);
                         if !extends_allowed(kind, base_kind) {
                             self.restriction_error(
@@ -203,6 +233,480 @@ impl<'a> Flattener<'a> {
                 _ => {}
             }
         }
+    }
+}
+
+/// `Real`, `Integer`, `Boolean`, `String`: reserved for the predefined types.
+fn is_predefined_type_name(name: &str) -> bool {
+    matches!(name, "Real" | "Integer" | "Boolean" | "String")
+}
+
+/// What makes a base class impossible to combine with other elements (spec 4.5.2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SpecialBase {
+    Array,
+    Prefixed,
+    Simple,
+}
+
+impl SpecialBase {
+    fn describe(self) -> &'static str {
+        match self {
+            SpecialBase::Array => "an array class",
+            SpecialBase::Prefixed => "a class with an input/output prefix",
+            SpecialBase::Simple => "a simple type",
+        }
+    }
+}
+
+/// Every element modification of `cm` that gives a value, by its full dotted path
+/// (`a(b = 1)` and `a.b = 1` both give `a.b`).
+fn modified_values(cm: &ClassModification, prefix: &str, out: &mut Vec<(String, Span)>) {
+    for a in &cm.args {
+        let Argument::Modification(em) = a else {
+            continue;
+        };
+        let path = format!("{prefix}{}", em.name);
+        let Some(m) = &em.modification else { continue };
+        if m.binding.is_some() {
+            out.push((path.clone(), em.span));
+        }
+        if let Some(c) = &m.class_modification {
+            modified_values(c, &format!("{path}."), out);
+        }
+    }
+}
+
+/// The first element given a value twice in one modification: its path and both spans.
+fn duplicate_modification(cm: &ClassModification) -> Option<(String, Span, Span)> {
+    let mut values = Vec::new();
+    modified_values(cm, "", &mut values);
+    for (i, (path, span)) in values.iter().enumerate() {
+        if let Some((_, first)) = values[..i].iter().find(|(p, _)| p == path) {
+            return Some((path.clone(), *first, *span));
+        }
+    }
+    None
+}
+
+/// The class modifications written in the elements of a composition (declarations,
+/// extends clauses, short class definitions, constraining clauses).
+fn element_modifications(comp: &Composition) -> Vec<&ClassModification> {
+    let mut out = Vec::new();
+    for (_, e) in comp.elements() {
+        let constraining = match e {
+            Element::Component {
+                clause,
+                constraining,
+                ..
+            } => {
+                for d in &clause.components {
+                    if let Some(cm) = d
+                        .modification
+                        .as_ref()
+                        .and_then(|m| m.class_modification.as_ref())
+                    {
+                        out.push(cm);
+                    }
+                }
+                constraining
+            }
+            Element::Extends(ext) => {
+                out.extend(ext.modification.as_ref());
+                continue;
+            }
+            Element::Class {
+                class,
+                constraining,
+                ..
+            } => {
+                if let ClassSpecifier::Short {
+                    modification: Some(cm),
+                    ..
+                } = &class.specifier
+                {
+                    out.push(cm);
+                }
+                constraining
+            }
+            Element::Import(_) => continue,
+        };
+        if let Some(cm) = constraining.as_ref().and_then(|c| c.modification.as_ref()) {
+            out.push(cm);
+        }
+    }
+    out
+}
+
+/// Sections of a composition that hold equations or statements.
+fn nonempty_behaviour(comp: &Composition) -> Option<Span> {
+    comp.sections.iter().find_map(|s| match s {
+        Section::Equations {
+            equations, span, ..
+        } if !equations.is_empty() => Some(*span),
+        Section::Algorithm {
+            statements, span, ..
+        } if !statements.is_empty() => Some(*span),
+        _ => None,
+    })
+}
+
+impl<'a> Flattener<'a> {
+    /// Is class `id` an array class, a class with a base prefix or a simple type, or does
+    /// it extend one (transitively)?
+    fn special_base(&self, id: ClassId, depth: u32) -> Option<SpecialBase> {
+        if depth > 40 {
+            return None;
+        }
+        let entry = self.lib().get(id);
+        match &entry.def.specifier {
+            ClassSpecifier::Short {
+                base_prefix,
+                base,
+                subscripts,
+                ..
+            } => {
+                if !subscripts.is_empty() {
+                    return Some(SpecialBase::Array);
+                }
+                if base_prefix.is_some() {
+                    return Some(SpecialBase::Prefixed);
+                }
+                match self.lk.resolve_class_name(entry.parent, base, false) {
+                    Some(b) => self.special_base(b, depth + 1),
+                    None if is_predefined_type_name(&base.to_string()) => Some(SpecialBase::Simple),
+                    None => None,
+                }
+            }
+            ClassSpecifier::Enumeration { .. } => Some(SpecialBase::Simple),
+            ClassSpecifier::Der { .. } => None,
+            ClassSpecifier::Long { composition, .. }
+            | ClassSpecifier::Extends { composition, .. } => {
+                if self.extends_predefined(id, composition) {
+                    return Some(SpecialBase::Simple);
+                }
+                let bases = self.lk.bases(id);
+                bases
+                    .iter()
+                    .filter(|(b, _)| *b != id)
+                    .find_map(|(b, _)| self.special_base(*b, depth + 1))
+            }
+        }
+    }
+
+    /// Does the class have an `extends Real` (or another predefined type) clause?
+    fn extends_predefined(&self, id: ClassId, comp: &Composition) -> bool {
+        let bases = self.lk.bases(id);
+        comp.elements().enumerate().any(|(i, (_, e))| {
+            matches!(e, Element::Extends(ext)
+                if is_predefined_type_name(&ext.base.to_string())
+                    && !bases.iter().any(|(_, idx)| *idx == i))
+        })
+    }
+
+    /// An empty class: no components, equations or algorithms, and only empty base classes
+    /// (spec 4.5.2); such classes (icons) may be combined with anything.
+    fn is_empty_class(&self, id: ClassId, depth: u32) -> bool {
+        if depth > 40 {
+            return false;
+        }
+        let entry = self.lib().get(id);
+        match &entry.def.specifier {
+            ClassSpecifier::Short {
+                base_prefix,
+                base,
+                subscripts,
+                ..
+            } => {
+                base_prefix.is_none()
+                    && subscripts.is_empty()
+                    && self
+                        .lk
+                        .resolve_class_name(entry.parent, base, false)
+                        .is_some_and(|b| self.is_empty_class(b, depth + 1))
+            }
+            ClassSpecifier::Enumeration { .. } | ClassSpecifier::Der { .. } => false,
+            ClassSpecifier::Long { composition, .. }
+            | ClassSpecifier::Extends { composition, .. } => {
+                let has_components = composition
+                    .elements()
+                    .any(|(_, e)| matches!(e, Element::Component { .. }));
+                !has_components
+                    && nonempty_behaviour(composition).is_none()
+                    && !self.extends_predefined(id, composition)
+                    && self
+                        .lk
+                        .bases(id)
+                        .iter()
+                        .all(|(b, _)| *b != id && self.is_empty_class(*b, depth + 1))
+            }
+        }
+    }
+
+    /// A class extending an array class, a class with a base prefix or a simple type can
+    /// add nothing but nested classes (spec 4.5.2). Returns whether an error was reported.
+    fn check_combined_base(&self, id: ClassId, comp: &Composition) -> bool {
+        let bases = self.lk.bases(id);
+        let mut special = None;
+        for (i, (_, e)) in comp.elements().enumerate() {
+            let Element::Extends(ext) = e else { continue };
+            let kind = match bases.iter().find(|(_, idx)| *idx == i) {
+                Some((b, _)) if *b != id => self.special_base(*b, 0),
+                Some(_) => None,
+                None if is_predefined_type_name(&ext.base.to_string()) => Some(SpecialBase::Simple),
+                None => None,
+            };
+            if let Some(k) = kind {
+                special = Some((i, ext, k));
+                break;
+            }
+        }
+        let Some((special_index, ext, kind)) = special else {
+            return false;
+        };
+        let offending = self.element_beside_special_base(id, comp, special_index);
+        let Some((span, what)) = offending else {
+            return false;
+        };
+        let entry = self.lib().get(id);
+        self.errors.borrow_mut().push(
+            Diagnostic::error(
+                span,
+                format!(
+                    "`{}` extends `{}`, which is {}, so it cannot also have {what}",
+                    entry.full_name,
+                    ext.base,
+                    kind.describe()
+                ),
+            )
+            .with_secondary(ext.span, "extended here")
+            .with_help(
+                "a class extending an array class, a class with an input/output prefix or a simple type may only add nested classes (specification 4.5.2); declare a component of that type instead",
+            ),
+        );
+        true
+    }
+
+    /// The first element that may not accompany the special base class of `extends` clause
+    /// number `special_index`.
+    fn element_beside_special_base(
+        &self,
+        id: ClassId,
+        comp: &Composition,
+        special_index: usize,
+    ) -> Option<(Span, &'static str)> {
+        let bases = self.lk.bases(id);
+        for (i, (vis, e)) in comp.elements().enumerate() {
+            match e {
+                Element::Component { span, .. } => return Some((*span, "components")),
+                Element::Extends(ext) if i != special_index => {
+                    let empty = bases
+                        .iter()
+                        .find(|(_, idx)| *idx == i)
+                        .is_some_and(|(b, _)| *b != id && self.is_empty_class(*b, 0));
+                    if !empty {
+                        return Some((ext.span, "other non-empty base classes"));
+                    }
+                }
+                Element::Class { span, .. } if vis == Visibility::Protected => {
+                    return Some((*span, "protected elements"))
+                }
+                _ => {}
+            }
+        }
+        nonempty_behaviour(comp).map(|s| (s, "equations or algorithms"))
+    }
+
+    /// `redeclare model M ...` and `model extends M` in class `id`: the inherited `M` must
+    /// be replaceable and not final (spec 7.3, 7.3.1). Returns whether an error was
+    /// reported.
+    fn check_class_redeclaration(
+        &self,
+        id: ClassId,
+        class: &moss_syntax::ast::ClassDef,
+        vis: Visibility,
+    ) -> bool {
+        let name = class.name.as_str();
+        let kind = kind_name(class.prefixes.kind);
+        let what = match class.specifier {
+            ClassSpecifier::Extends { .. } => format!("`{kind} extends {name}`"),
+            _ => format!("`redeclare {kind} {name}`"),
+        };
+        let problem = match self.lk.inherited_class_prefixes(id, name) {
+            Some((_, base_vis)) if base_vis != vis => Some((
+                format!(
+                    "{what}: the inherited `{name}` is {}, and a redeclaration cannot change that",
+                    if base_vis == Visibility::Protected {
+                        "protected"
+                    } else {
+                        "public"
+                    }
+                ),
+                "declare the redeclaration under the same public/protected heading as the original",
+            )),
+            Some((p, _)) if p.final_ => Some((
+                format!("{what}: the inherited `{name}` is final and cannot be redeclared"),
+                "remove the redeclaration, or the `final` prefix in the base class",
+            )),
+            Some((p, _)) if !p.replaceable => Some((
+                format!(
+                    "{what}: the inherited `{name}` is not replaceable, so it cannot be redeclared"
+                ),
+                "declare it `replaceable` in the base class",
+            )),
+            _ => None,
+        };
+        let Some((msg, help)) = problem else {
+            return false;
+        };
+        self.restriction_error(class.name.span, msg, help);
+        true
+    }
+
+    /// A class and a component of one class cannot share a name, and a local class
+    /// cannot differ from an inherited class of the same name unless it redeclares it
+    /// (spec 5.6.1, 7.1). Returns whether an error was reported.
+    fn check_element_names(&self, id: ClassId, comp: &Composition) -> bool {
+        let mut components: Vec<&moss_syntax::ast::Ident> = Vec::new();
+        for (_, e) in comp.elements() {
+            if let Element::Component { clause, .. } = e {
+                components.extend(clause.components.iter().map(|d| &d.name));
+            }
+        }
+        for (_, e) in comp.elements() {
+            let Element::Class {
+                prefixes, class, ..
+            } = e
+            else {
+                continue;
+            };
+            let name = class.name.as_str();
+            if let Some(c) = components.iter().find(|c| c.as_str() == name) {
+                self.errors.borrow_mut().push(
+                    Diagnostic::error(
+                        class.name.span,
+                        format!("`{name}` is declared both as a class and as a component"),
+                    )
+                    .with_secondary(c.span, "component declared here")
+                    .with_help("rename one of them"),
+                );
+                return true;
+            }
+            let redeclares =
+                prefixes.redeclare || matches!(class.specifier, ClassSpecifier::Extends { .. });
+            if redeclares {
+                continue;
+            }
+            for (b, _) in self.lk.bases(id).iter().filter(|(b, _)| *b != id) {
+                let Some(crate::inst::Found::Class(inherited)) = self.lk.member(*b, name) else {
+                    continue;
+                };
+                let other = self.lib().get(inherited);
+                let same: bool = moss_syntax::eq_ignoring_spans(&*other.def, &**class);
+                if !same {
+                    self.errors.borrow_mut().push(
+                        Diagnostic::error(
+                            class.name.span,
+                            format!(
+                                "class `{name}` is also inherited from `{}` with a different definition",
+                                self.lk.name_of(*b)
+                            ),
+                        )
+                        .with_secondary(other.def.name.span, "inherited definition")
+                        .with_help("rename the local class, or redeclare the inherited one (it must be replaceable)"),
+                    );
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Import clauses name packages or elements of packages, and only public ones
+    /// (spec 13.2.1). Returns whether an error was reported.
+    fn check_imports(&self, comp: &Composition) -> bool {
+        use moss_syntax::ast::ImportKind;
+        let mut aliases: Vec<(&str, Span)> = Vec::new();
+        for (_, e) in comp.elements() {
+            let Element::Import(imp) = e else { continue };
+            let (package, element, alias) = match &imp.kind {
+                ImportKind::Qualified(n) => {
+                    let Some(last) = n.last() else { continue };
+                    (&n.parts[..n.parts.len() - 1], Some(last), last.as_str())
+                }
+                ImportKind::Renaming { alias, name } => {
+                    let Some(last) = name.last() else { continue };
+                    (
+                        &name.parts[..name.parts.len() - 1],
+                        Some(last),
+                        alias.as_str(),
+                    )
+                }
+                ImportKind::Unqualified(n) => (&n.parts[..], None, ""),
+                ImportKind::Multiple { prefix, .. } => (&prefix.parts[..], None, ""),
+            };
+            if !alias.is_empty() {
+                if let Some((_, first)) = aliases.iter().find(|(a, _)| *a == alias) {
+                    self.errors.borrow_mut().push(
+                        Diagnostic::error(imp.span, format!("`{alias}` is imported twice"))
+                            .with_secondary(*first, "first imported here")
+                            .with_help("give one of the imports another name (`import B = ...;`)"),
+                    );
+                    return true;
+                }
+                aliases.push((alias, imp.span));
+            }
+            let parts: Vec<&str> = package.iter().map(|p| p.as_str()).collect();
+            if parts.is_empty() {
+                continue;
+            }
+            let Some(pkg) = self.lib().lookup_qualified(&parts) else {
+                continue;
+            };
+            let pkg_kind = self.lk.kind(self.lk.follow_short_class(pkg));
+            let problem = if pkg_kind != ClassKind::Package {
+                Some(format!(
+                    "`{}` is a {}, but imports can only name packages and their elements",
+                    self.lk.name_of(pkg),
+                    kind_name(pkg_kind)
+                ))
+            } else {
+                element
+                    .filter(|el| self.lk.is_protected_member(pkg, el.as_str()))
+                    .map(|el| {
+                        format!(
+                            "`{}` is protected in `{}` and cannot be imported",
+                            el.as_str(),
+                            self.lk.name_of(pkg)
+                        )
+                    })
+            };
+            if let Some(msg) = problem {
+                self.restriction_error(
+                    imp.span,
+                    msg,
+                    "import from a package, or use the class by its full name",
+                );
+                return true;
+            }
+        }
+        false
+    }
+
+    /// An element given two values in one modification (`C(x = 1, x = 2)`, spec 7.2.4).
+    /// Returns whether an error was reported.
+    fn check_duplicate_modifications(&self, comp: &Composition) -> bool {
+        for cm in element_modifications(comp) {
+            if let Some((path, first, second)) = duplicate_modification(cm) {
+                self.errors.borrow_mut().push(
+                    Diagnostic::error(second, format!("`{path}` is modified twice"))
+                        .with_secondary(first, "first modified here")
+                        .with_help("keep only one modification of each element"),
+                );
+                return true;
+            }
+        }
+        false
     }
 }
 
