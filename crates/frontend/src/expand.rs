@@ -1783,18 +1783,20 @@ impl<'a> Flattener<'a> {
             };
             dims = match value {
                 Some(v) => v.shape(),
-                None => return err(
-                    span,
-                    format!(
-                        "the size of the result of `{}` is not known at translation time",
-                        self.lk.name_of(id)
-                    ),
-                )
-                .map_err(|d| {
-                    Box::new(d.with_help(
+                None => {
+                    return err(
+                        span,
+                        format!(
+                            "the size of the result of `{}` is not known at translation time",
+                            self.lk.name_of(id)
+                        ),
+                    )
+                    .map_err(|d| {
+                        Box::new(d.with_help(
                         "the output size must follow from the input sizes or from parameter values",
                     ))
-                }),
+                    })
+                }
             };
         }
         self.array_calls
