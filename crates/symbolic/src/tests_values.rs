@@ -140,3 +140,78 @@ fn string_functions_fold_on_literals() {
     );
     assert!(a.as_str(bad).is_none());
 }
+
+/// A capacitor in parallel with two capacitors in series, charged through a resistor: the
+/// loop of capacitors `v1 = v2 + v3` (not an alias) makes the system index 2; it must be
+/// differentiated once and leaves two of the three voltages as states.
+const CAPACITOR_LOOP: &str = "model CapacitorLoop
+  parameter Real V = 10;
+  parameter Real R = 2;
+  parameter Real C1 = 1;
+  parameter Real C2 = 3;
+  parameter Real C3 = 6;
+  Real v1;
+  Real v2(start = 1, fixed = true);
+  Real v3(start = 2, fixed = true);
+  Real i1;
+  Real i2;
+  Real i;
+equation
+  C1*der(v1) = i1;
+  C2*der(v2) = i2;
+  C3*der(v3) = i2;
+  v1 = v2 + v3;
+  i = i1 + i2;
+  V - v1 = R*i;
+end CapacitorLoop;";
+
+#[test]
+fn capacitor_loop_is_index_two_with_two_states() {
+    let p = translate_source(CAPACITOR_LOOP);
+    assert_eq!(p.report.index_before_reduction, 2);
+    assert_eq!(p.states.len(), 2);
+    assert_eq!(p.report.dummy_derivatives.len(), 1);
+    let ev = evaluate(&p);
+    // at v1 = 3 the capacitors act as one of C1 + C2*C3/(C2 + C3) = 3
+    assert!((ev.get("v1") - 3.0).abs() < 1e-12);
+    let dv1 = (10.0 - 3.0) / (2.0 * 3.0);
+    assert!((ev.get("der(v1)") - dv1).abs() < 1e-12);
+    assert!((ev.get("der(v2)") + ev.get("der(v3)") - dv1).abs() < 1e-12);
+    assert!((3.0 * ev.get("der(v2)") - 6.0 * ev.get("der(v3)")).abs() < 1e-12);
+}
+
+#[test]
+fn under_determined_initialization_frees_the_state_not_its_derivative() {
+    // no start value is fixed: the state takes its start value; a steady state
+    // (`der(s) = 0`) would be a different, unrequested initialization
+    let p = translate_source(&spring_damper("= 2"));
+    let w = p.report.warnings.join("\n");
+    assert!(
+        w.contains("under-determined") && w.contains("s = 0.2"),
+        "{w}"
+    );
+    assert!(!w.contains("der(s) = 0"), "{w}");
+}
+
+#[test]
+fn over_determined_initialization_drops_the_start_equation_and_names_it() {
+    // the initial equation is what the modeller asked for; the fixed start value gives way
+    let p = translate_source(
+        "model Twice
+  Real x(start = 1, fixed = true);
+initial equation
+  x = 2;
+equation
+  der(x) = -x;
+end Twice;",
+    );
+    let w = p.report.warnings.join("\n");
+    assert!(w.contains("over-determined") && w.contains("x = 1"), "{w}");
+    assert!(!w.contains("x = 2"), "{w}");
+    assert_eq!(evaluate(&p).get("x"), 2.0);
+    // the dropped equation is still checked after initialization (and fails here)
+    assert!(p
+        .init_blocks
+        .iter()
+        .any(|b| matches!(b, Block::Assert { .. })));
+}
