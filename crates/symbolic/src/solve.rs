@@ -419,8 +419,14 @@ fn component_block(
                 let v = mt.var_of_eq[*e as usize];
                 let b = single(&mut m.arena, lhs, rhs, v);
                 if divides_by_parameter_expression(m, &b) {
-                    let text = m.eq_text(&eqs[*e as usize]);
-                    crate::zero_params::check_pivot(m, lhs, rhs, v, &text);
+                    if let Some(coefficient) = crate::zero_params::zero_pivot(m, lhs, rhs, v) {
+                        let equation = m.eq_text(&eqs[*e as usize]);
+                        m.zero_pivots.push(crate::zero_params::ZeroPivot {
+                            var: v,
+                            coefficient,
+                            equation,
+                        });
+                    }
                 }
                 b
             }
@@ -505,7 +511,7 @@ fn dependencies(
 }
 
 /// Is the block an assignment `v := ±(x / d)` with `d` a parameter expression that is not a
-/// literal? (A cheap filter before [`crate::zero_params::check_pivot`] differentiates.)
+/// literal? (A cheap filter before [`crate::zero_params::zero_pivot`] differentiates.)
 fn divides_by_parameter_expression(m: &mut Model, b: &WBlock) -> bool {
     let WBlock::Assign { expr, .. } = b else {
         return false;

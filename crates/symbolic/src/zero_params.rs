@@ -70,28 +70,20 @@ fn value_at_depth(m: &Model, e: ExprId, depth: u32) -> Option<f64> {
     })
 }
 
-/// Solving `lhs = rhs` for `v`: record the equation when its coefficient in `v` is a
-/// parameter expression that is zero at the parameter values.
-pub fn check_pivot(m: &mut Model, lhs: ExprId, rhs: ExprId, v: VarIx, equation: &str) {
+/// Solving `lhs = rhs` for `v`: its coefficient in `v` when that is a parameter expression
+/// that is zero at the parameter values.
+pub fn zero_pivot(m: &mut Model, lhs: ExprId, rhs: ExprId, v: VarIx) -> Option<ExprId> {
     let a = &mut m.arena;
     if *a.node(lhs) == Node::Var(v) || *a.node(rhs) == Node::Var(v) {
-        return;
+        return None;
     }
     let r = a.sub(lhs, rhs);
-    let Ok(d) = a.diff_var(r, v, &mut HashMap::new()) else {
-        return;
-    };
+    let d = a.diff_var(r, v, &mut HashMap::new()).ok()?;
     // literal coefficients are the structure itself (a literal zero is not an incidence)
     if a.as_const(d).is_some() || !m.is_parameter_expr(d) {
-        return;
+        return None;
     }
-    if parameter_value(m, d) == Some(0.0) {
-        m.zero_pivots.push(ZeroPivot {
-            var: v,
-            coefficient: d,
-            equation: equation.to_string(),
-        });
-    }
+    (parameter_value(m, d) == Some(0.0)).then_some(d)
 }
 
 /// The parameters to evaluate so that the recorded zero pivots become structural zeros: those
