@@ -370,6 +370,9 @@ impl Model {
     /// Replace the variables in `values` by their expressions in every equation and in every
     /// variable attribute (bindings, starts, bounds).
     pub fn substitute_vars(&mut self, values: &HashMap<VarIx, ExprId>) {
+        if values.is_empty() {
+            return;
+        }
         let Model {
             arena,
             vars,
