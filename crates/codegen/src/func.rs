@@ -110,13 +110,16 @@ pub enum FTarget {
     LocalIndexed(u32, Vec<FSub>),
     Slot(u32),
     Alias(u32, f64, f64),
+    /// `{a[1], a[2], ...}`: an array output scattered into scalar model variables.
+    Elements(Vec<FTarget>),
 }
 
 #[derive(Clone, Debug)]
 pub struct WhenBranchStmt {
     pub cond: FExpr,
     pub body: Vec<FStmt>,
-    /// Index into `Machine::when_cur/when_pre`.
+    /// Index into `Machine::when_cur/when_pre`; a vector condition `{c1, ..., cn}` uses
+    /// `id .. id + n`, one edge per element.
     pub id: u32,
     pub has_initial: bool,
 }
@@ -366,6 +369,10 @@ impl<'a> Scope<'a> {
     }
 
     fn compile_target(&mut self, e: &Expr) -> VResult<FTarget> {
+        if let Expr::Array(items) = e {
+            let ts = items.iter().map(|x| self.compile_target(x));
+            return Ok(FTarget::Elements(ts.collect::<VResult<_>>()?));
+        }
         let Expr::Var { name, subscripts } = e else {
             return Err(self.err("assignment target is not a variable".into()));
         };
@@ -436,7 +443,10 @@ impl<'a> Scope<'a> {
                 let mut bs = Vec::new();
                 for (c, body) in branches {
                     let id = *self.when_count;
-                    *self.when_count += 1;
+                    *self.when_count += match c {
+                        Expr::Array(es) => es.len().max(1) as u32,
+                        _ => 1,
+                    };
                     bs.push(WhenBranchStmt {
                         has_initial: expr_mentions_initial(c),
                         cond: self.compile_expr(c)?,
@@ -863,15 +873,26 @@ impl Env<'_> {
     fn exec_when(&mut self, branches: &[WhenBranchStmt], frame: &mut Vec<Value>) -> VResult<Flow> {
         let mut fired = false;
         for b in branches {
-            let c = self.eval(&b.cond, frame)?.as_bool()?;
-            let id = b.id as usize;
-            let fires = if self.m.initial {
-                b.has_initial && c
-            } else {
-                self.m.event_mode && c && !self.m.when_pre[id]
+            // `when {c1, c2}` fires when any element becomes true: one edge per element
+            let conds = match self.eval(&b.cond, frame)? {
+                Value::Array(a) => a.data,
+                scalar => vec![scalar],
             };
-            if self.m.event_mode || self.m.initial {
-                self.m.when_cur[id] = c;
+            let mut fires = false;
+            for (k, c) in conds.iter().enumerate() {
+                let c = c.as_bool()?;
+                let id = b.id as usize + k;
+                let Some(&was) = self.m.when_pre.get(id) else {
+                    return Err("a when condition changed its size".to_string());
+                };
+                fires |= if self.m.initial {
+                    b.has_initial && c
+                } else {
+                    self.m.event_mode && c && !was
+                };
+                if self.m.event_mode || self.m.initial {
+                    self.m.when_cur[id] = c;
+                }
             }
             if fires && !fired {
                 fired = true;
@@ -904,6 +925,21 @@ impl Env<'_> {
                 scatter(target, &sels, v)?;
             }
             FTarget::Slot(s) => self.m.mem[*s as usize] = v.as_f64()?,
+            FTarget::Elements(ts) => {
+                let Value::Array(a) = v else {
+                    return Err(format!("cannot assign a {} to an array", v.type_name()));
+                };
+                if a.data.len() != ts.len() {
+                    return Err(format!(
+                        "cannot assign an array of size {:?} to {} elements",
+                        a.dims,
+                        ts.len()
+                    ));
+                }
+                for (t, x) in ts.iter().zip(a.data) {
+                    self.assign(t, x, frame)?;
+                }
+            }
             FTarget::Alias(s, scale, offset) => {
                 self.m.mem[*s as usize] = (v.as_f64()? - offset) / scale
             }

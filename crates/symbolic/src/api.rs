@@ -9,7 +9,7 @@ use crate::program::{
     Alias, Block, CausalProgram, ProgVar, SampleDef, TranslationReport, VarId, VarKind,
 };
 use crate::solve::{LoopStats, WBlock};
-use crate::{convert, events, index, init, inline, params, solve, toplevel};
+use crate::{convert, events, index, init, inline, params, solve, strings, toplevel, zero_params};
 use moss_frontend::flat::StateSelect;
 use moss_frontend::FlatModel;
 use moss_syntax::Diagnostic;
@@ -58,9 +58,32 @@ impl Timer {
 }
 
 /// Translate on the current thread.
+///
+/// When an equation ends up solved by dividing by a parameter that is zero, the translation
+/// is done again with those parameters evaluated (see [`zero_params`]); if that second
+/// translation fails, the first program is kept.
 pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>> {
+    let (program, evaluate) = translate_evaluating(flat, &[])?;
+    if evaluate.is_empty() {
+        return Ok(program);
+    }
+    match translate_evaluating(flat, &evaluate) {
+        Ok((evaluated, _)) => Ok(evaluated),
+        Err(_) => Ok(program),
+    }
+}
+
+/// One translation with the parameters `evaluate` turned into constants. Also returns the
+/// parameters that should be evaluated because an equation is solved by dividing by them
+/// while they are zero.
+fn translate_evaluating(
+    flat: &FlatModel,
+    evaluate: &[zero_params::EvaluatedParameter],
+) -> Result<(CausalProgram, Vec<zero_params::EvaluatedParameter>), Vec<Diagnostic>> {
     let mut timer = Timer { t: Instant::now() };
     let mut m = convert::convert(flat)?;
+    strings::fold_string_parameters(&mut m);
+    zero_params::evaluate_parameters(&mut m, evaluate);
     toplevel::ground_floating_connectors(&mut m, flat);
     events::add_when_condition_slots(&mut m);
     timer.lap(&mut m, "convert");
@@ -104,6 +127,7 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
     timer.lap(&mut m, "initialization");
     let param_blocks = params::parameter_blocks(&mut m)?;
     timer.lap(&mut m, "parameters");
+    let to_evaluate = zero_params::parameters_to_evaluate(&mut m);
     let program = assemble(
         &mut m,
         flat,
@@ -121,7 +145,7 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
         },
         &mut timer,
     );
-    Ok(program)
+    Ok((program, to_evaluate))
 }
 
 /// `stateSelect` that could not be honoured is reported: `never` on a state that cannot be

@@ -67,6 +67,7 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
     for alg in &flat.algorithms {
         let eq = c.algorithm(&alg.statements, alg.origin.clone());
         c.m.eqs.push(eq);
+        c.algorithm_event_sources(&alg.statements, &alg.origin);
     }
     for alg in &flat.initial_algorithms {
         let eq = c.algorithm(&alg.statements, alg.origin.clone());
@@ -1269,6 +1270,42 @@ impl<'a> Conv<'a> {
         }
     }
 
+    /// The conditions of `when` statements are evaluated by the algorithm itself, at events.
+    /// For the simulator to stop at the instant one of their relations changes, each
+    /// event-generating relation of those conditions gets a hidden Boolean variable computed
+    /// by an equation, `$algEventN = relation`, whose emission creates the zero crossing (or
+    /// time event). The variables are not read by anything.
+    fn algorithm_event_sources(&mut self, stmts: &[Statement], origin: &Origin) {
+        let errors_before = self.errors.len();
+        let mut relations = Vec::new();
+        for s in stmts {
+            let Statement::When { branches, .. } = s else {
+                continue;
+            };
+            for (cond, _) in branches {
+                let c = self.expr(cond, origin, false);
+                collect_event_relations(&self.m.arena, c, &mut relations);
+            }
+        }
+        // a condition this conversion cannot handle is still evaluated by the algorithm;
+        // it just gets no event source
+        self.errors.truncate(errors_before);
+        relations.sort_unstable();
+        relations.dedup();
+        for rel in relations {
+            let k = self.m.vars.len();
+            let mut sv = SVar::new(format!("$algEvent{k}"), VKind::Discrete, ValueType::Boolean);
+            sv.hidden = true;
+            sv.protected_from_alias = true;
+            sv.origin = origin.clone();
+            sv.description = format!("event source of an algorithm: {}", self.m.text(rel));
+            let v = self.m.add_var(sv);
+            let lhs = self.m.arena.var(v);
+            self.helper_eqs
+                .push(SEq::new(EqBody::Eq { lhs, rhs: rel }, origin.clone()));
+        }
+    }
+
     fn algorithm(&mut self, stmts: &[Statement], origin: Origin) -> SEq {
         let mut assigned = Vec::new();
         let mut read = Vec::new();
@@ -1311,6 +1348,27 @@ impl<'a> Conv<'a> {
             },
             origin,
         )
+    }
+}
+
+/// Event-generating relations inside `e` (not below other relations).
+fn collect_event_relations(a: &crate::ir::Arena, e: ExprId, out: &mut Vec<ExprId>) {
+    match a.node(e) {
+        Node::Rel { event: true, .. } => out.push(e),
+        Node::Not(x) => collect_event_relations(a, *x, out),
+        Node::And(x, y) | Node::Or(x, y) => {
+            collect_event_relations(a, *x, out);
+            collect_event_relations(a, *y, out);
+        }
+        Node::If(c, x, y) => {
+            for z in [*c, *x, *y] {
+                collect_event_relations(a, z, out);
+            }
+        }
+        Node::Array(items) => items
+            .iter()
+            .for_each(|&x| collect_event_relations(a, x, out)),
+        _ => {}
     }
 }
 

@@ -192,7 +192,18 @@ fn balance(
             }))
             .collect();
     let allowed = |v: VarIx| unknown[v as usize] && !taken[v as usize];
-    let mt = matching::maximum_matching(&order, &adj, m.vars.len(), &allowed, None);
+    // Two phases, because shortest augmenting paths ignore the preference order of `adj`:
+    // the equations of the model are first matched to non-states only; augmenting paths
+    // never unmatch a variable, so every state left free afterwards could not be avoided,
+    // and an under-determined system fixes states at their start values, not derivatives.
+    let model_eqs: Vec<u32> = order
+        .iter()
+        .copied()
+        .filter(|&e| (e as usize) < first_initial && !eqs[e as usize].from_start)
+        .collect();
+    let not_state = |v: VarIx| allowed(v) && !state(v);
+    let phase1 = matching::maximum_matching(&model_eqs, &adj, m.vars.len(), &not_state, None);
+    let mt = matching::maximum_matching(&order, &adj, m.vars.len(), &allowed, Some(phase1));
     // over-determined: drop unmatched start/initial equations
     let mut dropped = Vec::new();
     let mut checks = Vec::new();

@@ -26,6 +26,19 @@ pub enum Rel {
 }
 
 impl Rel {
+    /// Does the relation hold for operands that compare as `ord`?
+    pub fn holds(self, ord: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
+        match self {
+            Rel::Lt => ord == Less,
+            Rel::Le => ord != Greater,
+            Rel::Gt => ord == Greater,
+            Rel::Ge => ord != Less,
+            Rel::Eq => ord == Equal,
+            Rel::Ne => ord != Equal,
+        }
+    }
+
     pub fn text(self) -> &'static str {
         match self {
             Rel::Lt => "<",
@@ -219,7 +232,23 @@ impl Arena {
         }
     }
 
+    /// The text of a string literal.
+    pub fn as_str(&self, e: ExprId) -> Option<&str> {
+        match self.node(e) {
+            Node::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn str(&mut self, s: &str) -> ExprId {
+        self.intern(Node::Str(Arc::from(s)))
+    }
+
     pub fn add(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        if let (Some(x), Some(y)) = (self.as_str(a), self.as_str(b)) {
+            let joined = format!("{x}{y}");
+            return self.str(&joined);
+        }
         match (self.as_const(a), self.as_const(b)) {
             (Some(x), Some(y)) => return self.num(x + y),
             (Some(0.0), None) => return b,
@@ -341,6 +370,10 @@ impl Arena {
     }
 
     pub fn rel(&mut self, op: Rel, lhs: ExprId, rhs: ExprId, event: bool) -> ExprId {
+        if let (Some(x), Some(y)) = (self.as_str(lhs), self.as_str(rhs)) {
+            let r = op.holds(x.cmp(y));
+            return self.num(if r { 1.0 } else { 0.0 });
+        }
         if let (Some(x), Some(y)) = (self.as_const(lhs), self.as_const(rhs)) {
             let r = match op {
                 Rel::Lt => x < y,
@@ -373,6 +406,9 @@ impl Arena {
     pub fn call(&mut self, f: &str, args: Vec<ExprId>) -> ExprId {
         if let Some(v) = self.fold_call(f, &args) {
             return self.num(v);
+        }
+        if let Some(e) = self.fold_string_call(f, &args) {
+            return e;
         }
         if let Some(e) = self.expand_array_reduction(f, &args) {
             return e;
@@ -420,6 +456,49 @@ impl Arena {
     }
 
     /// Constant folding of scalar built-ins with constant arguments.
+    /// String functions of the MSL (`Modelica.Utilities.Strings`) on literal arguments, so
+    /// that String parameters used in structural choices (`if substring(group, 1, 1) == "D"`)
+    /// fold away before the numeric program is built.
+    fn fold_string_call(&mut self, f: &str, args: &[ExprId]) -> Option<ExprId> {
+        let f = f.strip_prefix("Modelica.Utilities.Strings.")?;
+        let text = self.as_str(*args.first()?)?.to_string();
+        let chars: Vec<char> = text.chars().collect();
+        let int_arg = |a: &Arena, i: usize| -> Option<i64> {
+            let x = a.as_const(*args.get(i)?)?;
+            (x.fract() == 0.0).then_some(x as i64)
+        };
+        match (f, args.len()) {
+            ("length", 1) => Some(self.num(chars.len() as f64)),
+            ("isEmpty", 1) => {
+                let empty = text.trim().is_empty();
+                Some(self.num(if empty { 1.0 } else { 0.0 }))
+            }
+            ("substring", 3) => {
+                let (i, j) = (int_arg(self, 1)?, int_arg(self, 2)?);
+                // out-of-range indices are a run-time error of the function: do not fold
+                if i < 1 || j < i || j as usize > chars.len() {
+                    return None;
+                }
+                let part: String = chars[(i - 1) as usize..j as usize].iter().collect();
+                Some(self.str(&part))
+            }
+            ("isEqual", 2) | ("isEqual", 3) => {
+                let other = self.as_str(args[1])?.to_string();
+                let case_sensitive = match args.get(2) {
+                    Some(&c) => self.as_const(c)? != 0.0,
+                    None => true,
+                };
+                let equal = if case_sensitive {
+                    text == other
+                } else {
+                    text.to_lowercase() == other.to_lowercase()
+                };
+                Some(self.num(if equal { 1.0 } else { 0.0 }))
+            }
+            _ => None,
+        }
+    }
+
     fn fold_call(&self, f: &str, args: &[ExprId]) -> Option<f64> {
         let vals: Option<Vec<f64>> = args.iter().map(|&a| self.as_const(a)).collect();
         let v = vals?;

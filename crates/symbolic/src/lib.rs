@@ -5,7 +5,8 @@
 //! 1. [`convert`]: flat model -> working [`model::Model`] over the hash-consed expression
 //!    IR [`ir`] (constant folding, simplification, differentiation); event operators
 //!    (`edge`, `change`, `sample`, `noEvent`, step functions), if-equations, when-equations,
-//!    algorithms, multi-output calls; inlining of simple functions ([`inline`]).
+//!    algorithms, multi-output calls; inlining of simple functions ([`inline`]). String
+//!    parameters are folded into their uses and leave the numeric program ([`strings`]).
 //!    [`events`] adds the hidden when-condition slots; [`toplevel`] grounds top-level
 //!    connectors whose potential the model leaves undetermined.
 //! 2. [`alias`]: constant propagation and alias elimination.
@@ -13,7 +14,9 @@
 //!    Dulmage–Mendelsohn diagnosis of singular systems. Then [`inline`] inlines the simple
 //!    functions that kept their calls for their `derivative` annotations.
 //! 4. [`solve`] with [`sort`]: matching of the index-1 system, BLT (Tarjan), symbolic solving,
-//!    linear blocks, tearing of nonlinear loops.
+//!    linear blocks, tearing of nonlinear loops. An equation solved by dividing by a
+//!    parameter that is zero makes the translation start over with that parameter evaluated
+//!    ([`zero_params`]).
 //! 5. [`init`]: the initialization system, balanced with warnings.
 //! 6. [`params`]: dependent parameters.
 //! 7. [`emit`]: program blocks, zero crossings and time events, Jacobian pattern.
@@ -38,6 +41,7 @@ pub mod params;
 pub mod program;
 pub mod solve;
 pub mod sort;
+pub mod strings;
 #[cfg(test)]
 mod testeval;
 #[cfg(test)]
@@ -45,8 +49,11 @@ mod tests;
 #[cfg(test)]
 mod tests_source;
 #[cfg(test)]
+mod tests_values;
+#[cfg(test)]
 pub mod testutil;
 pub mod toplevel;
+pub mod zero_params;
 
 pub use api::translate;
 pub use program::CausalProgram;

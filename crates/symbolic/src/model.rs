@@ -235,6 +235,9 @@ pub struct Model {
     pub samples: Vec<(ExprId, ExprId)>,
     pub warnings: Vec<String>,
     pub pass_times: Vec<(String, f64)>,
+    /// Equations solved for a variable whose coefficient is zero at the parameter values
+    /// (see [`crate::zero_params`]).
+    pub zero_pivots: Vec<crate::zero_params::ZeroPivot>,
 }
 
 impl Model {
@@ -361,6 +364,52 @@ fn der_var_in(vars: &mut Vec<SVar>, by_name: &mut ir::FxMap<String, VarIx>, v: V
     vars.push(dv);
     vars[v as usize].der = Some(ix);
     ix
+}
+
+impl Model {
+    /// Replace the variables in `values` by their expressions in every equation and in every
+    /// variable attribute (bindings, starts, bounds).
+    pub fn substitute_vars(&mut self, values: &HashMap<VarIx, ExprId>) {
+        if values.is_empty() {
+            return;
+        }
+        let Model {
+            arena,
+            vars,
+            eqs,
+            init_eqs,
+            ..
+        } = self;
+        let mut memo = HashMap::new();
+        let mut subst = |e: ExprId| {
+            arena.substitute(
+                e,
+                &mut |_, n| match n {
+                    ir::Node::Var(x) => values.get(x).copied(),
+                    _ => None,
+                },
+                false,
+                &mut memo,
+            )
+        };
+        for eq in eqs.iter_mut().chain(init_eqs.iter_mut()) {
+            map_exprs(&mut eq.body, &mut subst);
+        }
+        for sv in vars.iter_mut() {
+            for e in [
+                &mut sv.binding,
+                &mut sv.start,
+                &mut sv.nominal,
+                &mut sv.min,
+                &mut sv.max,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                *e = subst(*e);
+            }
+        }
+    }
 }
 
 /// Apply `f` to every expression of an equation body (in place).

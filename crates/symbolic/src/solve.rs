@@ -415,7 +415,21 @@ fn component_block(
 ) -> Result<WBlock, Vec<Diagnostic>> {
     if let [e] = comp {
         return Ok(match eqs[*e as usize].body {
-            EqBody::Eq { lhs, rhs } => single(&mut m.arena, lhs, rhs, mt.var_of_eq[*e as usize]),
+            EqBody::Eq { lhs, rhs } => {
+                let v = mt.var_of_eq[*e as usize];
+                let b = single(&mut m.arena, lhs, rhs, v);
+                if divides_by_parameter_expression(m, &b) {
+                    if let Some(coefficient) = crate::zero_params::zero_pivot(m, lhs, rhs, v) {
+                        let equation = m.eq_text(&eqs[*e as usize]);
+                        m.zero_pivots.push(crate::zero_params::ZeroPivot {
+                            var: v,
+                            coefficient,
+                            equation,
+                        });
+                    }
+                }
+                b
+            }
             _ => WBlock::Unit(*e),
         });
     }
@@ -494,6 +508,22 @@ fn dependencies(
         deps.push(d);
     }
     deps
+}
+
+/// Is the block an assignment `v := ±(x / d)` with `d` a parameter expression that is not a
+/// literal? (A cheap filter before [`crate::zero_params::zero_pivot`] differentiates.)
+fn divides_by_parameter_expression(m: &mut Model, b: &WBlock) -> bool {
+    let WBlock::Assign { expr, .. } = b else {
+        return false;
+    };
+    let mut e = *expr;
+    if let Node::Neg(x) = *m.arena.node(e) {
+        e = x;
+    }
+    let Node::Div(_, d) = *m.arena.node(e) else {
+        return false;
+    };
+    m.arena.as_const(d).is_none() && m.is_parameter_expr(d)
 }
 
 fn single(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> WBlock {
