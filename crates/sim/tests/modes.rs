@@ -192,3 +192,43 @@ fn failed_probe_of_the_first_step_after_an_event_is_retried_closer() {
         assert!((at(r, "v", 0.1) - expected).abs() < 1e-5, "{solver:?}");
     }
 }
+
+/// A characteristic that differs from its far-field value only in a narrow window (a
+/// resonance, a latch): from the start value x = 0 the residual is flat, so Newton has no
+/// slope to follow and a sign-change search steps over the window. The simplified model
+/// (linear, pointing at the window) is solvable, and continuation from it reaches the actual
+/// operating point x = 100 + sqrt(ln 2).
+const NARROW_WINDOW: &str = "
+model NarrowWindow
+  parameter Real x0 = 100;
+  Real x(start = 0);
+  Real y(start = 0, fixed = true);
+equation
+  0 = homotopy(actual = 1 - 2*exp(-(x - x0)^2), simplified = x - x0);
+  der(y) = x - y;
+end NarrowWindow;
+";
+
+#[test]
+fn initialization_follows_the_homotopy_path_when_the_actual_problem_fails() {
+    let opts = SimOptions {
+        stop_time: Some(1.0),
+        ..SimOptions::default()
+    };
+    let sim = simulate(NARROW_WINDOW, &opts);
+    let x = at(&sim.result, "x", 0.0);
+    let expected = 100.0 + 2f64.ln().sqrt();
+    assert!((x - expected).abs() < 1e-8, "x = {x}");
+    // the actual equation holds during the simulation too
+    assert!((at(&sim.result, "x", 1.0) - expected).abs() < 1e-8);
+}
+
+#[test]
+fn homotopy_is_the_actual_expression_when_that_initializes() {
+    // same characteristic, started inside the window: no continuation needed, and the
+    // result is the actual problem's root, not the simplified one's (x = 100)
+    let source = NARROW_WINDOW.replace("Real x(start = 0)", "Real x(start = 100.5)");
+    let sim = simulate(&source, &SimOptions::default());
+    let x = at(&sim.result, "x", 0.0);
+    assert!((x - (100.0 + 2f64.ln().sqrt())).abs() < 1e-8, "x = {x}");
+}
