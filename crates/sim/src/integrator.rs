@@ -96,6 +96,9 @@ pub fn min_step(t: f64) -> f64 {
     (t.abs().max(1e-300) * f64::EPSILON * 16.0).max(f64::MIN_POSITIVE * 1e10)
 }
 
+/// The initial step is at least this many times [`min_step`].
+const SMALLEST_INITIAL_STEPS: f64 = 1000.0;
+
 /// How often [`initial_step`] shrinks its probe step when the model fails there.
 const INITIAL_STEP_PROBES: u32 = 8;
 
@@ -150,6 +153,13 @@ pub fn initial_step(
     } else {
         (0.01 / d1.max(d2)).powf(1.0 / (order as f64 + 1.0))
     };
-    let h = (100.0 * h0).min(h1).min(max_step);
+    // A step the integrator can take at all: states within the tolerance of zero hit by a
+    // steep input (a filter at rest at a clock edge) make the estimate far smaller than
+    // what floating point resolves at t, which would end the run; error control shrinks a
+    // step that is too large.
+    let h = (100.0 * h0)
+        .min(h1)
+        .max(SMALLEST_INITIAL_STEPS * min_step(t))
+        .min(max_step);
     Ok(if h.is_finite() && h > 0.0 { h } else { 1e-6 })
 }

@@ -232,3 +232,35 @@ fn homotopy_is_the_actual_expression_when_that_initializes() {
     let x = at(&sim.result, "x", 0.0);
     assert!((x - (100.0 + 2f64.ln().sqrt())).abs() < 1e-8, "x = {x}");
 }
+
+/// A fast first-order stage at rest (one state exactly zero, another within the tolerance
+/// of zero) hit by a steep input at t = 0.5, as the integrators of a switched-capacitor
+/// filter are at every clock edge: the first step after the restart must be one the
+/// integrator can take, however steep the derivative.
+const KICKED_STAGE: &str = "
+model KickedStage
+  parameter Real tau = 1e-6;
+  Real u = if time < 0.5 then 0 else 1e3;
+  Real a(start = 1e-10, fixed = true);
+  Real b(start = 0, fixed = true);
+equation
+  der(a) = 0;
+  der(b) = (u - b)/tau;
+end KickedStage;
+";
+
+#[test]
+fn first_step_after_a_steep_kick_is_resolvable() {
+    for solver in [Solver::Auto, Solver::Bdf] {
+        let opts = SimOptions {
+            stop_time: Some(1.0),
+            solver,
+            ..SimOptions::default()
+        };
+        let sim = simulate(KICKED_STAGE, &opts);
+        let r = &sim.result;
+        assert_eq!(at(r, "b", 0.4), 0.0, "{solver:?}");
+        let b = at(r, "b", 1.0);
+        assert!((b - 1e3).abs() < 1e-3, "{solver:?}: b(1) = {b}");
+    }
+}
