@@ -137,6 +137,67 @@ pub struct ZcCode {
     pub op: RelOp,
     /// Register holding the event time of a `time <op> e` relation.
     pub time_event: Option<(Vec<Instr>, u32)>,
+    /// Hysteresis of the relation (0 for time events, which must switch exactly at their
+    /// time, and for `==`/`<>`).
+    pub hysteresis: f64,
+}
+
+/// Relative size of the hysteresis of event-generating relations: far above the rounding
+/// noise of the relation's operands, far below anything an integrator resolves.
+pub const RELATION_HYSTERESIS: f64 = 1e-10;
+
+/// Hysteresis of a zero crossing: `RELATION_HYSTERESIS` times the largest nominal value of
+/// the continuous unknowns it reads. Relations of time, parameters and discrete variables
+/// only get none: they carry no solver noise, and their switching times must stay exact.
+fn zero_crossing_hysteresis(p: &CausalProgram, z: &moss_symbolic::program::ZeroCrossing) -> f64 {
+    if z.time_event.is_some() || matches!(z.op, RelOp::Eq | RelOp::Ne) {
+        return 0.0;
+    }
+    let mut scale = 0.0f64;
+    max_nominal(p, &z.expr, &mut scale);
+    RELATION_HYSTERESIS * scale
+}
+
+/// Largest nominal value (at least `f64::MIN_POSITIVE`) of the continuous unknowns `e`
+/// reads, folded into `acc`.
+fn max_nominal(p: &CausalProgram, e: &PExpr, acc: &mut f64) {
+    match e {
+        PExpr::Var(v) | PExpr::Pre(v) => {
+            if let Some(var) = p.vars.get(*v as usize) {
+                let continuous = var.ty == ValueType::Real
+                    && matches!(
+                        var.kind,
+                        VarKind::State | VarKind::Derivative | VarKind::Algebraic
+                    );
+                let nominal = var.nominal.abs();
+                if continuous && nominal.is_finite() {
+                    *acc = acc.max(nominal).max(f64::MIN_POSITIVE);
+                }
+            }
+        }
+        PExpr::Neg(a) | PExpr::Not(a) => max_nominal(p, a, acc),
+        PExpr::Arith(_, a, b)
+        | PExpr::And(a, b)
+        | PExpr::Or(a, b)
+        | PExpr::Rel { lhs: a, rhs: b, .. } => {
+            max_nominal(p, a, acc);
+            max_nominal(p, b, acc);
+        }
+        PExpr::If(c, a, b) => {
+            max_nominal(p, c, acc);
+            max_nominal(p, a, acc);
+            max_nominal(p, b, acc);
+        }
+        PExpr::Call { args: xs, .. } | PExpr::Array(xs) => {
+            xs.iter().for_each(|x| max_nominal(p, x, acc));
+        }
+        PExpr::Const(_)
+        | PExpr::Str(_)
+        | PExpr::Time
+        | PExpr::Initial
+        | PExpr::Terminal
+        | PExpr::Sample(_) => {}
+    }
 }
 
 pub struct SampleCode {
@@ -159,6 +220,8 @@ pub struct Code {
     pub when_count: u32,
     /// Number of `delay` history buffers.
     pub n_delays: u32,
+    /// The program calls `homotopy`: initialization can fall back to continuation.
+    pub has_homotopy: bool,
     /// Slots whose change keeps the event iteration going.
     pub discrete: Vec<u32>,
     pub n_instructions: usize,
@@ -231,6 +294,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
             out,
             op: z.op,
             time_event,
+            hysteresis: zero_crossing_hysteresis(p, z),
         });
     }
     let mut samples = Vec::with_capacity(p.samples.len());
@@ -301,6 +365,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         mem_size,
         when_count: c.when_count,
         n_delays: c.tc.n_delays,
+        has_homotopy: c.tc.has_homotopy,
         discrete,
         n_instructions,
     })

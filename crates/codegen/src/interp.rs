@@ -7,7 +7,7 @@ use crate::func::Env;
 use crate::linalg::DenseLu;
 use crate::machine::{DelayLine, Machine};
 use crate::model::{EventOutcome, ExecutableModel, ModelStats, RuntimeError};
-use crate::tape::{compare, run_until_call, Instr, Stop};
+use crate::tape::{compare_with_hysteresis, hysteresis_shift, run_until_call, Instr, Stop};
 use crate::value::{to_modelica_string, Value};
 use moss_frontend::flat::AssertLevel;
 use moss_symbolic::program::VarKind;
@@ -47,6 +47,8 @@ impl Interpreter {
             n,
             rel: vec![false; program.zero_crossings.len()],
             rel_touched: vec![false; program.zero_crossings.len()],
+            hysteresis: code.zc.iter().map(|z| z.hysteresis).collect(),
+            homotopy_lambda: 1.0,
             sample_active: vec![false; program.samples.len()],
             when_cur: vec![false; code.when_count as usize],
             when_pre: vec![false; code.when_count as usize],
@@ -484,7 +486,9 @@ impl Rt<'_> {
             }
             let z = &self.code.zc[i];
             self.run_tape(&z.code)?;
-            self.m.rel[i] = compare(z.op, self.m.mem[z.out as usize], 0.0);
+            let eps = if self.m.initial { 0.0 } else { z.hysteresis };
+            self.m.rel[i] =
+                compare_with_hysteresis(z.op, self.m.mem[z.out as usize], self.m.rel[i], eps);
         }
         Ok(())
     }
@@ -732,12 +736,18 @@ impl ExecutableModel for Interpreter {
             rt.run_steps(&code.param_steps)
                 .map_err(|e| with_context(e, "while computing parameters"))?;
             rt.m.mem.copy_within(0..n, n);
-            rt.run_steps(&code.init_steps)
-                .map_err(|e| with_context(e, "during initialization"))?;
+            Ok(())
+        })()
+        .and_then(|()| {
+            self.solve_initial_system()
+                .map_err(|e| with_context(e, "during initialization"))
+        })
+        .and_then(|()| {
             // relations not met by the initialization blocks take their value at t0
+            let mut rt = self.rt();
             rt.m.rel_touched.iter_mut().for_each(|t| *t = false);
             rt.refresh_untouched_relations()
-        })();
+        });
         self.m.initial = false;
         self.m.event_mode = false;
         result?;
@@ -774,9 +784,12 @@ impl ExecutableModel for Interpreter {
         }
         let mut rt = self.rt();
         let code = rt.code;
-        for (gi, z) in g.iter_mut().zip(&code.zc) {
+        // shifted by the hysteresis, so that the sign change the simulator looks for is the
+        // one that flips the relation in the event iteration
+        for (i, (gi, z)) in g.iter_mut().zip(&code.zc).enumerate() {
             rt.run_tape(&z.code)?;
-            *gi = rt.m.mem[z.out as usize];
+            let shift = hysteresis_shift(z.op, rt.m.rel[i], z.hysteresis);
+            *gi = rt.m.mem[z.out as usize] + shift;
         }
         Ok(())
     }
@@ -834,7 +847,103 @@ impl ExecutableModel for Interpreter {
     }
 }
 
+/// Largest step of the homotopy parameter during continuation.
+const HOMOTOPY_MAX_STEP: f64 = 0.25;
+/// Continuation gives up when its step has to shrink below this.
+const HOMOTOPY_MIN_STEP: f64 = 1e-4;
+
+/// The machine state the initialization blocks change, saved to go back to after a failed
+/// continuation step.
+struct InitSnapshot {
+    mem: Vec<f64>,
+    rel: Vec<bool>,
+    when_cur: Vec<bool>,
+}
+
 impl Interpreter {
+    /// Run the initialization blocks. If they fail and the model uses `homotopy`, follow the
+    /// homotopy path instead: solve the problem with every `homotopy(actual, simplified)`
+    /// replaced by `simplified`, then move the parameter to 1 (the actual problem) in steps,
+    /// each solved from the solution of the previous one (spec 3.7.4.4).
+    fn solve_initial_system(&mut self) -> Result<(), RuntimeError> {
+        let start = self.init_snapshot();
+        let actual = self.run_init_steps();
+        let Err(e) = actual else { return Ok(()) };
+        if !self.code.has_homotopy {
+            return Err(e);
+        }
+        self.restore(&start);
+        self.follow_homotopy_path().map_err(|why| RuntimeError {
+            details: [
+                e.details.clone(),
+                vec![format!("homotopy continuation failed too: {why}")],
+            ]
+            .concat(),
+            ..e
+        })
+    }
+
+    fn run_init_steps(&mut self) -> Result<(), RuntimeError> {
+        let mut rt = self.rt();
+        let code = rt.code;
+        rt.run_steps(&code.init_steps)
+    }
+
+    /// Continuation from the simplified (lambda = 0) to the actual (lambda = 1) problem;
+    /// the step of lambda grows after successes and shrinks after failures.
+    fn follow_homotopy_path(&mut self) -> Result<(), String> {
+        let mut lambda = 0.0;
+        let mut step = HOMOTOPY_MAX_STEP;
+        self.m.homotopy_lambda = lambda;
+        let result = self.run_init_steps();
+        if let Err(e) = result {
+            self.m.homotopy_lambda = 1.0;
+            return Err(format!(
+                "the simplified problem has no solution: {}",
+                e.message
+            ));
+        }
+        let mut last_good = self.init_snapshot();
+        while lambda < 1.0 {
+            let next = (lambda + step).min(1.0);
+            self.m.homotopy_lambda = next;
+            match self.run_init_steps() {
+                Ok(()) => {
+                    lambda = next;
+                    last_good = self.init_snapshot();
+                    step = (2.0 * step).min(HOMOTOPY_MAX_STEP);
+                }
+                Err(e) => {
+                    self.restore(&last_good);
+                    step *= 0.25;
+                    if step < HOMOTOPY_MIN_STEP {
+                        self.m.homotopy_lambda = 1.0;
+                        return Err(format!(
+                            "stalled at homotopy parameter {lambda}: {}",
+                            e.message
+                        ));
+                    }
+                }
+            }
+        }
+        self.m.homotopy_lambda = 1.0;
+        Ok(())
+    }
+
+    fn init_snapshot(&self) -> InitSnapshot {
+        InitSnapshot {
+            mem: self.m.mem.clone(),
+            rel: self.m.rel.clone(),
+            when_cur: self.m.when_cur.clone(),
+        }
+    }
+
+    fn restore(&mut self, s: &InitSnapshot) {
+        self.m.mem.copy_from_slice(&s.mem);
+        self.m.rel.copy_from_slice(&s.rel);
+        self.m.when_cur.copy_from_slice(&s.when_cur);
+    }
+
     fn event_update_inner(&mut self, t: f64, x: &mut [f64]) -> Result<EventOutcome, RuntimeError> {
         self.set_states(t, x);
         self.m.states_changed = false;

@@ -21,6 +21,12 @@ pub struct Machine {
     pub rel: Vec<bool>,
     /// Relations evaluated live during the current event pass.
     pub rel_touched: Vec<bool>,
+    /// Hysteresis of every event-generating relation (see `tape::hysteresis_shift`); not
+    /// applied during initialization, where relations have no previous value.
+    pub hysteresis: Vec<f64>,
+    /// Parameter of `homotopy(actual, simplified)`: 1 (the actual expression) except while
+    /// homotopy-based initialization follows the path from the simplified problem (0).
+    pub homotopy_lambda: f64,
     /// Event mode: relations live, `when` branches may fire.
     pub event_mode: bool,
     pub initial: bool,

@@ -124,6 +124,13 @@ pub enum Instr {
         b: u32,
         id: u32,
     },
+    /// `mem[d] := homotopy(actual = mem[a], simplified = mem[b])` at the machine's
+    /// homotopy parameter (`mem[a]` exactly, outside homotopy-based initialization).
+    Homotopy {
+        d: u32,
+        a: u32,
+        b: u32,
+    },
     /// `mem[d] := generic[call]` evaluated by the function interpreter.
     Generic {
         d: u32,
@@ -149,6 +156,7 @@ impl Instr {
             | Rel { d, a, b, .. }
             | RelZc { d, a, b, .. }
             | M2 { d, a, b, .. }
+            | Homotopy { d, a, b }
             | Delay { d, a, b, .. } => {
                 *d = f(*d);
                 *a = f(*a);
@@ -170,6 +178,48 @@ pub fn compare(op: RelOp, a: f64, b: f64) -> bool {
         RelOp::Ge => a >= b,
         RelOp::Eq => a == b,
         RelOp::Ne => a != b,
+    }
+}
+
+/// Shift added to `g = lhs - rhs` of an event-generating relation so that it keeps its
+/// previous value `prev` until `g` has moved `eps` past zero to the other side.
+///
+/// Why: at a mode switch the relation's operands often end up equal up to rounding (a
+/// friction element at its breakaway torque, a supply at the corner of its cv/cc curves, a
+/// lag whose output approaches its input asymptotically); without hysteresis the sign of
+/// that rounding noise decides the mode, and the event iteration or the integrator flips it
+/// back and forth forever.
+#[inline(always)]
+pub fn hysteresis_shift(op: RelOp, prev: bool, eps: f64) -> f64 {
+    let true_side_positive = matches!(op, RelOp::Gt | RelOp::Ge);
+    if true_side_positive == prev {
+        eps
+    } else {
+        -eps
+    }
+}
+
+/// `g <op> 0` for an event-generating relation whose previous value is `prev`, with the
+/// hysteresis `eps` (0: plain comparison).
+#[inline(always)]
+pub fn compare_with_hysteresis(op: RelOp, g: f64, prev: bool, eps: f64) -> bool {
+    if eps == 0.0 {
+        compare(op, g, 0.0)
+    } else {
+        compare(op, g + hysteresis_shift(op, prev, eps), 0.0)
+    }
+}
+
+/// `homotopy(actual, simplified)` at `lambda`: the simplified expression at 0, the actual one
+/// (exactly, even when the simplified one is not finite) at 1, the convex blend in between.
+#[inline(always)]
+pub fn homotopy(lambda: f64, actual: f64, simplified: f64) -> f64 {
+    if lambda == 1.0 {
+        actual
+    } else if lambda == 0.0 {
+        simplified
+    } else {
+        lambda * actual + (1.0 - lambda) * simplified
     }
 }
 
@@ -201,6 +251,8 @@ pub unsafe fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> 
         mem,
         rel,
         rel_touched,
+        hysteresis,
+        homotopy_lambda,
         event_mode,
         initial,
         terminal,
@@ -239,7 +291,16 @@ pub unsafe fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> 
             Instr::Rel { op, d, a, b } => *m!(d) = b2f(compare(op, *m!(a), *m!(b))),
             Instr::RelZc { op, d, a, b, zc } => {
                 let v = if event_mode {
-                    let v = compare(op, *m!(a), *m!(b));
+                    let eps = if *initial {
+                        0.0
+                    } else {
+                        hysteresis[zc as usize]
+                    };
+                    let v = if eps == 0.0 {
+                        compare(op, *m!(a), *m!(b))
+                    } else {
+                        compare_with_hysteresis(op, *m!(a) - *m!(b), rel[zc as usize], eps)
+                    };
                     rel[zc as usize] = v;
                     rel_touched[zc as usize] = true;
                     v
@@ -256,6 +317,7 @@ pub unsafe fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> 
                 }
             }
             Instr::Jmp { target } => pc = target as usize,
+            Instr::Homotopy { d, a, b } => *m!(d) = homotopy(*homotopy_lambda, *m!(a), *m!(b)),
             Instr::Initial { d } => *m!(d) = b2f(*initial),
             Instr::Terminal { d } => *m!(d) = b2f(*terminal),
             Instr::Sample { d, id } => {
@@ -312,6 +374,8 @@ pub struct TapeCompiler<'a> {
     fn_index: &'a HashMap<String, u32>,
     pub called: BTreeSet<u32>,
     var_ty: &'a [Ty],
+    /// A `homotopy` call was compiled (initialization may follow its path).
+    pub has_homotopy: bool,
 }
 
 pub type CResult<T> = Result<T, String>;
@@ -333,6 +397,7 @@ impl<'a> TapeCompiler<'a> {
             max_temp: 0,
             generic: vec![],
             n_delays: 0,
+            has_homotopy: false,
             fn_index,
             called: BTreeSet::new(),
             var_ty,
@@ -563,6 +628,10 @@ impl<'a> TapeCompiler<'a> {
         let user = self.fn_index.contains_key(func);
         if !user {
             match (func, args) {
+                ("homotopy", [a, b]) if scalar => {
+                    self.has_homotopy = true;
+                    return self.binary(a, b, dst, code, |d, a, b| Instr::Homotopy { d, a, b });
+                }
                 ("noEvent" | "homotopy" | "Real" | "Boolean", [a, ..]) if scalar => {
                     return self.expr(a, dst, code)
                 }

@@ -96,6 +96,12 @@ pub fn min_step(t: f64) -> f64 {
     (t.abs().max(1e-300) * f64::EPSILON * 16.0).max(f64::MIN_POSITIVE * 1e10)
 }
 
+/// The initial step is at least this many times [`min_step`].
+const SMALLEST_INITIAL_STEPS: f64 = 1000.0;
+
+/// How often [`initial_step`] shrinks its probe step when the model fails there.
+const INITIAL_STEP_PROBES: u32 = 8;
+
 /// Initial step size from the norms of `x`, `f(x)` and a difference quotient of `f`, as in
 /// Hairer, Nørsett & Wanner, Solving ODEs I, II.4: the step for which the leading error
 /// term of a method of order `order` is about the tolerance.
@@ -116,16 +122,30 @@ pub fn initial_step(
     }
     let d0 = tol.norm(x, x);
     let d1 = tol.norm(f0, x);
-    let h0 = if d0 < 1e-5 || d1 < 1e-5 {
+    let mut h0 = if d0 < 1e-5 || d1 < 1e-5 {
         1e-6
     } else {
         0.01 * d0 / d1
     }
     .min(max_step);
-    let x1: Vec<f64> = x.iter().zip(f0).map(|(x, f)| x + h0 * f).collect();
     let mut f1 = vec![0.0; n];
-    sys.rhs(t + h0, &x1, &mut f1)?;
-    *rhs_count += 1;
+    // The explicit Euler probe may leave the model's domain (an assert on a current that
+    // must not reverse, a square root of a vanishing quantity): probe closer before giving up.
+    let mut probes_left = INITIAL_STEP_PROBES;
+    loop {
+        let x1: Vec<f64> = x.iter().zip(f0).map(|(x, f)| x + h0 * f).collect();
+        *rhs_count += 1;
+        match sys.rhs(t + h0, &x1, &mut f1) {
+            Ok(()) => break,
+            Err(e) => {
+                probes_left -= 1;
+                if probes_left == 0 || h0 * 0.01 < min_step(t) {
+                    return Err(e);
+                }
+                h0 *= 0.01;
+            }
+        }
+    }
     let diff: Vec<f64> = f1.iter().zip(f0).map(|(a, b)| a - b).collect();
     let d2 = tol.norm(&diff, x) / h0;
     let h1 = if d1.max(d2) <= 1e-15 {
@@ -133,6 +153,13 @@ pub fn initial_step(
     } else {
         (0.01 / d1.max(d2)).powf(1.0 / (order as f64 + 1.0))
     };
-    let h = (100.0 * h0).min(h1).min(max_step);
+    // A step the integrator can take at all: states within the tolerance of zero hit by a
+    // steep input (a filter at rest at a clock edge) make the estimate far smaller than
+    // what floating point resolves at t, which would end the run; error control shrinks a
+    // step that is too large.
+    let h = (100.0 * h0)
+        .min(h1)
+        .max(SMALLEST_INITIAL_STEPS * min_step(t))
+        .min(max_step);
     Ok(if h.is_finite() && h > 0.0 { h } else { 1e-6 })
 }

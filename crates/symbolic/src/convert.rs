@@ -629,7 +629,6 @@ impl<'a> Conv<'a> {
             }
             "noEvent" if arity_ok(1) => self.expr(&args[0], o, true),
             "smooth" if arity_ok(2) => self.expr(&args[1], o, true),
-            "homotopy" if !args.is_empty() => self.expr(&args[0], o, no_event),
             "semiLinear" if arity_ok(3) => {
                 let x = self.expr(&args[0], o, no_event);
                 let a = self.expr(&args[1], o, no_event);
