@@ -1026,10 +1026,13 @@ end BacklashRattle;
             expected,
             1e-6 * (1.0 + expected.abs()),
         );
+        // Never pulls: a torque against the deflection is allowed only at the level of the
+        // event location (relations switch within 1e-10 of the contact angle, c*1e-10 here).
         assert!(
-            tau[i] * phi[i] >= 0.0,
-            "ElastoBacklash pulls at t = {}",
-            run.time()[i]
+            tau[i] * phi[i].signum() >= -1e-6,
+            "ElastoBacklash pulls at t = {}: tau = {}",
+            run.time()[i],
+            tau[i]
         );
     }
     let (phi2, w2, tau2) = (
@@ -1051,8 +1054,9 @@ end BacklashRattle;
             0.0
         };
         // at the instant the torque would change sign the element switches by an event; the
-        // output point at that time may show either side
-        if (full * p).abs() > 1e-6 {
+        // output point at that time may show either side; so may a point within the relations'
+        // switching band (1e-10) of the contact angle
+        if (full * p).abs() > 1e-6 && (p.abs() - 0.1).abs() > 1e-9 {
             assert_close(
                 &format!("ElastoBacklash2 torque at t = {}", run.time()[i]),
                 tau2[i],
@@ -1061,7 +1065,7 @@ end BacklashRattle;
             );
         }
         assert!(
-            tau2[i] * p >= 0.0,
+            tau2[i] * p.signum() >= -1e-6,
             "ElastoBacklash2 pulls at t = {}",
             run.time()[i]
         );

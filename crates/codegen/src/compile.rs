@@ -10,9 +10,9 @@ use crate::pretty::expr_to_string;
 use crate::sparse::{SparseSystem, SPARSE_MIN_SIZE};
 use crate::tape::{code_operands_in_bounds, remap_temps, Instr, TapeCompiler};
 use moss_frontend::flat::AssertLevel;
-use moss_symbolic::program::{Block, PExpr, RelOp, ValueType, VarKind};
+use moss_symbolic::program::{Block, PExpr, RelOp, ValueType, VarId, VarKind};
 use moss_symbolic::CausalProgram;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 pub struct ScalarStep {
     pub var: u32,
@@ -158,6 +158,75 @@ fn zero_crossing_hysteresis(p: &CausalProgram, z: &moss_symbolic::program::ZeroC
     RELATION_HYSTERESIS * scale
 }
 
+/// Zero crossings that `when`-conditions depend on (directly or through Boolean variables).
+/// They switch without hysteresis: a `when` must see every crossing, however small (a ball
+/// bouncing ever lower must keep firing its impact until the chattering guard stops the run,
+/// not drift through the floor with the relation held inside the band).
+fn when_condition_crossings(p: &CausalProgram) -> HashSet<u32> {
+    let mut definitions: HashMap<VarId, &PExpr> = Default::default();
+    let mut pending: Vec<VarId> = Vec::new();
+    for block in &p.blocks {
+        match block {
+            Block::Assign { var, expr } => {
+                definitions.insert(*var, expr);
+            }
+            Block::When { branches } => {
+                pending.extend(branches.iter().flat_map(|b| b.conditions.iter().copied()));
+            }
+            _ => {}
+        }
+    }
+    let mut seen: HashSet<VarId> = pending.iter().copied().collect();
+    let mut crossings = HashSet::new();
+    while let Some(v) = pending.pop() {
+        let Some(expr) = definitions.get(&v) else {
+            continue;
+        };
+        let mut reads = Vec::new();
+        collect_reads_and_crossings(expr, &mut reads, &mut crossings);
+        for r in reads {
+            if seen.insert(r) {
+                pending.push(r);
+            }
+        }
+    }
+    crossings
+}
+
+fn collect_reads_and_crossings(e: &PExpr, reads: &mut Vec<VarId>, crossings: &mut HashSet<u32>) {
+    match e {
+        PExpr::Var(v) => reads.push(*v),
+        PExpr::Rel { lhs, rhs, zc, .. } => {
+            if let Some(i) = zc {
+                crossings.insert(*i);
+            }
+            collect_reads_and_crossings(lhs, reads, crossings);
+            collect_reads_and_crossings(rhs, reads, crossings);
+        }
+        PExpr::Neg(a) | PExpr::Not(a) => collect_reads_and_crossings(a, reads, crossings),
+        PExpr::Arith(_, a, b) | PExpr::And(a, b) | PExpr::Or(a, b) => {
+            collect_reads_and_crossings(a, reads, crossings);
+            collect_reads_and_crossings(b, reads, crossings);
+        }
+        PExpr::If(c, a, b) => {
+            for x in [c, a, b] {
+                collect_reads_and_crossings(x, reads, crossings);
+            }
+        }
+        PExpr::Call { args, .. } | PExpr::Array(args) => {
+            args.iter()
+                .for_each(|x| collect_reads_and_crossings(x, reads, crossings));
+        }
+        PExpr::Const(_)
+        | PExpr::Str(_)
+        | PExpr::Pre(_)
+        | PExpr::Time
+        | PExpr::Initial
+        | PExpr::Terminal
+        | PExpr::Sample(_) => {}
+    }
+}
+
 /// Largest nominal value (at least `f64::MIN_POSITIVE`) of the continuous unknowns `e`
 /// reads, folded into `acc`.
 fn max_nominal(p: &CausalProgram, e: &PExpr, acc: &mut f64) {
@@ -277,6 +346,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         .map_err(|e| format!("initialization blocks: {e}"))?;
     let mut steps = c.blocks(&p.blocks)?;
     let mut zc = Vec::with_capacity(p.zero_crossings.len());
+    let exact_crossings = when_condition_crossings(p);
     for (i, z) in p.zero_crossings.iter().enumerate() {
         let mut code = vec![];
         let ctx = |e: String| format!("zero crossing {i} ({}): {e}", z.description);
@@ -294,7 +364,11 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
             out,
             op: z.op,
             time_event,
-            hysteresis: zero_crossing_hysteresis(p, z),
+            hysteresis: if exact_crossings.contains(&(i as u32)) {
+                0.0
+            } else {
+                zero_crossing_hysteresis(p, z)
+            },
         });
     }
     let mut samples = Vec::with_capacity(p.samples.len());
