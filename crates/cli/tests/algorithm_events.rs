@@ -56,18 +56,25 @@ fn array_output_of_a_call_fills_the_elements() {
     input Real u;
     output Real lo;
     output Real parts[2];
+    output Real grid[2, 2];
   algorithm
     lo := u - 1;
     parts := {u, 2*u};
+    grid := [u, 1; 2, 3*u];
   end split;
   Real a;
   Real b[2];
+  Real g[2, 2];
 algorithm
-  (a, b) := split(time);
+  (a, b, g) := split(time);
 end ArrayTarget;",
         &[],
     );
     assert_close("a(1)", run.last("a"), 0.0, 1e-12);
     assert_close("b[1](1)", run.last("b[1]"), 1.0, 1e-12);
     assert_close("b[2](0.5)", run.at("b[2]", 0.5), 1.0, 1e-9);
+    // a matrix output fills the elements in row-major order
+    assert_close("g[1,2]", run.last("g[1,2]"), 1.0, 1e-12);
+    assert_close("g[2,1]", run.last("g[2,1]"), 2.0, 1e-12);
+    assert_close("g[2,2](0.5)", run.at("g[2,2]", 0.5), 1.5, 1e-9);
 }

@@ -369,8 +369,11 @@ impl<'a> Scope<'a> {
     }
 
     fn compile_target(&mut self, e: &Expr) -> VResult<FTarget> {
-        if let Expr::Array(items) = e {
-            let ts = items.iter().map(|x| self.compile_target(x));
+        if let Expr::Array(_) = e {
+            // nested literals (matrices) in row-major order, like the array value's data
+            let mut leaves = Vec::new();
+            array_leaves(e, &mut leaves);
+            let ts = leaves.into_iter().map(|x| self.compile_target(x));
             return Ok(FTarget::Elements(ts.collect::<VResult<_>>()?));
         }
         let Expr::Var { name, subscripts } = e else {
@@ -478,6 +481,13 @@ impl<'a> Scope<'a> {
             Statement::Return { .. } => FStmt::Return,
             Statement::Break { .. } => FStmt::Break,
         })
+    }
+}
+
+fn array_leaves<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Array(items) => items.iter().for_each(|x| array_leaves(x, out)),
+        other => out.push(other),
     }
 }
 
