@@ -486,7 +486,11 @@ impl Rt<'_> {
             }
             let z = &self.code.zc[i];
             self.run_tape(&z.code)?;
-            let eps = if self.m.initial { 0.0 } else { z.hysteresis };
+            let eps = if self.m.initial || self.m.states_changed {
+                0.0
+            } else {
+                z.hysteresis
+            };
             self.m.rel[i] =
                 compare_with_hysteresis(z.op, self.m.mem[z.out as usize], self.m.rel[i], eps);
         }

@@ -255,6 +255,7 @@ pub unsafe fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> 
         homotopy_lambda,
         event_mode,
         initial,
+        states_changed,
         terminal,
         sample_active,
         delays,
@@ -291,7 +292,9 @@ pub unsafe fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> 
             Instr::Rel { op, d, a, b } => *m!(d) = b2f(compare(op, *m!(a), *m!(b))),
             Instr::RelZc { op, d, a, b, zc } => {
                 let v = if event_mode {
-                    let eps = if *initial {
+                    // no hysteresis after a reinit: a state put on a boundary on purpose
+                    // (a mass placed at its stop) is exactly there, not noise around it
+                    let eps = if *initial || *states_changed {
                         0.0
                     } else {
                         hysteresis[zc as usize]
