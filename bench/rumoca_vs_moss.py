@@ -46,23 +46,26 @@ class Case:
         self.variable = variable
 
 
-def cases(sizes, long_stop, workdir):
-    """The small hand-written models, the generated chains and, when long_stop is set, the
-    largest chain once more over a long span, where integration outweighs everything else."""
+def chain_case(n, stop, workdir):
+    """The generated chain of n masses, simulated for `stop` seconds."""
+    path = workdir / f"MassChain{n}.mo"
+    if not path.exists():
+        path.write_text(gen_chain.chain_source(n))
+    return Case(f"MassChain{n}, {stop:g} s", path, f"MassChain{n}", stop, f"mass[{n}].s")
+
+
+def cases(sizes, long_runs, workdir):
+    """The small hand-written models, the generated chains over 10 s and the long runs
+    (N:STOP) of chains, where integration outweighs everything else."""
     models = HERE / "models"
     found = [
         Case("DampedOscillator, 10 s", models / "DampedOscillator.mo", "DampedOscillator", 10.0, "x"),
         Case("BouncingBall, 3 s", models / "BouncingBall.mo", "BouncingBall", 3.0, "h"),
     ]
-    for n in sizes:
-        path = workdir / f"MassChain{n}.mo"
-        path.write_text(gen_chain.chain_source(n))
-        found.append(Case(f"MassChain{n}, 10 s", path, f"MassChain{n}", 10.0, f"mass[{n}].s"))
-    if long_stop and sizes:
-        n = max(sizes)
-        path = workdir / f"MassChain{n}.mo"
-        found.append(Case(f"MassChain{n}, {long_stop:g} s", path, f"MassChain{n}", long_stop,
-                          f"mass[{n}].s"))
+    found += [chain_case(n, 10.0, workdir) for n in sizes]
+    for spec in long_runs:
+        n, stop = spec.split(":")
+        found.append(chain_case(int(n), float(stop), workdir))
     return found
 
 
@@ -126,6 +129,11 @@ def median(values):
     return statistics.median(values) if values else float("nan")
 
 
+def spread(values):
+    """Half the range of the values: how far apart repeated estimates fell."""
+    return (max(values) - min(values)) / 2 if values else float("nan")
+
+
 class Samples:
     """Raw figures of one model, gathered over the repetitions."""
 
@@ -184,6 +192,7 @@ def measure(case, args, workdir):
             "rumoca_simulate": median(raw.rumoca_total[r]),
             "rumoca_setup": median(raw.rumoca_setup[r]),
             "rumoca_integrate": median(raw.rumoca_integrate[r]),
+            "rumoca_integrate_spread": spread(raw.rumoca_integrate[r]),
             "rumoca_error": raw.rumoca_error.get(r),
             "moss_final": moss_final_value(moss, case, m, workdir),
             "rumoca_final": raw.rumoca_final.get(r, float("nan")),
@@ -211,6 +220,18 @@ def fmt_ratio(rumoca, moss):
     if ratio <= 0:
         return "–"
     return f"{ratio:.0f}×" if ratio >= 10 else f"{ratio:.1f}×"
+
+
+def fmt_estimate(p):
+    """Rumoca's integration alone (full run - short run), with the spread of the pairs."""
+    return f"{fmt_time(p['rumoca_integrate'])} ± {fmt_time(p['rumoca_integrate_spread'])}"
+
+
+def fmt_estimate_ratio(p):
+    """The integration ratio, or `noise` when the estimate is smaller than its spread."""
+    if p["rumoca_integrate"] <= p["rumoca_integrate_spread"]:
+        return "noise"
+    return fmt_ratio(p["rumoca_integrate"], p["moss_simulate"])
 
 
 def agreement(a, b, scale):
@@ -254,8 +275,8 @@ def print_simulation(results, index):
             continue
         print(f"| {case.label} | {fmt_time(p['moss_simulate'])} | {fmt_time(p['rumoca_simulate'])} "
               f"| {fmt_ratio(p['rumoca_simulate'], p['moss_simulate'])} "
-              f"| {fmt_time(p['rumoca_setup'])} | {fmt_time(p['rumoca_integrate'])} "
-              f"| {fmt_ratio(p['rumoca_integrate'], p['moss_simulate'])} "
+              f"| {fmt_time(p['rumoca_setup'])} | {fmt_estimate(p)} "
+              f"| {fmt_estimate_ratio(p)} "
               f"| {p['moss_final']:.7g} | {p['rumoca_final']:.7g} "
               f"| {agreement(p['moss_final'], p['rumoca_final'], 1e-3)} |")
 
@@ -291,8 +312,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure [5]")
     parser.add_argument("--pairs", type=int, default=2,
                         help="Rumoca full/short simulate pairs per process [2]")
-    parser.add_argument("--long-stop", type=float, default=100.0,
-                        help="stop time of the long run of the largest chain; 0: none [100]")
+    parser.add_argument("--long", nargs="*", default=["100:1000", "1000:100"],
+                        metavar="N:STOP",
+                        help="long runs: chain size and stop time [100:1000 1000:100]")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000],
                         help="numbers of masses of the generated chains [10 100 1000]")
     parser.add_argument("--json", help="also write the medians to this file")
@@ -301,7 +323,7 @@ def main():
     results = []
     with tempfile.TemporaryDirectory(prefix="moss-rumoca-") as tmp:
         workdir = pathlib.Path(tmp)
-        for case in cases(args.sizes, args.long_stop, workdir):
+        for case in cases(args.sizes, args.long, workdir):
             print(f"measuring {case.label} ...", file=sys.stderr, flush=True)
             results.append((case, measure(case, args, workdir)))
     print_tables(results, args)
