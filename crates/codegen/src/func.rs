@@ -157,6 +157,15 @@ pub enum CBody {
         func: Builtin,
         args: Vec<FExpr>,
     },
+    /// `external "C"` call of a function of the MSL's C support library that moss
+    /// implements natively (see `native.rs`). `arg_outputs[i]` names the output an argument
+    /// passes (written back after the call), `result` the output taking the return value.
+    Native {
+        func: crate::native::Native,
+        args: Vec<FExpr>,
+        arg_outputs: Vec<Option<usize>>,
+        result: Option<usize>,
+    },
     /// Cannot be executed; the message says why (reported if the function is ever needed).
     Unsupported(String),
 }
@@ -588,6 +597,22 @@ fn compile_external(
         Some(o) => outputs.first().map(|v| &v.name == o).unwrap_or(false),
         None => false,
     };
+    let output_index = |n: &str| outputs.iter().position(|v| v.name == n);
+    if let (Some(func), "C") = (crate::native::native_function(name), language) {
+        let arg_outputs = args
+            .iter()
+            .map(|a| match a {
+                Expr::Var { name, subscripts } if subscripts.is_empty() => output_index(name),
+                _ => None,
+            })
+            .collect();
+        return Ok(CBody::Native {
+            func,
+            args: scope.compile_args(args)?,
+            arg_outputs,
+            result: output.as_deref().and_then(output_index),
+        });
+    }
     match (language, libm) {
         // `external "builtin"` is how libraries declare the standard math functions
         ("C" | "builtin", Some(func)) if out_ok && outputs.len() == 1 => Ok(CBody::Libm {
@@ -683,6 +708,31 @@ impl Env<'_> {
                     .first()
                     .ok_or("external function without output")?;
                 frame[out.slot as usize] = out.ty.coerce(call_builtin(*b, &vals)?);
+            }
+            CBody::Native {
+                func: native,
+                args,
+                arg_outputs,
+                result,
+            } => {
+                let vals = args
+                    .iter()
+                    .map(|a| self.eval(a, &mut frame))
+                    .collect::<VResult<Vec<_>>>()?;
+                let r = crate::native::call_native(*native, &vals)?;
+                let mut store = |i: usize, v: Value| {
+                    if let Some(o) = func.outputs.get(i) {
+                        frame[o.slot as usize] = o.ty.coerce(v);
+                    }
+                };
+                if let (Some(i), Some(v)) = (*result, r.returned) {
+                    store(i, v);
+                }
+                for (pos, v) in r.written {
+                    if let Some(Some(i)) = arg_outputs.get(pos) {
+                        store(*i, v);
+                    }
+                }
             }
             CBody::Unsupported(msg) => return Err(msg.clone()),
         }
@@ -900,7 +950,12 @@ impl Env<'_> {
                 } else {
                     self.m.event_mode && c && !was
                 };
-                if self.m.event_mode || self.m.initial {
+                // Outside events only a false value is recorded: a `sample` that was true at
+                // the last event is false again before the next, and that is the `pre` value
+                // the next edge is measured from. Relations here are evaluated live, so a
+                // true value outside events may be the coming event itself (`time >= 0.5`
+                // evaluated at the event's left limit) and must not count as its `pre`.
+                if self.m.event_mode || self.m.initial || !c {
                     self.m.when_cur[id] = c;
                 }
             }

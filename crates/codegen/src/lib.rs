@@ -17,6 +17,7 @@ pub mod interp;
 mod linalg;
 mod machine;
 pub mod model;
+mod native;
 mod pretty;
 mod solve;
 mod sparse;

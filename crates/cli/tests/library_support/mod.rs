@@ -44,7 +44,9 @@ pub fn simulate_target(target: &str, dir: &Path, args: &[&str]) -> Trajectories 
 /// run statistics when `--stats` is among `args`).
 fn run_simulate(target: &str, dir: &Path, args: &[&str]) -> (Trajectories, String) {
     let csv = dir.join("result.csv");
+    // run inside the scratch folder, so files a model writes (and relative targets) stay there
     let out = moss_command()
+        .current_dir(dir)
         .arg("simulate")
         .arg(target)
         .arg("-o")

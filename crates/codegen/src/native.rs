@@ -1,0 +1,300 @@
+//! Functions of the Modelica Standard Library's C support library (`ModelicaExternalC`) that
+//! moss executes natively, so that library functions declared `external "C"` with these
+//! names run without a C compiler. Each follows the contract documented in the MSL's
+//! function declarations; the code is written here.
+
+use crate::value::{VResult, Value};
+use std::io::Write;
+
+/// A natively implemented external function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Native {
+    /// `info = ModelicaFFT_kiss_fftr(u, nu, work, nwork, amplitudes, phases)`: discrete
+    /// Fourier transform of a real signal of even length `nu`; `amplitudes[k] = |X_k|/nf` and
+    /// `phases[k] = arg(X_k)` for `k = 0 .. nf-1`, `nf = nu/2 + 1`.
+    RealFft,
+    /// `success = ModelicaIO_writeRealMatrix(fileName, matrixName, matrix, nrow, ncol, append,
+    /// format)`: store a matrix in a MATLAB MAT file (moss writes format "4").
+    WriteRealMatrix,
+    /// `ModelicaInternal_print(string, fileName)`: a line to standard output (empty file
+    /// name) or appended to a file.
+    Print,
+    /// `ModelicaStreams_closeFile(fileName)`: nothing to do, moss keeps no file open.
+    CloseFile,
+    /// `fileType = ModelicaInternal_stat(name)`: `Modelica.Utilities.Types.FileType` as its
+    /// ordinal (1 NoFile, 2 RegularFile, 3 Directory, 4 SpecialFile).
+    Stat,
+    /// `ModelicaInternal_removeFile(name)`: delete a regular file.
+    RemoveFile,
+    /// `fullName = ModelicaInternal_fullPathName(name)`: the absolute path of `name`.
+    FullPathName,
+}
+
+/// The native implementation of external C function `name`, if moss has one.
+pub fn native_function(name: &str) -> Option<Native> {
+    match name {
+        "ModelicaFFT_kiss_fftr" => Some(Native::RealFft),
+        "ModelicaIO_writeRealMatrix" => Some(Native::WriteRealMatrix),
+        "ModelicaInternal_print" => Some(Native::Print),
+        "ModelicaStreams_closeFile" => Some(Native::CloseFile),
+        "ModelicaInternal_stat" => Some(Native::Stat),
+        "ModelicaInternal_removeFile" => Some(Native::RemoveFile),
+        "ModelicaInternal_fullPathName" => Some(Native::FullPathName),
+        _ => None,
+    }
+}
+
+/// What a native call produced: its return value and the values of arguments it writes.
+pub struct NativeResult {
+    pub returned: Option<Value>,
+    /// (argument position, value) for output arguments.
+    pub written: Vec<(usize, Value)>,
+}
+
+/// Run `f` on the evaluated arguments of the external call.
+pub fn call_native(f: Native, args: &[Value]) -> VResult<NativeResult> {
+    match f {
+        Native::RealFft => real_fft(args),
+        Native::WriteRealMatrix => write_real_matrix(args),
+        Native::Print => print(args),
+        Native::CloseFile => Ok(NativeResult {
+            returned: None,
+            written: vec![],
+        }),
+        Native::Stat => stat(args),
+        Native::RemoveFile => remove_file(args),
+        Native::FullPathName => full_path_name(args),
+    }
+}
+
+fn arg(args: &[Value], i: usize, what: &str) -> VResult<Value> {
+    args.get(i)
+        .cloned()
+        .ok_or_else(|| format!("external call lacks argument {} ({what})", i + 1))
+}
+
+fn string_arg(args: &[Value], i: usize, what: &str) -> VResult<String> {
+    match arg(args, i, what)? {
+        Value::Str(s) => Ok(s),
+        other => Err(format!(
+            "{what} must be a String, got {}",
+            other.type_name()
+        )),
+    }
+}
+
+fn reals(v: &Value) -> VResult<Vec<f64>> {
+    v.flatten().iter().map(Value::as_f64).collect()
+}
+
+fn real_fft(args: &[Value]) -> VResult<NativeResult> {
+    let u = reals(&arg(args, 0, "signal u")?)?;
+    let nu = u.len();
+    let nf = nu / 2 + 1;
+    let info = if nu % 2 != 0 { 1 } else { 0 };
+    let (amplitudes, phases) = if info == 0 {
+        dft_amplitudes_and_phases(&u, nf)
+    } else {
+        (vec![0.0; nf], vec![0.0; nf])
+    };
+    Ok(NativeResult {
+        returned: Some(Value::Int(info)),
+        written: vec![
+            (4, Value::real_vector(&amplitudes)),
+            (5, Value::real_vector(&phases)),
+        ],
+    })
+}
+
+/// `|X_k|/nf` and `arg(X_k)` of `X_k = sum_n u_n exp(-2 pi i k n / N)`, k < nf. Direct
+/// summation with the twiddle factors taken from one table (exact index arithmetic mod N),
+/// O(N nf): these transforms are computed a few times per run, on a few thousand points.
+fn dft_amplitudes_and_phases(u: &[f64], nf: usize) -> (Vec<f64>, Vec<f64>) {
+    let n = u.len();
+    let table: Vec<(f64, f64)> = (0..n)
+        .map(|j| {
+            let angle = -2.0 * std::f64::consts::PI * j as f64 / n as f64;
+            (angle.cos(), angle.sin())
+        })
+        .collect();
+    let mut amplitudes = Vec::with_capacity(nf);
+    let mut phases = Vec::with_capacity(nf);
+    for k in 0..nf {
+        let (mut re, mut im) = (0.0, 0.0);
+        for (j, &x) in u.iter().enumerate() {
+            let (c, s) = table[(k * j) % n];
+            re += x * c;
+            im += x * s;
+        }
+        amplitudes.push(re.hypot(im) / nf as f64);
+        phases.push(im.atan2(re));
+    }
+    (amplitudes, phases)
+}
+
+fn write_real_matrix(args: &[Value]) -> VResult<NativeResult> {
+    let file = string_arg(args, 0, "file name")?;
+    let name = string_arg(args, 1, "matrix name")?;
+    let matrix = arg(args, 2, "matrix")?;
+    let dims = matrix.dims();
+    let (rows, cols) = match dims.as_slice() {
+        [r, c] => (*r, *c),
+        [r] => (*r, 1),
+        _ => return Err(format!("writeRealMatrix: `{name}` is not a matrix")),
+    };
+    let append = args
+        .get(5)
+        .map(Value::as_bool)
+        .transpose()?
+        .unwrap_or(false);
+    let format = args
+        .get(6)
+        .map(|v| match v {
+            Value::Str(s) => s.clone(),
+            _ => "4".to_string(),
+        })
+        .unwrap_or_else(|| "4".to_string());
+    if format != "4" {
+        return Err(format!(
+            "writeRealMatrix: MAT format \"{format}\" is not supported by moss; use format=\"4\""
+        ));
+    }
+    let data = reals(&matrix)?;
+    let bytes = mat_v4_matrix(&name, rows, cols, &data);
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true);
+    if append {
+        options.append(true);
+    } else {
+        options.write(true).truncate(true);
+    }
+    let written = options
+        .open(&file)
+        .and_then(|mut f| f.write_all(&bytes))
+        .map_err(|e| format!("writeRealMatrix: cannot write `{file}`: {e}"));
+    written?;
+    Ok(NativeResult {
+        returned: Some(Value::Bool(true)),
+        written: vec![],
+    })
+}
+
+/// One full double matrix in MATLAB v4 layout (little-endian header `0, rows, cols, 0,
+/// name length + 1`, the name with its NUL, the values column by column). `data` is row-major.
+fn mat_v4_matrix(name: &str, rows: usize, cols: usize, data: &[f64]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(20 + name.len() + 1 + 8 * data.len());
+    for h in [0, rows, cols, 0, name.len() + 1] {
+        out.extend_from_slice(&(h as i32).to_le_bytes());
+    }
+    out.extend_from_slice(name.as_bytes());
+    out.push(0);
+    for c in 0..cols {
+        for r in 0..rows {
+            out.extend_from_slice(&data[r * cols + c].to_le_bytes());
+        }
+    }
+    out
+}
+
+fn print(args: &[Value]) -> VResult<NativeResult> {
+    let text = string_arg(args, 0, "string")?;
+    let file = args
+        .get(1)
+        .map(|v| match v {
+            Value::Str(s) => s.clone(),
+            _ => String::new(),
+        })
+        .unwrap_or_default();
+    if file.is_empty() {
+        println!("{text}");
+    } else {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&file)
+            .and_then(|mut f| writeln!(f, "{text}"))
+            .map_err(|e| format!("print: cannot write `{file}`: {e}"))?;
+    }
+    Ok(NativeResult {
+        returned: None,
+        written: vec![],
+    })
+}
+
+fn stat(args: &[Value]) -> VResult<NativeResult> {
+    let name = string_arg(args, 0, "file name")?;
+    let kind = match std::fs::metadata(&name) {
+        Err(_) => 1,
+        Ok(m) if m.is_file() => 2,
+        Ok(m) if m.is_dir() => 3,
+        Ok(_) => 4,
+    };
+    Ok(NativeResult {
+        returned: Some(Value::Int(kind)),
+        written: vec![],
+    })
+}
+
+fn full_path_name(args: &[Value]) -> VResult<NativeResult> {
+    let name = string_arg(args, 0, "file name")?;
+    let full = std::path::absolute(&name).map_err(|e| format!("no full path for `{name}`: {e}"))?;
+    Ok(NativeResult {
+        returned: Some(Value::Str(full.to_string_lossy().into_owned())),
+        written: vec![],
+    })
+}
+
+fn remove_file(args: &[Value]) -> VResult<NativeResult> {
+    let name = string_arg(args, 0, "file name")?;
+    std::fs::remove_file(&name).map_err(|e| format!("cannot remove `{name}`: {e}"))?;
+    Ok(NativeResult {
+        returned: None,
+        written: vec![],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dft_of_a_cosine_has_one_line_at_its_frequency() {
+        // u_n = 3 + 2 cos(2 pi 5 n / 64 + 0.3): X_0 = 3N, |X_5| = N, arg X_5 = 0.3
+        let n = 64;
+        let u: Vec<f64> = (0..n)
+            .map(|j| {
+                3.0 + 2.0 * (2.0 * std::f64::consts::PI * 5.0 * j as f64 / n as f64 + 0.3).cos()
+            })
+            .collect();
+        let nf = n / 2 + 1;
+        let (a, p) = dft_amplitudes_and_phases(&u, nf);
+        assert!((a[0] - 3.0 * n as f64 / nf as f64).abs() < 1e-9);
+        assert!((a[5] - n as f64 / nf as f64).abs() < 1e-9);
+        assert!((p[5] - 0.3).abs() < 1e-9);
+        for (k, x) in a.iter().enumerate() {
+            if k != 0 && k != 5 {
+                assert!(x.abs() < 1e-9, "line at {k}: {x}");
+            }
+        }
+    }
+
+    #[test]
+    fn odd_length_is_reported_by_info() {
+        let r = real_fft(&[Value::real_vector(&[1.0, 2.0, 3.0])]).expect("runs");
+        assert_eq!(r.returned, Some(Value::Int(1)));
+    }
+
+    #[test]
+    fn mat_v4_matrix_is_column_major_with_header() {
+        let bytes = mat_v4_matrix("m", 2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let int = |i: usize| i32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!([int(0), int(1), int(2), int(3), int(4)], [0, 2, 3, 0, 2]);
+        assert_eq!(&bytes[20..22], b"m\0");
+        let value =
+            |k: usize| f64::from_le_bytes(bytes[22 + 8 * k..30 + 8 * k].try_into().unwrap());
+        assert_eq!(
+            (0..6).map(value).collect::<Vec<_>>(),
+            [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]
+        );
+    }
+}
