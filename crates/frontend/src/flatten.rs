@@ -1166,11 +1166,106 @@ impl<'a> Flattener<'a> {
             );
         }
         for (x, y) in a.into_iter().zip(b) {
+            self.check_connect_types(&x, &y, &o)?;
             let lx = self.connector_leaves(&x)?;
             let ly = self.connector_leaves(&y)?;
             conns.add(x, lx, y, ly, &o)?;
         }
         Ok(())
+    }
+
+    /// Connected variables have the same predefined type (or enumeration) and the same
+    /// variability (spec 9.3).
+    fn check_connect_types(&self, x: &ConnElem, y: &ConnElem, o: &Origin) -> Res<()> {
+        let sx = self.connector_signature(x)?;
+        let sy = self.connector_signature(y)?;
+        for (name, tx, vx) in &sx {
+            let Some((_, ty, vy)) = sy.iter().find(|(n, _, _)| n == name) else {
+                continue;
+            };
+            let problem = if tx != ty {
+                Some(format!(
+                    "`{}{name}` is {tx} but `{}{name}` is {ty}",
+                    x.name, y.name
+                ))
+            } else if vx != vy {
+                Some(format!(
+                    "`{}{name}` is {} but `{}{name}` is {}",
+                    x.name,
+                    variability_word(*vx),
+                    y.name,
+                    variability_word(*vy)
+                ))
+            } else {
+                None
+            };
+            if let Some(p) = problem {
+                return err(o.span, format!("connect: {p}")).map_err(|d| {
+                    Box::new(d.with_help(
+                        "connected variables must have the same type and variability; check the two connector classes",
+                    ))
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Every scalar variable of a connector (also parameters and constants): suffix, type
+    /// name and variability.
+    fn connector_signature(
+        &self,
+        c: &ConnElem,
+    ) -> Res<Vec<(String, String, Option<ast::Variability>)>> {
+        let mut out = Vec::new();
+        match &c.node {
+            None => {
+                let ty = self.comp_type(&c.parent, &c.comp)?;
+                out.push((
+                    String::new(),
+                    self.base_type_name(&ty.base),
+                    fixed_variability(&c.comp),
+                ));
+            }
+            Some(n) => self.signature_of(n, "", &mut out)?,
+        }
+        Ok(out)
+    }
+
+    fn signature_of(
+        &self,
+        node: &NodeRef,
+        prefix: &str,
+        out: &mut Vec<(String, String, Option<ast::Variability>)>,
+    ) -> Res<()> {
+        let elems = self.elems(node);
+        for comp in &elems.comps {
+            if !self.comp_enabled(node, comp)? {
+                continue;
+            }
+            let ty = self.comp_type(node, comp)?;
+            let name = format!("{prefix}.{}", crate::ctx::flat_ident(&comp.name));
+            match ty.base {
+                Base::Class(_) => {
+                    if self.comp_dims(node, comp)?.is_empty() {
+                        let child = self.child_node(node, comp, &[])?;
+                        self.signature_of(&child, &name, out)?;
+                    }
+                }
+                _ => out.push((name, self.base_type_name(&ty.base), fixed_variability(comp))),
+            }
+        }
+        Ok(())
+    }
+
+    fn base_type_name(&self, base: &Base) -> String {
+        match base {
+            Base::Real => "Real".into(),
+            Base::Integer => "Integer".into(),
+            Base::Boolean => "Boolean".into(),
+            Base::String => "String".into(),
+            Base::Enum(c, _) => format!("the enumeration `{}`", self.lk.name_of(*c)),
+            Base::Class(c) => format!("`{}`", self.lk.name_of(*c)),
+        }
     }
 
     /// A connector component, or a variable inside a connector instance.
@@ -1832,4 +1927,21 @@ fn strip_index_call(e: Expr) -> Expr {
         }
         other => other,
     }
+}
+
+/// `a constant`, `a parameter`, `a variable` (for messages).
+fn variability_word(v: Option<ast::Variability>) -> &'static str {
+    match v {
+        Some(ast::Variability::Constant) => "a constant",
+        Some(ast::Variability::Parameter) => "a parameter",
+        Some(ast::Variability::Discrete) => "a discrete variable",
+        None => "a variable",
+    }
+}
+
+/// `constant` or `parameter` (discrete-time and continuous variables may be connected).
+fn fixed_variability(comp: &Comp) -> Option<ast::Variability> {
+    comp.tprefixes
+        .variability
+        .filter(|v| *v != ast::Variability::Discrete)
 }

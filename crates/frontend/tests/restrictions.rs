@@ -831,3 +831,246 @@ end ImportTwice;
     assert!(e.starts_with("error: `a` is imported twice\n"), "{e}");
     assert!(e.contains("ImportTwice.mo:10:5"), "{e}");
 }
+
+#[test]
+fn functions_called_through_components() {
+    let text = |call: &str, decl: &str| {
+        format!(
+            "model Calls
+  model Tool
+    function twice
+      input Real u;
+      output Real y = 2 * u;
+    end twice;
+    package Inner
+      function half
+        input Real u;
+        output Real y = u / 2;
+      end half;
+    end Inner;
+  protected
+    function hidden
+      input Real u;
+      output Real y = u;
+    end hidden;
+  end Tool;
+  {decl}
+  Real x = {call};
+end Calls;
+"
+        )
+    };
+    let m = flat_text(
+        "Calls",
+        &text("t.Inner.half(4.0) + t.twice(1.0)", "Tool t;"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(var_names(&m), vec!["x"]);
+    let e = rejected("Calls", &text("t.twice(1.0)", "Tool t[2];"));
+    assert!(
+        e.starts_with("error: a function cannot be called through the array `t`\n"),
+        "{e}"
+    );
+    assert!(e.contains("Calls.mo:20:12"), "{e}");
+    assert!(
+        e.contains("help: call the function by its class name"),
+        "{e}"
+    );
+    let e = rejected("Calls", &text("t[1].twice(1.0)", "Tool t[2];"));
+    assert!(
+        e.starts_with("error: a function cannot be called through the array element `t[...]`\n"),
+        "{e}"
+    );
+    let e = rejected("Calls", &text("t.hidden(1.0)", "Tool t;"));
+    assert!(
+        e.starts_with(
+            "error: `hidden` is protected in `Calls.Tool` and cannot be called from outside\n"
+        ),
+        "{e}"
+    );
+    let e = rejected("Calls", &text("t.twice(1.0)", "Tool t if true;"));
+    assert!(
+        e.starts_with("error: a function cannot be called through the conditional component `t`\n"),
+        "{e}"
+    );
+}
+
+#[test]
+fn classes_inside_models_are_reached_only_when_encapsulated() {
+    let e = rejected(
+        "Nested",
+        "model Nested
+  model Outer
+    Real v = 1.0;
+    model Part
+      Real w = 2.0;
+    end Part;
+    encapsulated model Sealed
+      Real s = 3.0;
+    end Sealed;
+  end Outer;
+  Outer.Sealed ok;
+  Outer.Part p;
+end Nested;
+",
+    );
+    assert!(
+        e.starts_with("error: `Part` cannot be looked up inside `Nested.Outer`, which is not a package and has variables or equations\n"),
+        "{e}"
+    );
+    assert!(e.contains("Nested.mo:12:9"), "{e}");
+    assert!(e.contains("help: declare the class `encapsulated`"), "{e}");
+}
+
+#[test]
+fn base_classes_are_found_without_inherited_names_and_are_not_replaceable() {
+    let e = rejected(
+        "InheritedName",
+        "model InheritedName
+  model A
+    model B
+      Real x = 1;
+    end B;
+  end A;
+  extends A;
+  extends B;
+end InheritedName;
+",
+    );
+    assert!(e.starts_with("error: base class `B` not found\n"), "{e}");
+    assert!(e.contains("InheritedName.mo:8:11"), "{e}");
+    let e = rejected(
+        "ReplaceableBase",
+        "model ReplaceableBase
+  replaceable model A
+    Real x = 2;
+  end A;
+  extends A;
+end ReplaceableBase;
+",
+    );
+    assert!(
+        e.starts_with("error: `A` is replaceable and cannot be used as a base class\n"),
+        "{e}"
+    );
+    assert!(e.contains("ReplaceableBase.mo:5:11"), "{e}");
+}
+
+#[test]
+fn connected_variables_have_the_same_type_and_variability() {
+    let text = |second: &str| {
+        format!(
+            "model Mismatch
+  connector A
+    Real e;
+    flow Real f;
+    parameter Real r = 1;
+  end A;
+  connector B
+    {second}
+    flow Real f;
+  end B;
+  model Two
+    A a;
+    B b;
+  end Two;
+  Two t;
+equation
+  connect(t.a, t.b);
+  t.a.e = 1;
+  t.a.f = 2;
+end Mismatch;
+"
+        )
+    };
+    let e = rejected("Mismatch", &text("Integer e; parameter Real r = 1;"));
+    assert!(
+        e.starts_with("error: connect: `t.a.e` is Real but `t.b.e` is Integer\n"),
+        "{e}"
+    );
+    assert!(e.contains("Mismatch.mo:17:3"), "{e}");
+    assert!(
+        e.contains("help: connected variables must have the same type"),
+        "{e}"
+    );
+    let e = rejected("Mismatch", &text("Real e; constant Real r = 1;"));
+    assert!(
+        e.starts_with("error: connect: `t.a.r` is a parameter but `t.b.r` is a constant\n"),
+        "{e}"
+    );
+    let m = flat_text("Mismatch", &text("Real e; parameter Real r = 1;"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        equations(&m).contains(&"'t.a.e' = 't.b.e';".to_string()),
+        "{:?}",
+        equations(&m)
+    );
+}
+
+#[test]
+fn operator_records_are_not_extended_and_operators_hold_functions() {
+    let e = rejected(
+        "OpExtends",
+        "model OpExtends
+  operator record Pair
+    Real a;
+    Real b;
+  end Pair;
+  operator record Triple
+    extends Pair;
+    Real c;
+  end Triple;
+  Triple t(a = 1, b = 2, c = 3);
+end OpExtends;
+",
+    );
+    assert!(
+        e.starts_with("error: `Pair` is an operator record and cannot be extended\n"),
+        "{e}"
+    );
+    assert!(e.contains("OpExtends.mo:7:5"), "{e}");
+    let e = rejected(
+        "OpEnclosing",
+        "model OpEnclosing
+  package Numbers
+    operator record Pair
+      Real a;
+    end Pair;
+  end Numbers;
+  package More
+    extends Numbers;
+    constant Real k = 2;
+  end More;
+  Real y = More.k;
+end OpEnclosing;
+",
+    );
+    assert!(
+        e.starts_with(
+            "error: `Numbers` encloses the operator record `Pair` and cannot be extended\n"
+        ),
+        "{e}"
+    );
+    let e = rejected(
+        "OpContents",
+        "model OpContents
+  operator record Pair
+    Real a;
+    encapsulated operator '+'
+      constant Real offset = 1;
+      function add
+        input Real x;
+        output Real y = x;
+      end add;
+    end '+';
+  end Pair;
+  Pair p(a = 1);
+end OpContents;
+",
+    );
+    assert!(
+        e.starts_with("error: operator `'+'` may only contain functions\n"),
+        "{e}"
+    );
+    assert!(e.contains("OpContents.mo:5:7"), "{e}");
+}
