@@ -839,6 +839,21 @@ impl<'a> Flattener<'a> {
                             }));
                         }
                     }
+                    if self.lib().get(cls).def.prefixes.partial {
+                        return err(
+                            part.name.span,
+                            format!(
+                                "`{}` is looked up inside `{}`, which is partial",
+                                part.name,
+                                self.lk.name_of(cls)
+                            ),
+                        )
+                        .map_err(|d| {
+                            Box::new(d.with_help(
+                                "look it up in a non-partial class (for instance one that extends it)",
+                            ))
+                        });
+                    }
                     if self.lk.is_protected_member(cls, part.name.as_str()) {
                         return err(
                             part.name.span,

@@ -1074,3 +1074,28 @@ end OpContents;
     );
     assert!(e.contains("OpContents.mo:5:7"), "{e}");
 }
+
+#[test]
+fn no_lookup_inside_partial_classes() {
+    let e = rejected(
+        "PartialLookup",
+        "model PartialLookup
+  partial package Settings
+    constant Real gain = 2;
+  end Settings;
+  package Chosen
+    extends Settings;
+  end Chosen;
+  Real ok = Chosen.gain;
+  Real y = Settings.gain;
+end PartialLookup;
+",
+    );
+    assert!(
+        e.starts_with(
+            "error: `gain` is looked up inside `PartialLookup.Settings`, which is partial\n"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("PartialLookup.mo:9:21"), "{e}");
+}
