@@ -703,6 +703,21 @@ impl<'a> Flattener<'a> {
                                     "the condition of an if-equation must be a Boolean expression",
                                 );
                             }
+                            let connects = body
+                                .iter()
+                                .chain(else_branch.iter())
+                                .find(|e| matches!(e.kind, EquationKind::Connect { .. }));
+                            if let (Some(e), false) = (connects, matches!(ce, Expr::Boolean(_))) {
+                                return err(
+                                    e.span,
+                                    "`connect` inside an if-equation whose condition is not a parameter expression",
+                                )
+                                .map_err(|d| {
+                                    Box::new(d.with_secondary(c.span, "this condition varies during the simulation").with_help(
+                                        "connections are fixed at translation time: use a parameter condition, or a conditional component",
+                                    ))
+                                });
+                            }
                             let mut v = Vec::new();
                             let was = cx.guarded;
                             cx.guarded = !matches!(ce, Expr::Boolean(true));
@@ -1043,6 +1058,18 @@ impl<'a> Flattener<'a> {
                         ),
                         _ => true,
                     };
+                }
+                if k == 1 && !outside && !self.is_connector(&node, &ty) {
+                    return err(
+                        c.span,
+                        format!(
+                            "`{}` is not a connector reference: `{}` is not a connector of `{}`",
+                            cref_text(c),
+                            part.name,
+                            c.parts[0].name
+                        ),
+                    )
+                    .map_err(|d| Box::new(d.with_help("connect a connector `c`, a connector of a component `m.c`, or an element of a connector; connect deeper connectors inside the component that holds them")));
                 }
                 if last && !self.is_connector(&node, &ty) {
                     return err(

@@ -1099,3 +1099,78 @@ end PartialLookup;
     );
     assert!(e.contains("PartialLookup.mo:9:21"), "{e}");
 }
+
+#[test]
+fn connect_only_under_parameter_conditions() {
+    let text = |cond: &str| {
+        format!(
+            "model Switching
+  connector Pin
+    Real v;
+    flow Real i;
+  end Pin;
+  model Two
+    Pin a, b;
+  end Two;
+  parameter Boolean closed = true;
+  Two t;
+equation
+  t.a.v = 1;
+  t.a.i = 2;
+  if {cond} then
+    connect(t.a, t.b);
+  else
+    t.b.v = 0;
+    t.b.i = 0;
+  end if;
+end Switching;
+"
+        )
+    };
+    let m = flat_text("Switching", &text("closed")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        equations(&m).contains(&"'t.a.v' = 't.b.v';".to_string()),
+        "{:?}",
+        equations(&m)
+    );
+    let e = rejected("Switching", &text("time < 1"));
+    assert!(
+        e.starts_with("error: `connect` inside an if-equation whose condition is not a parameter expression\n"),
+        "{e}"
+    );
+    assert!(e.contains("Switching.mo:15:5"), "{e}");
+    assert!(
+        e.contains("this condition varies during the simulation"),
+        "{e}"
+    );
+}
+
+#[test]
+fn connectors_are_reached_through_one_component_at_most() {
+    let e = rejected(
+        "DeepConnect",
+        "model DeepConnect
+  connector Pin
+    Real v;
+    flow Real i;
+  end Pin;
+  model Inner
+    Pin p, n;
+  end Inner;
+  model Outer
+    Inner inner1;
+  end Outer;
+  Outer o;
+equation
+  connect(o.inner1.p, o.inner1.n);
+  o.inner1.p.v = 1;
+  o.inner1.p.i = 2;
+end DeepConnect;
+",
+    );
+    assert!(
+        e.starts_with("error: `o.inner1.p` is not a connector reference: `inner1` is not a connector of `o`\n"),
+        "{e}"
+    );
+    assert!(e.contains("DeepConnect.mo:14:11"), "{e}");
+}
