@@ -106,6 +106,13 @@ impl<'a> Flattener<'a> {
                     .map_err(|d| Box::new(d.with_help("use a non-partial class that extends it, or redeclare the component")));
                 }
                 self.check_structured_prefixes(node, comp, &ty, c)?;
+                if kind == ClassKind::Connector
+                    && !comp.protected
+                    && comp.tprefixes.causality.or(ty.causality).is_none()
+                    && self.lk.kind(self.lk.follow_short_class(node.class)) == ClassKind::Block
+                {
+                    self.check_block_connector(node, comp, dims.len())?;
+                }
                 if kind == ClassKind::Connector {
                     self.check_connector_balance(node, comp, c)?;
                 }
@@ -244,6 +251,56 @@ impl<'a> Flattener<'a> {
             );
         }
         Ok(())
+    }
+
+    /// Every variable of a public connector of a block is an input or an output (spec 4.7).
+    fn check_block_connector(&self, node: &NodeRef, comp: &Rc<Comp>, rank: usize) -> Res<()> {
+        let child = self.child_node(node, comp, &vec![1; rank])?;
+        let Some(bad) = self.first_acausal(&child)? else {
+            return Ok(());
+        };
+        err(
+            comp.span,
+            format!(
+                "`{}` is a connector of the block `{}`, but its variable `{bad}` is neither input nor output",
+                qualified(node, &comp.name),
+                self.lk.name_of(node.class)
+            ),
+        )
+        .map_err(|d| {
+            Box::new(d.with_help(
+                "a block may only have causal connectors; declare the component in a model instead",
+            ))
+        })
+    }
+
+    /// The first variable of a connector instance without input/output prefix (parameters
+    /// and constants excepted).
+    fn first_acausal(&self, node: &NodeRef) -> Res<Option<String>> {
+        for c in &self.elems(node).comps {
+            if matches!(
+                c.tprefixes.variability,
+                Some(ast::Variability::Parameter | ast::Variability::Constant)
+            ) || !self.comp_enabled(node, c)?
+            {
+                continue;
+            }
+            let ty = self.comp_type(node, c)?;
+            if c.tprefixes.causality.or(ty.causality).is_some() {
+                continue;
+            }
+            match ty.base {
+                Base::Class(_) => {
+                    let rank = self.comp_dims(node, c)?.len();
+                    let child = self.child_node(node, c, &vec![1; rank])?;
+                    if let Some(inner) = self.first_acausal(&child)? {
+                        return Ok(Some(format!("{}.{inner}", c.name)));
+                    }
+                }
+                _ => return Ok(Some(c.name.to_string())),
+            }
+        }
+        Ok(None)
     }
 
     /// A connector with stream variables has exactly one scalar flow variable, the one

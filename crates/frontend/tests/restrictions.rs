@@ -1174,3 +1174,42 @@ end DeepConnect;
     );
     assert!(e.contains("DeepConnect.mo:14:11"), "{e}");
 }
+
+#[test]
+fn block_connectors_are_causal() {
+    let text = |port: &str| {
+        format!(
+            "model BlockPorts
+  connector Pin
+    Real v;
+    flow Real i;
+  end Pin;
+  connector Signal
+    output Real y;
+    parameter Real scale = 1;
+  end Signal;
+  block Source
+    {port}
+  end Source;
+  Source s;
+end BlockPorts;
+"
+        )
+    };
+    let m = flat_text("BlockPorts", &text("Signal out(y = 1);")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        var_names(&m).contains(&"s.out.y".to_string()),
+        "{:?}",
+        var_names(&m)
+    );
+    let e = rejected("BlockPorts", &text("Pin p;"));
+    assert!(
+        e.starts_with("error: `s.p` is a connector of the block `BlockPorts.Source`, but its variable `v` is neither input nor output\n"),
+        "{e}"
+    );
+    assert!(e.contains("BlockPorts.mo:11:5"), "{e}");
+    assert!(
+        e.contains("help: a block may only have causal connectors"),
+        "{e}"
+    );
+}
