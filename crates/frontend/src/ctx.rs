@@ -592,20 +592,21 @@ impl<'a> Flattener<'a> {
                 cur
             }
             _ => {
-                if let Some((i, owner)) = self.lk.protected_part(scope, name) {
-                    return err(
-                        name.parts[i].span,
-                        format!(
-                            "`{}` is protected in `{}` and cannot be accessed with dot notation",
-                            name.parts[i].as_str(),
-                            self.lk.name_of(owner)
-                        ),
-                    )
-                    .map_err(|d| {
-                        Box::new(d.with_help(
+                if let Some((i, owner, protected)) = self.lk.inaccessible_part(scope, name) {
+                    let part = name.parts[i].as_str();
+                    let owner = self.lk.name_of(owner);
+                    let (msg, help) = if protected {
+                        (
+                            format!("`{part}` is protected in `{owner}` and cannot be accessed with dot notation"),
                             "only public elements can be named as `A.B`; make it public or use it from inside its class",
-                        ))
-                    });
+                        )
+                    } else {
+                        (
+                            format!("`{part}` cannot be looked up inside `{owner}`, which is not a package and has variables or equations"),
+                            "declare the class `encapsulated`, or move it into a package",
+                        )
+                    };
+                    return err(name.parts[i].span, msg).map_err(|d| Box::new(d.with_help(help)));
                 }
                 self.lk.resolve_class_name(Some(scope), name, false)
             }

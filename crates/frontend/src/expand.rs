@@ -839,6 +839,21 @@ impl<'a> Flattener<'a> {
                             }));
                         }
                     }
+                    if self.lib().get(cls).def.prefixes.partial {
+                        return err(
+                            part.name.span,
+                            format!(
+                                "`{}` is looked up inside `{}`, which is partial",
+                                part.name,
+                                self.lk.name_of(cls)
+                            ),
+                        )
+                        .map_err(|d| {
+                            Box::new(d.with_help(
+                                "look it up in a non-partial class (for instance one that extends it)",
+                            ))
+                        });
+                    }
                     if self.lk.is_protected_member(cls, part.name.as_str()) {
                         return err(
                             part.name.span,
@@ -1300,6 +1315,9 @@ impl<'a> Flattener<'a> {
         let FunctionArgs::List { positional, named } = args else {
             return err(span, "bad arguments");
         };
+        if !function.global && function.parts.len() > 1 {
+            self.check_call_through_component(function, env)?;
+        }
         let class = if function.global {
             self.lk
                 .resolve_class_name(None, &cref_to_name(function), false)
@@ -1397,6 +1415,74 @@ impl<'a> Flattener<'a> {
             cur = n.parent.clone();
         }
         None
+    }
+
+    /// `a.B.f(x)` through component `a`: `a` is a scalar component (no array, no array
+    /// element, not conditional), the other parts are class names and `f` is public
+    /// (spec 5.3.2).
+    fn check_call_through_component(&self, function: &ast::ComponentRef, env: &Env) -> Res<()> {
+        let first = &function.parts[0];
+        let Some(comp) = self.find_comp(&env.node, first.name.as_str()) else {
+            return Ok(());
+        };
+        let help = "call the function by its class name, or through a scalar component";
+        let fail = |span: Span, msg: String| -> Res<()> {
+            err(span, msg).map_err(|d| Box::new(d.with_help(help)))
+        };
+        if let Some(p) = function.parts.iter().find(|p| !p.subscripts.is_empty()) {
+            return fail(
+                p.name.span,
+                format!(
+                    "a function cannot be called through the array element `{}[...]`",
+                    p.name
+                ),
+            );
+        }
+        if comp.decl.condition.is_some() {
+            return fail(
+                first.name.span,
+                format!(
+                    "a function cannot be called through the conditional component `{}`",
+                    first.name
+                ),
+            );
+        }
+        if !self.comp_dims(&env.node, &comp)?.is_empty() {
+            return fail(
+                first.name.span,
+                format!(
+                    "a function cannot be called through the array `{}`",
+                    first.name
+                ),
+            );
+        }
+        let Base::Class(mut class) = self.comp_type(&env.node, &comp)?.base else {
+            return Ok(());
+        };
+        let last = function.parts.len() - 1;
+        for (i, p) in function.parts.iter().enumerate().skip(1) {
+            if self.lk.is_protected_member(class, p.name.as_str()) {
+                return fail(
+                    p.name.span,
+                    format!(
+                        "`{}` is protected in `{}` and cannot be called from outside",
+                        p.name,
+                        self.lk.name_of(class)
+                    ),
+                );
+            }
+            match self.lk.member(class, p.name.as_str()) {
+                Some(Found::Comp { .. }) if i < last => {
+                    return fail(
+                        p.name.span,
+                        format!("`{}` is a component: after the first component, a function is reached through class names only", p.name),
+                    );
+                }
+                Some(Found::Class(c)) if i < last => class = c,
+                _ => return Ok(()),
+            }
+        }
+        Ok(())
     }
 
     fn lookup_function(&self, env: &Env, name: &ast::Name) -> Option<ClassId> {

@@ -106,6 +106,13 @@ impl<'a> Flattener<'a> {
                     .map_err(|d| Box::new(d.with_help("use a non-partial class that extends it, or redeclare the component")));
                 }
                 self.check_structured_prefixes(node, comp, &ty, c)?;
+                if kind == ClassKind::Connector
+                    && !comp.protected
+                    && comp.tprefixes.causality.or(ty.causality).is_none()
+                    && self.lk.kind(self.lk.follow_short_class(node.class)) == ClassKind::Block
+                {
+                    self.check_block_connector(node, comp, dims.len())?;
+                }
                 if kind == ClassKind::Connector {
                     self.check_connector_balance(node, comp, c)?;
                 }
@@ -244,6 +251,56 @@ impl<'a> Flattener<'a> {
             );
         }
         Ok(())
+    }
+
+    /// Every variable of a public connector of a block is an input or an output (spec 4.7).
+    fn check_block_connector(&self, node: &NodeRef, comp: &Rc<Comp>, rank: usize) -> Res<()> {
+        let child = self.child_node(node, comp, &vec![1; rank])?;
+        let Some(bad) = self.first_acausal(&child)? else {
+            return Ok(());
+        };
+        err(
+            comp.span,
+            format!(
+                "`{}` is a connector of the block `{}`, but its variable `{bad}` is neither input nor output",
+                qualified(node, &comp.name),
+                self.lk.name_of(node.class)
+            ),
+        )
+        .map_err(|d| {
+            Box::new(d.with_help(
+                "a block may only have causal connectors; declare the component in a model instead",
+            ))
+        })
+    }
+
+    /// The first variable of a connector instance without input/output prefix (parameters
+    /// and constants excepted).
+    fn first_acausal(&self, node: &NodeRef) -> Res<Option<String>> {
+        for c in &self.elems(node).comps {
+            if matches!(
+                c.tprefixes.variability,
+                Some(ast::Variability::Parameter | ast::Variability::Constant)
+            ) || !self.comp_enabled(node, c)?
+            {
+                continue;
+            }
+            let ty = self.comp_type(node, c)?;
+            if c.tprefixes.causality.or(ty.causality).is_some() {
+                continue;
+            }
+            match ty.base {
+                Base::Class(_) => {
+                    let rank = self.comp_dims(node, c)?.len();
+                    let child = self.child_node(node, c, &vec![1; rank])?;
+                    if let Some(inner) = self.first_acausal(&child)? {
+                        return Ok(Some(format!("{}.{inner}", c.name)));
+                    }
+                }
+                _ => return Ok(Some(c.name.to_string())),
+            }
+        }
+        Ok(None)
     }
 
     /// A connector with stream variables has exactly one scalar flow variable, the one
@@ -703,6 +760,21 @@ impl<'a> Flattener<'a> {
                                     "the condition of an if-equation must be a Boolean expression",
                                 );
                             }
+                            let connects = body
+                                .iter()
+                                .chain(else_branch.iter())
+                                .find(|e| matches!(e.kind, EquationKind::Connect { .. }));
+                            if let (Some(e), false) = (connects, matches!(ce, Expr::Boolean(_))) {
+                                return err(
+                                    e.span,
+                                    "`connect` inside an if-equation whose condition is not a parameter expression",
+                                )
+                                .map_err(|d| {
+                                    Box::new(d.with_secondary(c.span, "this condition varies during the simulation").with_help(
+                                        "connections are fixed at translation time: use a parameter condition, or a conditional component",
+                                    ))
+                                });
+                            }
                             let mut v = Vec::new();
                             let was = cx.guarded;
                             cx.guarded = !matches!(ce, Expr::Boolean(true));
@@ -1044,6 +1116,18 @@ impl<'a> Flattener<'a> {
                         _ => true,
                     };
                 }
+                if k == 1 && !outside && !self.is_connector(&node, &ty) {
+                    return err(
+                        c.span,
+                        format!(
+                            "`{}` is not a connector reference: `{}` is not a connector of `{}`",
+                            cref_text(c),
+                            part.name,
+                            c.parts[0].name
+                        ),
+                    )
+                    .map_err(|d| Box::new(d.with_help("connect a connector `c`, a connector of a component `m.c`, or an element of a connector; connect deeper connectors inside the component that holds them")));
+                }
                 if last && !self.is_connector(&node, &ty) {
                     return err(
                         c.span,
@@ -1166,11 +1250,106 @@ impl<'a> Flattener<'a> {
             );
         }
         for (x, y) in a.into_iter().zip(b) {
+            self.check_connect_types(&x, &y, &o)?;
             let lx = self.connector_leaves(&x)?;
             let ly = self.connector_leaves(&y)?;
             conns.add(x, lx, y, ly, &o)?;
         }
         Ok(())
+    }
+
+    /// Connected variables have the same predefined type (or enumeration) and the same
+    /// variability (spec 9.3).
+    fn check_connect_types(&self, x: &ConnElem, y: &ConnElem, o: &Origin) -> Res<()> {
+        let sx = self.connector_signature(x)?;
+        let sy = self.connector_signature(y)?;
+        for (name, tx, vx) in &sx {
+            let Some((_, ty, vy)) = sy.iter().find(|(n, _, _)| n == name) else {
+                continue;
+            };
+            let problem = if tx != ty {
+                Some(format!(
+                    "`{}{name}` is {tx} but `{}{name}` is {ty}",
+                    x.name, y.name
+                ))
+            } else if vx != vy {
+                Some(format!(
+                    "`{}{name}` is {} but `{}{name}` is {}",
+                    x.name,
+                    variability_word(*vx),
+                    y.name,
+                    variability_word(*vy)
+                ))
+            } else {
+                None
+            };
+            if let Some(p) = problem {
+                return err(o.span, format!("connect: {p}")).map_err(|d| {
+                    Box::new(d.with_help(
+                        "connected variables must have the same type and variability; check the two connector classes",
+                    ))
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Every scalar variable of a connector (also parameters and constants): suffix, type
+    /// name and variability.
+    fn connector_signature(
+        &self,
+        c: &ConnElem,
+    ) -> Res<Vec<(String, String, Option<ast::Variability>)>> {
+        let mut out = Vec::new();
+        match &c.node {
+            None => {
+                let ty = self.comp_type(&c.parent, &c.comp)?;
+                out.push((
+                    String::new(),
+                    self.base_type_name(&ty.base),
+                    fixed_variability(&c.comp),
+                ));
+            }
+            Some(n) => self.signature_of(n, "", &mut out)?,
+        }
+        Ok(out)
+    }
+
+    fn signature_of(
+        &self,
+        node: &NodeRef,
+        prefix: &str,
+        out: &mut Vec<(String, String, Option<ast::Variability>)>,
+    ) -> Res<()> {
+        let elems = self.elems(node);
+        for comp in &elems.comps {
+            if !self.comp_enabled(node, comp)? {
+                continue;
+            }
+            let ty = self.comp_type(node, comp)?;
+            let name = format!("{prefix}.{}", crate::ctx::flat_ident(&comp.name));
+            match ty.base {
+                Base::Class(_) => {
+                    if self.comp_dims(node, comp)?.is_empty() {
+                        let child = self.child_node(node, comp, &[])?;
+                        self.signature_of(&child, &name, out)?;
+                    }
+                }
+                _ => out.push((name, self.base_type_name(&ty.base), fixed_variability(comp))),
+            }
+        }
+        Ok(())
+    }
+
+    fn base_type_name(&self, base: &Base) -> String {
+        match base {
+            Base::Real => "Real".into(),
+            Base::Integer => "Integer".into(),
+            Base::Boolean => "Boolean".into(),
+            Base::String => "String".into(),
+            Base::Enum(c, _) => format!("the enumeration `{}`", self.lk.name_of(*c)),
+            Base::Class(c) => format!("`{}`", self.lk.name_of(*c)),
+        }
     }
 
     /// A connector component, or a variable inside a connector instance.
@@ -1832,4 +2011,21 @@ fn strip_index_call(e: Expr) -> Expr {
         }
         other => other,
     }
+}
+
+/// `a constant`, `a parameter`, `a variable` (for messages).
+fn variability_word(v: Option<ast::Variability>) -> &'static str {
+    match v {
+        Some(ast::Variability::Constant) => "a constant",
+        Some(ast::Variability::Parameter) => "a parameter",
+        Some(ast::Variability::Discrete) => "a discrete variable",
+        None => "a variable",
+    }
+}
+
+/// `constant` or `parameter` (discrete-time and continuous variables may be connected).
+fn fixed_variability(comp: &Comp) -> Option<ast::Variability> {
+    comp.tprefixes
+        .variability
+        .filter(|v| *v != ast::Variability::Discrete)
 }

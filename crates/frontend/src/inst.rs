@@ -624,10 +624,44 @@ impl<'a> Lookup<'a> {
             .find(|n| !matches!(self.member(new, n), Some(Found::Comp { .. })))
     }
 
-    /// The first part of a dotted class name (after the first) that names a protected
-    /// element of the class before it (`A.B` with `B` protected in `A`, spec 5.1), with
-    /// that class.
-    pub fn protected_part(&self, scope: ClassId, name: &ast::Name) -> Option<(usize, ClassId)> {
+    /// Does class `id` satisfy the requirements of a package (only classes and constants,
+    /// no equations or algorithms)? Inside other classes only encapsulated classes can be
+    /// looked up with dot notation (spec 5.3.2).
+    pub fn is_package_like(&self, id: ClassId) -> bool {
+        let id = self.follow_short_class(id);
+        let entry = self.lib.get(id);
+        if entry.def.prefixes.kind == ClassKind::Package {
+            return true;
+        }
+        let Some(comp) = entry.def.specifier.composition() else {
+            return true;
+        };
+        let behaviour = comp.sections.iter().any(|s| match s {
+            ast::Section::Equations { equations, .. } => !equations.is_empty(),
+            ast::Section::Algorithm { statements, .. } => !statements.is_empty(),
+            ast::Section::Elements { .. } => false,
+        });
+        let variables = comp.elements().any(|(_, e)| {
+            matches!(e, Element::Component { clause, .. }
+                if clause.prefixes.variability != Some(ast::Variability::Constant))
+        });
+        !behaviour && !variables
+    }
+
+    /// Is class `id` declared `encapsulated`?
+    fn is_encapsulated(&self, id: ClassId) -> bool {
+        self.lib.get(id).def.prefixes.encapsulated
+    }
+
+    /// The first part of a dotted class name (after the first) that cannot be reached from
+    /// the class before it: a protected element (`A.B` with `B` protected in `A`, spec 5.1),
+    /// or a non-encapsulated class inside a class that is not package-like (spec 5.3.2).
+    /// Returns the part's index, that class and whether the part is protected.
+    pub fn inaccessible_part(
+        &self,
+        scope: ClassId,
+        name: &ast::Name,
+    ) -> Option<(usize, ClassId, bool)> {
         let first = if name.global {
             self.lib.top_level(name.parts[0].as_str()).map(Found::Class)
         } else {
@@ -638,10 +672,15 @@ impl<'a> Lookup<'a> {
         };
         for (i, p) in name.parts.iter().enumerate().skip(1) {
             if self.is_protected_member(c, p.as_str()) {
-                return Some((i, c));
+                return Some((i, c, true));
             }
             match self.member(c, p.as_str()) {
-                Some(Found::Class(n)) => c = n,
+                Some(Found::Class(n)) => {
+                    if !self.is_encapsulated(n) && !self.is_package_like(c) {
+                        return Some((i, c, false));
+                    }
+                    c = n
+                }
                 _ => return None,
             }
         }

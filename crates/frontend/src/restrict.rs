@@ -151,7 +151,10 @@ impl<'a> Flattener<'a> {
         if self.check_combined_base(id, comp) || self.check_duplicate_modifications(comp) {
             return;
         }
-        if self.check_element_names(id, comp) || self.check_imports(comp) {
+        if self.check_element_names(id, comp)
+            || self.check_imports(comp)
+            || (kind == ClassKind::OperatorRecord && self.check_operators(comp))
+        {
             return;
         }
         for (i, (vis, e)) in comp.elements().enumerate() {
@@ -213,6 +216,12 @@ impl<'a> Flattener<'a> {
                 }
                 Element::Extends(ext) => {
                     let bases = self.lk.bases(id);
+                    let base = bases.iter().find(|(_, idx)| *idx == i);
+                    if self.check_extends_name(ext, base)
+                        || self.check_operator_record_base(ext, base)
+                    {
+                        return;
+                    }
                     for (b, _) in bases.iter().filter(|(_, idx)| *idx == i) {
                         let base_kind = self.lk.kind(*b);
                         if !extends_allowed(kind, base_kind) {
@@ -561,6 +570,140 @@ impl<'a> Flattener<'a> {
         };
         self.restriction_error(class.name.span, msg, help);
         true
+    }
+
+    /// The class named by an `extends` clause must exist (looked up without the elements
+    /// the class inherits, spec 7.1) and must not be replaceable (spec 7.1.4). Returns
+    /// whether an error was reported.
+    fn check_extends_name(
+        &self,
+        ext: &moss_syntax::ast::ExtendsClause,
+        base: Option<&(ClassId, usize)>,
+    ) -> bool {
+        let Some((b, _)) = base else {
+            let name = ext.base.to_string();
+            if is_predefined_type_name(&name) || name == "ExternalObject" {
+                return false;
+            }
+            self.restriction_error(
+                ext.base.span,
+                format!("base class `{}` not found", ext.base),
+                "check the name; the name of a base class is looked up without the elements inherited by the class itself",
+            );
+            return true;
+        };
+        let entry = self.lib().get(*b);
+        // Only a class named directly is checked: through a package (`P2.A`) the class may
+        // have been redeclared non-replaceable.
+        let replaceable = ext.base.parts.len() == 1
+            && entry.parent.is_some_and(|p| {
+            self.lib()
+                .get(p)
+                .def
+                .specifier
+                .composition()
+                .is_some_and(|c| {
+                    c.elements().any(|(_, e)| {
+                        matches!(e, Element::Class { prefixes, class, .. }
+                            if prefixes.replaceable && class.name.as_str() == entry.def.name.as_str())
+                    })
+                })
+        });
+        if replaceable {
+            self.restriction_error(
+                ext.base.span,
+                format!(
+                    "`{}` is replaceable and cannot be used as a base class",
+                    ext.base
+                ),
+                "extend a non-replaceable class (for instance the constraining class)",
+            );
+            return true;
+        }
+        false
+    }
+
+    /// An operator record cannot be extended by a long class definition, nor can a class
+    /// that encloses one (spec 4.7, 14.1). Returns whether an error was reported.
+    fn check_operator_record_base(
+        &self,
+        ext: &moss_syntax::ast::ExtendsClause,
+        base: Option<&(ClassId, usize)>,
+    ) -> bool {
+        let Some((b, _)) = base else { return false };
+        let b = self.lk.follow_short_class(*b);
+        let entry = self.lib().get(b);
+        let enclosed = if entry.def.prefixes.kind == ClassKind::OperatorRecord {
+            None
+        } else {
+            let Some(comp) = entry.def.specifier.composition() else {
+                return false;
+            };
+            let found = comp.elements().find_map(|(_, e)| match e {
+                Element::Class { class, .. }
+                    if class.prefixes.kind == ClassKind::OperatorRecord =>
+                {
+                    Some(class.name.as_str().to_string())
+                }
+                _ => None,
+            });
+            match found {
+                Some(n) => Some(n),
+                None => return false,
+            }
+        };
+        let msg = match enclosed {
+            None => format!(
+                "`{}` is an operator record and cannot be extended",
+                ext.base
+            ),
+            Some(n) => format!(
+                "`{}` encloses the operator record `{n}` and cannot be extended",
+                ext.base
+            ),
+        };
+        self.restriction_error(
+            ext.span,
+            msg,
+            "use a short class definition (`operator record R = Base(...)`) or a component instead",
+        );
+        true
+    }
+
+    /// The operators of an operator record contain only functions (spec 4.7).
+    fn check_operators(&self, comp: &Composition) -> bool {
+        for (_, e) in comp.elements() {
+            let Element::Class { class, .. } = e else {
+                continue;
+            };
+            if class.prefixes.kind != ClassKind::Operator {
+                continue;
+            }
+            let Some(ops) = class.specifier.composition() else {
+                continue;
+            };
+            for (_, oe) in ops.elements() {
+                let ok = match oe {
+                    Element::Class { class: f, .. } => {
+                        matches!(f.prefixes.kind, ClassKind::Function { .. })
+                    }
+                    Element::Import(_) => true,
+                    _ => false,
+                };
+                if !ok {
+                    self.restriction_error(
+                        oe.span(),
+                        format!(
+                            "operator `{}` may only contain functions",
+                            class.name.as_str()
+                        ),
+                        "move this element out of the operator",
+                    );
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// A class and a component of one class cannot share a name, and a local class

@@ -831,3 +831,385 @@ end ImportTwice;
     assert!(e.starts_with("error: `a` is imported twice\n"), "{e}");
     assert!(e.contains("ImportTwice.mo:10:5"), "{e}");
 }
+
+#[test]
+fn functions_called_through_components() {
+    let text = |call: &str, decl: &str| {
+        format!(
+            "model Calls
+  model Tool
+    function twice
+      input Real u;
+      output Real y = 2 * u;
+    end twice;
+    package Inner
+      function half
+        input Real u;
+        output Real y = u / 2;
+      end half;
+    end Inner;
+  protected
+    function hidden
+      input Real u;
+      output Real y = u;
+    end hidden;
+  end Tool;
+  {decl}
+  Real x = {call};
+end Calls;
+"
+        )
+    };
+    let m = flat_text(
+        "Calls",
+        &text("t.Inner.half(4.0) + t.twice(1.0)", "Tool t;"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(var_names(&m), vec!["x"]);
+    let e = rejected("Calls", &text("t.twice(1.0)", "Tool t[2];"));
+    assert!(
+        e.starts_with("error: a function cannot be called through the array `t`\n"),
+        "{e}"
+    );
+    assert!(e.contains("Calls.mo:20:12"), "{e}");
+    assert!(
+        e.contains("help: call the function by its class name"),
+        "{e}"
+    );
+    let e = rejected("Calls", &text("t[1].twice(1.0)", "Tool t[2];"));
+    assert!(
+        e.starts_with("error: a function cannot be called through the array element `t[...]`\n"),
+        "{e}"
+    );
+    let e = rejected("Calls", &text("t.hidden(1.0)", "Tool t;"));
+    assert!(
+        e.starts_with(
+            "error: `hidden` is protected in `Calls.Tool` and cannot be called from outside\n"
+        ),
+        "{e}"
+    );
+    let e = rejected("Calls", &text("t.twice(1.0)", "Tool t if true;"));
+    assert!(
+        e.starts_with("error: a function cannot be called through the conditional component `t`\n"),
+        "{e}"
+    );
+}
+
+#[test]
+fn classes_inside_models_are_reached_only_when_encapsulated() {
+    let e = rejected(
+        "Nested",
+        "model Nested
+  model Outer
+    Real v = 1.0;
+    model Part
+      Real w = 2.0;
+    end Part;
+    encapsulated model Sealed
+      Real s = 3.0;
+    end Sealed;
+  end Outer;
+  Outer.Sealed ok;
+  Outer.Part p;
+end Nested;
+",
+    );
+    assert!(
+        e.starts_with("error: `Part` cannot be looked up inside `Nested.Outer`, which is not a package and has variables or equations\n"),
+        "{e}"
+    );
+    assert!(e.contains("Nested.mo:12:9"), "{e}");
+    assert!(e.contains("help: declare the class `encapsulated`"), "{e}");
+}
+
+#[test]
+fn base_classes_are_found_without_inherited_names_and_are_not_replaceable() {
+    let e = rejected(
+        "InheritedName",
+        "model InheritedName
+  model A
+    model B
+      Real x = 1;
+    end B;
+  end A;
+  extends A;
+  extends B;
+end InheritedName;
+",
+    );
+    assert!(e.starts_with("error: base class `B` not found\n"), "{e}");
+    assert!(e.contains("InheritedName.mo:8:11"), "{e}");
+    let e = rejected(
+        "ReplaceableBase",
+        "model ReplaceableBase
+  replaceable model A
+    Real x = 2;
+  end A;
+  extends A;
+end ReplaceableBase;
+",
+    );
+    assert!(
+        e.starts_with("error: `A` is replaceable and cannot be used as a base class\n"),
+        "{e}"
+    );
+    assert!(e.contains("ReplaceableBase.mo:5:11"), "{e}");
+}
+
+#[test]
+fn connected_variables_have_the_same_type_and_variability() {
+    let text = |second: &str| {
+        format!(
+            "model Mismatch
+  connector A
+    Real e;
+    flow Real f;
+    parameter Real r = 1;
+  end A;
+  connector B
+    {second}
+    flow Real f;
+  end B;
+  model Two
+    A a;
+    B b;
+  end Two;
+  Two t;
+equation
+  connect(t.a, t.b);
+  t.a.e = 1;
+  t.a.f = 2;
+end Mismatch;
+"
+        )
+    };
+    let e = rejected("Mismatch", &text("Integer e; parameter Real r = 1;"));
+    assert!(
+        e.starts_with("error: connect: `t.a.e` is Real but `t.b.e` is Integer\n"),
+        "{e}"
+    );
+    assert!(e.contains("Mismatch.mo:17:3"), "{e}");
+    assert!(
+        e.contains("help: connected variables must have the same type"),
+        "{e}"
+    );
+    let e = rejected("Mismatch", &text("Real e; constant Real r = 1;"));
+    assert!(
+        e.starts_with("error: connect: `t.a.r` is a parameter but `t.b.r` is a constant\n"),
+        "{e}"
+    );
+    let m = flat_text("Mismatch", &text("Real e; parameter Real r = 1;"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        equations(&m).contains(&"'t.a.e' = 't.b.e';".to_string()),
+        "{:?}",
+        equations(&m)
+    );
+}
+
+#[test]
+fn operator_records_are_not_extended_and_operators_hold_functions() {
+    let e = rejected(
+        "OpExtends",
+        "model OpExtends
+  operator record Pair
+    Real a;
+    Real b;
+  end Pair;
+  operator record Triple
+    extends Pair;
+    Real c;
+  end Triple;
+  Triple t(a = 1, b = 2, c = 3);
+end OpExtends;
+",
+    );
+    assert!(
+        e.starts_with("error: `Pair` is an operator record and cannot be extended\n"),
+        "{e}"
+    );
+    assert!(e.contains("OpExtends.mo:7:5"), "{e}");
+    let e = rejected(
+        "OpEnclosing",
+        "model OpEnclosing
+  package Numbers
+    operator record Pair
+      Real a;
+    end Pair;
+  end Numbers;
+  package More
+    extends Numbers;
+    constant Real k = 2;
+  end More;
+  Real y = More.k;
+end OpEnclosing;
+",
+    );
+    assert!(
+        e.starts_with(
+            "error: `Numbers` encloses the operator record `Pair` and cannot be extended\n"
+        ),
+        "{e}"
+    );
+    let e = rejected(
+        "OpContents",
+        "model OpContents
+  operator record Pair
+    Real a;
+    encapsulated operator '+'
+      constant Real offset = 1;
+      function add
+        input Real x;
+        output Real y = x;
+      end add;
+    end '+';
+  end Pair;
+  Pair p(a = 1);
+end OpContents;
+",
+    );
+    assert!(
+        e.starts_with("error: operator `'+'` may only contain functions\n"),
+        "{e}"
+    );
+    assert!(e.contains("OpContents.mo:5:7"), "{e}");
+}
+
+#[test]
+fn no_lookup_inside_partial_classes() {
+    let e = rejected(
+        "PartialLookup",
+        "model PartialLookup
+  partial package Settings
+    constant Real gain = 2;
+  end Settings;
+  package Chosen
+    extends Settings;
+  end Chosen;
+  Real ok = Chosen.gain;
+  Real y = Settings.gain;
+end PartialLookup;
+",
+    );
+    assert!(
+        e.starts_with(
+            "error: `gain` is looked up inside `PartialLookup.Settings`, which is partial\n"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("PartialLookup.mo:9:21"), "{e}");
+}
+
+#[test]
+fn connect_only_under_parameter_conditions() {
+    let text = |cond: &str| {
+        format!(
+            "model Switching
+  connector Pin
+    Real v;
+    flow Real i;
+  end Pin;
+  model Two
+    Pin a, b;
+  end Two;
+  parameter Boolean closed = true;
+  Two t;
+equation
+  t.a.v = 1;
+  t.a.i = 2;
+  if {cond} then
+    connect(t.a, t.b);
+  else
+    t.b.v = 0;
+    t.b.i = 0;
+  end if;
+end Switching;
+"
+        )
+    };
+    let m = flat_text("Switching", &text("closed")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        equations(&m).contains(&"'t.a.v' = 't.b.v';".to_string()),
+        "{:?}",
+        equations(&m)
+    );
+    let e = rejected("Switching", &text("time < 1"));
+    assert!(
+        e.starts_with("error: `connect` inside an if-equation whose condition is not a parameter expression\n"),
+        "{e}"
+    );
+    assert!(e.contains("Switching.mo:15:5"), "{e}");
+    assert!(
+        e.contains("this condition varies during the simulation"),
+        "{e}"
+    );
+}
+
+#[test]
+fn connectors_are_reached_through_one_component_at_most() {
+    let e = rejected(
+        "DeepConnect",
+        "model DeepConnect
+  connector Pin
+    Real v;
+    flow Real i;
+  end Pin;
+  model Inner
+    Pin p, n;
+  end Inner;
+  model Outer
+    Inner inner1;
+  end Outer;
+  Outer o;
+equation
+  connect(o.inner1.p, o.inner1.n);
+  o.inner1.p.v = 1;
+  o.inner1.p.i = 2;
+end DeepConnect;
+",
+    );
+    assert!(
+        e.starts_with("error: `o.inner1.p` is not a connector reference: `inner1` is not a connector of `o`\n"),
+        "{e}"
+    );
+    assert!(e.contains("DeepConnect.mo:14:11"), "{e}");
+}
+
+#[test]
+fn block_connectors_are_causal() {
+    let text = |port: &str| {
+        format!(
+            "model BlockPorts
+  connector Pin
+    Real v;
+    flow Real i;
+  end Pin;
+  connector Signal
+    output Real y;
+    parameter Real scale = 1;
+  end Signal;
+  block Source
+    {port}
+  end Source;
+  Source s;
+end BlockPorts;
+"
+        )
+    };
+    let m = flat_text("BlockPorts", &text("Signal out(y = 1);")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        var_names(&m).contains(&"s.out.y".to_string()),
+        "{:?}",
+        var_names(&m)
+    );
+    let e = rejected("BlockPorts", &text("Pin p;"));
+    assert!(
+        e.starts_with("error: `s.p` is a connector of the block `BlockPorts.Source`, but its variable `v` is neither input nor output\n"),
+        "{e}"
+    );
+    assert!(e.contains("BlockPorts.mo:11:5"), "{e}");
+    assert!(
+        e.contains("help: a block may only have causal connectors"),
+        "{e}"
+    );
+}
