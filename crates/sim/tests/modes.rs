@@ -264,3 +264,24 @@ fn first_step_after_a_steep_kick_is_resolvable() {
         assert!((b - 1e3).abs() < 1e-3, "{solver:?}: b(1) = {b}");
     }
 }
+
+#[test]
+fn derivative_that_is_not_finite_is_named_when_the_step_collapses() {
+    // a damper whose constant was left at zero: der(x) = -x/0
+    let source = "
+model UnsetDamper
+  parameter Real d = 0;
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -x/d;
+end UnsetDamper;
+";
+    let program = translate(source);
+    let mut model = Interpreter::new(program.clone()).unwrap_or_else(|e| panic!("{e}"));
+    let err = match simulate_with_stats(&mut model, &program, &SimOptions::default()) {
+        Ok(_) => panic!("a division by zero cannot simulate"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("not finite"), "{err}");
+    assert!(err.contains("der(x) = -inf"), "{err}");
+}
