@@ -632,6 +632,8 @@ pub(crate) trait SolverHost {
     fn count_solve(&mut self);
     fn fail(&self, message: String, details: Vec<String>) -> RuntimeError;
     fn name(&self, v: u32) -> String;
+    /// Number of variable slots at the start of the memory.
+    fn n_slots(&self) -> usize;
 }
 
 impl SolverHost for Rt<'_> {
@@ -662,6 +664,9 @@ impl SolverHost for Rt<'_> {
     }
     fn name(&self, v: u32) -> String {
         self.var_name(v).to_string()
+    }
+    fn n_slots(&self) -> usize {
+        self.m.n
     }
 }
 
