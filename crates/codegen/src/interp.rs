@@ -16,6 +16,10 @@ use moss_symbolic::CausalProgram;
 /// Upper bound on the passes of one event iteration.
 pub const MAX_EVENT_ITERATIONS: u32 = 100;
 
+/// A relation that changes again at an event within this time (relative to max(1, |t|))
+/// of its previous change is chattering.
+const CHATTER_TIME: f64 = 1e-9;
+
 /// Executes a [`CausalProgram`]; implements [`crate::ExecutableModel`].
 pub struct Interpreter {
     pub program: CausalProgram,
@@ -28,6 +32,8 @@ pub struct Interpreter {
     /// Event time of each `time <op> e` zero crossing (NaN for the others).
     time_events: Vec<f64>,
     pending_terminate: Option<String>,
+    /// Time of the last event at which each relation changed (NaN: never).
+    last_change: Vec<f64>,
     /// The memory holds a continuous-mode evaluation at its current time and states (lets
     /// `zero_crossings` right after `derivatives` at the same point skip the blocks).
     continuous_valid: bool,
@@ -47,7 +53,8 @@ impl Interpreter {
             n,
             rel: vec![false; program.zero_crossings.len()],
             rel_touched: vec![false; program.zero_crossings.len()],
-            hysteresis: code.zc.iter().map(|z| z.hysteresis).collect(),
+            // switched on per relation once it chatters (see `note_relation_changes`)
+            hysteresis: vec![0.0; program.zero_crossings.len()],
             homotopy_lambda: 1.0,
             sample_active: vec![false; program.samples.len()],
             when_cur: vec![false; code.when_count as usize],
@@ -65,6 +72,7 @@ impl Interpreter {
         Ok(Interpreter {
             sample_state: vec![(0.0, 0.0, 0); program.samples.len()],
             time_events: vec![f64::NAN; program.zero_crossings.len()],
+            last_change: vec![f64::NAN; program.zero_crossings.len()],
             program,
             code,
             m,
@@ -211,7 +219,37 @@ impl Interpreter {
     }
 
     fn event_iteration_inner(&mut self) -> Result<u32, RuntimeError> {
+        let rel_at_start = self.m.rel.clone();
         let mut rel_before = self.m.rel.clone();
+        let mut flips = vec![0u32; rel_before.len()];
+        let result = self.event_passes(&mut rel_before, &mut flips);
+        self.note_relation_changes(&rel_at_start);
+        result
+    }
+
+    /// Switch the hysteresis on for relations that chatter: one that flipped back within
+    /// this event iteration, or that changes again at an event right after the previous one
+    /// (the operands of a relation equal up to rounding in the mode it selects, a lag whose
+    /// error decays into noise). Relations that switch cleanly keep switching exactly at zero.
+    fn note_relation_changes(&mut self, rel_at_start: &[bool]) {
+        let t = self.m.time();
+        let tiny = CHATTER_TIME * t.abs().max(1.0);
+        for (i, &before) in rel_at_start.iter().enumerate() {
+            if self.m.rel[i] == before {
+                continue;
+            }
+            if t - self.last_change[i] <= tiny {
+                self.m.hysteresis[i] = self.code.zc[i].hysteresis;
+            }
+            self.last_change[i] = t;
+        }
+    }
+
+    fn event_passes(
+        &mut self,
+        rel_before: &mut [bool],
+        flips: &mut [u32],
+    ) -> Result<u32, RuntimeError> {
         for pass in 1..=MAX_EVENT_ITERATIONS {
             self.stats.event_iterations += 1;
             self.m.rel_touched.iter_mut().for_each(|t| *t = false);
@@ -221,7 +259,15 @@ impl Interpreter {
                 rt.run_steps(&code.steps)?;
                 rt.refresh_untouched_relations()?;
             }
-            let changed = self.changes_since_pre(&rel_before);
+            let changed = self.changes_since_pre(rel_before);
+            for (i, (&now, &before)) in self.m.rel.iter().zip(rel_before.iter()).enumerate() {
+                if now != before {
+                    flips[i] += 1;
+                    if flips[i] >= 2 {
+                        self.m.hysteresis[i] = self.code.zc[i].hysteresis;
+                    }
+                }
+            }
             if changed.is_empty() {
                 return Ok(pass);
             }
@@ -489,7 +535,7 @@ impl Rt<'_> {
             let eps = if self.m.initial || self.m.states_changed {
                 0.0
             } else {
-                z.hysteresis
+                self.m.hysteresis[i]
             };
             self.m.rel[i] =
                 compare_with_hysteresis(z.op, self.m.mem[z.out as usize], self.m.rel[i], eps);
@@ -636,6 +682,8 @@ pub(crate) trait SolverHost {
     fn count_solve(&mut self);
     fn fail(&self, message: String, details: Vec<String>) -> RuntimeError;
     fn name(&self, v: u32) -> String;
+    /// Number of variable slots at the start of the memory.
+    fn n_slots(&self) -> usize;
 }
 
 impl SolverHost for Rt<'_> {
@@ -666,6 +714,9 @@ impl SolverHost for Rt<'_> {
     }
     fn name(&self, v: u32) -> String {
         self.var_name(v).to_string()
+    }
+    fn n_slots(&self) -> usize {
+        self.m.n
     }
 }
 
@@ -732,6 +783,8 @@ impl ExecutableModel for Interpreter {
         self.m.terminate = None;
         self.m.when_cur.iter_mut().for_each(|w| *w = false);
         self.m.when_pre.iter_mut().for_each(|w| *w = false);
+        self.m.hysteresis.iter_mut().for_each(|h| *h = 0.0);
+        self.last_change.iter_mut().for_each(|t| *t = f64::NAN);
         self.m.initial = true;
         self.m.event_mode = true;
         let result = (|| {
@@ -792,7 +845,7 @@ impl ExecutableModel for Interpreter {
         // one that flips the relation in the event iteration
         for (i, (gi, z)) in g.iter_mut().zip(&code.zc).enumerate() {
             rt.run_tape(&z.code)?;
-            let shift = hysteresis_shift(z.op, rt.m.rel[i], z.hysteresis);
+            let shift = hysteresis_shift(z.op, rt.m.rel[i], rt.m.hysteresis[i]);
             *gi = rt.m.mem[z.out as usize] + shift;
         }
         Ok(())

@@ -506,6 +506,21 @@ fn levenberg_marquardt(
     Ok(None)
 }
 
+/// Up to five variables whose current value is NaN or infinite, as `name = value`.
+fn non_finite_slots(h: &mut impl SolverHost) -> Vec<String> {
+    let n = h.n_slots();
+    let bad: Vec<(u32, f64)> = h.mem()[..n]
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| !x.is_finite())
+        .take(5)
+        .map(|(v, &x)| (v as u32, x))
+        .collect();
+    bad.into_iter()
+        .map(|(v, x)| format!("{} = {x}", h.name(v)))
+        .collect()
+}
+
 /// Error naming the worst residuals and the iteration variables.
 fn failure(h: &mut impl SolverHost, sys: &mut System, x_start: &[f64]) -> RuntimeError {
     let last_error = sys.last_error.clone();
@@ -530,7 +545,15 @@ fn failure(h: &mut impl SolverHost, sys: &mut System, x_start: &[f64]) -> Runtim
                 ));
             }
         }
-        None => details.push(format!("the residuals cannot be evaluated {at}")),
+        None => {
+            details.push(format!("the residuals cannot be evaluated {at}"));
+            // the evaluation above left the block's intermediate values in memory: the
+            // non-finite ones show where it breaks (a division by a capacitance of zero)
+            let bad = non_finite_slots(h);
+            if !bad.is_empty() {
+                details.push(format!("not finite there: {}", bad.join(", ")));
+            }
+        }
     }
     if let Some(e) = last_error {
         details.push(format!("last evaluation error: {e}"));

@@ -390,10 +390,52 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             model: &mut *self.model,
         };
         self.steps_since_restart += 1;
-        self.integ.step(&mut sys, t_limit).map_err(|e| match e {
-            StepError::Model(e) => SimErrorKind::Runtime(e),
-            e => SimErrorKind::Integrator(e),
-        })
+        let result = self.integ.step(&mut sys, t_limit);
+        match result {
+            Ok(()) => Ok(()),
+            Err(StepError::Model(e)) => Err(SimErrorKind::Runtime(e)),
+            Err(e @ StepError::StepTooSmall { .. }) => Err(self
+                .non_finite_derivatives()
+                .unwrap_or(SimErrorKind::Integrator(e))),
+            Err(e) => Err(SimErrorKind::Integrator(e)),
+        }
+    }
+
+    /// After the step size collapsed: if the derivatives at the integrator's current point
+    /// are not finite (a division by a parameter left at zero, a square root of a negative
+    /// number), that is the cause, and naming the states says where to look.
+    fn non_finite_derivatives(&mut self) -> Option<SimErrorKind> {
+        let t = self.integ.t();
+        self.x.copy_from_slice(self.integ.x());
+        self.model.derivatives(t, &self.x, &mut self.dx).ok()?;
+        let bad: Vec<String> = self
+            .dx
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| !d.is_finite())
+            .map(|(i, d)| {
+                let name = self
+                    .program
+                    .states
+                    .get(i)
+                    .and_then(|&v| self.program.vars.get(v as usize))
+                    .map_or_else(|| format!("state {i}"), |v| v.name.clone());
+                format!("der({name}) = {d}")
+            })
+            .collect();
+        if bad.is_empty() {
+            return None;
+        }
+        Some(SimErrorKind::Runtime(RuntimeError {
+            time: t,
+            message: format!(
+                "the derivatives of {} state(s) are not finite, so no step can be taken; \
+                 check the parameters they depend on (a division by a parameter that is zero, \
+                 e.g. one without a value)",
+                bad.len()
+            ),
+            details: bad.into_iter().take(10).collect(),
+        }))
     }
 
     /// `--solver auto`: DOPRI5 found the problem stiff; continue with BDF from the current

@@ -410,6 +410,29 @@ fn nonlinear_failure_names_residuals_and_variables() {
 }
 
 #[test]
+fn nonlinear_failure_names_the_intermediate_that_is_not_finite() {
+    // a capacitor whose capacitance was evaluated to zero: der(v) := i / C inside the loop
+    let mut b = B::new();
+    let cap = b.param("C.C", 0.0);
+    let i = b.real("C.i", 1.0);
+    let dv = b.real("der(C.v)", 0.0);
+    let inner = vec![Block::Assign {
+        var: dv,
+        expr: div(v(i), v(cap)),
+    }];
+    b.p.blocks.push(Block::Nonlinear {
+        iteration_vars: vec![i],
+        inner,
+        residuals: vec![sub(mul(v(dv), v(i)), c(1.0))],
+        jacobian: None,
+    });
+    let e = b.build().initialize(0.0).expect_err("no solution");
+    let text = e.to_string();
+    assert!(text.contains("cannot be evaluated"), "{text}");
+    assert!(text.contains("not finite there: der(C.v) = "), "{text}");
+}
+
+#[test]
 fn call_outputs_assigns_every_output() {
     let mut b = B::new();
     b.p.functions.insert(

@@ -35,8 +35,8 @@ fn relations_are_frozen_in_continuous_mode_and_live_at_events() {
     assert_eq!(d[0], 1.0);
     let mut g = [0.0];
     m.zero_crossings(1.5, &[0.5], &mut g).expect("zc");
-    // x - 0, shifted by the hysteresis towards the frozen (false) side
-    assert!(g[0] < 0.5 && close(g[0], 0.5, 1e-9), "{g:?}");
+    // x - 0: exact, the relation has not chattered (no hysteresis)
+    assert_eq!(g[0], 0.5);
     let mut xs = [0.5];
     let out = m.event_update(1.0, &mut xs).expect("event");
     assert!(!out.states_changed);
@@ -443,7 +443,7 @@ fn zero_crossings_follow_discrete_changes_at_the_same_point() {
 }
 
 #[test]
-fn relation_keeps_its_value_inside_the_hysteresis_band() {
+fn relation_that_chatters_gets_a_hysteresis_band() {
     // pos = x > 0, with x (nominal 1) at rounding-noise distance from zero
     let mut b = B::new();
     let (x, dx) = b.state("x", 1.0);
@@ -454,8 +454,17 @@ fn relation_keeps_its_value_inside_the_hysteresis_band() {
     let mut m = b.init(0.0);
     assert_eq!(m.relation_values(), &[true]);
     let eps = crate::compile::RELATION_HYSTERESIS;
-    // noise below zero does not switch it off ...
-    let mut xs = [-1e-3 * eps];
+    let noise = 1e-3 * eps;
+    // while it behaves, it switches exactly at zero ...
+    let mut xs = [-noise];
+    m.event_update(1.0, &mut xs).expect("event");
+    assert_eq!(m.relation_values(), &[false]);
+    // ... and switching back at an event right after makes it a chattering relation
+    let mut xs = [noise];
+    m.event_update(1.0, &mut xs).expect("event");
+    assert_eq!(m.relation_values(), &[true]);
+    // from now on noise below zero does not switch it off ...
+    let mut xs = [-noise];
     m.event_update(1.0, &mut xs).expect("event");
     assert_eq!(m.relation_values(), &[true]);
     assert_eq!(value(&m, pos), 1.0);
@@ -470,7 +479,7 @@ fn relation_keeps_its_value_inside_the_hysteresis_band() {
     m.event_update(1.0, &mut xs).expect("event");
     assert_eq!(m.relation_values(), &[false]);
     // and switching back needs the same margin on the other side
-    let mut xs = [1e-3 * eps];
+    let mut xs = [noise];
     m.event_update(1.5, &mut xs).expect("event");
     assert_eq!(m.relation_values(), &[false]);
 }
