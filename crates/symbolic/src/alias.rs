@@ -390,14 +390,27 @@ fn merge_start_values(m: &mut Model, aliases: &[AliasOf]) {
                     m.vars[t].start = Some(conv);
                     m.vars[t].fixed = Some(true);
                 } else if this_fixed || !target_fixed {
-                    let w = format!(
-                        "alias `{}` of `{}` has a different start value ({} vs {}); using {}",
-                        name,
-                        m.vars[t].name,
-                        m.text(start),
-                        m.text(ts),
-                        m.text(ts)
-                    );
+                    let target = m.vars[t].name.clone();
+                    let w = if a.scale == 1.0 && a.offset == 0.0 {
+                        format!(
+                            "alias `{name}` of `{target}` has a different start value ({} vs \
+                             {}); using {}",
+                            m.text(start),
+                            m.text(ts),
+                            m.text(ts)
+                        )
+                    } else {
+                        // say what the alias's start value means for the variable kept
+                        let relation = alias_relation(&target, a.scale, a.offset);
+                        format!(
+                            "`{name}` = {relation} has start value {}, which means `{target}` = \
+                             {}, but `{target}` has start value {}; using {}",
+                            m.text(start),
+                            m.text(conv),
+                            m.text(ts),
+                            m.text(ts)
+                        )
+                    };
                     m.warnings.push(w);
                 }
             }
@@ -407,6 +420,24 @@ fn merge_start_values(m: &mut Model, aliases: &[AliasOf]) {
                 }
             }
         }
+    }
+}
+
+/// `scale*target + offset` written the way a user would (`-x`, `2*x + 1`, `x - 3`).
+fn alias_relation(target: &str, scale: f64, offset: f64) -> String {
+    let scaled = if scale == 1.0 {
+        target.to_string()
+    } else if scale == -1.0 {
+        format!("-{target}")
+    } else {
+        format!("{scale}*{target}")
+    };
+    if offset == 0.0 {
+        scaled
+    } else if offset < 0.0 {
+        format!("{scaled} - {}", -offset)
+    } else {
+        format!("{scaled} + {offset}")
     }
 }
 
@@ -500,6 +531,24 @@ mod tests {
             m.warnings[0].contains("different start value"),
             "{:?}",
             m.warnings
+        );
+    }
+
+    #[test]
+    fn offset_alias_start_conflict_is_stated_for_the_kept_variable() {
+        let mut b = ModelBuilder::new();
+        b.vars("x y", "").start("x", 1.0).start("y", 1.0);
+        b.eq("der(x) = -x");
+        b.eq("y = x + 1");
+        let mut m = b.model();
+        super::eliminate_aliases(&mut m);
+        // y.start = 1 means x = 0, which differs from x.start = 1 (equal numbers, yet a conflict)
+        assert_eq!(
+            m.warnings,
+            [
+                "`y` = x + 1 has start value 1, which means `x` = 0, but `x` has start value 1; \
+              using 1"
+            ]
         );
     }
 }
