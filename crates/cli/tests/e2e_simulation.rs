@@ -332,6 +332,33 @@ fn robertson_kinetics_reach_the_reference_values_with_few_steps() {
     );
 }
 
+/// At a loose tolerance (1e-4) the explicit method of the default solver accepts steps at its
+/// stability limit that drive y2 negative, and the solution runs away before the stiffness test
+/// has seen enough steps. The default solver then goes back to its last restart (the start),
+/// drops the rows recorded since and integrates with BDF: the run succeeds, its rows are in
+/// time order without duplicates from the abandoned attempt, and y(40) is within the tolerance.
+#[test]
+fn default_solver_recovers_from_a_runaway_explicit_start() {
+    let (run, stats) = simulate_source_with_stats("Robertson", ROBERTSON, &["--tolerance", "1e-4"]);
+    assert!(
+        stats.solver.contains("dopri5 failed") && stats.solver.ends_with("bdf from t = 0"),
+        "expected the fallback to BDF from the start: {stats:?}"
+    );
+    let time = run.time();
+    assert!(
+        time.windows(2).all(|w| w[0] <= w[1]),
+        "rows out of time order after the fallback"
+    );
+    assert_eq!(
+        time.len(),
+        401,
+        "one row per output point (Interval 0.1 to 40)"
+    );
+    assert_rel("y1(40)", run.last("y1"), 0.715_827_1, 1e-4);
+    assert_rel("y3(40)", run.last("y3"), 0.284_163_7, 1e-4);
+    assert!(run.min("y2") > -1e-6, "y2 went negative: {}", run.min("y2"));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Drive train with a kinematic constraint
 // ---------------------------------------------------------------------------------------------

@@ -172,6 +172,12 @@ impl SimResult {
         Ok(())
     }
 
+    /// Drop every row after the first `rows` (a simulator going back to an earlier point).
+    pub fn truncate_rows(&mut self, rows: usize) {
+        self.time.truncate(rows);
+        self.data.truncate(rows * self.ncols);
+    }
+
     /// The variables, in output order.
     pub fn vars(&self) -> &[ResultVar] {
         &self.vars

@@ -269,6 +269,20 @@ struct EventLoop<'a, Rec: Recorder> {
     tol: Tolerances,
     /// Counters of integrators replaced during the run.
     retired: IntegratorStats,
+    /// `--solver auto` on DOPRI5: the point of the last (re)start, to go back to with BDF if
+    /// DOPRI5 fails before it recognizes the problem as stiff.
+    checkpoint: Option<Checkpoint>,
+}
+
+/// Where the integration last (re)started: no event has happened since, so the model's
+/// discrete state is still the one of that point.
+struct Checkpoint {
+    t: f64,
+    x: Vec<f64>,
+    recorded_rows: usize,
+    rows: u64,
+    next_out: usize,
+    g_prev: Vec<f64>,
 }
 
 /// Steps after a restart whose interior is probed for zero crossings.
@@ -306,6 +320,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             may_switch_to_bdf: r.solver == Solver::Auto,
             tol,
             retired: IntegratorStats::default(),
+            checkpoint: None,
             ops: crossing_ops(program, nz),
             frozen: model.relation_values().to_vec(),
             g_prev: vec![0.0; nz],
@@ -348,7 +363,12 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
                 .next_time_event(t)
                 .filter(|&te| te > t && te <= stop);
             let t_limit = time_event.unwrap_or(stop);
-            self.step(t_limit)?;
+            if let Err(e) = self.step(t_limit) {
+                if self.back_to_checkpoint_with_bdf()? {
+                    continue;
+                }
+                return Err(e);
+            }
             if let Some(p) = &self.opts.progress {
                 p(self.integ.t());
             }
@@ -484,7 +504,66 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         self.frozen.resize(self.g.len(), false);
         self.eval_crossings(t, true)?;
         std::mem::swap(&mut self.g_prev, &mut self.g);
+        if self.may_switch_to_bdf {
+            self.checkpoint = Some(Checkpoint {
+                t,
+                x: self.x.clone(),
+                recorded_rows: self.recorder.rows(),
+                rows: self.rows,
+                next_out: self.next_out,
+                g_prev: self.g_prev.clone(),
+            });
+        }
         Ok(())
+    }
+
+    /// `--solver auto`: DOPRI5 failed (at loose tolerances a stiff problem can run away at
+    /// the stability limit before the stiffness test has seen enough steps). Go back to the
+    /// last (re)start, forget the rows recorded since, and integrate from there with BDF.
+    /// False when there is nothing to go back to (not on auto's DOPRI5, or a recorder that
+    /// cannot forget rows); the caller then reports the failure.
+    fn back_to_checkpoint_with_bdf(&mut self) -> Result<bool, SimErrorKind> {
+        if !self.may_switch_to_bdf {
+            return Ok(false);
+        }
+        let Some(ck) = self.checkpoint.take() else {
+            return Ok(false);
+        };
+        if !self.recorder.truncate(ck.recorded_rows) {
+            return Ok(false);
+        }
+        let failed_at = self.integ.t();
+        self.rows = ck.rows;
+        self.next_out = ck.next_out;
+        // put the checkpoint's states back into the model
+        self.model
+            .derivatives(ck.t, &ck.x, &mut self.dx)
+            .map_err(SimErrorKind::Runtime)?;
+        let bdf = Bdf::new(
+            ck.x.len(),
+            self.tol.clone(),
+            self.r.max_step,
+            self.model.jacobian_pattern(),
+        );
+        self.retired = self.retired.plus(&self.integ.stats());
+        self.integ = Box::new(bdf);
+        self.may_switch_to_bdf = false;
+        self.stats.solver = format!(
+            "auto: dopri5 failed at t = {failed_at}, bdf from t = {}",
+            ck.t
+        );
+        let mut sys = ModelSystem {
+            model: &mut *self.model,
+        };
+        self.integ
+            .reset(&mut sys, ck.t, &ck.x)
+            .map_err(|e| match e {
+                StepError::Model(e) => SimErrorKind::Runtime(e),
+                e => SimErrorKind::Integrator(e),
+            })?;
+        self.g_prev = ck.g_prev;
+        self.steps_since_restart = 0;
+        Ok(true)
     }
 
     /// Zero-crossing values into `self.g` at `t`: at the step end (`at_end`) from the

@@ -17,6 +17,15 @@ pub trait Recorder {
     type Output;
     fn record(&mut self, t: f64, values: &[f64]);
     fn finish(self) -> Self::Output;
+    /// Rows recorded so far.
+    fn rows(&self) -> usize {
+        0
+    }
+    /// Forget the rows after the first `rows`; false when the recorder cannot (then the
+    /// simulator does not go back in time).
+    fn truncate(&mut self, _rows: usize) -> bool {
+        false
+    }
 }
 
 /// Compile a `--vars` pattern for whole-name matching.
@@ -182,6 +191,17 @@ impl Recorder for ResultRecorder<'_> {
                 self.error.get_or_insert(e.to_string());
             }
         }
+    }
+
+    fn rows(&self) -> usize {
+        self.result.as_ref().map_or(0, SimResult::len)
+    }
+
+    fn truncate(&mut self, rows: usize) -> bool {
+        if let Some(r) = &mut self.result {
+            r.truncate_rows(rows);
+        }
+        true
     }
 
     fn finish(self) -> SimResult {
