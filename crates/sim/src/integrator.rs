@@ -54,7 +54,9 @@ impl fmt::Display for StepError {
             StepError::StepTooSmall { t, h } => write!(
                 f,
                 "at time {t}: the step size ({h:e}) became too small; the model may be \
-                 discontinuous without an event, or stiff for an explicit solver"
+                 discontinuous without an event, stiff for an explicit solver (try \
+                 `--solver bdf`), or its solution runs away at this tolerance (try a smaller \
+                 `--tolerance`)"
             ),
             StepError::SingularMatrix { t } => {
                 write!(f, "at time {t}: the Newton iteration matrix is singular")
