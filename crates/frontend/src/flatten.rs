@@ -1978,7 +1978,7 @@ fn contains_index_call(e: &Expr) -> bool {
 
 /// `{[](f(x),1), [](f(x),2)}` → `f(x)`.
 /// `{x[1], x[2]}` (nested for matrices): the scalar variables of an array as one expression.
-fn names_array(base: &str, dims: &[usize], prefix: &mut Vec<usize>) -> Expr {
+pub(crate) fn names_array(base: &str, dims: &[usize], prefix: &mut Vec<usize>) -> Expr {
     match dims.split_first() {
         None => Expr::Var {
             name: format!("{base}{}", format_indices(prefix)),

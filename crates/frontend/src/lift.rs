@@ -7,7 +7,7 @@
 //! of statements matters, so an element call there stays an error.
 
 use crate::flat::{Equation, Expr, FlatModel, Origin, ScalarType, Variability, Variable};
-use crate::flatten::is_index_call;
+use crate::flatten::{is_index_call, names_array};
 use std::collections::HashMap;
 
 /// One lifted call: its auxiliary variable and the dimensions of its result.
@@ -164,24 +164,4 @@ fn result_type(model: &FlatModel, call: &Expr) -> ScalarType {
         .get(func)
         .and_then(|f| f.outputs.first())
         .map_or(ScalarType::Real, |o| o.ty.clone())
-}
-
-/// `{a[1], a[2]}` (nested for matrices): the scalar variables of an array as one expression.
-fn names_array(base: &str, dims: &[usize], prefix: &mut Vec<usize>) -> Expr {
-    match dims.split_first() {
-        None => Expr::Var {
-            name: format!("{base}{}", crate::ctx::format_indices(prefix)),
-            subscripts: Vec::new(),
-        },
-        Some((d, rest)) => Expr::Array(
-            (1..=*d)
-                .map(|i| {
-                    prefix.push(i);
-                    let e = names_array(base, rest, prefix);
-                    prefix.pop();
-                    e
-                })
-                .collect(),
-        ),
-    }
 }
