@@ -40,9 +40,9 @@ pub struct OptionalEdge {
     pub b: String,
     /// Equalities made if the edge is in the spanning tree.
     pub unions: Vec<PendingUnion>,
-    /// `zeros(n) = equalityConstraint(a, b)`, used if the edge closes a loop (`None` when
-    /// the function returns no residue).
-    pub constraint: Option<Equation>,
+    /// `zeros(n) = equalityConstraint(a, b)` (one equation per residue), used if the edge
+    /// closes a loop.
+    pub constraint: Vec<Equation>,
     pub origin: Origin,
 }
 
@@ -150,8 +150,8 @@ impl Graph {
                 for (ka, ca, kb, cb, kind) in edge.unions {
                     conns.union_names(ka, &ca, kb, &cb, kind, &edge.origin);
                 }
-            } else if let Some(c) = edge.constraint {
-                eqs.push(c);
+            } else {
+                eqs.extend(edge.constraint);
             }
         }
         let selected = select_roots(&mut tree, &names, &roots, &potential)?;
@@ -380,14 +380,16 @@ impl<'a> Flattener<'a> {
         Ok(())
     }
 
-    /// `zeros(n) = f(a, b)` for an overdetermined variable `a`/`b` (`None` when n = 0).
-    pub fn equality_constraint_equation(
+    /// `zeros(n) = f(a, b)` for an overdetermined variable `a`/`b`, one scalar equation
+    /// `0 = f(a, b)[i]` per residue (the call is bound once to an auxiliary array by
+    /// [`crate::lift`]); none when the function returns no residue.
+    pub fn equality_constraint_equations(
         &self,
         part: &OdPart,
         a: &str,
         b: &str,
         origin: &Origin,
-    ) -> Res<Option<Equation>> {
+    ) -> Res<Vec<Equation>> {
         let fnode = self.package_node(part.function);
         let elems = self.elems(&fnode);
         let Some(out) = elems
@@ -403,9 +405,9 @@ impl<'a> Flattener<'a> {
                 ),
             );
         };
-        let n: usize = self.comp_dims(&fnode, out)?.iter().product();
-        if n == 0 {
-            return Ok(None);
+        let dims = self.comp_dims(&fnode, out)?;
+        if dims.iter().product::<usize>() == 0 {
+            return Ok(Vec::new());
         }
         let name = self.lk.name_of(part.function);
         self.functions
@@ -422,11 +424,23 @@ impl<'a> Flattener<'a> {
                 args.push(array_of_vars(&var, dims, &mut Vec::new()));
             }
         }
-        Ok(Some(Equation::Equal {
-            lhs: Expr::Array(vec![Expr::Real(0.0); n]),
-            rhs: Expr::Call { func: name, args },
-            origin: origin.clone(),
-        }))
+        let call = Expr::Call { func: name, args };
+        self.array_calls
+            .borrow_mut()
+            .insert(crate::print::print_expr(&call), dims.clone());
+        Ok(index_tuples(&dims)
+            .into_iter()
+            .map(|idx| Equation::Equal {
+                lhs: Expr::Real(0.0),
+                rhs: Expr::Call {
+                    func: "[]".into(),
+                    args: std::iter::once(call.clone())
+                        .chain(idx.iter().map(|i| Expr::Integer(*i as i64)))
+                        .collect(),
+                },
+                origin: origin.clone(),
+            })
+            .collect())
     }
 
     /// The graph node named by the argument of `Connections.*` (an overdetermined variable).
@@ -609,7 +623,7 @@ impl<'a> Flattener<'a> {
             *ly = ky;
             let a = format!("{}{}", x.name, part.suffix);
             let b = format!("{}{}", y.name, part.suffix);
-            let constraint = self.equality_constraint_equation(&part, &a, &b, o)?;
+            let constraint = self.equality_constraint_equations(&part, &a, &b, o)?;
             conns.graph.optional.push(OptionalEdge {
                 a,
                 b,
