@@ -248,9 +248,13 @@ fn select_roots(
     Ok(out)
 }
 
-/// Replace the placeholder calls of `isRoot`/`rooted` by their values everywhere.
+/// Replace the placeholder calls of `isRoot`/`rooted` by their values everywhere, fold the
+/// expressions that held them, and keep only the selected branch of if-equations whose
+/// condition became a literal (`if Connections.isRoot(R) then ... else ... end if`).
 pub fn replace_queries(model: &mut FlatModel, sol: &Solution) {
-    let mut f = |e: &mut Expr| replace_query(e, sol);
+    let mut f = |e: &mut Expr| {
+        replace_query(e, sol);
+    };
     for eq in model
         .equations
         .iter_mut()
@@ -267,14 +271,17 @@ pub fn replace_queries(model: &mut FlatModel, sol: &Solution) {
             crate::walk::statement_exprs_mut(s, &mut f);
         }
     }
+    model.equations = select_literal_branches(std::mem::take(&mut model.equations));
+    model.initial_equations = select_literal_branches(std::mem::take(&mut model.initial_equations));
 }
 
-fn replace_query(e: &mut Expr, sol: &Solution) {
+/// Replace queries below `e`; returns whether any was replaced (then `e` is folded again).
+fn replace_query(e: &mut Expr, sol: &Solution) -> bool {
     if let Expr::Call { func, args } = e {
         if let [Expr::String(node)] = args.as_slice() {
             if func == IS_ROOT {
                 *e = Expr::Boolean(sol.roots.contains(node));
-                return;
+                return true;
             }
             if func == ROOTED {
                 let d = |n: &str| sol.depth.get(n).copied().unwrap_or(usize::MAX);
@@ -283,11 +290,65 @@ fn replace_query(e: &mut Expr, sol: &Solution) {
                     None => sol.roots.contains(node),
                 };
                 *e = Expr::Boolean(closer);
-                return;
+                return true;
             }
         }
     }
-    crate::walk::exprs_mut(e, &mut |x| replace_query(x, sol));
+    let mut changed = false;
+    crate::walk::exprs_mut(e, &mut |x| changed |= replace_query(x, sol));
+    if changed {
+        *e = refold(std::mem::replace(e, Expr::Integer(0)));
+    }
+    changed
+}
+
+/// Fold one node again after its operands changed.
+fn refold(e: Expr) -> Expr {
+    match e {
+        Expr::If { branches, else_ } => crate::fold::if_expr(branches, *else_),
+        Expr::Unary { op, arg } => crate::fold::unary(op, *arg),
+        Expr::Binary { op, lhs, rhs } => crate::fold::binary(op, *lhs, *rhs),
+        other => other,
+    }
+}
+
+/// If-equations: branches with a literal false condition are dropped, a literal true one
+/// replaces the whole if-equation.
+fn select_literal_branches(eqs: Vec<Equation>) -> Vec<Equation> {
+    let mut out = Vec::new();
+    for eq in eqs {
+        let Equation::If {
+            branches,
+            else_,
+            origin,
+        } = eq
+        else {
+            out.push(eq);
+            continue;
+        };
+        let mut kept = Vec::new();
+        let mut chosen = None;
+        for (c, body) in branches {
+            match c {
+                Expr::Boolean(false) => {}
+                Expr::Boolean(true) if kept.is_empty() => {
+                    chosen = Some(body);
+                    break;
+                }
+                c => kept.push((c, select_literal_branches(body))),
+            }
+        }
+        match (chosen, kept.is_empty()) {
+            (Some(body), _) => out.extend(select_literal_branches(body)),
+            (None, true) => out.extend(select_literal_branches(else_)),
+            (None, false) => out.push(Equation::If {
+                branches: kept,
+                else_: select_literal_branches(else_),
+                origin,
+            }),
+        }
+    }
+    out
 }
 
 /// Whether a called name is one of the graph statements or queries; returns its operator.

@@ -79,7 +79,11 @@ const CHAIN: &str = r#"model Chain "ground, then three bodies; the body with the
     Connections.potentialRoot(a.theta, prio);
     b.theta = a.theta;
     a.tau + b.tau = 0;
-    isRoot = if Connections.isRoot(a.theta) then 1 else 0;
+    if Connections.isRoot(a.theta) then
+      isRoot = 1;
+    else
+      isRoot = 0;
+    end if;
     rooted = if Connections.rooted(a.theta) then 1 else 0;
   end Body;
   Ground g;
@@ -144,15 +148,16 @@ fn ring_closes_its_loop_with_the_equality_constraint() {
 fn lowest_priority_number_selects_the_root_of_a_chain() {
     let m = flat_text("Chain", CHAIN).unwrap_or_else(|e| panic!("{e}"));
     let eqs = equations(&m);
-    // isRoot: only b2 (priority 1; the ground has 5, the other bodies 3).
+    // isRoot (in an if-equation, of which the selected branch is kept): only b2, with
+    // priority 1 (the ground has 5, the other bodies 3).
     for (body, root) in [("b1", false), ("b2", true), ("b3", false)] {
-        let e = format!("'{body}.isRoot' = if {root} then 1 else 0;");
+        let e = format!("'{body}.isRoot' = {};", i32::from(root));
         assert!(eqs.contains(&e), "{e} missing in {eqs:#?}");
     }
     // rooted(a): a is closer to the root than b along the branch a -> b; b1 hangs on
     // the other side of the root.
     for (body, rooted) in [("b1", false), ("b2", true), ("b3", true)] {
-        let e = format!("'{body}.rooted' = if {rooted} then 1 else 0;");
+        let e = format!("'{body}.rooted' = {};", i32::from(rooted));
         assert!(eqs.contains(&e), "{e} missing in {eqs:#?}");
     }
     // No loop: every connect is in the tree and equates its angles.
