@@ -103,6 +103,45 @@ fn error_of(text: &str, why: &str) -> String {
     }
 }
 
+/// A loop of two rods on a ground whose overdetermined type is a matrix type.
+const LOOP: &str = r#"model Loop "two rods closing a loop on a ground; the orientation is a 2x2 matrix type"
+  type Matrix2 = Real[2, 2];
+  type Orientation
+    extends Matrix2;
+    function equalityConstraint
+      input Orientation R1;
+      input Orientation R2;
+      output Real residue[1];
+    algorithm
+      residue := {R1[1, 2] - R2[1, 2]};
+    end equalityConstraint;
+  end Orientation;
+  connector Frame
+    Orientation R;
+    flow Real t;
+  end Frame;
+  model Ground
+    Frame p;
+  equation
+    Connections.root(p.R);
+    p.R = {{1, 0}, {0, 1}};
+  end Ground;
+  model Rod
+    Frame a, b;
+  equation
+    Connections.branch(a.R, b.R);
+    b.R = a.R;
+    a.t + b.t = 0;
+  end Rod;
+  Ground g;
+  Rod r1, r2;
+equation
+  connect(g.p, r1.a);
+  connect(r1.b, r2.a);
+  connect(r2.b, g.p);
+end Loop;
+"#;
+
 fn balanced(m: &moss_frontend::FlatModel) -> (usize, usize) {
     let s = moss_frontend::stats::stats(m);
     (s.equations, s.variables)
@@ -205,4 +244,30 @@ fn graph_statements_inside_when_are_rejected() {
         e.contains("Connections.root is not allowed inside a when-equation"),
         "{e}"
     );
+}
+
+#[test]
+fn matrix_typed_orientation_is_passed_whole_to_its_equality_constraint() {
+    let m = flat_text("Loop", LOOP).unwrap_or_else(|e| panic!("{e}"));
+    let eqs = equations(&m);
+    let call = "{'$array1[1]'} = 'Loop.Orientation.equalityConstraint'(\
+        {{'r2.b.R[1,1]', 'r2.b.R[1,2]'}, {'r2.b.R[2,1]', 'r2.b.R[2,2]'}}, \
+        {{'g.p.R[1,1]', 'g.p.R[1,2]'}, {'g.p.R[2,1]', 'g.p.R[2,2]'}});";
+    assert!(
+        eqs.contains(&call.to_string()),
+        "{call} missing in {eqs:#?}"
+    );
+    // The tree connects equate all four elements; the loop-closing one none.
+    assert!(
+        eqs.contains(&"'g.p.R[2,1]' = 'r1.a.R[2,1]';".to_string()),
+        "{eqs:#?}"
+    );
+    assert!(
+        !eqs.iter()
+            .any(|e| e.starts_with("'r2.b.R[1,1]' = 'g.p.R[1,1]'")
+                || e.starts_with("'g.p.R[1,1]' = 'r2.b.R[1,1]'")),
+        "{eqs:#?}"
+    );
+    // 25 model variables and the residue array.
+    assert_eq!(balanced(&m), (26, 26));
 }
