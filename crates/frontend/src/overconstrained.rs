@@ -123,6 +123,19 @@ impl Graph {
             .map(|(a, p, o)| (id(a), *p, o.clone()))
             .collect();
         let n = names.len();
+        // Where each node is first mentioned (for diagnostics about its part of the graph).
+        let mut first_seen: Vec<Option<moss_syntax::Span>> = vec![None; n];
+        let mentions = branches.iter().map(|(a, b, o)| (*a, *b, o.span)).chain(
+            optional
+                .iter()
+                .zip(&self.optional)
+                .map(|((a, b), e)| (*a, *b, e.origin.span)),
+        );
+        for (a, b, span) in mentions {
+            for i in [a, b] {
+                first_seen[i].get_or_insert(span);
+            }
+        }
         let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut tree = Forest {
             parent: (0..n).collect(),
@@ -154,7 +167,7 @@ impl Graph {
                 eqs.extend(edge.constraint);
             }
         }
-        let selected = select_roots(&mut tree, &names, &roots, &potential)?;
+        let selected = select_roots(&mut tree, &names, &first_seen, &roots, &potential)?;
         let mut sol = Solution::default();
         let mut queue = std::collections::VecDeque::new();
         let mut depth: Vec<Option<usize>> = vec![None; n];
@@ -189,6 +202,7 @@ impl Graph {
 fn select_roots(
     tree: &mut Forest,
     names: &[String],
+    first_seen: &[Option<moss_syntax::Span>],
     roots: &[(usize, Origin)],
     potential: &[(usize, i64, Origin)],
 ) -> Res<Vec<usize>> {
@@ -236,7 +250,10 @@ fn select_roots(
                     .map(|j| names[j].as_str())
                     .collect();
                 return Err(Box::new(moss_syntax::Diagnostic::error(
-                    moss_syntax::Span::default(),
+                    (0..n)
+                        .filter(|&j| tree.find(j) == t)
+                        .find_map(|j| first_seen[j])
+                        .unwrap_or_default(),
                     format!(
                         "the connection graph part made of {} has no root",
                         members.join(", ")

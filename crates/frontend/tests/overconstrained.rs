@@ -230,6 +230,8 @@ fn a_part_without_root_is_an_error() {
     let text = RING.replace("Connections.root(p.ph);", "");
     let e = error_of(&text, "no root must fail");
     assert!(e.contains("has no root"), "{e}");
+    // Reported at the first statement that mentions the part (the branch in Line).
+    assert!(e.contains("Ring.mo:20:"), "{e}");
     assert!(e.contains("l1.p.ph"), "{e}");
 }
 
