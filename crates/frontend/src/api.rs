@@ -155,6 +155,9 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
         name: entry.full_name.clone(),
         ..FlatModel::default()
     };
+    let graph = std::mem::take(&mut col.connections.graph);
+    let (constraints, graph_solution) = graph.solve(&mut col.connections)?;
+    col.equations.extend(constraints);
     let instream = finish_connections(&mut col);
     model.variables = col.variables;
     model.equations = col.equations;
@@ -162,6 +165,7 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     model.algorithms = col.algorithms;
     model.initial_algorithms = col.initial_algorithms;
     replace_streams(&mut model, &instream);
+    crate::overconstrained::replace_queries(&mut model, &graph_solution);
     drop_unused_string_parameters(&mut model);
     model.functions = fl.collect_functions()?;
     crate::lift::lift_array_calls(&mut model, &fl.array_calls.borrow());

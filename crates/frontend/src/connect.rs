@@ -27,6 +27,8 @@ type Key = (String, bool);
 pub struct Connections {
     /// Connections involving expandable connectors, resolved after the walk.
     pub deferred: Vec<crate::expandable::Deferred>,
+    /// The virtual connection graph of overconstrained connectors (spec 9.4).
+    pub graph: crate::overconstrained::Graph,
     keys: Vec<Key>,
     index: HashMap<Key, usize>,
     parent: Vec<usize>,

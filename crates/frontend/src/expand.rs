@@ -1315,6 +1315,11 @@ impl<'a> Flattener<'a> {
         let FunctionArgs::List { positional, named } = args else {
             return err(span, "bad arguments");
         };
+        if let Some(op @ ("isRoot" | "rooted")) =
+            crate::overconstrained::connections_operator(function)
+        {
+            return self.graph_query(op, positional, named, env, cx, span);
+        }
         if !function.global && function.parts.len() > 1 {
             self.check_call_through_component(function, env)?;
         }
@@ -2424,7 +2429,7 @@ pub const EXTRA_BUILTINS: &[&str] = &[
 /// "unknown function".
 fn unsupported_feature(name: &str) -> Option<&'static str> {
     if name.starts_with("Connections.") {
-        return Some("overconstrained connectors (Connections.root, branch, isRoot, ...) are not supported by moss yet");
+        return Some("Connections.branch, root and potentialRoot are equations of their own (not allowed in algorithms or expressions); Connections.isRoot and rooted are the only ones used in expressions");
     }
     match name {
         "Clock" | "interval" | "hold" | "previous" | "subSample" | "superSample"

@@ -222,6 +222,12 @@ impl<'a> Flattener<'a> {
         let (mut flows, mut potentials) = (0usize, 0usize);
         for c in &self.elems(&child).comps {
             let ty = self.comp_type(&child, c)?;
+            // An overdetermined variable counts as many potentials as its
+            // equalityConstraint has residues (spec 9.3.1).
+            if let Some(k) = self.overdetermined_size(&child, c, &ty)? {
+                potentials += k;
+                continue;
+            }
             if !ty.base.is_primitive() {
                 return Ok(());
             }
@@ -830,6 +836,12 @@ impl<'a> Flattener<'a> {
                 cx.guarded = was;
                 out.push(r?);
             }
+            EquationKind::Call { function, args }
+                if crate::overconstrained::connections_operator(function).is_some() =>
+            {
+                let op = crate::overconstrained::connections_operator(function).unwrap_or("");
+                self.graph_statement(op, args, env, cx, conns, o)?;
+            }
             EquationKind::Call { function, args } => {
                 out.push(self.call_eq(function, args, env, cx, o)?);
             }
@@ -1251,8 +1263,9 @@ impl<'a> Flattener<'a> {
         }
         for (x, y) in a.into_iter().zip(b) {
             self.check_connect_types(&x, &y, &o)?;
-            let lx = self.connector_leaves(&x)?;
-            let ly = self.connector_leaves(&y)?;
+            let mut lx = self.connector_leaves(&x)?;
+            let mut ly = self.connector_leaves(&y)?;
+            self.overdetermined_edges(&x, &mut lx, &y, &mut ly, conns, &o)?;
             conns.add(x, lx, y, ly, &o)?;
         }
         Ok(())

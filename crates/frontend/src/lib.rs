@@ -32,6 +32,7 @@ pub mod interp;
 pub mod lift;
 pub mod loader;
 pub mod operators;
+pub mod overconstrained;
 pub mod print;
 pub mod records;
 pub mod restrict;
