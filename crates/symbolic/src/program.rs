@@ -255,7 +255,26 @@ pub struct TranslationReport {
     pub loops_after_tearing: Vec<usize>,
     /// How each state was chosen (e.g. "stateSelect=prefer", "only candidate").
     pub state_choices: Vec<(String, String)>,
+    /// Parameters turned into constants at translation time (`annotation(Evaluate=true)`,
+    /// bindings on such parameters only, or a zero value that makes an equation singular).
+    /// They can no longer be set before a run.
+    pub evaluated_parameters: Vec<EvaluatedParam>,
     pub warnings: Vec<String>,
+}
+
+/// A parameter evaluated at translation time: its value and why it was evaluated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvaluatedParam {
+    pub name: String,
+    pub value: f64,
+    pub why: String,
+}
+
+impl TranslationReport {
+    /// The evaluated parameter of this name, if it was evaluated at translation time.
+    pub fn evaluated(&self, name: &str) -> Option<&EvaluatedParam> {
+        self.evaluated_parameters.iter().find(|p| p.name == name)
+    }
 }
 
 #[derive(Clone, Debug, Default)]
