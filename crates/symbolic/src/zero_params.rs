@@ -201,10 +201,14 @@ pub fn requested_parameters(
     loop {
         let mut added = false;
         for v in 0..m.vars.len() as VarIx {
-            if evaluated[v as usize] || !is_evaluable(m, v) {
+            if evaluated[v as usize] || m.vars[v as usize].kind != VKind::Parameter {
                 continue;
             }
-            if let Some(source) = bound_to_evaluated(m, v, &evaluated) {
+            // the cheap structural test first: values are only computed for candidates
+            let Some(source) = bound_to_evaluated(m, v, &evaluated) else {
+                continue;
+            };
+            if is_evaluable(m, v) {
                 evaluated[v as usize] = true;
                 added = true;
                 out.push(EvaluatedParameter {
