@@ -736,7 +736,7 @@ impl ExecutableModel for Interpreter {
                 message: format!(
                     "cannot set `{name}`: it was evaluated at translation ({}), so the model is built for the value {}; to vary it, change its value in the model (or remove annotation(Evaluate=true)) and translate again",
                     ep.why,
-                    moss_symbolic::ir::fmt_num(ep.value)
+                    ep.value_text()
                 ),
                 details: vec![],
             });

@@ -267,7 +267,18 @@ pub struct TranslationReport {
 pub struct EvaluatedParam {
     pub name: String,
     pub value: f64,
+    pub ty: ValueType,
     pub why: String,
+}
+
+impl EvaluatedParam {
+    /// The value as written in Modelica (`true`/`false` for Booleans).
+    pub fn value_text(&self) -> String {
+        match self.ty {
+            ValueType::Boolean => (self.value != 0.0).to_string(),
+            _ => crate::ir::fmt_num(self.value),
+        }
+    }
 }
 
 impl TranslationReport {

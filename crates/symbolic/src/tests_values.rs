@@ -278,3 +278,23 @@ fn capacitance_without_the_annotation_stays_tunable() {
         assert_eq!(p.states.len(), 2, "{decl}");
     }
 }
+
+#[test]
+fn evaluated_boolean_is_reported_as_written() {
+    let p = translate_source(
+        "model Switchable
+  parameter Boolean useDamping = true annotation(Evaluate=true);
+  parameter Real d = 0.5;
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = if useDamping then -d*x else 0;
+end Switchable;",
+    );
+    let e = p
+        .report
+        .evaluated("useDamping")
+        .unwrap_or_else(|| panic!("{:?}", p.report.evaluated_parameters));
+    assert_eq!(e.value_text(), "true");
+    assert_eq!(kind(&p, "d"), Some(VarKind::Parameter));
+    assert_eq!(kind(&p, "x"), Some(VarKind::State));
+}

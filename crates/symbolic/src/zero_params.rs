@@ -150,6 +150,7 @@ pub fn evaluate_parameters(m: &mut Model, which: &[EvaluatedParameter]) {
         m.evaluated.push(crate::program::EvaluatedParam {
             name: p.name.clone(),
             value: x,
+            ty: m.vars[v as usize].ty,
             why: p.why.clone(),
         });
         if !p.requested {

@@ -103,13 +103,7 @@ fn report(p: &CausalProgram, flatten_secs: f64) -> String {
             r.evaluated_parameters.len()
         );
         for ep in &r.evaluated_parameters {
-            let _ = writeln!(
-                s,
-                "  {} = {}: {}",
-                ep.name,
-                moss_symbolic::ir::fmt_num(ep.value),
-                ep.why
-            );
+            let _ = writeln!(s, "  {} = {}: {}", ep.name, ep.value_text(), ep.why);
         }
     }
     let _ = writeln!(s, "states ({}):", r.state_choices.len());
