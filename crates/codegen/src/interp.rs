@@ -730,6 +730,17 @@ impl ExecutableModel for Interpreter {
     }
 
     fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), RuntimeError> {
+        if let Some(ep) = self.program.report.evaluated(name) {
+            return Err(RuntimeError {
+                time: 0.0,
+                message: format!(
+                    "cannot set `{name}`: it was evaluated at translation ({}), so the model is built for the value {}; to vary it, change its value in the model (or remove annotation(Evaluate=true)) and translate again",
+                    ep.why,
+                    ep.value_text()
+                ),
+                details: vec![],
+            });
+        }
         let (slot, scale, offset) = if let Some(v) = self.program.var_by_name(name) {
             (v, 1.0, 0.0)
         } else if let Some(a) = self.program.aliases.iter().find(|a| a.name == name) {

@@ -93,6 +93,9 @@ pub struct Variable {
     pub is_flow: bool,
     pub is_stream: bool,
     pub is_protected: bool,
+    /// Declared with `annotation(Evaluate=true)`: the value is to be used at translation
+    /// time (parameters and constants only), so it can no longer be changed before a run.
+    pub evaluate: bool,
     pub description: String,
     pub origin: Origin,
 }

@@ -611,6 +611,8 @@ impl<'a> Flattener<'a> {
             found
         };
         let description = comp.decl.description.text();
+        let evaluate =
+            variability <= Variability::Parameter && annotated_evaluate(&comp.decl.description);
         for idx in index_tuples(dims) {
             let path: Vec<usize> = idx.iter().map(|i| i - 1).collect();
             let name = if idx.is_empty() {
@@ -640,6 +642,7 @@ impl<'a> Flattener<'a> {
                 is_flow,
                 is_stream,
                 is_protected: comp.protected || inh.protected,
+                evaluate,
                 description: description.clone(),
                 origin: origin(comp.decl.span, node),
             };
@@ -2041,4 +2044,17 @@ fn fixed_variability(comp: &Comp) -> Option<ast::Variability> {
     comp.tprefixes
         .variability
         .filter(|v| *v != ast::Variability::Discrete)
+}
+
+/// `annotation(Evaluate=true)` in a declaration's description (spec 18.3: the parameter's
+/// value is to be used in symbolic processing).
+fn annotated_evaluate(description: &ast::Description) -> bool {
+    let Some(ann) = &description.annotation else {
+        return false;
+    };
+    ann.modification
+        .find("Evaluate")
+        .and_then(|m| m.modification.as_ref())
+        .and_then(|m| m.binding.as_ref())
+        .is_some_and(|b| matches!(b.expr.kind, ast::ExprKind::Bool(true)))
 }

@@ -44,6 +44,7 @@ pub fn lift_array_calls(model: &mut FlatModel, dims: &HashMap<String, Vec<usize>
                 is_flow: false,
                 is_stream: false,
                 is_protected: true,
+                evaluate: false,
                 description: String::new(),
                 origin: l.origin.clone(),
             });

@@ -301,6 +301,10 @@ fn variable(out: &mut String, v: &Variable) {
     if !v.description.is_empty() {
         let _ = write!(s, " {}", quote_string(&v.description));
     }
+    if v.evaluate {
+        // kept so that the printed model, translated again, evaluates the same parameters
+        s.push_str(" annotation(Evaluate=true)");
+    }
     s.push_str(";\n");
     out.push_str(&s);
 }

@@ -40,3 +40,39 @@ fn final_modifier_is_applied() {
     let m = flat("Modifiers.WithFinal");
     assert_eq!(declaration(&m, "b.k"), "parameter Real 'b.k' = 3;");
 }
+
+#[test]
+fn evaluate_annotation_is_recorded_on_parameters_only() {
+    let m = flat_text(
+        "EvaluateFlag",
+        "model Cap
+  parameter Real C = 1e-6 annotation(Evaluate=true);
+  parameter Real G = 2 annotation(Evaluate=false, Dialog(group=\"x\"));
+  Real v annotation(Evaluate=true);
+equation
+  C*der(v) = -G*v;
+end Cap;
+model EvaluateFlag
+  parameter Real c0 = 0 \"zero capacitance\" annotation(Evaluate=true);
+  Cap cap(final C = c0);
+end EvaluateFlag;",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let flag = |name: &str| {
+        m.variables
+            .iter()
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("no variable {name}"))
+            .evaluate
+    };
+    assert!(flag("c0"));
+    // declared with the annotation in `Cap`; binding it by a modifier keeps the flag
+    assert!(flag("cap.C"));
+    assert!(!flag("cap.G"));
+    // not a parameter: nothing to evaluate
+    assert!(!flag("cap.v"));
+    assert_eq!(
+        declaration(&m, "c0"),
+        "parameter Real c0 = 0 \"zero capacitance\" annotation(Evaluate=true);"
+    );
+}

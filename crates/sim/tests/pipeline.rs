@@ -24,6 +24,7 @@ fn var(name: &str, variability: Variability, start: Option<f64>, binding: Option
         is_flow: false,
         is_stream: false,
         is_protected: false,
+        evaluate: false,
         description: String::new(),
         origin: Origin::default(),
     }

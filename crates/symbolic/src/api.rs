@@ -83,12 +83,15 @@ fn translate_evaluating(
     let mut timer = Timer { t: Instant::now() };
     let mut m = convert::convert(flat)?;
     strings::fold_string_parameters(&mut m);
+    let requested = zero_params::requested_parameters(&mut m, flat);
+    zero_params::evaluate_parameters(&mut m, &requested);
     zero_params::evaluate_parameters(&mut m, evaluate);
     toplevel::ground_floating_connectors(&mut m, flat);
     events::add_when_condition_slots(&mut m);
     timer.lap(&mut m, "convert");
-    let originally_differentiated: Vec<bool> = m.vars.iter().map(|v| v.der.is_some()).collect();
     alias::propagate_constants(&mut m);
+    zero_params::forget_vanished_derivatives(&mut m);
+    let originally_differentiated: Vec<bool> = m.vars.iter().map(|v| v.der.is_some()).collect();
     let aliases = alias::eliminate_aliases(&mut m);
     timer.lap(&mut m, "alias elimination");
     let info = index::reduce_index(&mut m)?;
@@ -344,6 +347,7 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
         loops_before_tearing: a.sim_stats.before.clone(),
         loops_after_tearing: a.sim_stats.after.clone(),
         state_choices: state_choices(m, &a),
+        evaluated_parameters: m.evaluated.clone(),
         warnings: m.warnings.clone(),
     };
     CausalProgram {

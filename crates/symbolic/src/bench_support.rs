@@ -47,6 +47,7 @@ fn decl(
         is_flow: false,
         is_stream: false,
         is_protected: false,
+        evaluate: false,
         description: String::new(),
         origin: Origin::default(),
     }

@@ -238,6 +238,8 @@ pub struct Model {
     /// Equations solved for a variable whose coefficient is zero at the parameter values
     /// (see [`crate::zero_params`]).
     pub zero_pivots: Vec<crate::zero_params::ZeroPivot>,
+    /// Parameters made constants at translation time (see [`crate::zero_params`]).
+    pub evaluated: Vec<crate::program::EvaluatedParam>,
 }
 
 impl Model {

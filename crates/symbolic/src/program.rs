@@ -255,7 +255,37 @@ pub struct TranslationReport {
     pub loops_after_tearing: Vec<usize>,
     /// How each state was chosen (e.g. "stateSelect=prefer", "only candidate").
     pub state_choices: Vec<(String, String)>,
+    /// Parameters turned into constants at translation time (`annotation(Evaluate=true)`,
+    /// bindings on such parameters only, or a zero value that makes an equation singular).
+    /// They can no longer be set before a run.
+    pub evaluated_parameters: Vec<EvaluatedParam>,
     pub warnings: Vec<String>,
+}
+
+/// A parameter evaluated at translation time: its value and why it was evaluated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvaluatedParam {
+    pub name: String,
+    pub value: f64,
+    pub ty: ValueType,
+    pub why: String,
+}
+
+impl EvaluatedParam {
+    /// The value as written in Modelica (`true`/`false` for Booleans).
+    pub fn value_text(&self) -> String {
+        match self.ty {
+            ValueType::Boolean => (self.value != 0.0).to_string(),
+            _ => crate::ir::fmt_num(self.value),
+        }
+    }
+}
+
+impl TranslationReport {
+    /// The evaluated parameter of this name, if it was evaluated at translation time.
+    pub fn evaluated(&self, name: &str) -> Option<&EvaluatedParam> {
+        self.evaluated_parameters.iter().find(|p| p.name == name)
+    }
 }
 
 #[derive(Clone, Debug, Default)]

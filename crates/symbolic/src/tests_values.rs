@@ -215,3 +215,86 @@ end Twice;",
         .iter()
         .any(|b| matches!(b, Block::Assert { .. })));
 }
+
+/// A sine source drives an inductor into a node with a resistor and a capacitor to ground;
+/// `c_decl` declares the capacitance `C`, which reaches the capacitor through `Cnode`.
+fn source_rlc(c_decl: &str) -> String {
+    format!(
+        "model SourceRLC
+  {c_decl}
+  parameter Real Cnode = C;
+  parameter Real R = 2;
+  parameter Real L = 0.5;
+  parameter Real G = Cnode + 1/R \"bound to an evaluated and a tunable parameter\";
+  Real iL(start = 0, fixed = true);
+  Real v;
+  Real iC;
+equation
+  L*der(iL) = sin(time) - v;
+  iC = Cnode*der(v);
+  iL = iC + v/R;
+end SourceRLC;"
+    )
+}
+
+#[test]
+fn evaluated_zero_capacitance_removes_the_capacitor_state() {
+    let p = translate_source(&source_rlc(
+        "parameter Real C = 0 annotation(Evaluate=true);",
+    ));
+    assert_eq!(kind(&p, "C"), Some(VarKind::Constant));
+    assert_eq!(kind(&p, "Cnode"), Some(VarKind::Constant));
+    // G also depends on R, which stays tunable, so G is computed from R as before
+    assert_ne!(kind(&p, "G"), Some(VarKind::Constant));
+    assert_eq!(kind(&p, "R"), Some(VarKind::Parameter));
+    assert_eq!(kind(&p, "iL"), Some(VarKind::State));
+    assert_eq!(kind(&p, "v"), Some(VarKind::Algebraic));
+    assert_eq!(p.states.len(), 1);
+    assert!(
+        p.report.dummy_derivatives.is_empty(),
+        "no index reduction is needed"
+    );
+    let names: Vec<&str> = p
+        .report
+        .evaluated_parameters
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(names, ["C", "Cnode"]);
+    // asked for by the model: reported, but not warned about
+    assert!(p.report.warnings.iter().all(|w| !w.contains("evaluated")));
+}
+
+#[test]
+fn capacitance_without_the_annotation_stays_tunable() {
+    for decl in [
+        "parameter Real C = 0.1;",
+        "parameter Real C = 0.1 annotation(Evaluate=false);",
+    ] {
+        let p = translate_source(&source_rlc(decl));
+        assert_eq!(kind(&p, "C"), Some(VarKind::Parameter), "{decl}");
+        assert!(p.report.evaluated_parameters.is_empty(), "{decl}");
+        assert_eq!(kind(&p, "v"), Some(VarKind::State), "{decl}");
+        assert_eq!(p.states.len(), 2, "{decl}");
+    }
+}
+
+#[test]
+fn evaluated_boolean_is_reported_as_written() {
+    let p = translate_source(
+        "model Switchable
+  parameter Boolean useDamping = true annotation(Evaluate=true);
+  parameter Real d = 0.5;
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = if useDamping then -d*x else 0;
+end Switchable;",
+    );
+    let e = p
+        .report
+        .evaluated("useDamping")
+        .unwrap_or_else(|| panic!("{:?}", p.report.evaluated_parameters));
+    assert_eq!(e.value_text(), "true");
+    assert_eq!(kind(&p, "d"), Some(VarKind::Parameter));
+    assert_eq!(kind(&p, "x"), Some(VarKind::State));
+}

@@ -45,6 +45,7 @@ impl ModelBuilder {
             is_flow: false,
             is_stream: false,
             is_protected: false,
+            evaluate: false,
             description: String::new(),
             origin: origin(name),
         });

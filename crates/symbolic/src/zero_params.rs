@@ -8,6 +8,10 @@
 //! index reduction and state selection see the structure their values give (with `d = 0`
 //! the spring force alone must vanish, a constraint on the position). A warning names them,
 //! since they can then no longer be changed before a run.
+//!
+//! Parameters declared with `annotation(Evaluate=true)` are evaluated the same way, from the
+//! start and without a warning: the model asks for it (spec 18.3), typically so that a zero
+//! capacitance removes `C*der(v)` and `v` is no longer a state.
 
 use crate::ir::{ExprId, Node, VarIx};
 use crate::model::{Model, VKind};
@@ -27,6 +31,8 @@ pub struct ZeroPivot {
 pub struct EvaluatedParameter {
     pub name: String,
     pub why: String,
+    /// Asked for by the model (`annotation(Evaluate=true)`): no warning.
+    pub requested: bool,
 }
 
 /// The value of a parameter expression from bindings and start values, when it is made of
@@ -111,6 +117,7 @@ pub fn parameters_to_evaluate(m: &mut Model) -> Vec<EvaluatedParameter> {
             }
             out.push(EvaluatedParameter {
                 name,
+                requested: false,
                 why: format!(
                     "`{}` is solved for `{}` by dividing by `{}`, which is zero",
                     p.equation,
@@ -140,12 +147,178 @@ pub fn evaluate_parameters(m: &mut Model, which: &[EvaluatedParameter]) {
         sv.kind = VKind::Constant;
         sv.binding = Some(c);
         values.insert(v, c);
-        m.warnings.push(format!(
-            "parameter `{}` = {} is evaluated (it can no longer be changed before a run): {}; the structure is analysed for this value",
-            p.name,
-            crate::ir::fmt_num(x),
-            p.why
-        ));
+        m.evaluated.push(crate::program::EvaluatedParam {
+            name: p.name.clone(),
+            value: x,
+            ty: m.vars[v as usize].ty,
+            why: p.why.clone(),
+        });
+        if !p.requested {
+            m.warnings.push(format!(
+                "parameter `{}` = {} is evaluated (it can no longer be changed before a run): {}; the structure is analysed for this value",
+                p.name,
+                crate::ir::fmt_num(x),
+                p.why
+            ));
+        }
     }
     m.substitute_vars(&values);
+}
+
+/// The parameters the model asks to evaluate: those declared with `annotation(Evaluate=true)`,
+/// then, repeatedly, those whose binding refers to evaluated parameters and otherwise only to
+/// constants.
+///
+/// The second group matters because the annotation sits on one top-level parameter that is
+/// passed down by modifiers (`C1(final C=CapVal)`): the capacitor's own `C` carries no
+/// annotation. The flat model does not say whether such a binding is `final`, so every
+/// parameter bound that way is evaluated; the specification allows a tool to evaluate any
+/// parameter whose binding depends only on evaluated values, and nothing is lost for the
+/// user, because a parameter bound to other parameters cannot be set before a run anyway
+/// (it is computed from them). Parameters whose value is not plain arithmetic of known values
+/// stay parameters (see [`parameter_value`]).
+pub fn requested_parameters(
+    m: &mut Model,
+    flat: &moss_frontend::FlatModel,
+) -> Vec<EvaluatedParameter> {
+    let mut evaluated = vec![false; m.vars.len()];
+    let mut out = Vec::new();
+    for fv in flat.variables.iter().filter(|v| v.evaluate) {
+        let Some(&v) = m.by_name.get(&fv.name) else {
+            continue;
+        };
+        if is_evaluable(m, v) {
+            evaluated[v as usize] = true;
+            out.push(EvaluatedParameter {
+                name: fv.name.clone(),
+                why: "declared with annotation(Evaluate=true)".into(),
+                requested: true,
+            });
+        }
+    }
+    if out.is_empty() {
+        return out;
+    }
+    loop {
+        let mut added = false;
+        for v in 0..m.vars.len() as VarIx {
+            if evaluated[v as usize] || m.vars[v as usize].kind != VKind::Parameter {
+                continue;
+            }
+            // the cheap structural test first: values are only computed for candidates
+            let Some(source) = bound_to_evaluated(m, v, &evaluated) else {
+                continue;
+            };
+            if is_evaluable(m, v) {
+                evaluated[v as usize] = true;
+                added = true;
+                out.push(EvaluatedParameter {
+                    name: m.vars[v as usize].name.clone(),
+                    why: format!("bound to the evaluated parameter `{source}`"),
+                    requested: true,
+                });
+            }
+        }
+        if !added {
+            return out;
+        }
+    }
+}
+
+/// A parameter (not `fixed=false`) whose value is known at translation time.
+fn is_evaluable(m: &Model, v: VarIx) -> bool {
+    let sv = &m.vars[v as usize];
+    if sv.kind != VKind::Parameter || sv.fixed == Some(false) {
+        return false;
+    }
+    sv.binding
+        .or(sv.start)
+        .is_some_and(|e| parameter_value(m, e).is_some())
+}
+
+/// When the binding of `v` refers to at least one evaluated parameter and otherwise only to
+/// constants: the name of an evaluated parameter it refers to.
+fn bound_to_evaluated(m: &mut Model, v: VarIx, evaluated: &[bool]) -> Option<String> {
+    let b = m.vars[v as usize].binding?;
+    let mut refs = Vec::new();
+    m.arena.vars_of(b, false, &mut refs);
+    let known = |x: &VarIx| evaluated[*x as usize] || m.vars[*x as usize].kind == VKind::Constant;
+    if !refs.iter().all(known) {
+        return None;
+    }
+    let source = refs.iter().find(|&&x| evaluated[x as usize])?;
+    Some(m.vars[*source as usize].name.clone())
+}
+
+/// Forget `der(x)` where no equation mentions it any more: evaluated parameters and the
+/// constants they imply turn terms such as `C*der(v)` into zero, and `v` is then an algebraic
+/// variable rather than a state (otherwise index reduction would differentiate an equation
+/// to compute a derivative nothing needs). Returns how many derivatives were forgotten.
+pub fn forget_vanished_derivatives(m: &mut Model) -> usize {
+    let used = variables_in_equations(m);
+    let mut forgotten = 0;
+    for v in 0..m.vars.len() {
+        let Some(d) = m.vars[v].der else {
+            continue;
+        };
+        let dv = &m.vars[d as usize];
+        if used[d as usize] || dv.der.is_some() || dv.protected_from_alias || dv.eliminated {
+            continue;
+        }
+        m.vars[v].der = None;
+        let dv = &mut m.vars[d as usize];
+        dv.der_of = None;
+        dv.eliminated = true;
+        forgotten += 1;
+    }
+    forgotten
+}
+
+/// Which variables occur in some equation or initial equation (also as an output of a unit
+/// or a `reinit` target).
+fn variables_in_equations(m: &mut Model) -> Vec<bool> {
+    let mut used = vec![false; m.vars.len()];
+    let mut vs = Vec::new();
+    let bodies: Vec<crate::model::EqBody> = m
+        .eqs
+        .iter()
+        .chain(m.init_eqs.iter())
+        .map(|e| e.body.clone())
+        .collect();
+    for mut body in bodies {
+        let mut exprs = Vec::new();
+        crate::model::map_exprs(&mut body, &mut |e| {
+            exprs.push(e);
+            e
+        });
+        for e in exprs {
+            m.arena.vars_of(e, false, &mut vs);
+            for &x in &vs {
+                used[x as usize] = true;
+            }
+        }
+        let mut mark = |x: VarIx| used[x as usize] = true;
+        match &body {
+            crate::model::EqBody::Call { outputs, .. } => {
+                outputs.iter().flatten().for_each(|&x| mark(x))
+            }
+            crate::model::EqBody::Algorithm {
+                outputs, inputs, ..
+            } => outputs.iter().chain(inputs).for_each(|&x| mark(x)),
+            crate::model::EqBody::When(branches) => {
+                for it in branches.iter().flat_map(|b| &b.items) {
+                    match it {
+                        crate::model::WhenItem::Assign { var, .. }
+                        | crate::model::WhenItem::Reinit { var, .. } => mark(*var),
+                        crate::model::WhenItem::CallOutputs { outputs, .. } => {
+                            outputs.iter().flatten().for_each(|&x| mark(x))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    used
 }

@@ -96,6 +96,16 @@ fn report(p: &CausalProgram, flatten_secs: f64) -> String {
             r.dummy_derivatives.join(", ")
         );
     }
+    if !r.evaluated_parameters.is_empty() {
+        let _ = writeln!(
+            s,
+            "evaluated parameters ({}), constants from now on:",
+            r.evaluated_parameters.len()
+        );
+        for ep in &r.evaluated_parameters {
+            let _ = writeln!(s, "  {} = {}: {}", ep.name, ep.value_text(), ep.why);
+        }
+    }
     let _ = writeln!(s, "states ({}):", r.state_choices.len());
     for (name, why) in &r.state_choices {
         let _ = writeln!(s, "  {name}: {why}");
