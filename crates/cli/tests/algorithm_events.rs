@@ -78,3 +78,36 @@ end ArrayTarget;",
     assert_close("g[2,1]", run.last("g[2,1]"), 2.0, 1e-12);
     assert_close("g[2,2](0.5)", run.at("g[2,2]", 0.5), 1.5, 1e-9);
 }
+
+/// A discrete controller written as an algorithm, `when sample(0, Ts)` directly in the
+/// statement (not through a Boolean variable): it fires at every sample instant, and the
+/// state follows the sampled closed loop x((k+1)Ts) = (3 e^-Ts - 2) x(kTs) exactly.
+#[test]
+fn sample_in_an_algorithm_when_statement_fires_every_period() {
+    let run = simulate_source(
+        "AlgSample",
+        r#"
+model AlgSample
+  parameter Real Ts = 0.1;
+  Real x(start = 1, fixed = true);
+  discrete Real u(start = 0, fixed = true);
+  Integer n(start = 0, fixed = true);
+equation
+  der(x) = -x + u;
+algorithm
+  when sample(0, Ts) then
+    u := -2 * x;
+    n := pre(n) + 1;
+  end when;
+  annotation(experiment(StopTime = 1, Interval = 0.05, Tolerance = 1e-10));
+end AlgSample;
+"#,
+        &[],
+    );
+    assert_eq!(run.last("n"), 11.0, "samples at 0, 0.1, ..., 1");
+    let factor = 3.0 * f64::exp(-0.1) - 2.0;
+    for k in 1..=9 {
+        let t = 0.1 * k as f64;
+        assert_close(&format!("x({t})"), run.before("x", t), factor.powi(k), 1e-7);
+    }
+}

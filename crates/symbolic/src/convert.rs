@@ -65,9 +65,10 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
         c.m.init_eqs.extend(out);
     }
     for alg in &flat.algorithms {
-        let eq = c.algorithm(&alg.statements, alg.origin.clone());
+        let statements = c.sample_sources(&alg.statements, &alg.origin);
+        let eq = c.algorithm(&statements, alg.origin.clone());
         c.m.eqs.push(eq);
-        c.algorithm_event_sources(&alg.statements, &alg.origin);
+        c.algorithm_event_sources(&statements, &alg.origin);
     }
     for alg in &flat.initial_algorithms {
         let eq = c.algorithm(&alg.statements, alg.origin.clone());
@@ -1302,6 +1303,56 @@ impl<'a> Conv<'a> {
             let lhs = self.m.arena.var(v);
             self.helper_eqs
                 .push(SEq::new(EqBody::Eq { lhs, rhs: rel }, origin.clone()));
+        }
+    }
+
+    /// `when sample(start, interval) then ... end when;` in an algorithm: the sample becomes a
+    /// hidden Boolean variable defined by an equation, `$algSampleN = sample(start,
+    /// interval)`, which the scheduler of samples drives, and the condition reads that
+    /// variable (true at the sample instants, false between them). Returns the statements
+    /// with their top-level `when` conditions rewritten.
+    fn sample_sources(&mut self, stmts: &[Statement], origin: &Origin) -> Vec<Statement> {
+        let mut out = stmts.to_vec();
+        for s in &mut out {
+            let Statement::When { branches, .. } = s else {
+                continue;
+            };
+            for (cond, _) in branches.iter_mut() {
+                self.replace_sample_calls(cond, origin);
+            }
+        }
+        out
+    }
+
+    fn replace_sample_calls(&mut self, e: &mut flat::Expr, origin: &Origin) {
+        match e {
+            flat::Expr::Call { func, args } if func == "sample" && args.len() == 2 => {
+                let k = self.m.vars.len();
+                let name = format!("$algSample{k}");
+                let mut sv = SVar::new(name.clone(), VKind::Discrete, ValueType::Boolean);
+                sv.hidden = true;
+                sv.protected_from_alias = true;
+                sv.origin = origin.clone();
+                sv.description = "sample of an algorithm's when-condition".to_string();
+                let rhs = self.expr(e, origin, false);
+                let v = self.m.add_var(sv);
+                let lhs = self.m.arena.var(v);
+                self.helper_eqs
+                    .push(SEq::new(EqBody::Eq { lhs, rhs }, origin.clone()));
+                *e = flat::Expr::Var {
+                    name,
+                    subscripts: Vec::new(),
+                };
+            }
+            flat::Expr::Array(items) => items
+                .iter_mut()
+                .for_each(|x| self.replace_sample_calls(x, origin)),
+            flat::Expr::Unary { arg, .. } => self.replace_sample_calls(arg, origin),
+            flat::Expr::Binary { lhs, rhs, .. } => {
+                self.replace_sample_calls(lhs, origin);
+                self.replace_sample_calls(rhs, origin);
+            }
+            _ => {}
         }
     }
 
