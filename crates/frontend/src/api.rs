@@ -240,22 +240,7 @@ fn replace_streams(model: &mut FlatModel, instream: &HashMap<String, Expr>) {
         })
         .collect();
     let mut f = |e: &mut Expr| crate::connect::replace_streams(e, instream, &flow_of_var);
-    for eq in model
-        .equations
-        .iter_mut()
-        .chain(model.initial_equations.iter_mut())
-    {
-        crate::walk::equation_exprs_mut(eq, &mut f);
-    }
-    for a in model
-        .algorithms
-        .iter_mut()
-        .chain(model.initial_algorithms.iter_mut())
-    {
-        for s in &mut a.statements {
-            crate::walk::statement_exprs_mut(s, &mut f);
-        }
-    }
+    crate::walk::model_equation_exprs_mut(model, &mut f);
 }
 
 /// String parameters and constants that nothing refers to (file names and table names of
@@ -271,22 +256,7 @@ fn drop_unused_string_parameters(model: &mut FlatModel) {
                 }
             })
         };
-        for eq in model
-            .equations
-            .iter_mut()
-            .chain(model.initial_equations.iter_mut())
-        {
-            crate::walk::equation_exprs_mut(eq, &mut note);
-        }
-        for a in model
-            .algorithms
-            .iter_mut()
-            .chain(model.initial_algorithms.iter_mut())
-        {
-            for s in &mut a.statements {
-                crate::walk::statement_exprs_mut(s, &mut note);
-            }
-        }
+        crate::walk::model_equation_exprs_mut(model, &mut note);
         for v in &mut model.variables {
             let a = &mut v.attrs;
             for e in [
@@ -343,22 +313,7 @@ fn drop_unused_functions(model: &mut FlatModel) {
             }
         })
     };
-    for eq in model
-        .equations
-        .iter_mut()
-        .chain(model.initial_equations.iter_mut())
-    {
-        crate::walk::equation_exprs_mut(eq, &mut note);
-    }
-    for a in model
-        .algorithms
-        .iter_mut()
-        .chain(model.initial_algorithms.iter_mut())
-    {
-        for s in &mut a.statements {
-            crate::walk::statement_exprs_mut(s, &mut note);
-        }
-    }
+    crate::walk::model_equation_exprs_mut(model, &mut note);
     for v in &mut model.variables {
         let a = &mut v.attrs;
         for e in [

@@ -272,22 +272,7 @@ pub fn replace_queries(model: &mut FlatModel, sol: &Solution) {
     let mut f = |e: &mut Expr| {
         replace_query(e, sol);
     };
-    for eq in model
-        .equations
-        .iter_mut()
-        .chain(model.initial_equations.iter_mut())
-    {
-        crate::walk::equation_exprs_mut(eq, &mut f);
-    }
-    for a in model
-        .algorithms
-        .iter_mut()
-        .chain(model.initial_algorithms.iter_mut())
-    {
-        for s in &mut a.statements {
-            crate::walk::statement_exprs_mut(s, &mut f);
-        }
-    }
+    crate::walk::model_equation_exprs_mut(model, &mut f);
     model.equations = select_literal_branches(std::mem::take(&mut model.equations));
     model.initial_equations = select_literal_branches(std::mem::take(&mut model.initial_equations));
 }

@@ -1,6 +1,6 @@
 //! Generic traversals of flat expressions and equations.
 
-use crate::flat::{Equation, Expr, Statement, Subscript};
+use crate::flat::{Equation, Expr, FlatModel, Statement, Subscript};
 
 /// Apply `f` to each direct sub-expression of `e`.
 pub fn exprs_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
@@ -77,6 +77,27 @@ pub fn equation_exprs_mut(eq: &mut Equation, f: &mut dyn FnMut(&mut Expr)) {
         }
         Equation::Terminate { message, .. } => f(message),
         Equation::Call { args, .. } => args.iter_mut().for_each(f),
+    }
+}
+
+/// Apply `f` to the top-level expressions of every equation and algorithm statement of the
+/// model, initial ones included (not to variable bindings and attributes).
+pub fn model_equation_exprs_mut(model: &mut FlatModel, f: &mut dyn FnMut(&mut Expr)) {
+    for eq in model
+        .equations
+        .iter_mut()
+        .chain(model.initial_equations.iter_mut())
+    {
+        equation_exprs_mut(eq, f);
+    }
+    for a in model
+        .algorithms
+        .iter_mut()
+        .chain(model.initial_algorithms.iter_mut())
+    {
+        for s in &mut a.statements {
+            statement_exprs_mut(s, f);
+        }
     }
 }
 
