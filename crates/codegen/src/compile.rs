@@ -280,6 +280,8 @@ pub struct Code {
     pub param_steps: Vec<Step>,
     pub init_steps: Vec<Step>,
     pub steps: Vec<Step>,
+    /// The tangent program of the ODE Jacobian (see `moss_symbolic::program::OdeJacobian`).
+    pub jacobian_steps: Option<Vec<Step>>,
     pub zc: Vec<ZcCode>,
     pub samples: Vec<SampleCode>,
     pub generic: Vec<FExpr>,
@@ -345,6 +347,13 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         .blocks(&p.init_blocks)
         .map_err(|e| format!("initialization blocks: {e}"))?;
     let mut steps = c.blocks(&p.blocks)?;
+    let mut jacobian_steps = match &p.ode_jacobian {
+        Some(j) => Some(
+            c.blocks(&j.blocks)
+                .map_err(|e| format!("ODE Jacobian blocks: {e}"))?,
+        ),
+        None => None,
+    };
     let mut zc = Vec::with_capacity(p.zero_crossings.len());
     let exact_crossings = when_condition_crossings(p);
     for (i, z) in p.zero_crossings.iter().enumerate() {
@@ -402,6 +411,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         .iter_mut()
         .chain(&mut init_steps)
         .chain(&mut steps)
+        .chain(jacobian_steps.iter_mut().flatten())
     {
         s.for_each_code(&mut remap);
     }
@@ -431,6 +441,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         param_steps,
         init_steps,
         steps,
+        jacobian_steps,
         zc,
         samples,
         generic: std::mem::take(&mut c.tc.generic),
@@ -477,6 +488,24 @@ fn check_structure(p: &CausalProgram) -> Result<(), String> {
         .find(|&&(i, j)| i as usize >= p.states.len() || j as usize >= p.states.len())
     {
         return Err(format!("Jacobian pattern entry ({i}, {j}) out of range"));
+    }
+    if let Some(j) = &p.ode_jacobian {
+        let ns = p.states.len();
+        if j.seeds.len() != ns || j.outputs.len() != ns {
+            return Err(format!(
+                "ODE Jacobian has {} seeds and {} outputs for {ns} states",
+                j.seeds.len(),
+                j.outputs.len()
+            ));
+        }
+        if let Some(v) = j
+            .seeds
+            .iter()
+            .chain(j.outputs.iter().flatten())
+            .find(|&&v| v as usize >= n)
+        {
+            return Err(format!("ODE Jacobian slot {v} out of range ({n} variables)"));
+        }
     }
     Ok(())
 }

@@ -844,6 +844,45 @@ impl ExecutableModel for Interpreter {
         Ok(())
     }
 
+    fn has_symbolic_jacobian(&self) -> bool {
+        self.code.jacobian_steps.is_some()
+    }
+
+    fn jacobian_times(
+        &mut self,
+        t: f64,
+        x: &[f64],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RuntimeError> {
+        if self.program.ode_jacobian.is_none() {
+            return Err(RuntimeError {
+                time: t,
+                message: "this model has no symbolic Jacobian".into(),
+                details: vec![],
+            });
+        }
+        if !self.evaluated_at(t, x) {
+            self.set_states(t, x);
+            self.eval_continuous()?;
+        }
+        let seeds = self.program.ode_jacobian.iter().flat_map(|j| &j.seeds);
+        for (&s, &v) in seeds.zip(seed) {
+            self.m.mem[s as usize] = v;
+        }
+        self.stats.jacobian_products += 1;
+        let mut rt = self.rt();
+        let code = rt.code;
+        if let Some(steps) = &code.jacobian_steps {
+            rt.run_steps(steps)?;
+        }
+        let jac = self.program.ode_jacobian.as_ref().map(|j| &j.outputs);
+        for (o, slot) in out.iter_mut().zip(jac.into_iter().flatten()) {
+            *o = slot.map_or(0.0, |s| self.m.mem[s as usize]);
+        }
+        Ok(())
+    }
+
     fn zero_crossings(&mut self, t: f64, x: &[f64], g: &mut [f64]) -> Result<(), RuntimeError> {
         self.stats.zero_crossing_evaluations += 1;
         if !self.evaluated_at(t, x) {

@@ -47,6 +47,8 @@ pub struct ModelStats {
     pub event_iterations: u64,
     pub nonlinear_solves: u64,
     pub nonlinear_iterations: u64,
+    /// Runs of the symbolic tangent program (Jacobian-vector products).
+    pub jacobian_products: u64,
 }
 
 pub trait ExecutableModel {
@@ -89,6 +91,30 @@ pub trait ExecutableModel {
 
     /// Structural nonzeros of d der(x_i)/d x_j.
     fn jacobian_pattern(&self) -> &[(u32, u32)];
+
+    /// The model computes products of its Jacobian with vectors symbolically
+    /// ([`ExecutableModel::jacobian_times`]); otherwise the simulator uses finite differences.
+    fn has_symbolic_jacobian(&self) -> bool {
+        false
+    }
+
+    /// Continuous mode: `out = J s` with `J = d der(x) / d x` at `(t, x)` and `s = seed`,
+    /// from the symbolic tangent program. Cheapest right after `derivatives` at the same
+    /// point, whose values it reuses.
+    fn jacobian_times(
+        &mut self,
+        t: f64,
+        x: &[f64],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RuntimeError> {
+        let _ = (x, seed, out);
+        Err(RuntimeError {
+            time: t,
+            message: "this model has no symbolic Jacobian".into(),
+            details: vec![],
+        })
+    }
 
     fn stats(&self) -> ModelStats;
 

@@ -158,6 +158,11 @@ impl Bdf {
         }
     }
 
+    /// Choose where Jacobian values come from (symbolic when available by default).
+    pub fn set_jacobian_mode(&mut self, mode: crate::jacobian::JacobianMode) {
+        self.jac.mode = mode;
+    }
+
     /// Current order (for tests and statistics).
     pub fn order(&self) -> usize {
         self.order
@@ -209,7 +214,7 @@ impl Bdf {
     fn evaluate_jacobian(&mut self, sys: &mut dyn OdeSystem, t: f64) -> Result<(), RuntimeError> {
         sys.rhs(t, &self.y_pred, &mut self.f)?;
         self.stats.rhs_evaluations += 1;
-        let used = self.jac.evaluate(
+        let cost = self.jac.evaluate_best(
             sys,
             t,
             &self.y_pred,
@@ -217,7 +222,8 @@ impl Bdf {
             &self.tol,
             &mut self.jac_values,
         )?;
-        self.stats.rhs_evaluations += used;
+        self.stats.rhs_evaluations += cost.rhs_evaluations;
+        self.stats.tangent_runs += cost.tangent_runs;
         self.stats.jacobian_evaluations += 1;
         self.jac_valid = true;
         self.jac_fresh = true;

@@ -59,7 +59,11 @@ impl fmt::Display for SimStats {
             i.steps, i.rejected_steps
         )?;
         writeln!(f, "rhs evaluations:        {}", i.rhs_evaluations)?;
-        writeln!(f, "jacobian evaluations:   {}", i.jacobian_evaluations)?;
+        writeln!(
+            f,
+            "jacobian evaluations:   {} ({} tangent runs)",
+            i.jacobian_evaluations, i.tangent_runs
+        )?;
         writeln!(f, "lu factorizations:      {}", i.lu_factorizations)?;
         writeln!(
             f,
@@ -302,12 +306,11 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         let tol = state_tolerances(program, n, r.tolerance);
         let integ: Box<dyn Integrator> = match r.solver {
             Solver::Dopri5 | Solver::Auto => Box::new(Dopri5::new(n, tol.clone(), r.max_step)),
-            Solver::Bdf => Box::new(Bdf::new(
-                n,
-                tol.clone(),
-                r.max_step,
-                model.jacobian_pattern(),
-            )),
+            Solver::Bdf => {
+                let mut bdf = Bdf::new(n, tol.clone(), r.max_step, model.jacobian_pattern());
+                bdf.set_jacobian_mode(opts.jacobian);
+                Box::new(bdf)
+            }
             Solver::Euler => Box::new(FixedStep::new(n, FixedMethod::Euler, r.max_step)),
             Solver::Rk4 => Box::new(FixedStep::new(n, FixedMethod::Rk4, r.max_step)),
         };
@@ -463,12 +466,13 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
     fn switch_to_bdf(&mut self) -> Result<(), SimErrorKind> {
         let (t, x) = (self.integ.t(), self.integ.x().to_vec());
         let n = x.len();
-        let bdf = Bdf::new(
+        let mut bdf = Bdf::new(
             n,
             self.tol.clone(),
             self.r.max_step,
             self.model.jacobian_pattern(),
         );
+        bdf.set_jacobian_mode(self.opts.jacobian);
         self.retired = self.retired.plus(&self.integ.stats());
         self.integ = Box::new(bdf);
         self.may_switch_to_bdf = false;
@@ -539,12 +543,13 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         self.model
             .derivatives(ck.t, &ck.x, &mut self.dx)
             .map_err(SimErrorKind::Runtime)?;
-        let bdf = Bdf::new(
+        let mut bdf = Bdf::new(
             ck.x.len(),
             self.tol.clone(),
             self.r.max_step,
             self.model.jacobian_pattern(),
         );
+        bdf.set_jacobian_mode(self.opts.jacobian);
         self.retired = self.retired.plus(&self.integ.stats());
         self.integ = Box::new(bdf);
         self.may_switch_to_bdf = false;

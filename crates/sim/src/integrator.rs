@@ -15,6 +15,8 @@ pub struct IntegratorStats {
     pub rejected_steps: u64,
     pub rhs_evaluations: u64,
     pub jacobian_evaluations: u64,
+    /// Runs of the symbolic tangent program (one per colour of a symbolic Jacobian).
+    pub tangent_runs: u64,
     pub lu_factorizations: u64,
     pub newton_iterations: u64,
     pub newton_failures: u64,
@@ -28,6 +30,7 @@ impl IntegratorStats {
             rejected_steps: self.rejected_steps + o.rejected_steps,
             rhs_evaluations: self.rhs_evaluations + o.rhs_evaluations,
             jacobian_evaluations: self.jacobian_evaluations + o.jacobian_evaluations,
+            tangent_runs: self.tangent_runs + o.tangent_runs,
             lu_factorizations: self.lu_factorizations + o.lu_factorizations,
             newton_iterations: self.newton_iterations + o.newton_iterations,
             newton_failures: self.newton_failures + o.newton_failures,

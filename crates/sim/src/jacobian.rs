@@ -1,6 +1,8 @@
-//! Finite-difference Jacobians grouped by column colouring (Curtis, Powell & Reid): columns
-//! that share no row can be perturbed together, so a banded or block-diagonal Jacobian costs
-//! a handful of right-hand-side evaluations instead of `n`.
+//! Sparse Jacobians of the ODE grouped by column colouring (Curtis, Powell & Reid): columns
+//! that share no row can be seeded together, so a banded or block-diagonal Jacobian costs a
+//! handful of evaluations instead of `n`. Each colour is one run of the model's symbolic
+//! tangent program (`J · s` exactly) when it has one, else one perturbed right-hand side
+//! (forward differences).
 
 use crate::linalg::SparsePattern;
 use crate::system::{OdeSystem, Tolerances};
@@ -46,10 +48,38 @@ impl ColumnColouring {
     }
 }
 
-/// Evaluates `df/dx` into pattern-ordered values by grouped forward differences.
+/// Where Jacobian values come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JacobianMode {
+    /// The symbolic tangent program when the model has one, else finite differences.
+    #[default]
+    Auto,
+    /// Finite differences even when a symbolic Jacobian exists (for comparisons).
+    Numeric,
+}
+
+impl JacobianMode {
+    pub fn parse(s: &str) -> Option<JacobianMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" | "symbolic" => Some(JacobianMode::Auto),
+            "numeric" | "fd" | "finite-differences" => Some(JacobianMode::Numeric),
+            _ => None,
+        }
+    }
+}
+
+/// How many evaluations one Jacobian cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JacobianCost {
+    pub rhs_evaluations: u64,
+    pub tangent_runs: u64,
+}
+
+/// Evaluates `df/dx` into pattern-ordered values, colour by colour.
 pub struct FdJacobian {
     pub pattern: SparsePattern,
     colouring: ColumnColouring,
+    pub mode: JacobianMode,
     x_pert: Vec<f64>,
     f_pert: Vec<f64>,
     delta: Vec<f64>,
@@ -61,10 +91,66 @@ impl FdJacobian {
         FdJacobian {
             colouring: ColumnColouring::new(&pattern),
             pattern,
+            mode: JacobianMode::Auto,
             x_pert: vec![0.0; n],
             f_pert: vec![0.0; n],
             delta: vec![0.0; n],
         }
+    }
+
+    /// `values[k]` = d f_i / d x_j for the k-th pattern entry `(i, j)`, from the system's
+    /// symbolic Jacobian when it has one (and the mode allows it), else by forward
+    /// differences from `f0 = f(t, x)`.
+    pub fn evaluate_best(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        t: f64,
+        x: &[f64],
+        f0: &[f64],
+        tol: &Tolerances,
+        values: &mut [f64],
+    ) -> Result<JacobianCost, RuntimeError> {
+        if self.mode == JacobianMode::Auto && sys.has_symbolic_jacobian() {
+            let runs = self.evaluate_symbolic(sys, t, x, values)?;
+            return Ok(JacobianCost {
+                rhs_evaluations: 0,
+                tangent_runs: runs,
+            });
+        }
+        let used = self.evaluate(sys, t, x, f0, tol, values)?;
+        Ok(JacobianCost {
+            rhs_evaluations: used,
+            tangent_runs: 0,
+        })
+    }
+
+    /// One tangent run per colour, seeded with ones on the colour's columns. Returns the
+    /// number of runs.
+    pub fn evaluate_symbolic(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        t: f64,
+        x: &[f64],
+        values: &mut [f64],
+    ) -> Result<u64, RuntimeError> {
+        let mut runs = 0;
+        // `x_pert` holds the seed, `f_pert` the product.
+        self.x_pert.iter_mut().for_each(|v| *v = 0.0);
+        for group in &self.colouring.groups {
+            for &j in group {
+                self.x_pert[j] = 1.0;
+            }
+            sys.jacobian_times(t, x, &self.x_pert, &mut self.f_pert)?;
+            runs += 1;
+            for &j in group {
+                self.x_pert[j] = 0.0;
+                let start = self.pattern.col_ptr[j];
+                for (k, &i) in self.pattern.col(j).iter().enumerate() {
+                    values[start + k] = self.f_pert[i];
+                }
+            }
+        }
+        Ok(runs)
     }
 
     pub fn n_colours(&self) -> usize {

@@ -98,12 +98,13 @@ pub fn simulate_with_stats(
 /// The statistics as `(name, value)` pairs for [`SimResult::stats`].
 pub fn stats_as_text(s: &SimStats) -> Vec<(String, String)> {
     let i = &s.integrator;
-    let pairs: [(&str, String); 13] = [
+    let pairs: [(&str, String); 14] = [
         ("solver", s.solver.clone()),
         ("steps", i.steps.to_string()),
         ("rejected_steps", i.rejected_steps.to_string()),
         ("rhs_evaluations", i.rhs_evaluations.to_string()),
         ("jacobian_evaluations", i.jacobian_evaluations.to_string()),
+        ("tangent_runs", i.tangent_runs.to_string()),
         ("lu_factorizations", i.lu_factorizations.to_string()),
         ("newton_iterations", i.newton_iterations.to_string()),
         ("state_events", s.state_events.to_string()),

@@ -84,6 +84,8 @@ pub struct SimOptions {
     /// Relative tolerance; the absolute tolerance of a state is this times its nominal value.
     pub tolerance: Option<f64>,
     pub solver: Solver,
+    /// Where BDF's Jacobian values come from.
+    pub jacobian: crate::jacobian::JacobianMode,
     /// Independent parameters to override before initialization.
     pub parameters: Vec<(String, f64)>,
     /// Store only variables whose full name matches this regular expression (whole-name
@@ -105,6 +107,7 @@ impl fmt::Debug for SimOptions {
             .field("intervals", &self.intervals)
             .field("tolerance", &self.tolerance)
             .field("solver", &self.solver)
+            .field("jacobian", &self.jacobian)
             .field("parameters", &self.parameters)
             .field("vars", &self.vars)
             .field("max_step", &self.max_step)

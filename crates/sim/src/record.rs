@@ -39,9 +39,11 @@ fn result_kind(kind: VarKind) -> ResultKind {
         VarKind::Constant => ResultKind::Constant,
         VarKind::Parameter | VarKind::DependentParameter => ResultKind::Parameter,
         VarKind::Discrete => ResultKind::Discrete,
-        VarKind::State | VarKind::Derivative | VarKind::Algebraic | VarKind::Input => {
-            ResultKind::Continuous
-        }
+        VarKind::State
+        | VarKind::Derivative
+        | VarKind::Algebraic
+        | VarKind::Input
+        | VarKind::Tangent => ResultKind::Continuous,
     }
 }
 
@@ -83,8 +85,17 @@ impl<'a> ResultRecorder<'a> {
         }
     }
 
+    /// Visible variables by default; with a `--vars` filter, every variable whose name it
+    /// matches, protected ones included (a user who names them asks for them). Generated
+    /// slots (`$...`) never reach the results.
     fn wanted(&self, name: &str, hidden: bool) -> bool {
-        !hidden && name != "time" && self.filter.as_ref().is_none_or(|re| re.is_match(name))
+        if name == "time" || name.starts_with('$') {
+            return false;
+        }
+        match &self.filter {
+            Some(re) => re.is_match(name),
+            None => !hidden,
+        }
     }
 
     /// Build the variable table from the values after initialization.
@@ -95,7 +106,10 @@ impl<'a> ResultRecorder<'a> {
         // Column of each stored slot (for aliases).
         let mut column_of_slot: Vec<Option<usize>> = vec![None; p.vars.len()];
         for (slot, v) in p.vars.iter().enumerate() {
-            if v.ty == ValueType::String || !self.wanted(&v.name, v.hidden) {
+            if v.ty == ValueType::String
+                || v.kind == VarKind::Tangent
+                || !self.wanted(&v.name, v.hidden)
+            {
                 continue;
             }
             let storage = if is_time_invariant(v.kind) {

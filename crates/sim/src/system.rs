@@ -12,6 +12,29 @@ pub trait OdeSystem {
     fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError>;
     /// Structural nonzeros `(row, col)` of df/dx. Empty means "unknown" (treated as dense).
     fn jacobian_pattern(&self) -> &[(u32, u32)];
+    /// `jacobian_times` is available (the Jacobian is known symbolically).
+    fn has_symbolic_jacobian(&self) -> bool {
+        false
+    }
+    /// `out = (df/dx)(t, x) · seed`. Only called when `has_symbolic_jacobian`.
+    fn jacobian_times(
+        &mut self,
+        t: f64,
+        x: &[f64],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RuntimeError> {
+        let _ = (t, x, seed, out);
+        unreachable_jacobian(t)
+    }
+}
+
+fn unreachable_jacobian(t: f64) -> Result<(), RuntimeError> {
+    Err(RuntimeError {
+        time: t,
+        message: "internal error: symbolic Jacobian requested from a system without one".into(),
+        details: vec![],
+    })
 }
 
 /// The continuous-mode view of an executable model.
@@ -28,6 +51,18 @@ impl OdeSystem for ModelSystem<'_> {
     }
     fn jacobian_pattern(&self) -> &[(u32, u32)] {
         self.model.jacobian_pattern()
+    }
+    fn has_symbolic_jacobian(&self) -> bool {
+        self.model.has_symbolic_jacobian()
+    }
+    fn jacobian_times(
+        &mut self,
+        t: f64,
+        x: &[f64],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RuntimeError> {
+        self.model.jacobian_times(t, x, seed, out)
     }
 }
 

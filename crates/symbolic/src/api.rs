@@ -5,8 +5,10 @@ use crate::alias::{self, AliasOf};
 use crate::emit::Emitter;
 use crate::ir::VarIx;
 use crate::model::{Model, VKind};
+use crate::jacobian::{self, TangentProgram};
 use crate::program::{
-    Alias, Block, CausalProgram, ProgVar, SampleDef, TranslationReport, VarId, VarKind,
+    Alias, Block, CausalProgram, JacobianSource, OdeJacobian, ProgVar, SampleDef,
+    TranslationReport, VarId, VarKind,
 };
 use crate::solve::{LoopStats, WBlock};
 use crate::{convert, events, index, init, inline, params, solve, strings, toplevel, zero_params};
@@ -288,13 +290,37 @@ fn program_vars(m: &mut Model, is_state: &[bool]) -> (Vec<ProgVar>, Vec<Option<V
 }
 
 fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> CausalProgram {
-    let (vars, slot) = program_vars(m, &a.is_state);
+    let tangent = build_tangent_program(m, &a);
+    timer.lap(m, "ODE Jacobian");
+    let mut is_state = a.is_state.clone();
+    is_state.resize(m.vars.len(), false);
+    let (mut vars, slot) = program_vars(m, &is_state);
     let mut em = Emitter::new(slot.clone());
     let mut blocks = Vec::new();
     for b in &a.sim_blocks {
         blocks.extend(em.block(m, &a.sim_eqs, b));
     }
     em.new_zero_crossings = false;
+    let (ode_jacobian, jacobian_source) = match tangent {
+        Ok(t) => {
+            for &v in &t.created {
+                if let Some(s) = slot[v as usize] {
+                    vars[s as usize].kind = VarKind::Tangent;
+                }
+            }
+            let mut jblocks = Vec::new();
+            for b in &t.blocks {
+                jblocks.extend(em.block(m, &a.sim_eqs, b));
+            }
+            let jac = OdeJacobian {
+                seeds: t.seeds.iter().map(|&v| em.slot_of(v)).collect(),
+                outputs: t.outputs.iter().map(|o| o.map(|v| em.slot_of(v))).collect(),
+                blocks: jblocks,
+            };
+            (Some(jac), JacobianSource::Symbolic)
+        }
+        Err(why) => (None, JacobianSource::FiniteDifferences(why)),
+    };
     let mut init_blocks = start_guesses(m, &mut em);
     for b in &a.init_blocks {
         init_blocks.extend(em.block(m, &a.init_eqs, b));
@@ -313,11 +339,11 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
         });
     }
     let states: Vec<VarId> = (0..m.vars.len())
-        .filter(|&v| a.is_state[v])
+        .filter(|&v| is_state[v])
         .filter_map(|v| slot[v])
         .collect();
     let derivatives: Vec<VarId> = (0..m.vars.len())
-        .filter(|&v| a.is_state[v])
+        .filter(|&v| is_state[v])
         .filter_map(|v| m.vars[v].der.and_then(|d| slot[d as usize]))
         .collect();
     let jacobian_pattern = jacobian_pattern(&blocks, &vars, &states, &derivatives);
@@ -348,6 +374,7 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
         loops_after_tearing: a.sim_stats.after.clone(),
         state_choices: state_choices(m, &a),
         evaluated_parameters: m.evaluated.clone(),
+        jacobian: jacobian_source,
         warnings: m.warnings.clone(),
     };
     CausalProgram {
@@ -362,10 +389,27 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
         zero_crossings: em.zero_crossings,
         samples,
         jacobian_pattern,
+        ode_jacobian,
         functions: flat.functions.clone(),
         experiment: flat.experiment.clone(),
         report,
     }
+}
+
+/// The symbolic ODE Jacobian (see [`crate::jacobian`]), or why there is none.
+fn build_tangent_program(m: &mut Model, a: &Assembly) -> Result<TangentProgram, String> {
+    let states: Vec<VarIx> = (0..a.is_state.len())
+        .filter(|&v| a.is_state[v])
+        .map(|v| v as VarIx)
+        .collect();
+    let mut derivatives = Vec::with_capacity(states.len());
+    for &s in &states {
+        match m.vars[s as usize].der {
+            Some(d) => derivatives.push(d),
+            None => return Err(format!("state `{}` has no derivative", m.var_name(s))),
+        }
+    }
+    jacobian::tangent_program(m, &a.sim_blocks, &a.sim_eqs, &states, &derivatives)
 }
 
 /// Non-literal start values (depending on parameters) are computed first during
@@ -392,7 +436,7 @@ fn start_guesses(m: &mut Model, em: &mut Emitter) -> Vec<Block> {
 
 fn state_choices(m: &Model, a: &Assembly) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for v in 0..m.vars.len() {
+    for v in 0..a.is_state.len() {
         if !a.is_state[v] {
             continue;
         }

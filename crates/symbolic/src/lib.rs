@@ -35,6 +35,7 @@ pub mod index;
 pub mod init;
 pub mod inline;
 pub mod ir;
+pub mod jacobian;
 pub mod matching;
 pub mod model;
 pub mod params;

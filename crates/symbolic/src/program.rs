@@ -48,6 +48,9 @@ pub enum VarKind {
     Discrete,
     /// Top-level input (value held at its start value unless driven externally).
     Input,
+    /// Slot of the tangent program ([`OdeJacobian`]): a seed or a directional derivative,
+    /// not a model variable.
+    Tangent,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -237,6 +240,17 @@ pub struct ZeroCrossing {
     pub description: String,
 }
 
+/// The symbolic Jacobian of the ODE as a tangent program (see `moss_symbolic::jacobian`):
+/// after [`CausalProgram::blocks`] ran in continuous mode at `(t, x)`, set `seeds[j]` to
+/// `s_j` for every state `j` and run `blocks`; then `outputs[i]` holds `(J s)_i`, the
+/// directional derivative of `der(states[i])` along `s` (`None`: identically 0).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OdeJacobian {
+    pub seeds: Vec<VarId>,
+    pub outputs: Vec<Option<VarId>>,
+    pub blocks: Vec<Block>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SampleDef {
     pub start: PExpr,
@@ -259,7 +273,24 @@ pub struct TranslationReport {
     /// bindings on such parameters only, or a zero value that makes an equation singular).
     /// They can no longer be set before a run.
     pub evaluated_parameters: Vec<EvaluatedParam>,
+    /// How the ODE Jacobian is computed.
+    pub jacobian: JacobianSource,
     pub warnings: Vec<String>,
+}
+
+/// Where the values of the ODE Jacobian come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JacobianSource {
+    /// The tangent program [`CausalProgram::ode_jacobian`].
+    Symbolic,
+    /// Finite differences over the pattern, for the reason given.
+    FiniteDifferences(String),
+}
+
+impl Default for JacobianSource {
+    fn default() -> Self {
+        JacobianSource::FiniteDifferences("no tangent program was built".into())
+    }
 }
 
 /// A parameter evaluated at translation time: its value and why it was evaluated.
@@ -303,6 +334,8 @@ pub struct CausalProgram {
     pub samples: Vec<SampleDef>,
     /// Structural nonzeros `(i, j)` of `d der(states[i]) / d states[j]`.
     pub jacobian_pattern: Vec<(u32, u32)>,
+    /// Their values, symbolically (`None`: see [`TranslationReport::jacobian`]).
+    pub ode_jacobian: Option<OdeJacobian>,
     pub functions: BTreeMap<String, Function>,
     pub experiment: Experiment,
     pub report: TranslationReport,

@@ -63,7 +63,47 @@ package Tables "Table look-up (moss: pure Modelica linear interpolation)"
             /(table[i + 1, 1] - table[i, 1]);
         end if;
       end if;
+      annotation(derivative(zeroDerivative=table) = interpolateColumnDer);
     end interpolateColumn;
+
+    function interpolateColumnDer "Derivative of interpolateColumn with respect to x (table fixed)"
+      extends Modelica.Icons.Function;
+      input Real table[:, :] "First column: non-decreasing abscissa";
+      input Integer icol "Column to interpolate";
+      input Real x "Abscissa value";
+      input Modelica.Blocks.Types.Smoothness smoothness = Modelica.Blocks.Types.Smoothness.LinearSegments;
+      input Modelica.Blocks.Types.Extrapolation extrapolation = Modelica.Blocks.Types.Extrapolation.LastTwoPoints;
+      input Real dx "Derivative of x";
+      output Real dy "Derivative of the interpolated value";
+    protected
+      Integer n = size(table, 1);
+      Integer i;
+      Real xa "Abscissa after periodic wrapping";
+      Real x0;
+      Real x1;
+      Real span;
+      Boolean held "Outside the table with HoldLastPoint: the value does not change";
+    algorithm
+      dy := 0;
+      if n > 1 and smoothness <> Modelica.Blocks.Types.Smoothness.ConstantSegments then
+        x0 := table[1, 1];
+        x1 := table[n, 1];
+        xa := x;
+        held := false;
+        if extrapolation == Modelica.Blocks.Types.Extrapolation.Periodic then
+          span := x1 - x0;
+          if span > 0 then
+            xa := x0 + (x - x0) - span*floor((x - x0)/span);
+          end if;
+        elseif extrapolation == Modelica.Blocks.Types.Extrapolation.HoldLastPoint then
+          held := x < x0 or x > x1;
+        end if;
+        i := findSegment(table, xa);
+        if not held and table[i + 1, 1] - table[i, 1] > 0 then
+          dy := (table[i + 1, icol] - table[i, icol])/(table[i + 1, 1] - table[i, 1])*dx;
+        end if;
+      end if;
+    end interpolateColumnDer;
 
     function nextAbscissa "Smallest table abscissa strictly greater than x (inf if none)"
       extends Modelica.Icons.Function;

@@ -16,6 +16,7 @@
 use moss_codegen::{ExecutableModel, Interpreter};
 use moss_frontend::api::{flatten_model, LoadOptions};
 use moss_results::{write_result, Format};
+use moss_sim::jacobian::JacobianMode;
 use moss_sim::{simulate_with_stats, SimOptions, Solver};
 use moss_syntax::SourceMap;
 use std::io::{IsTerminal, Write};
@@ -50,6 +51,11 @@ pub struct Args {
     /// fixed-step `euler` / `rk4` (for debugging).
     #[arg(long, default_value = "auto", value_parser = parse_solver)]
     pub solver: Solver,
+    /// Where BDF's Jacobian values come from: `auto` (the symbolic Jacobian built by the
+    /// translation, else finite differences; `moss translate` says which) or `numeric`
+    /// (finite differences always, for comparison).
+    #[arg(long, default_value = "auto", value_parser = parse_jacobian)]
+    pub jacobian: JacobianMode,
     /// Largest integration step in seconds; the step of `euler`/`rk4` [default: span/50,
     /// or the output interval for the fixed-step methods].
     #[arg(long)]
@@ -75,6 +81,10 @@ pub struct Args {
 fn parse_solver(s: &str) -> Result<Solver, String> {
     Solver::parse(s)
         .ok_or_else(|| format!("unknown solver `{s}`; use auto, bdf, dopri5, euler or rk4"))
+}
+
+fn parse_jacobian(s: &str) -> Result<JacobianMode, String> {
+    JacobianMode::parse(s).ok_or_else(|| format!("unknown Jacobian mode `{s}`; use auto or numeric"))
 }
 
 fn parse_param(s: &str) -> Result<(String, f64), String> {
@@ -204,6 +214,7 @@ fn sim_options(
         intervals: args.intervals,
         tolerance: args.tolerance,
         solver: args.solver,
+        jacobian: args.jacobian,
         parameters: args.params.clone(),
         vars: args.vars.clone(),
         max_step: args.max_step,

@@ -4,7 +4,7 @@
 //! time each pass took. `--dump` also prints every block.
 
 use moss_frontend::{flatten_model, LoadOptions};
-use moss_symbolic::program::{CausalProgram, VarKind};
+use moss_symbolic::program::{CausalProgram, JacobianSource, VarKind};
 use moss_syntax::diag::render_all;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -61,6 +61,24 @@ fn count(p: &CausalProgram, kind: VarKind) -> usize {
     p.vars.iter().filter(|v| v.kind == kind).count()
 }
 
+/// How the ODE Jacobian is computed, with its size.
+fn jacobian_line(p: &CausalProgram) -> String {
+    let nnz = p.jacobian_pattern.len();
+    let n = p.states.len();
+    match (&p.report.jacobian, &p.ode_jacobian) {
+        (JacobianSource::Symbolic, Some(j)) => format!(
+            "ODE Jacobian: {n}x{n}, {nnz} structural nonzeros, symbolic (tangent program of {} blocks)",
+            j.blocks.len()
+        ),
+        (JacobianSource::FiniteDifferences(why), _) => format!(
+            "ODE Jacobian: {n}x{n}, {nnz} structural nonzeros, finite differences: {why}"
+        ),
+        (JacobianSource::Symbolic, None) => {
+            format!("ODE Jacobian: {n}x{n}, {nnz} structural nonzeros")
+        }
+    }
+}
+
 /// The human-readable summary of a translation.
 fn report(p: &CausalProgram, flatten_secs: f64) -> String {
     let r = &p.report;
@@ -68,7 +86,7 @@ fn report(p: &CausalProgram, flatten_secs: f64) -> String {
     let _ = writeln!(s, "model {}", p.name);
     let _ = writeln!(
         s,
-        "  {} slots: {} states, {} algebraic, {} discrete, {} parameters ({} dependent), {} inputs; {} aliases eliminated",
+        "  {} slots: {} states, {} algebraic, {} discrete, {} parameters ({} dependent), {} inputs, {} tangent; {} aliases eliminated",
         p.vars.len(),
         p.states.len(),
         count(p, VarKind::Algebraic),
@@ -76,6 +94,7 @@ fn report(p: &CausalProgram, flatten_secs: f64) -> String {
         count(p, VarKind::Parameter) + count(p, VarKind::Constant),
         count(p, VarKind::DependentParameter),
         count(p, VarKind::Input),
+        count(p, VarKind::Tangent),
         p.aliases.len()
     );
     let _ = writeln!(
@@ -131,6 +150,7 @@ fn report(p: &CausalProgram, flatten_secs: f64) -> String {
             after.join(", ")
         );
     }
+    let _ = writeln!(s, "{}", jacobian_line(p));
     let time_events = p
         .zero_crossings
         .iter()
@@ -182,5 +202,9 @@ mod tests {
         assert!(text.contains("index before reduction: 1"), "{text}");
         assert!(text.contains("algebraic loops: none"), "{text}");
         assert!(text.contains("alias elimination"), "{text}");
+        assert!(
+            text.contains("ODE Jacobian: 6x6, 16 structural nonzeros, symbolic"),
+            "{text}"
+        );
     }
 }

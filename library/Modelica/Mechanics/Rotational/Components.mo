@@ -398,7 +398,21 @@ package Components "Rotational components: inertias, compliances, friction eleme
       output Real y;
     algorithm
       y := Modelica.Blocks.Tables.Internal.interpolateColumn(table, icol, w, smoothness);
+      annotation(derivative(zeroDerivative=table) = lossAtDer);
     end lossAt;
+
+    function lossAtDer "Derivative of lossAt with respect to w (table fixed)"
+      extends Modelica.Icons.Function;
+      input Real table[:, 5];
+      input Integer icol;
+      input Real w;
+      input Modelica.Blocks.Types.Smoothness smoothness;
+      input Real dw;
+      output Real dy;
+    algorithm
+      dy := Modelica.Blocks.Tables.Internal.interpolateColumnDer(table, icol, w, smoothness,
+        Modelica.Blocks.Types.Extrapolation.LastTwoPoints, dw);
+    end lossAtDer;
 
     function bearingFrictionSideA "Split of the bearing friction: part acting on side a"
       extends Modelica.Icons.Function;

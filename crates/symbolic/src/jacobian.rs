@@ -1,0 +1,396 @@
+//! The symbolic Jacobian of the whole ODE, as a *tangent program*: forward-mode symbolic
+//! differentiation of the simulation blocks.
+//!
+//! Every state `x_j` gets a seed slot `$seed(x_j)`, every continuous unknown `v` computed by
+//! the blocks a tangent slot `$d(v)`. Each block is differentiated into blocks that compute
+//! the tangents of its outputs from the tangents of its inputs:
+//! - `v := e` gives `$d(v) := Σ ∂e/∂u · $d(u)` (the IR's `diff` with `$d(u)` as the leaf of
+//!   `u`), `v` solved implicitly from `r(v, u) = 0` gives `$d(v) := -(∂r/∂u · $d(u)) / ∂r/∂v`;
+//! - a linear system `A x = b` gives `A dx = db - dA · x` (same matrix);
+//! - a torn nonlinear loop with a symbolic loop Jacobian `J` gives the linear system
+//!   `J dz = -dr|dz=0` in the tangents `dz` of its tearing variables, between two runs of the
+//!   differentiated inner assignments (the first with `dz = 0`, the second with the solution).
+//!   Without a loop Jacobian the differentiated loop is left to Newton's method (it is
+//!   linear, so one step solves it).
+//!
+//! Running the tangent program after the blocks, with the seeds set to a vector `s`, leaves
+//! `J s` in the tangents of the state derivatives: with the columns of one colour of the
+//! Jacobian pattern seeded together, a few runs give every entry of the Jacobian, exact up
+//! to rounding (no difference quotients, so tiny states such as Robertson's keep accurate
+//! Jacobians).
+//!
+//! Relations are frozen in continuous mode, so they are constants here (`if` differentiates
+//! into `if` with the same condition); discrete variables and parameters have no tangent.
+//! Blocks that cannot be differentiated (an algorithm or a multi-output call with
+//! continuous outputs depending on the states, a function without a derivative) make the
+//! whole tangent program unavailable; the runtime then uses finite differences, and
+//! `moss translate` says why.
+
+use crate::ir::{Arena, ExprId, Node, VarIx};
+use crate::model::{EqBody, Model, SEq, SVar, VKind};
+use crate::program::ValueType;
+use crate::solve::WBlock;
+use std::collections::HashMap;
+
+/// Upper bound on the size of the tangent expressions written out as trees, relative to the
+/// size of the blocks they differentiate (plus a constant). Beyond it, numerical
+/// differences are cheaper than the symbolic Jacobian.
+const MAX_GROWTH: usize = 12;
+const GROWTH_ALLOWANCE: usize = 20_000;
+
+/// The tangent program in working form.
+pub struct TangentProgram {
+    /// Seed variable of each state, in the order of the states given.
+    pub seeds: Vec<VarIx>,
+    /// Tangent of each state derivative (`None`: the derivative does not depend on states).
+    pub outputs: Vec<Option<VarIx>>,
+    pub blocks: Vec<WBlock>,
+    /// Every variable created here (seeds and tangents).
+    pub created: Vec<VarIx>,
+}
+
+struct Builder<'m> {
+    m: &'m mut Model,
+    /// Tangent variable of each variable that has one (states: their seed).
+    tangent: HashMap<VarIx, VarIx>,
+    memo: HashMap<ExprId, ExprId>,
+    created: Vec<VarIx>,
+}
+
+/// Differentiate the simulation blocks `blocks` (over `eqs`) with respect to `states`.
+/// `derivatives[i]` is the variable holding `der(states[i])`. `Err` says why no tangent
+/// program exists.
+pub fn tangent_program(
+    m: &mut Model,
+    blocks: &[WBlock],
+    eqs: &[SEq],
+    states: &[VarIx],
+    derivatives: &[VarIx],
+) -> Result<TangentProgram, String> {
+    let mut b = Builder {
+        m,
+        tangent: HashMap::new(),
+        memo: HashMap::new(),
+        created: Vec::new(),
+    };
+    let seeds: Vec<VarIx> = states
+        .iter()
+        .map(|&s| {
+            let seed = b.new_var(format!("$seed({})", b.m.var_name(s)));
+            b.tangent.insert(s, seed);
+            seed
+        })
+        .collect();
+    let mut out = Vec::new();
+    for block in blocks {
+        b.block(block, eqs, &mut out)?;
+    }
+    let outputs = derivatives
+        .iter()
+        .map(|d| b.tangent.get(d).copied())
+        .collect();
+    check_growth(b.m, blocks, &out)?;
+    Ok(TangentProgram {
+        seeds,
+        outputs,
+        blocks: out,
+        created: b.created,
+    })
+}
+
+impl Builder<'_> {
+    fn new_var(&mut self, name: String) -> VarIx {
+        let mut v = SVar::new(name, VKind::Continuous, ValueType::Real);
+        v.hidden = true;
+        let ix = self.m.add_var(v);
+        self.created.push(ix);
+        ix
+    }
+
+    /// Does `v` get a tangent? Only continuous Real unknowns do.
+    fn differentiable(&self, v: VarIx) -> bool {
+        let sv = &self.m.vars[v as usize];
+        sv.kind == VKind::Continuous && sv.ty == ValueType::Real
+    }
+
+    fn tangent_of(&mut self, v: VarIx) -> VarIx {
+        if let Some(&t) = self.tangent.get(&v) {
+            return t;
+        }
+        let t = self.new_var(format!("$d({})", self.m.var_name(v)));
+        self.tangent.insert(v, t);
+        t
+    }
+
+    /// Directional derivative of `e`: Σ ∂e/∂u · $d(u) over the variables with tangents.
+    fn diff(&mut self, e: ExprId) -> Result<ExprId, String> {
+        let tangent = &self.tangent;
+        let mut leaf = |a: &mut Arena, u: VarIx| tangent.get(&u).map(|&t| a.var(t));
+        let fder = self.m.arena.fder.clone();
+        self.m
+            .arena
+            .diff(e, &mut leaf, &fder, &mut self.memo)
+            .map_err(|f| format!("function `{f}` has no derivative"))
+    }
+
+    /// Directional derivative of `e` with `skip` treated as constant (fresh memo, since the
+    /// shared one assumes every tangent).
+    fn diff_without(&mut self, e: ExprId, skip: VarIx) -> Result<ExprId, String> {
+        let tangent = &self.tangent;
+        let mut leaf = |a: &mut Arena, u: VarIx| {
+            if u == skip {
+                None
+            } else {
+                tangent.get(&u).map(|&t| a.var(t))
+            }
+        };
+        let fder = self.m.arena.fder.clone();
+        self.m
+            .arena
+            .diff(e, &mut leaf, &fder, &mut HashMap::new())
+            .map_err(|f| format!("function `{f}` has no derivative"))
+    }
+
+    fn is_zero(&self, e: ExprId) -> bool {
+        self.m.arena.as_const(e) == Some(0.0)
+    }
+
+    fn block(&mut self, b: &WBlock, eqs: &[SEq], out: &mut Vec<WBlock>) -> Result<(), String> {
+        match b {
+            WBlock::Assign { var, expr } => self.assign(*var, *expr, out),
+            WBlock::SolveScalar {
+                var,
+                residual,
+                derivative,
+            } => self.solve_scalar(*var, *residual, *derivative, out),
+            WBlock::Linear { vars, matrix, rhs } => self.linear(vars, matrix, rhs, out),
+            WBlock::Nonlinear {
+                iteration_vars,
+                inner,
+                residuals,
+                jacobian,
+            } => self.nonlinear(iteration_vars, inner, residuals, jacobian.as_deref(), eqs, out),
+            WBlock::Unit(e) => self.unit(&eqs[*e as usize]),
+        }
+    }
+
+    fn assign(&mut self, var: VarIx, expr: ExprId, out: &mut Vec<WBlock>) -> Result<(), String> {
+        if !self.differentiable(var) {
+            return Ok(());
+        }
+        let d = self.diff(expr)?;
+        if self.is_zero(d) {
+            return Ok(());
+        }
+        let t = self.tangent_of(var);
+        out.push(WBlock::Assign { var: t, expr: d });
+        Ok(())
+    }
+
+    /// `r(v, u) = 0`: `dv = -(∂r/∂u du) / (∂r/∂v)`.
+    fn solve_scalar(
+        &mut self,
+        var: VarIx,
+        residual: ExprId,
+        derivative: Option<ExprId>,
+        out: &mut Vec<WBlock>,
+    ) -> Result<(), String> {
+        if !self.differentiable(var) {
+            return Ok(());
+        }
+        let dr = self.diff_without(residual, var)?;
+        if self.is_zero(dr) {
+            return Ok(());
+        }
+        let drdv = match derivative {
+            Some(d) => d,
+            None => {
+                let mut memo = HashMap::new();
+                self.m
+                    .arena
+                    .diff_var(residual, var, &mut memo)
+                    .map_err(|f| format!("function `{f}` has no derivative"))?
+            }
+        };
+        let q = self.m.arena.div(dr, drdv);
+        let expr = self.m.arena.neg(q);
+        let t = self.tangent_of(var);
+        out.push(WBlock::Assign { var: t, expr });
+        Ok(())
+    }
+
+    /// `A x = b`: `A dx = db - dA x`.
+    fn linear(
+        &mut self,
+        vars: &[VarIx],
+        matrix: &[(u32, u32, ExprId)],
+        rhs: &[ExprId],
+        out: &mut Vec<WBlock>,
+    ) -> Result<(), String> {
+        let mut new_rhs = Vec::with_capacity(rhs.len());
+        for &b in rhs {
+            new_rhs.push(self.diff(b)?);
+        }
+        for &(r, c, a) in matrix {
+            let da = self.diff(a)?;
+            if self.is_zero(da) {
+                continue;
+            }
+            let x = self.m.arena.var(vars[c as usize]);
+            let t = self.m.arena.mul(da, x);
+            let slot = &mut new_rhs[r as usize];
+            *slot = self.m.arena.sub(*slot, t);
+        }
+        if new_rhs.iter().all(|&e| self.is_zero(e)) {
+            return Ok(());
+        }
+        let tangents = vars.iter().map(|&v| self.tangent_of(v)).collect();
+        out.push(WBlock::Linear {
+            vars: tangents,
+            matrix: matrix.to_vec(),
+            rhs: new_rhs,
+        });
+        Ok(())
+    }
+
+    fn nonlinear(
+        &mut self,
+        iteration_vars: &[VarIx],
+        inner: &[WBlock],
+        residuals: &[ExprId],
+        jacobian: Option<&[(u32, u32, ExprId)]>,
+        eqs: &[SEq],
+        out: &mut Vec<WBlock>,
+    ) -> Result<(), String> {
+        if let Some(&z) = iteration_vars.iter().find(|&&z| !self.differentiable(z)) {
+            let name = self.m.var_name(z);
+            return Err(format!("the loop iterating on the discrete variable `{name}`"));
+        }
+        let dz: Vec<VarIx> = iteration_vars
+            .iter()
+            .map(|&z| self.tangent_of(z))
+            .collect();
+        let mut inner_d = Vec::new();
+        for b in inner {
+            self.block(b, eqs, &mut inner_d)?;
+        }
+        let mut dr = Vec::with_capacity(residuals.len());
+        for &r in residuals {
+            dr.push(self.diff(r)?);
+        }
+        match jacobian {
+            Some(j) => {
+                for &t in &dz {
+                    let zero = self.m.arena.zero();
+                    out.push(WBlock::Assign {
+                        var: t,
+                        expr: zero,
+                    });
+                }
+                out.extend(inner_d.iter().cloned());
+                let rhs = dr.iter().map(|&r| self.m.arena.neg(r)).collect();
+                out.push(WBlock::Linear {
+                    vars: dz,
+                    matrix: j.to_vec(),
+                    rhs,
+                });
+                out.extend(inner_d);
+            }
+            None => out.push(WBlock::Nonlinear {
+                iteration_vars: dz,
+                inner: inner_d,
+                residuals: dr,
+                jacobian: None,
+            }),
+        }
+        Ok(())
+    }
+
+    /// Units with fixed causality: only those with continuous outputs that depend on the
+    /// states matter (when-equations and effects do nothing in continuous mode).
+    fn unit(&mut self, eq: &SEq) -> Result<(), String> {
+        let (outputs, inputs, what): (Vec<VarIx>, Vec<ExprId>, String) = match &eq.body {
+            EqBody::Call {
+                outputs,
+                func,
+                args,
+            } => (
+                outputs.iter().flatten().copied().collect(),
+                args.clone(),
+                format!("the call of `{func}` with several outputs"),
+            ),
+            EqBody::Algorithm {
+                outputs, inputs, ..
+            } => {
+                let reads = inputs.iter().map(|&v| self.m.arena.var(v)).collect();
+                (outputs.clone(), reads, "an algorithm section".to_string())
+            }
+            EqBody::Eq { .. } | EqBody::When(_) | EqBody::Effect(_) => return Ok(()),
+        };
+        let continuous_out = outputs.iter().any(|&v| self.differentiable(v));
+        if !continuous_out {
+            return Ok(());
+        }
+        let tangent = &self.tangent;
+        let depends = inputs.iter().any(|&e| {
+            self.m
+                .arena
+                .any_node(e, &mut |n| matches!(n, Node::Var(v) if tangent.contains_key(v)))
+        });
+        if depends {
+            let at = match eq.origin.instance.as_ref() {
+                "" => String::new(),
+                i => format!(" in `{i}`"),
+            };
+            return Err(format!("{what}{at} computes continuous variables from the states"));
+        }
+        Ok(())
+    }
+}
+
+/// The tangent blocks must stay a small multiple of the blocks they differentiate when
+/// written out as trees.
+fn check_growth(m: &Model, blocks: &[WBlock], tangent: &[WBlock]) -> Result<(), String> {
+    let original = blocks_tree_size(m, blocks, usize::MAX);
+    let limit = original
+        .saturating_mul(MAX_GROWTH)
+        .saturating_add(GROWTH_ALLOWANCE);
+    let size = blocks_tree_size(m, tangent, limit);
+    if size >= limit {
+        return Err(format!(
+            "the differentiated blocks would be too large ({} nodes written out, against {} for the blocks)",
+            size, original
+        ));
+    }
+    Ok(())
+}
+
+fn blocks_tree_size(m: &Model, blocks: &[WBlock], cap: usize) -> usize {
+    let mut memo = HashMap::new();
+    let mut total = 0usize;
+    let mut add = |e: ExprId, total: &mut usize| {
+        *total = total.saturating_add(m.arena.tree_size(e, cap, &mut memo));
+    };
+    let mut stack: Vec<&WBlock> = blocks.iter().collect();
+    while let Some(b) = stack.pop() {
+        match b {
+            WBlock::Assign { expr, .. } => add(*expr, &mut total),
+            WBlock::SolveScalar { residual, .. } => add(*residual, &mut total),
+            WBlock::Linear { matrix, rhs, .. } => {
+                matrix.iter().for_each(|&(_, _, e)| add(e, &mut total));
+                rhs.iter().for_each(|&e| add(e, &mut total));
+            }
+            WBlock::Nonlinear {
+                inner, residuals, ..
+            } => {
+                residuals.iter().for_each(|&e| add(e, &mut total));
+                stack.extend(inner.iter());
+            }
+            WBlock::Unit(_) => {}
+        }
+        if total >= cap {
+            return total;
+        }
+    }
+    total
+}
