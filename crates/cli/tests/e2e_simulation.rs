@@ -332,6 +332,38 @@ fn robertson_kinetics_reach_the_reference_values_with_few_steps() {
     );
 }
 
+/// Robertson's kinetics over eleven decades of time (to t = 1e11), the classic test of a stiff
+/// solver's Jacobian: y2 falls to about 1e-13, far below the absolute tolerance, and
+/// difference quotients of such tiny states are mostly rounding noise. With the symbolic
+/// Jacobian (the default) BDF at tolerance 1e-8 needs under a thousand steps and ends at the
+/// reference values of the stiff test set (y1 = 2.083340e-8, y3 = 0.99999997917); with finite
+/// differences it needs several times more.
+#[test]
+fn robertson_to_1e11_with_the_symbolic_jacobian() {
+    let args = [
+        "--solver",
+        "bdf",
+        "--stop-time",
+        "1e11",
+        "--intervals",
+        "500",
+        "--tolerance",
+        "1e-8",
+    ];
+    let (run, stats) = simulate_source_with_stats("Robertson", ROBERTSON, &args);
+    assert_rel("y1(1e11)", run.last("y1"), 2.083_340e-8, 1e-2);
+    assert_rel("y2(1e11)", run.last("y2"), 8.333_361e-14, 1e-2);
+    assert_close("y3(1e11)", run.last("y3"), 0.999_999_979_166_5, 1e-9);
+    assert!(stats.steps < 1_500, "too many steps: {stats:?}");
+    let mut numeric_args = args.to_vec();
+    numeric_args.extend(["--jacobian", "numeric"]);
+    let (_, numeric) = simulate_source_with_stats("Robertson", ROBERTSON, &numeric_args);
+    assert!(
+        numeric.steps > 2 * stats.steps,
+        "finite differences did as well as the symbolic Jacobian: {numeric:?} vs {stats:?}"
+    );
+}
+
 /// At a loose tolerance (1e-4) the explicit method of the default solver accepts steps at its
 /// stability limit that drive y2 negative, and the solution runs away before the stiffness test
 /// has seen enough steps. The default solver then goes back to its last restart (the start),

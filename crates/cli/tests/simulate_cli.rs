@@ -58,3 +58,55 @@ fn missing_library_directory_is_a_usage_error() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a directory"), "{err}");
 }
+
+#[test]
+fn unknown_jacobian_mode_is_a_usage_error() {
+    let (code, err) = moss(&["simulate", "M", "--jacobian", "exact"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("use auto or numeric"), "{err}");
+}
+
+/// Protected variables stay out of the results by default; a `--vars` pattern that names them
+/// brings them in (generated `$` slots never appear).
+#[test]
+fn protected_variables_are_stored_when_the_filter_names_them() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("moss-protected-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    let file = dir.join("Hidden.mo");
+    std::fs::write(
+        &file,
+        "model Hidden\n  Real x(start = 1, fixed = true);\nprotected\n  Real rate = 2*x;\nequation\n  der(x) = -rate;\nend Hidden;\n",
+    )
+    .expect("writes the model");
+    let header = |args: &[&str]| -> String {
+        let csv = dir.join("out.csv");
+        let out = Command::new(env!("CARGO_BIN_EXE_moss"))
+            .arg("simulate")
+            .arg(&file)
+            .arg("-o")
+            .arg(&csv)
+            .args(args)
+            .output()
+            .expect("runs the moss binary");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&csv).expect("result written");
+        text.lines().next().unwrap_or_default().to_string()
+    };
+    let default = header(&[]);
+    assert!(
+        default.contains("\"x\"") || default.contains(",x"),
+        "{default}"
+    );
+    assert!(!default.contains("rate"), "{default}");
+    let asked = header(&["--vars", "x|rate"]);
+    assert!(asked.contains("rate"), "{asked}");
+    let everything = header(&["--vars", ".*"]);
+    assert!(everything.contains("rate"), "{everything}");
+    assert!(!everything.contains('$'), "{everything}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

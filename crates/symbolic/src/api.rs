@@ -4,8 +4,8 @@
 use crate::alias::{self, AliasOf};
 use crate::emit::Emitter;
 use crate::ir::VarIx;
-use crate::model::{Model, VKind};
 use crate::jacobian::{self, TangentProgram};
+use crate::model::{Model, VKind};
 use crate::program::{
     Alias, Block, CausalProgram, JacobianSource, OdeJacobian, ProgVar, SampleDef,
     TranslationReport, VarId, VarKind,

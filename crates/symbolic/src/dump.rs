@@ -232,6 +232,19 @@ pub fn program_text(p: &CausalProgram) -> String {
         let _ = writeln!(out, "{title} ({}):", blocks.len());
         blocks_text(p, blocks, 1, &mut out);
     }
+    if let Some(j) = &p.ode_jacobian {
+        let _ = writeln!(
+            out,
+            "ODE Jacobian tangent program ({} blocks; seeds {}):",
+            j.blocks.len(),
+            j.seeds
+                .iter()
+                .map(|&s| p.vars[s as usize].name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        blocks_text(p, &j.blocks, 1, &mut out);
+    }
     if !p.zero_crossings.is_empty() {
         let _ = writeln!(out, "zero crossings ({}):", p.zero_crossings.len());
         for (i, z) in p.zero_crossings.iter().enumerate() {

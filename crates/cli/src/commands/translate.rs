@@ -203,7 +203,7 @@ mod tests {
         assert!(text.contains("algebraic loops: none"), "{text}");
         assert!(text.contains("alias elimination"), "{text}");
         assert!(
-            text.contains("ODE Jacobian: 6x6, 16 structural nonzeros, symbolic"),
+            text.contains("ODE Jacobian: 6x6, 10 structural nonzeros, symbolic"),
             "{text}"
         );
     }

@@ -430,7 +430,27 @@ package Components "Rotational components: inertias, compliances, friction eleme
       else
         tau_a := (tau1 - tau2)/(eta1 - 1/eta2);
       end if;
+      annotation(derivative(zeroDerivative=eta1, zeroDerivative=eta2) = bearingFrictionSideADer);
     end bearingFrictionSideA;
+
+    function bearingFrictionSideADer "Derivative of bearingFrictionSideA (efficiencies fixed)"
+      extends Modelica.Icons.Function;
+      input Real eta1;
+      input Real eta2;
+      input Real tau1;
+      input Real tau2;
+      input Real dtau1;
+      input Real dtau2;
+      output Real dtau_a;
+    protected
+      constant Real tol = Modelica.Constants.eps;
+    algorithm
+      if abs(eta1 - 1) <= tol and abs(eta2 - 1) <= tol then
+        dtau_a := dtau1/2;
+      else
+        dtau_a := (dtau1 - dtau2)/(eta1 - 1/eta2);
+      end if;
+    end bearingFrictionSideADer;
   equation
     assert(abs(ratio) > 0, "LossyGear: ratio must not be zero");
     if ideal then
