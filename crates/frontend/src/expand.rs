@@ -273,7 +273,16 @@ impl<'a> Flattener<'a> {
                             let vv = self.expand(v, env, cx)?;
                             return self.if_vals(conds, vv, e.span);
                         }
-                        Val::S(c) => conds.push((c, self.expand(v, env, cx)?)),
+                        Val::S(cond) => match self.expand(v, env, cx) {
+                            Ok(vv) => conds.push((cond, vv)),
+                            // A branch that cannot be built (`x[i + 1]` beyond the end in
+                            // `if i < n then x[i + 1] else 0`) is fine when the condition,
+                            // evaluated with the parameter values, never selects it.
+                            Err(e) => match self.eval_expr(c, env, &mut cx.clone()) {
+                                Ok(Val::S(Expr::Boolean(false))) => continue,
+                                _ => return Err(e),
+                            },
+                        },
                         _ => {
                             return err(
                                 c.span,
@@ -282,7 +291,17 @@ impl<'a> Flattener<'a> {
                         }
                     }
                 }
-                let ev = self.expand(else_branch, env, cx)?;
+                let ev = match self.expand(else_branch, env, cx) {
+                    Ok(ev) => ev,
+                    Err(e) => {
+                        // Likewise an else branch that a condition known from the parameter
+                        // values always overrides.
+                        match self.branch_always_taken(branches, env, cx) {
+                            Some(v) => return self.expand(v, env, cx),
+                            None => return Err(e),
+                        }
+                    }
+                };
                 self.if_vals(conds, ev, e.span)?
             }
             ExprKind::Range { start, step, stop } => {
@@ -353,6 +372,24 @@ impl<'a> Flattener<'a> {
                 .map(|x| x.shape() != shape)
                 .unwrap_or(false)
         })
+    }
+
+    /// The branch of an if-expression that the conditions, evaluated with the parameter
+    /// values, select (the first whose condition is true, all earlier ones false).
+    fn branch_always_taken<'e>(
+        &self,
+        branches: &'e [(ast::Expr, ast::Expr)],
+        env: &Env,
+        cx: &mut Cx,
+    ) -> Option<&'e ast::Expr> {
+        for (c, v) in branches {
+            match self.eval_expr(c, env, &mut cx.clone()) {
+                Ok(Val::S(Expr::Boolean(true))) => return Some(v),
+                Ok(Val::S(Expr::Boolean(false))) => continue,
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// `E.a : E.c` over an enumeration type.

@@ -35,3 +35,19 @@ fn for_equations_are_unrolled() {
         ]
     );
 }
+
+/// `if i < n then x[i + 1] else 0` in a for-loop: the branch beyond the end is never selected
+/// (n is known), so it is dropped instead of reported out of bounds; a branch that is selected
+/// and out of bounds is still an error.
+#[test]
+fn if_expression_branches_never_selected_may_index_beyond_the_end() {
+    let text = "model Ladder\n  parameter Integer n = 3;\n  Real x[n];\nequation\n  for i in 1:n loop\n    x[i] = (if i < n then x[i + 1] else 0) + (if i > 1 then x[i - 1] else 1) + time;\n  end for;\nend Ladder;\n";
+    let m = flat_text("Ladder", text).expect("flattens");
+    let eqs = equations(&m);
+    assert_eq!(eqs.len(), 3, "{eqs:?}");
+    assert!(eqs[2].contains("0 +"), "{eqs:?}");
+    assert!(eqs[0].contains("+ 1 +"), "{eqs:?}");
+    let bad = "model Bad\n  parameter Integer n = 3;\n  Real x[n];\nequation\n  for i in 1:n loop\n    x[i] = (if i <= n then x[i + 1] else 0) + time;\n  end for;\nend Bad;\n";
+    let e = flat_text("Bad", bad).expect_err("out of bounds");
+    assert!(e.contains("index 4 is out of bounds 1..3"), "{e}");
+}
