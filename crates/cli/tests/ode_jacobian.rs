@@ -13,26 +13,29 @@ fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Translate a model file (its last class) with the bundled library only.
-fn interpreter_for(file: &Path) -> Interpreter {
+/// Translate a model (file or class name) with the bundled library, and MODELICAPATH when
+/// `modelicapath` is set.
+fn try_interpreter_for(model: &str, modelicapath: bool) -> Result<Interpreter, String> {
     let opts = LoadOptions {
         libs: vec![],
-        use_modelicapath: false,
+        use_modelicapath: modelicapath,
         use_bundled: true,
     };
-    let model = file.to_string_lossy().into_owned();
-    let flat = match flatten_model(&opts, &model) {
+    let flat = match flatten_model(&opts, model) {
         Ok(f) => f.model,
-        Err(_) => panic!("{model} does not flatten"),
+        Err(_) => return Err(format!("{model} does not flatten")),
     };
     let program =
-        moss_symbolic::translate(&flat).unwrap_or_else(|_| panic!("{model} does not translate"));
-    assert_eq!(
-        program.report.jacobian,
-        JacobianSource::Symbolic,
-        "{model}: expected a symbolic ODE Jacobian"
-    );
-    Interpreter::new(program).unwrap_or_else(|e| panic!("{model}: {e}"))
+        moss_symbolic::translate(&flat).map_err(|_| format!("{model} does not translate"))?;
+    if let JacobianSource::FiniteDifferences(why) = &program.report.jacobian {
+        return Err(format!("{model}: no symbolic ODE Jacobian: {why}"));
+    }
+    Interpreter::new(program).map_err(|e| format!("{model}: {e}"))
+}
+
+/// Translate a model file (its last class) with the bundled library only.
+fn interpreter_for(file: &Path) -> Interpreter {
+    try_interpreter_for(&file.to_string_lossy(), false).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn write_model(name: &str, source: &str) -> PathBuf {
@@ -48,6 +51,15 @@ fn write_model(name: &str, source: &str) -> PathBuf {
 /// column; also check that the pattern covers every nonzero. Returns the number of entries
 /// compared.
 fn compare_at(model: &mut Interpreter, label: &str, t: f64, x: &[f64]) -> usize {
+    try_compare_at(model, label, t, x).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn try_compare_at(
+    model: &mut Interpreter,
+    label: &str,
+    t: f64,
+    x: &[f64],
+) -> Result<usize, String> {
     let n = x.len();
     let mut in_pattern = vec![vec![false; n]; n];
     for &(i, j) in model.jacobian_pattern() {
@@ -59,60 +71,90 @@ fn compare_at(model: &mut Interpreter, label: &str, t: f64, x: &[f64]) -> usize 
     let mut column = vec![0.0; n];
     let mut compared = 0;
     for j in 0..n {
-        model.derivatives(t, x, &mut f).expect("derivatives");
+        let rt = |e: moss_codegen::RuntimeError| format!("{label}: {e}");
+        model.derivatives(t, x, &mut f).map_err(rt)?;
         seed[j] = 1.0;
-        model
-            .jacobian_times(t, x, &seed, &mut column)
-            .unwrap_or_else(|e| panic!("{label}: tangent program: {e}"));
+        model.jacobian_times(t, x, &seed, &mut column).map_err(rt)?;
         seed[j] = 0.0;
         let h = 1e-6 * x[j].abs().max(1.0);
         let mut xp = x.to_vec();
         xp[j] += h;
-        model.derivatives(t, &xp, &mut fp).expect("derivatives");
+        model.derivatives(t, &xp, &mut fp).map_err(rt)?;
         let mut xm = x.to_vec();
         xm[j] -= h;
-        model.derivatives(t, &xm, &mut fm).expect("derivatives");
+        model.derivatives(t, &xm, &mut fm).map_err(rt)?;
         for i in 0..n {
             let fd = (fp[i] - fm[i]) / (2.0 * h);
             let scale = 1.0 + fd.abs().max(column[i].abs()) + f[i].abs() / x[j].abs().max(1.0);
-            assert!(
-                (column[i] - fd).abs() <= 1e-5 * scale,
-                "{label}: d der(x{i}) / d x{j}: symbolic {} against central difference {fd} at x = {x:?}",
-                column[i]
-            );
-            if !in_pattern[i][j] {
-                assert!(
-                    column[i] == 0.0 && fd.abs() <= 1e-8 * scale,
-                    "{label}: entry ({i}, {j}) = {} outside the structural pattern",
+            if (column[i] - fd).abs() > 1e-5 * scale {
+                return Err(format!(
+                    "{label}: d der(x{i}) / d x{j}: symbolic {} against central difference {fd} at x = {x:?}",
                     column[i]
-                );
+                ));
+            }
+            if !in_pattern[i][j] && (column[i] != 0.0 || fd.abs() > 1e-8 * scale) {
+                return Err(format!(
+                    "{label}: entry ({i}, {j}) = {} (difference {fd}) outside the structural pattern",
+                    column[i]
+                ));
             }
             compared += 1;
         }
     }
-    compared
+    Ok(compared)
 }
 
 /// Check the Jacobian at the initial point and at a perturbed one (away from special values
 /// such as zero velocities).
 fn check_model(file: &Path) -> usize {
-    let label = file.display().to_string();
     let mut model = interpreter_for(file);
+    check_interpreter(&mut model, &file.display().to_string()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn check_interpreter(model: &mut Interpreter, label: &str) -> Result<usize, String> {
     let t0 = model.program.experiment.start_time.unwrap_or(0.0);
-    model
-        .initialize(t0)
-        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    model.initialize(t0).map_err(|e| format!("{label}: {e}"))?;
     let n = model.n_states();
     let mut x = vec![0.0; n];
     model.states(&mut x);
-    let mut compared = compare_at(&mut model, &label, t0, &x);
+    let mut compared = try_compare_at(model, label, t0, &x)?;
     let shifted: Vec<f64> = x
         .iter()
         .enumerate()
         .map(|(i, v)| v * 1.05 + 0.01 * (i as f64 + 1.0))
         .collect();
-    compared += compare_at(&mut model, &label, t0, &shifted);
-    compared
+    compared += try_compare_at(model, label, t0, &shifted)?;
+    Ok(compared)
+}
+
+/// Local check against a real library (not run in CI): the models named one per line in the
+/// file `MOSS_JACOBIAN_MODELS`, loaded through MODELICAPATH, e.g.
+/// `MODELICAPATH=/path/to/msl MOSS_JACOBIAN_MODELS=models.txt cargo test -p moss-cli --test
+/// ode_jacobian -- --ignored --nocapture`. Prints one line per model and fails if any
+/// symbolic Jacobian disagrees with differences.
+#[test]
+#[ignore]
+fn library_models_listed_in_the_environment() {
+    let Ok(list) = std::env::var("MOSS_JACOBIAN_MODELS") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&list).expect("reads the model list");
+    let mut disagreements = Vec::new();
+    for name in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let outcome =
+            try_interpreter_for(name, true).and_then(|mut m| check_interpreter(&mut m, name));
+        match outcome {
+            Ok(n) => println!("ok   {name}: {n} entries"),
+            Err(e) if e.contains("no symbolic ODE Jacobian") || e.contains("does not") => {
+                println!("skip {e}")
+            }
+            Err(e) => {
+                println!("FAIL {e}");
+                disagreements.push(e);
+            }
+        }
+    }
+    assert!(disagreements.is_empty(), "{disagreements:#?}");
 }
 
 #[test]

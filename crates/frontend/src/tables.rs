@@ -70,7 +70,48 @@ pub const TABLES_SOURCE: &str = r#"package MossTables "Table interpolation used 
     else
       y := table[i, col] + (table[i + 1, col] - table[i, col])*(x - table[i, 1])/(table[i + 1, 1] - table[i, 1]);
     end if;
+    annotation(derivative(zeroDerivative=table) = interpolateDer);
   end interpolate;
+
+  function interpolateDer "Derivative of interpolate with respect to u (the table fixed)"
+    input Real table[:, :];
+    input Integer col;
+    input Real u;
+    input Integer smoothness;
+    input Integer extrapolation;
+    input Real du;
+    output Real dy = 0;
+  protected
+    Integer n = size(table, 1);
+    Integer i = 1;
+    Real x = u;
+    Real span;
+  algorithm
+    if n == 1 or smoothness == 3 then
+      return;
+    end if;
+    span := table[n, 1] - table[1, 1];
+    if extrapolation == 3 and span > 0 then
+      x := u - span*floor((u - table[1, 1])/span);
+    end if;
+    if x <= table[1, 1] then
+      if extrapolation <> 2 then
+        return;
+      end if;
+    elseif x >= table[n, 1] then
+      if extrapolation <> 2 then
+        return;
+      end if;
+      i := n - 1;
+    else
+      while i < n - 1 and x >= table[i + 1, 1] loop
+        i := i + 1;
+      end while;
+    end if;
+    if table[i + 1, 1] - table[i, 1] > 0 then
+      dy := (table[i + 1, col] - table[i, col])/(table[i + 1, 1] - table[i, 1])*du;
+    end if;
+  end interpolateDer;
 
   function nextEvent "Next abscissa of the table after t (a large value if none)"
     input Real table[:, :];

@@ -998,6 +998,9 @@ impl Arena {
             ("Real", 1) | ("noEvent", 1) => dx,
             ("smooth", 2) => d[1],
             ("homotopy", 2) => d[0],
+            // a delayed value depends on the past, not on the current values of its
+            // arguments: its partial derivatives (Jacobians) are zero
+            ("delay", _) if !wrt_time => self.zero(),
             ("semiLinear", 3) => {
                 // semiLinear(x, a, b) = if x >= 0 then a*x else b*x
                 let zero = self.zero();

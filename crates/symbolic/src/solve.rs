@@ -45,6 +45,15 @@ pub enum WBlock {
         residuals: Vec<ExprId>,
         jacobian: Option<Vec<(u32, u32, ExprId)>>,
     },
+    /// A linear loop torn into fewer unknowns `iteration_vars` (the others computed by
+    /// `inner` from them). The residuals are affine in the tearing variables with the
+    /// constant Jacobian `jacobian`; emitted as `z := 0; inner; J z = -residuals; inner`.
+    TornLinear {
+        iteration_vars: Vec<VarIx>,
+        inner: Vec<WBlock>,
+        residuals: Vec<ExprId>,
+        jacobian: Vec<(u32, u32, ExprId)>,
+    },
     /// A fixed-causality unit (when, algorithm, multi-output call, assert): equation index.
     Unit(u32),
 }
@@ -470,7 +479,9 @@ fn component_block(
         |v: VarIx| matches!(vars[v as usize].kind, VKind::Parameter | VKind::Constant);
     let b = algebraic_loop(&mut m.arena, &pairs, &time_invariant);
     stats.after.push(match &b {
-        WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
+        WBlock::Nonlinear { iteration_vars, .. } | WBlock::TornLinear { iteration_vars, .. } => {
+            iteration_vars.len()
+        }
         WBlock::Linear { vars, .. } => vars.len(),
         _ => 1,
     });
@@ -554,7 +565,25 @@ pub fn algebraic_loop(
         .map(|(i, &v)| (v, i as u32))
         .collect();
     if let Some(lin) = linear_loop(a, pairs, &vars, &col) {
-        return lin;
+        // A linear loop that tears into fewer unknowns, dividing only by constants and
+        // parameters, is solved in that form: a smaller linear system in the tearing
+        // variables, which also stays regular where the full matrix loses its pivots to
+        // coefficients that conditions switch off at times (the quadrant torques of the
+        // friction elements, whose branch not taken drops them).
+        return match tear(a, pairs, &vars, &col, Some(time_invariant)) {
+            WBlock::Nonlinear {
+                iteration_vars,
+                inner,
+                residuals,
+                jacobian: Some(jacobian),
+            } if iteration_vars.len() < vars.len() => WBlock::TornLinear {
+                iteration_vars,
+                inner,
+                residuals,
+                jacobian,
+            },
+            _ => lin,
+        };
     }
     // Tearing assigns an equation to a variable by dividing by its coefficient. A
     // coefficient that varies with time may be zero (`P = v*i` solved for `i` at `v = 0`,

@@ -225,13 +225,45 @@ fn unbalanced_model_gives_counts() {
     assert!(e.contains("not determined: b"), "{e}");
 }
 
+/// A linear loop that tears into fewer unknowns (dividing only by constants) is solved as a
+/// smaller linear system between the assignments of the other loop variables; the values
+/// satisfy the equations.
 #[test]
-fn linear_loop_becomes_linear_block() {
+fn linear_loop_is_torn_into_a_smaller_linear_system() {
     let mut b = ModelBuilder::new();
     b.vars("x y", "");
     b.eq("x + 2*y = time").eq("3*x - y = cos(time)");
     let p = ok(&b);
-    assert_eq!(p.report.loops_before_tearing, vec![2]);
+    let text = dump::program_text(&p);
+    assert_eq!(p.report.loops_before_tearing, vec![2], "{text}");
+    assert_eq!(p.report.loops_after_tearing, vec![1], "{text}");
+    let linear: Vec<usize> = p
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Linear { vars, .. } => Some(vars.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(linear, vec![1], "{text}");
+    let mut ev = crate::testeval::Eval::new(&p);
+    ev.time = 0.7;
+    ev.set("x", 123.0);
+    ev.run(&p.blocks);
+    let (x, y) = (ev.get("x"), ev.get("y"));
+    assert!((x + 2.0 * y - 0.7).abs() < 1e-12, "{text}");
+    assert!((3.0 * x - y - 0.7f64.cos()).abs() < 1e-12, "{text}");
+}
+
+/// A linear loop whose coefficients all vary (no safe division for tearing) stays one linear
+/// system in all its unknowns.
+#[test]
+fn linear_loop_with_varying_coefficients_becomes_one_linear_block() {
+    let mut b = ModelBuilder::new();
+    b.vars("x y", "");
+    b.eq("(2 + sin(time))*x + (1 + time)*y = 1")
+        .eq("(1 + time^2)*x + (3 + cos(time))*y = 2");
+    let p = ok(&b);
     let Some(Block::Linear { vars, matrix, rhs }) = p.blocks.first() else {
         panic!("{}", dump::program_text(&p));
     };
