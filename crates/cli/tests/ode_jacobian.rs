@@ -50,10 +50,6 @@ fn write_model(name: &str, source: &str) -> PathBuf {
 /// Compare `J e_j` from the tangent program with central differences at `x`, column by
 /// column; also check that the pattern covers every nonzero. Returns the number of entries
 /// compared.
-fn compare_at(model: &mut Interpreter, label: &str, t: f64, x: &[f64]) -> usize {
-    try_compare_at(model, label, t, x).unwrap_or_else(|e| panic!("{e}"))
-}
-
 fn try_compare_at(
     model: &mut Interpreter,
     label: &str,
