@@ -220,48 +220,6 @@ impl Emitter {
                         .map(|j| j.iter().map(|&(r, c, e)| (r, c, self.expr(m, e))).collect()),
                 }]
             }
-            WBlock::TornLinear {
-                iteration_vars,
-                inner,
-                residuals,
-                jacobian,
-            } => {
-                // inner; J z = J z0 - r(z0); inner: one exact Newton step from the current
-                // values z0 (the residuals are affine in z; starting from the current values
-                // rather than from zero keeps relations on loop variables, which event mode
-                // evaluates live, on the branch they are on)
-                let z: Vec<VarId> = iteration_vars.iter().map(|&v| self.slot_of(v)).collect();
-                let inner: Vec<Block> = inner.iter().flat_map(|b| self.block(m, eqs, b)).collect();
-                let matrix: Vec<(u32, u32, PExpr)> = jacobian
-                    .iter()
-                    .map(|&(r, c, e)| (r, c, self.expr(m, e)))
-                    .collect();
-                let mut rhs: Vec<PExpr> = residuals
-                    .iter()
-                    .map(|&e| PExpr::Neg(Box::new(self.expr(m, e))))
-                    .collect();
-                for (r, c, a) in &matrix {
-                    let term = PExpr::Arith(
-                        ArithOp::Mul,
-                        Box::new(a.clone()),
-                        Box::new(PExpr::Var(z[*c as usize])),
-                    );
-                    let slot = &mut rhs[*r as usize];
-                    *slot = PExpr::Arith(
-                        ArithOp::Add,
-                        Box::new(std::mem::replace(slot, PExpr::Const(0.0))),
-                        Box::new(term),
-                    );
-                }
-                let mut out = inner.clone();
-                out.push(Block::Linear {
-                    vars: z,
-                    matrix,
-                    rhs,
-                });
-                out.extend(inner);
-                out
-            }
             WBlock::Unit(e) => self.unit(m, &eqs[*e as usize]),
         }
     }

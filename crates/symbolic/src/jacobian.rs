@@ -177,12 +177,6 @@ impl Builder<'_> {
                 eqs,
                 out,
             ),
-            WBlock::TornLinear {
-                iteration_vars,
-                inner,
-                residuals,
-                jacobian,
-            } => self.nonlinear(iteration_vars, inner, residuals, Some(jacobian), eqs, out),
             WBlock::Unit(e) => self.unit(&eqs[*e as usize]),
         }
     }
@@ -393,9 +387,6 @@ fn blocks_tree_size(m: &Model, blocks: &[WBlock], cap: usize) -> usize {
                 rhs.iter().for_each(|&e| add(e, &mut total));
             }
             WBlock::Nonlinear {
-                inner, residuals, ..
-            }
-            | WBlock::TornLinear {
                 inner, residuals, ..
             } => {
                 residuals.iter().for_each(|&e| add(e, &mut total));

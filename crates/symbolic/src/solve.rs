@@ -45,15 +45,6 @@ pub enum WBlock {
         residuals: Vec<ExprId>,
         jacobian: Option<Vec<(u32, u32, ExprId)>>,
     },
-    /// A linear loop torn into fewer unknowns `iteration_vars` (the others computed by
-    /// `inner` from them). The residuals are affine in the tearing variables with the
-    /// constant Jacobian `jacobian`; emitted as `z := 0; inner; J z = -residuals; inner`.
-    TornLinear {
-        iteration_vars: Vec<VarIx>,
-        inner: Vec<WBlock>,
-        residuals: Vec<ExprId>,
-        jacobian: Vec<(u32, u32, ExprId)>,
-    },
     /// A fixed-causality unit (when, algorithm, multi-output call, assert): equation index.
     Unit(u32),
 }
@@ -474,14 +465,33 @@ fn component_block(
             .with_help("break the loop with pre(...) or with an event-generating relation (relations inside noEvent(...) are evaluated continuously and do not break loops)")]);
     }
     stats.before.push(pairs.len());
-    let vars = &m.vars;
-    let time_invariant =
-        |v: VarIx| matches!(vars[v as usize].kind, VKind::Parameter | VKind::Constant);
+    // Parameters and constants are safe divisors for tearing, except those that are zero
+    // at their current values (an inertia J = 0 of a massless wheel).
+    let loop_vars: Vec<VarIx> = {
+        let mut vs = Vec::new();
+        for &(l, r, _) in &pairs {
+            m.arena.vars_of(l, false, &mut vs);
+            m.arena.vars_of(r, false, &mut vs);
+        }
+        vs.sort_unstable();
+        vs.dedup();
+        vs
+    };
+    let safe_divisors: std::collections::HashSet<VarIx> = loop_vars
+        .into_iter()
+        .filter(|&v| {
+            v != crate::ir::TIME
+                && matches!(m.vars[v as usize].kind, VKind::Parameter | VKind::Constant)
+                && {
+                    let e = m.arena.var(v);
+                    crate::zero_params::parameter_value(m, e) != Some(0.0)
+                }
+        })
+        .collect();
+    let time_invariant = |v: VarIx| safe_divisors.contains(&v);
     let b = algebraic_loop(&mut m.arena, &pairs, &time_invariant);
     stats.after.push(match &b {
-        WBlock::Nonlinear { iteration_vars, .. } | WBlock::TornLinear { iteration_vars, .. } => {
-            iteration_vars.len()
-        }
+        WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
         WBlock::Linear { vars, .. } => vars.len(),
         _ => 1,
     });
@@ -566,22 +576,18 @@ pub fn algebraic_loop(
         .collect();
     if let Some(lin) = linear_loop(a, pairs, &vars, &col) {
         // A linear loop that tears into fewer unknowns, dividing only by constants and
-        // parameters, is solved in that form: a smaller linear system in the tearing
-        // variables, which also stays regular where the full matrix loses its pivots to
-        // coefficients that conditions switch off at times (the quadrant torques of the
-        // friction elements, whose branch not taken drops them).
-        return match tear(a, pairs, &vars, &col, Some(time_invariant)) {
+        // parameters, is solved in that form: with its exact (constant) symbolic Jacobian,
+        // Newton's first step from the current values is the solution, and where coefficients
+        // that conditions switch off leave the system singular but consistent (stuck friction
+        // elements, the quadrant torques of a lossy gear) the nonlinear solver's
+        // minimum-change solution still applies.
+        let torn = tear(a, pairs, &vars, &col, Some(time_invariant));
+        return match torn {
             WBlock::Nonlinear {
-                iteration_vars,
-                inner,
-                residuals,
-                jacobian: Some(jacobian),
-            } if iteration_vars.len() < vars.len() => WBlock::TornLinear {
-                iteration_vars,
-                inner,
-                residuals,
-                jacobian,
-            },
+                ref iteration_vars,
+                jacobian: Some(_),
+                ..
+            } if iteration_vars.len() < vars.len() => torn,
             _ => lin,
         };
     }
