@@ -49,6 +49,8 @@ pub struct NonlinearStep {
     pub res_text: Vec<String>,
     /// Symbolic Jacobian: code computing entries `(row, col, register)`.
     pub jac: Option<JacobianCode>,
+    /// Affine residuals (a torn linear loop): one exact step solves it.
+    pub linear: bool,
 }
 
 pub enum CallTarget {
@@ -683,6 +685,7 @@ impl Compiler<'_> {
                 inner,
                 residuals,
                 jacobian,
+                linear,
             } => {
                 let inner = self.blocks(inner)?;
                 let mut res_code = vec![];
@@ -728,6 +731,7 @@ impl Compiler<'_> {
                     })
                     .collect();
                 Step::Nonlinear(Box::new(NonlinearStep {
+                    linear: *linear,
                     vars,
                     nominal,
                     bounds,

@@ -288,6 +288,12 @@ pub(crate) fn solve_nonlinear(
         last_error: None,
         best: None,
     };
+    if nl.linear {
+        if let Some(x) = linear_step(h, &mut sys, &x_start) {
+            sys.residuals(h, &x);
+            return Ok(());
+        }
+    }
     if let Some(x) = newton(h, &mut sys, &x_start)? {
         sys.residuals(h, &x);
         return Ok(());
@@ -310,6 +316,33 @@ pub(crate) fn solve_nonlinear(
     }
     Err(failure(h, &mut sys, &x_start))
 }
+
+/// A torn linear loop: the residuals are affine in `x`, so `x0 - J⁻¹ r(x0)` is the solution
+/// up to rounding, checked only loosely (rounding in residuals made of large terms would fail
+/// Newton's tight test). `None` when `J` is singular, or when the residuals at the new point
+/// are not small, which happens in event mode when a relation on a loop variable switches
+/// branch between the two points; the general solver then handles the loop (singular but
+/// consistent systems and branch switches included).
+fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<Vec<f64>> {
+    h.count_iteration();
+    let f = sys.residuals(h, x0)?;
+    let j = sys.jacobian(h, x0, &f)?;
+    sys.set_row_scale(&j, x0);
+    let lu = DenseLu::factor(sys.n, j).ok()?;
+    let mut dx: Vec<f64> = f.iter().map(|v| -v).collect();
+    lu.solve(&mut dx);
+    let x: Vec<f64> = x0.iter().zip(&dx).map(|(a, d)| a + d).collect();
+    let f1 = sys.residuals(h, &x)?;
+    if sys.max_scaled(&f1) > LINEAR_STEP_TOL {
+        return None;
+    }
+    // one step of iterative refinement: an ill-conditioned J (stiffly coupled, locked
+    // clutches) leaves more than rounding in the first solution
+    Some(polish(h, sys, x, &f1, &lu))
+}
+
+/// Largest scaled residual accepted after the exact step of a torn linear loop.
+const LINEAR_STEP_TOL: f64 = 1e-6;
 
 /// Start points to retry from when the given ones fail: each variable starting at zero
 /// moves to plus (then minus) its nominal value, projected into its bounds; then the

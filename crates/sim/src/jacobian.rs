@@ -173,11 +173,11 @@ impl FdJacobian {
         for group in &self.colouring.groups {
             self.x_pert.copy_from_slice(x);
             for &j in group {
-                // Step relative to the larger of |x_j| and its error scale, signed like x_j.
-                let scale = x[j]
-                    .abs()
-                    .max(tol.scale(j, 0.0) / tol.rtol.max(1e-300))
-                    .max(1e-8);
+                // Step relative to the larger of |x_j| and its error weight atol + rtol |x_j|
+                // (as DASSL does), signed like x_j: a state far below its absolute
+                // tolerance (Robertson's y2 ~ 1e-13) gets a step of its own size, not one
+                // that swamps its curvature.
+                let scale = x[j].abs().max(tol.scale(j, x[j].abs())).max(1e-300);
                 let mut d = sqrt_eps * scale;
                 if x[j] < 0.0 {
                     d = -d;

@@ -155,11 +155,13 @@ pub fn blocks_text(p: &CausalProgram, blocks: &[Block], indent: usize, out: &mut
                 inner,
                 residuals,
                 jacobian,
+                linear,
             } => {
                 let names: Vec<&str> = iteration_vars.iter().map(|&v| name(p, v)).collect();
                 let _ = writeln!(
                     out,
-                    "{pad}nonlinear system, iteration variables [{}]{}:",
+                    "{pad}{} system, iteration variables [{}]{}:",
+                    if *linear { "torn linear" } else { "nonlinear" },
                     names.join(", "),
                     if jacobian.is_some() {
                         ", symbolic Jacobian"

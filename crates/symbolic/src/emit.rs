@@ -209,6 +209,7 @@ impl Emitter {
                 inner,
                 residuals,
                 jacobian,
+                linear,
             } => {
                 let inner = inner.iter().flat_map(|b| self.block(m, eqs, b)).collect();
                 vec![Block::Nonlinear {
@@ -218,6 +219,7 @@ impl Emitter {
                     jacobian: jacobian
                         .as_ref()
                         .map(|j| j.iter().map(|&(r, c, e)| (r, c, self.expr(m, e))).collect()),
+                    linear: *linear,
                 }]
             }
             WBlock::Unit(e) => self.unit(m, &eqs[*e as usize]),

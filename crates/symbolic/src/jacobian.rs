@@ -169,6 +169,7 @@ impl Builder<'_> {
                 inner,
                 residuals,
                 jacobian,
+                ..
             } => self.nonlinear(
                 iteration_vars,
                 inner,
@@ -304,6 +305,7 @@ impl Builder<'_> {
                 inner: inner_d,
                 residuals: dr,
                 jacobian: None,
+                linear: true,
             }),
         }
         Ok(())

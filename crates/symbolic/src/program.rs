@@ -178,11 +178,15 @@ pub enum Block {
     /// Torn nonlinear system: given values of `iteration_vars`, run `inner` (which computes the
     /// other loop variables), then evaluate `residuals`; Newton drives the residuals to zero.
     /// `jacobian`: symbolic entries d residual_r / d iteration_var_c when available.
+    /// `linear`: the residuals are affine in the iteration variables (a torn linear loop):
+    /// one step `x - J⁻¹ r(x)` is the solution, without a convergence test; the general
+    /// solver is the fallback when `J` is singular.
     Nonlinear {
         iteration_vars: Vec<VarId>,
         inner: Vec<Block>,
         residuals: Vec<PExpr>,
         jacobian: Option<Vec<(u32, u32, PExpr)>>,
+        linear: bool,
     },
     /// `(out1, out2, ...) = f(args)`: a function call with several outputs (or an array
     /// output expanded element-wise). `None` skips an output.

@@ -44,6 +44,8 @@ pub enum WBlock {
         inner: Vec<WBlock>,
         residuals: Vec<ExprId>,
         jacobian: Option<Vec<(u32, u32, ExprId)>>,
+        /// Affine in the iteration variables (see `program::Block::Nonlinear`).
+        linear: bool,
     },
     /// A fixed-causality unit (when, algorithm, multi-output call, assert): equation index.
     Unit(u32),
@@ -465,31 +467,31 @@ fn component_block(
             .with_help("break the loop with pre(...) or with an event-generating relation (relations inside noEvent(...) are evaluated continuously and do not break loops)")]);
     }
     stats.before.push(pairs.len());
-    // Parameters and constants are safe divisors for tearing, except those that are zero
-    // at their current values (an inertia J = 0 of a massless wheel).
-    let loop_vars: Vec<VarIx> = {
-        let mut vs = Vec::new();
-        for &(l, r, _) in &pairs {
-            m.arena.vars_of(l, false, &mut vs);
-            m.arena.vars_of(r, false, &mut vs);
+    // Parameters and constants are safe divisors for tearing; a linear loop, which is
+    // torn only to make it smaller, also avoids those that are zero at their current values
+    // (an inertia J = 0 of a massless wheel).
+    let mut loop_vars = Vec::new();
+    for &(l, r, _) in &pairs {
+        m.arena.vars_of(l, false, &mut loop_vars);
+        m.arena.vars_of(r, false, &mut loop_vars);
+    }
+    loop_vars.sort_unstable();
+    loop_vars.dedup();
+    let mut invariant = std::collections::HashSet::new();
+    let mut nonzero_invariant = std::collections::HashSet::new();
+    for v in loop_vars {
+        if !matches!(m.vars[v as usize].kind, VKind::Parameter | VKind::Constant) {
+            continue;
         }
-        vs.sort_unstable();
-        vs.dedup();
-        vs
-    };
-    let safe_divisors: std::collections::HashSet<VarIx> = loop_vars
-        .into_iter()
-        .filter(|&v| {
-            v != crate::ir::TIME
-                && matches!(m.vars[v as usize].kind, VKind::Parameter | VKind::Constant)
-                && {
-                    let e = m.arena.var(v);
-                    crate::zero_params::parameter_value(m, e) != Some(0.0)
-                }
-        })
-        .collect();
-    let time_invariant = |v: VarIx| safe_divisors.contains(&v);
-    let b = algebraic_loop(&mut m.arena, &pairs, &time_invariant);
+        invariant.insert(v);
+        let e = m.arena.var(v);
+        if crate::zero_params::parameter_value(m, e) != Some(0.0) {
+            nonzero_invariant.insert(v);
+        }
+    }
+    let time_invariant = |v: VarIx| invariant.contains(&v);
+    let nonzero = |v: VarIx| nonzero_invariant.contains(&v);
+    let b = algebraic_loop(&mut m.arena, &pairs, &time_invariant, &nonzero);
     stats.after.push(match &b {
         WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
         WBlock::Linear { vars, .. } => vars.len(),
@@ -567,6 +569,7 @@ pub fn algebraic_loop(
     a: &mut Arena,
     pairs: &[(ExprId, ExprId, VarIx)],
     time_invariant: &dyn Fn(VarIx) -> bool,
+    nonzero_invariant: &dyn Fn(VarIx) -> bool,
 ) -> WBlock {
     let vars: Vec<VarIx> = pairs.iter().map(|p| p.2).collect();
     let col: HashMap<VarIx, u32> = vars
@@ -581,13 +584,20 @@ pub fn algebraic_loop(
         // that conditions switch off leave the system singular but consistent (stuck friction
         // elements, the quadrant torques of a lossy gear) the nonlinear solver's
         // minimum-change solution still applies.
-        let torn = tear(a, pairs, &vars, &col, Some(time_invariant));
-        return match torn {
+        return match tear(a, pairs, &vars, &col, Some(nonzero_invariant)) {
             WBlock::Nonlinear {
-                ref iteration_vars,
-                jacobian: Some(_),
+                iteration_vars,
+                inner,
+                residuals,
+                jacobian: Some(jacobian),
                 ..
-            } if iteration_vars.len() < vars.len() => torn,
+            } if iteration_vars.len() < vars.len() => WBlock::Nonlinear {
+                iteration_vars,
+                inner,
+                residuals,
+                jacobian: Some(jacobian),
+                linear: true,
+            },
             _ => lin,
         };
     }
@@ -869,6 +879,7 @@ fn tear(
         inner,
         residuals,
         jacobian,
+        linear: false,
     }
 }
 

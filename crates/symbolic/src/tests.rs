@@ -239,6 +239,7 @@ fn linear_loop_is_torn_into_fewer_unknowns() {
     let Some(Block::Nonlinear {
         iteration_vars,
         jacobian: Some(jacobian),
+        linear: true,
         ..
     }) = p.blocks.first()
     else {
@@ -292,6 +293,7 @@ fn nonlinear_loop_is_torn_to_one_iteration_variable() {
         inner,
         residuals,
         jacobian,
+        linear: false,
     }) = p.blocks.first()
     else {
         panic!("{}", dump::program_text(&p));

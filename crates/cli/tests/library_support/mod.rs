@@ -115,6 +115,8 @@ pub struct RunStats {
     pub rhs_evaluations: usize,
     /// State events located.
     pub state_events: usize,
+    /// Runs of the symbolic tangent program (Jacobian columns computed exactly).
+    pub tangent_runs: usize,
 }
 
 impl RunStats {
@@ -139,6 +141,10 @@ impl RunStats {
             rejected,
             rhs_evaluations: first_number(field("rhs evaluations:")?)?,
             state_events: first_number(field("events:")?)?,
+            tangent_runs: field("jacobian evaluations:")
+                .and_then(|j| j.split_once('('))
+                .and_then(|(_, r)| first_number(r))
+                .unwrap_or(0),
         })
     }
 }

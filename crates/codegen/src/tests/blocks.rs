@@ -246,6 +246,7 @@ fn circle_hyperbola(jacobian: bool, x0: f64) -> B {
     let jac =
         jacobian.then(|| vec![(0, 0, sub(mul(c(2.0), v(x)), div(c(2.0), pow(v(x), c(3.0)))))]);
     b.p.blocks.push(Block::Nonlinear {
+        linear: false,
         iteration_vars: vec![x],
         inner,
         residuals: vec![residual],
@@ -279,6 +280,7 @@ fn nonlinear_two_variables() {
     let r1 = sub(add(v(x), v(y)), c(3.0));
     let r2 = sub(mul(v(x), v(y)), c(2.0));
     b.p.blocks.push(Block::Nonlinear {
+        linear: false,
         iteration_vars: vec![x, y],
         inner: vec![],
         residuals: vec![r1, r2],
@@ -305,6 +307,7 @@ fn nonlinear_start_at_a_singular_zero_retries_from_nominal() {
         expr: div(c(8.0), v(x)),
     }];
     b.p.blocks.push(Block::Nonlinear {
+        linear: false,
         iteration_vars: vec![x],
         inner,
         residuals: vec![sub(v(y), add(v(x), c(2.0)))],
@@ -327,6 +330,7 @@ fn nonlinear_convergence_is_relative_to_large_unknowns() {
     // ((3x + 1e12) - 1e12)/3 - a: x quantised to multiples of ulp(1e12)/3
     let quantised = div(sub(add(mul(c(3.0), v(x)), c(big)), c(big)), c(3.0));
     b.p.blocks.push(Block::Nonlinear {
+        linear: false,
         iteration_vars: vec![x],
         inner: vec![],
         residuals: vec![sub(quantised, c(1.234567891234e7))],
@@ -347,6 +351,7 @@ fn nonlinear_converged_start_is_polished() {
     b.p.vars[i as usize].start = 5e-11;
     let residual = sub(add(v(i), pow(v(i), c(3.0))), c(2e-13));
     b.p.blocks.push(Block::Nonlinear {
+        linear: false,
         iteration_vars: vec![i],
         inner: vec![],
         residuals: vec![residual],
@@ -372,6 +377,7 @@ fn nonlinear_hysteresis_jumps_to_the_mirrored_branch() {
     );
     let residual = add(sub(sat, mul(c(2.0), v(x))), c(-0.99));
     b.p.blocks.push(Block::Nonlinear {
+        linear: false,
         iteration_vars: vec![x],
         inner: vec![],
         residuals: vec![residual],
@@ -391,6 +397,7 @@ fn nonlinear_failure_names_residuals_and_variables() {
     let r1 = add(pow(v(x), c(2.0)), c(1.0));
     let r2 = sub(v(y), c(2.0));
     b.p.blocks.push(Block::Nonlinear {
+        linear: false,
         iteration_vars: vec![x, y],
         inner: vec![],
         residuals: vec![r1, r2],
@@ -421,6 +428,7 @@ fn nonlinear_failure_names_the_intermediate_that_is_not_finite() {
         expr: div(v(i), v(cap)),
     }];
     b.p.blocks.push(Block::Nonlinear {
+        linear: false,
         iteration_vars: vec![i],
         inner,
         residuals: vec![sub(mul(v(dv), v(i)), c(1.0))],
