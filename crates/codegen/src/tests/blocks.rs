@@ -685,3 +685,28 @@ fn algorithm_outputs_start_from_start_or_pre_values() {
     let m = b2.init(0.0);
     assert_eq!((value(&m, y), value(&m, n)), (10.0, 7.0));
 }
+
+/// A torn linear loop (`linear: true`): large terms in the residuals (a 1e6 offset) leave
+/// rounding that Newton's tight test would reject; the exact step solves it in one iteration.
+/// Singular J falls back to the general solver, which keeps a consistent solution.
+#[test]
+fn torn_linear_block_is_solved_by_one_exact_step() {
+    let mut b = B::new();
+    let x = b.real("x", 0.0);
+    let y = b.real("y", 0.0);
+    // y := 1e6 + 3 x;  residual: 2 y - x - (2e6 + 5) = 0  =>  5 x = 5, x = 1, y = 1e6 + 3
+    b.p.blocks.push(Block::Nonlinear {
+        linear: true,
+        iteration_vars: vec![x],
+        inner: vec![Block::Assign {
+            var: y,
+            expr: add(c(1e6), mul(c(3.0), v(x))),
+        }],
+        residuals: vec![sub(sub(mul(c(2.0), v(y)), v(x)), c(2e6 + 5.0))],
+        jacobian: Some(vec![(0, 0, c(5.0))]),
+    });
+    let m = b.init(0.0);
+    assert!(close(value(&m, x), 1.0, 1e-9), "x = {}", value(&m, x));
+    assert!(close(value(&m, y), 1e6 + 3.0, 1e-9), "y = {}", value(&m, y));
+    assert_eq!(m.stats().nonlinear_iterations, 1, "{:?}", m.stats());
+}
