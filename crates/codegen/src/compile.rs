@@ -504,7 +504,9 @@ fn check_structure(p: &CausalProgram) -> Result<(), String> {
             .chain(j.outputs.iter().flatten())
             .find(|&&v| v as usize >= n)
         {
-            return Err(format!("ODE Jacobian slot {v} out of range ({n} variables)"));
+            return Err(format!(
+                "ODE Jacobian slot {v} out of range ({n} variables)"
+            ));
         }
     }
     Ok(())

@@ -169,7 +169,14 @@ impl Builder<'_> {
                 inner,
                 residuals,
                 jacobian,
-            } => self.nonlinear(iteration_vars, inner, residuals, jacobian.as_deref(), eqs, out),
+            } => self.nonlinear(
+                iteration_vars,
+                inner,
+                residuals,
+                jacobian.as_deref(),
+                eqs,
+                out,
+            ),
             WBlock::Unit(e) => self.unit(&eqs[*e as usize]),
         }
     }
@@ -264,12 +271,11 @@ impl Builder<'_> {
     ) -> Result<(), String> {
         if let Some(&z) = iteration_vars.iter().find(|&&z| !self.differentiable(z)) {
             let name = self.m.var_name(z);
-            return Err(format!("the loop iterating on the discrete variable `{name}`"));
+            return Err(format!(
+                "the loop iterating on the discrete variable `{name}`"
+            ));
         }
-        let dz: Vec<VarIx> = iteration_vars
-            .iter()
-            .map(|&z| self.tangent_of(z))
-            .collect();
+        let dz: Vec<VarIx> = iteration_vars.iter().map(|&z| self.tangent_of(z)).collect();
         let mut inner_d = Vec::new();
         for b in inner {
             self.block(b, eqs, &mut inner_d)?;
@@ -282,10 +288,7 @@ impl Builder<'_> {
             Some(j) => {
                 for &t in &dz {
                     let zero = self.m.arena.zero();
-                    out.push(WBlock::Assign {
-                        var: t,
-                        expr: zero,
-                    });
+                    out.push(WBlock::Assign { var: t, expr: zero });
                 }
                 out.extend(inner_d.iter().cloned());
                 let rhs = dr.iter().map(|&r| self.m.arena.neg(r)).collect();
@@ -333,16 +336,19 @@ impl Builder<'_> {
         }
         let tangent = &self.tangent;
         let depends = inputs.iter().any(|&e| {
-            self.m
-                .arena
-                .any_node(e, &mut |n| matches!(n, Node::Var(v) if tangent.contains_key(v)))
+            self.m.arena.any_node(
+                e,
+                &mut |n| matches!(n, Node::Var(v) if tangent.contains_key(v)),
+            )
         });
         if depends {
             let at = match eq.origin.instance.as_ref() {
                 "" => String::new(),
                 i => format!(" in `{i}`"),
             };
-            return Err(format!("{what}{at} computes continuous variables from the states"));
+            return Err(format!(
+                "{what}{at} computes continuous variables from the states"
+            ));
         }
         Ok(())
     }

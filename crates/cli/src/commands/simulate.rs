@@ -84,7 +84,8 @@ fn parse_solver(s: &str) -> Result<Solver, String> {
 }
 
 fn parse_jacobian(s: &str) -> Result<JacobianMode, String> {
-    JacobianMode::parse(s).ok_or_else(|| format!("unknown Jacobian mode `{s}`; use auto or numeric"))
+    JacobianMode::parse(s)
+        .ok_or_else(|| format!("unknown Jacobian mode `{s}`; use auto or numeric"))
 }
 
 fn parse_param(s: &str) -> Result<(String, f64), String> {

@@ -1,0 +1,144 @@
+//! Derivatives of user functions generated from their algorithms (no `derivative`
+//! annotation): index reduction differentiating a call, and the symbolic ODE Jacobian of a
+//! right-hand side that calls such functions.
+
+mod library_support;
+
+use library_support::{assert_close, moss_command, scratch_dir, simulate_source};
+
+/// `oddPower(x, n) = x*|x|^(n-1)` computed by a loop and a sign correction, so it cannot be
+/// inlined: index reduction of `oddPower(x, 3) = 1 + t` must call its generated derivative.
+const CONSTRAINED_CUBE: &str = r#"
+model ConstrainedCube "x^3 = 1 + t by index reduction: x = (1 + t)^(1/3)"
+  function oddPower "x*|x|^(n-1) by repeated multiplication"
+    input Real x;
+    input Integer n;
+    output Real y;
+  protected
+    Real ax;
+  algorithm
+    ax := abs(x);
+    y := 1;
+    for k in 1:n loop
+      y := y*ax;
+    end for;
+    if x < 0 then
+      y := -y;
+    end if;
+  end oddPower;
+  Real x(start = 1, fixed = true);
+  Real y(start = 1, fixed = true) "the driven coordinate";
+  Real v "velocity of x";
+equation
+  der(x) = v;
+  der(y) = 1;
+  oddPower(x, 3) = y;
+  annotation(experiment(StopTime = 2, Interval = 0.05, Tolerance = 1e-8));
+end ConstrainedCube;
+"#;
+
+#[test]
+fn index_reduction_differentiates_a_function_algorithm() {
+    let run = simulate_source("ConstrainedCube", CONSTRAINED_CUBE, &[]);
+    for t in [0.5, 1.0, 1.5, 2.0] {
+        let exact_x = (1.0f64 + t).powf(1.0 / 3.0);
+        let exact_v = (1.0f64 + t).powf(-2.0 / 3.0) / 3.0;
+        assert_close(&format!("x({t})"), run.at("x", t), exact_x, 1e-5);
+        assert_close(&format!("v({t})"), run.at("v", t), exact_v, 1e-5);
+    }
+}
+
+/// A right-hand side through a function with an if, a for loop, a local and a call of
+/// another algorithm function: `der(x) = -decay(x)`, `decay(x) = x + x^3/3` written out.
+const DECAY: &str = r#"
+model Decay "der(x) = -(x + x^3/3), der(z) = -2 z^2 through algorithm functions"
+  function cube "x^3 by a loop"
+    input Real x;
+    output Real y = 1;
+  algorithm
+    for k in 1:3 loop
+      y := y*x;
+    end for;
+  end cube;
+  function decay
+    input Real x;
+    input Real c[2] "weights of x and x^3";
+    output Real r;
+  protected
+    Real t;
+  algorithm
+    t := cube(x);
+    if c[2] > 0 then
+      r := c[1]*x + c[2]*t;
+    else
+      r := c[1]*x;
+    end if;
+  end decay;
+  function twoSquares "2 u^2 and its double, as two outputs"
+    input Real u;
+    output Real a;
+    output Real b;
+  algorithm
+    a := 2*u^2;
+    b := 2*a;
+  end twoSquares;
+  parameter Real c[2] = {1, 1/3};
+  Real x(start = 1, fixed = true);
+  Real z(start = 1, fixed = true);
+  Real w;
+equation
+  der(x) = -decay(x, c);
+  w = twoSquares(z);
+  der(z) = -w;
+  annotation(experiment(StopTime = 1, Interval = 0.01, Tolerance = 1e-9));
+end Decay;
+"#;
+
+fn translate_report(name: &str, source: &str) -> String {
+    let dir = scratch_dir(name);
+    let file = dir.join(format!("{name}.mo"));
+    std::fs::write(&file, source).expect("writable scratch folder");
+    let out = moss_command()
+        .current_dir(&dir)
+        .arg("translate")
+        .arg(&file)
+        .output()
+        .expect("runs the moss binary");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "moss translate {name} failed:\n{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    text
+}
+
+#[test]
+fn right_hand_side_through_function_algorithms_has_a_symbolic_jacobian() {
+    let report = translate_report("Decay", DECAY);
+    let line = report
+        .lines()
+        .find(|l| l.contains("ODE Jacobian:"))
+        .unwrap_or_else(|| panic!("no Jacobian line in:\n{report}"));
+    assert!(line.contains("2x2"), "{line}");
+    assert!(line.contains("symbolic"), "{line}");
+}
+
+/// The solution of `der(x) = -(x + x^3/3)` is `x^2 = 1 / ((1 + 1/3) e^(2t) - 1/3)` and
+/// that of `der(z) = -2 z^2` is `z = 1 / (1 + 2t)`: the run with the symbolic Jacobian
+/// (BDF uses it) follows them.
+#[test]
+fn stiff_solver_with_generated_jacobian_follows_the_closed_form() {
+    let run = simulate_source("Decay", DECAY, &["--solver", "bdf"]);
+    for t in [0.25f64, 0.5, 1.0] {
+        let x = 1.0 / ((4.0 / 3.0) * (2.0 * t).exp() - 1.0 / 3.0f64).sqrt();
+        assert_close(&format!("x({t})"), run.at("x", t), x, 1e-5);
+        assert_close(
+            &format!("z({t})"),
+            run.at("z", t),
+            1.0 / (1.0 + 2.0 * t),
+            1e-5,
+        );
+    }
+}
