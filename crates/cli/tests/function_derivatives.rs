@@ -142,3 +142,51 @@ fn stiff_solver_with_generated_jacobian_follows_the_closed_form() {
         );
     }
 }
+
+/// `oddPower(x, 3) = y` with `x = cos(t)` given by its own ODE: the acceleration of `y`
+/// needs the constraint differentiated twice, i.e. the derivative of the generated
+/// derivative function.
+const TWICE_DIFFERENTIATED: &str = r#"
+model TwiceDifferentiated "y = x^3 with x = cos(t): ay needs the second derivative"
+  function oddPower "x*|x|^(n-1) by repeated multiplication"
+    input Real x;
+    input Integer n;
+    output Real y;
+  protected
+    Real ax;
+  algorithm
+    ax := abs(x);
+    y := 1;
+    for k in 1:n loop
+      y := y*ax;
+    end for;
+    if x < 0 then
+      y := -y;
+    end if;
+  end oddPower;
+  Real x(start = 1, fixed = true);
+  Real vx(start = 0, fixed = true);
+  Real y;
+  Real vy;
+  Real ay;
+equation
+  der(x) = vx;
+  der(vx) = -x;
+  der(y) = vy;
+  der(vy) = ay;
+  oddPower(x, 3) = y;
+  annotation(experiment(StopTime = 3, Interval = 0.05, Tolerance = 1e-9));
+end TwiceDifferentiated;
+"#;
+
+#[test]
+fn index_three_constraint_uses_the_second_derivative() {
+    let run = simulate_source("TwiceDifferentiated", TWICE_DIFFERENTIATED, &[]);
+    for t in [0.6f64, 1.2, 1.8, 2.4, 3.0] {
+        let (c, s) = (t.cos(), t.sin());
+        assert_close(&format!("y({t})"), run.at("y", t), c * c * c, 1e-5);
+        assert_close(&format!("vy({t})"), run.at("vy", t), -3.0 * c * c * s, 1e-5);
+        let ay = 6.0 * c * s * s - 3.0 * c * c * c;
+        assert_close(&format!("ay({t})"), run.at("ay", t), ay, 1e-4);
+    }
+}

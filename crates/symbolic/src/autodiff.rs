@@ -33,9 +33,16 @@ pub fn derivative_function_name(f: &str) -> String {
     format!("{f}{SUFFIX}")
 }
 
-/// Name of the derivative variable of a function variable.
-fn derivative_var_name(v: &str) -> String {
-    format!("$d{v}")
+/// Name of the derivative variable of a function variable in a derivative function of
+/// order `order`: `$d1_x` in `f.$der`; `$d2_x` and `$d2_$d1_x` in `f.$der.$der` (the order
+/// keeps the names of different orders apart: `$d1_x` is an input of `f.$der.$der` too).
+fn derivative_var_name(order: usize, v: &str) -> String {
+    format!("$d{order}_{v}")
+}
+
+/// Order of the derivative function of `f` (1 for an original function).
+fn order_of_derivative(f: &str) -> usize {
+    f.matches(SUFFIX).count() + 1
 }
 
 /// The result of [`generate_derivatives`].
@@ -163,7 +170,7 @@ impl Generator<'_> {
         if let Some(d) = self.fder.get(f) {
             return Some(d.clone());
         }
-        if !self.tried.insert(f.to_string()) || f.matches(SUFFIX).count() >= MAX_ORDER {
+        if !self.tried.insert(f.to_string()) || order_of_derivative(f) > MAX_ORDER {
             return None;
         }
         let func = self.lookup(f)?.clone();
@@ -199,9 +206,11 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
     for v in f.inputs.iter().chain(&f.outputs).chain(&f.locals) {
         vars.insert(v.name.clone(), v.clone());
     }
+    let order = order_of_derivative(&f.name);
     let mut d = Differ {
         vars,
         loop_vars: Vec::new(),
+        order,
         g,
     };
     let mut inputs = f.inputs.clone();
@@ -209,13 +218,13 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
         f.inputs
             .iter()
             .filter(|v| v.ty == ScalarType::Real)
-            .map(derivative_var),
+            .map(|v| derivative_var(order, v)),
     );
     let outputs: Vec<FunctionVar> = f
         .outputs
         .iter()
         .filter(|v| v.ty == ScalarType::Real)
-        .map(derivative_var)
+        .map(|v| derivative_var(order, v))
         .collect();
     // the outputs of `f` become locals; declaration bindings become leading assignments
     // (in the order `f` initializes them: outputs, then locals) so they get derivatives too
@@ -236,7 +245,7 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
         }
         locals.push(primal);
         if v.ty == ScalarType::Real && !f.outputs.iter().any(|o| o.name == v.name) {
-            locals.push(derivative_var(v));
+            locals.push(derivative_var(order, v));
         }
     }
     body.extend(d.statements(stmts)?);
@@ -255,9 +264,9 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
 }
 
 /// The derivative variable of `v`: same type and dimensions, no binding.
-fn derivative_var(v: &FunctionVar) -> FunctionVar {
+fn derivative_var(order: usize, v: &FunctionVar) -> FunctionVar {
     FunctionVar {
-        name: derivative_var_name(&v.name),
+        name: derivative_var_name(order, &v.name),
         ty: v.ty.clone(),
         dims: v.dims.clone(),
         default: None,
@@ -270,6 +279,8 @@ struct Differ<'g, 'a> {
     vars: HashMap<String, FunctionVar>,
     /// `for` variables in scope (Integer-valued, no derivative).
     loop_vars: Vec<String>,
+    /// Order of the derivative function being built (see [`derivative_var_name`]).
+    order: usize,
     g: &'g mut Generator<'a>,
 }
 
@@ -367,7 +378,7 @@ impl Differ<'_, '_> {
                     return Ok(vec![s.clone()]);
                 }
                 let dtarget = Expr::Var {
-                    name: derivative_var_name(name),
+                    name: derivative_var_name(self.order, name),
                     subscripts: subscripts.clone(),
                 };
                 match self.diff(value)? {
@@ -468,9 +479,10 @@ impl Differ<'_, '_> {
         if real_targets.is_empty() {
             return Ok(vec![s.clone()]);
         }
-        let derivative_target = |t: &Expr| match t {
+        let order = self.order;
+        let derivative_target = move |t: &Expr| match t {
             Expr::Var { name, subscripts } => Expr::Var {
-                name: derivative_var_name(name),
+                name: derivative_var_name(order, name),
                 subscripts: subscripts.clone(),
             },
             other => other.clone(),
@@ -628,7 +640,7 @@ impl Differ<'_, '_> {
             | Expr::Enum { .. }
             | Expr::Range { .. } => None,
             Expr::Var { name, subscripts } => self.is_real_var(name).then(|| Expr::Var {
-                name: derivative_var_name(name),
+                name: derivative_var_name(self.order, name),
                 subscripts: subscripts.clone(),
             }),
             Expr::Time => return Err("`time` in a function".into()),
@@ -1075,6 +1087,7 @@ mod tests {
             .map(|v| (v.name.clone(), v))
             .collect(),
             loop_vars: Vec::new(),
+            order: 1,
             g: &mut g,
         };
         d.diff(e)
@@ -1087,7 +1100,7 @@ mod tests {
             .unwrap_or_else(|why| panic!("{e:?} not differentiable: {why}"))
             .unwrap_or(Expr::Real(0.0));
         let env = |x: f64, y: f64| -> HashMap<String, f64> {
-            [("x", x), ("y", y), ("i", 3.0), ("$dx", dx), ("$dy", dy)]
+            [("x", x), ("y", y), ("i", 3.0), ("$d1_x", dx), ("$d1_y", dy)]
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect()
@@ -1184,7 +1197,7 @@ mod tests {
             assert_eq!(diff_expr(&e), Ok(None), "{e:?}");
         }
         // a Real variable has the derivative variable as its derivative
-        assert_eq!(diff_expr(&x), Ok(Some(v("$dx"))));
+        assert_eq!(diff_expr(&x), Ok(Some(v("$d1_x"))));
         assert!(diff_expr(&f1("der", x)).is_err());
     }
 
@@ -1272,9 +1285,9 @@ mod tests {
         assert_eq!(mask, &vec![true, false]);
         let d = &gen.functions["P.f.$der"];
         let names = |vs: &[FunctionVar]| vs.iter().map(|v| v.name.clone()).collect::<Vec<_>>();
-        assert_eq!(names(&d.inputs), ["x", "n", "$dx"]);
+        assert_eq!(names(&d.inputs), ["x", "n", "$d1_x"]);
         // only the Real output has a derivative; the outputs of f are locals
-        assert_eq!(names(&d.outputs), ["$dy"]);
+        assert_eq!(names(&d.outputs), ["$d1_y"]);
         assert_eq!(names(&d.locals), ["y", "k"]);
         let FunctionBody::Algorithm(body) = &d.body else {
             panic!("algorithm body expected");
@@ -1282,7 +1295,7 @@ mod tests {
         // y := 1 gets a zero derivative after it; the loop body differentiates y := y*x
         // before the assignment; the Integer k gets nothing
         assert_eq!(body[0], assign("y", Expr::Integer(1)));
-        assert_eq!(body[1], assign("$dy", Expr::Real(0.0)));
+        assert_eq!(body[1], assign("$d1_y", Expr::Real(0.0)));
         assert_eq!(body[2], assign("k", Expr::Integer(0)));
         let Statement::For {
             body: loop_body, ..
@@ -1291,12 +1304,20 @@ mod tests {
             panic!("for loop expected, got {:?}", body[3]);
         };
         assert_eq!(loop_body.len(), 2);
-        assert!(matches!(&loop_body[0], Statement::Assign { target, .. } if *target == v("$dy")));
+        assert!(matches!(&loop_body[0], Statement::Assign { target, .. } if *target == v("$d1_y")));
         assert!(matches!(&body[4], Statement::If { .. }));
         // g calls the derivative of f; second derivatives exist too
         assert!(gen.functions.contains_key("P.g.$der"));
         assert!(gen.functions.contains_key("P.f.$der.$der"));
         assert_eq!(gen.fder["P.f.$der"].1, vec![true, false, true]);
+        // the names of the second derivative do not collide with those of the first
+        let dd = &gen.functions["P.f.$der.$der"];
+        let mut all = names(&dd.inputs);
+        all.extend(names(&dd.outputs));
+        all.extend(names(&dd.locals));
+        assert_eq!(names(&dd.inputs), ["x", "n", "$d1_x", "$d2_x", "$d2_$d1_x"]);
+        let distinct: HashSet<&String> = all.iter().collect();
+        assert_eq!(distinct.len(), all.len(), "{all:?}");
         // recursion and an external function without annotation: no derivative
         assert!(!gen.fder.contains_key("P.h"));
         assert!(!gen.fder.contains_key("P.e"));
