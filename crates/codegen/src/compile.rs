@@ -10,7 +10,7 @@ use crate::pretty::expr_to_string;
 use crate::sparse::{SparseSystem, SPARSE_MIN_SIZE};
 use crate::tape::{code_operands_in_bounds, remap_temps, Instr, TapeCompiler};
 use moss_frontend::flat::AssertLevel;
-use moss_symbolic::program::{Block, PExpr, RelOp, ValueType, VarId, VarKind};
+use moss_symbolic::program::{ArithOp, Block, PExpr, RelOp, ValueType, VarId, VarKind};
 use moss_symbolic::CausalProgram;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -31,6 +31,9 @@ pub struct LinearStep {
     pub rhs: Vec<u32>,
     /// Large sparse systems: the pattern (duplicates merged) and, per entry, its position.
     pub sparse: Option<(SparseSystem, Vec<usize>)>,
+    /// Some coefficient is zero in some branch of an if-expression (`if locked then 0 else
+    /// 1`, friction modes): a singular matrix may come from the mode, not from the model.
+    pub mode_dependent: bool,
 }
 
 /// Code computing Jacobian entries, and the entries `(row, col, register)`.
@@ -672,12 +675,14 @@ impl Compiler<'_> {
                     .map(|v| self.check_var(*v))
                     .collect::<Result<_, _>>()?;
                 let sparse = sparse_layout(n, &entries);
+                let mode_dependent = matrix.iter().any(|(_, _, e)| zero_in_some_branch(e));
                 Step::Linear(Box::new(LinearStep {
                     vars,
                     code,
                     entries,
                     rhs,
                     sparse,
+                    mode_dependent,
                 }))
             }
             Block::Nonlinear {
@@ -926,4 +931,19 @@ pub fn pexpr_to_fexpr(
         PExpr::Terminal => FExpr::Terminal,
         PExpr::Sample(id) => FExpr::Sample(*id),
     })
+}
+
+/// Is `e` zero for some choice of the branches of its if-expressions (a zero branch, under
+/// negations, products and quotients)? A constant zero is not: it is zero in every mode.
+fn zero_in_some_branch(e: &PExpr) -> bool {
+    fn zero_in(e: &PExpr, in_branch: bool) -> bool {
+        match e {
+            PExpr::Const(x) => in_branch && *x == 0.0,
+            PExpr::If(_, a, b) => zero_in(a, true) || zero_in(b, true),
+            PExpr::Neg(a) | PExpr::Arith(ArithOp::Div, a, _) => zero_in(a, in_branch),
+            PExpr::Arith(ArithOp::Mul, a, b) => zero_in(a, in_branch) || zero_in(b, in_branch),
+            _ => false,
+        }
+    }
+    zero_in(e, false)
 }

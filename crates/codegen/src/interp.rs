@@ -609,8 +609,12 @@ impl Rt<'_> {
             Ok(()) => Ok(b),
             // not during initialization: there a singular system means unknowns the
             // initial equations leave open (parameters with fixed = false), which must
-            // be reported, not silently kept at their start values
-            Err(why) if !self.m.initial => self.solve_singular_linear(l).ok_or(why),
+            // be reported, not silently kept at their start values; unless the matrix
+            // depends on modes (two locked frictions in series leave the split of the
+            // torque open in that mode only)
+            Err(why) if !self.m.initial || l.mode_dependent => {
+                self.solve_singular_linear(l).ok_or(why)
+            }
             Err(why) => Err(why),
         };
         match solved {

@@ -3,7 +3,7 @@
 
 use crate::alias::{self, AliasOf};
 use crate::emit::Emitter;
-use crate::ir::VarIx;
+use crate::ir::{ExprId, Node, VarIx};
 use crate::jacobian::{self, TangentProgram};
 use crate::model::{Model, VKind};
 use crate::program::{
@@ -12,7 +12,7 @@ use crate::program::{
 };
 use crate::solve::{LoopStats, WBlock};
 use crate::{convert, events, index, init, inline, params, solve, strings, toplevel, zero_params};
-use moss_frontend::flat::StateSelect;
+use moss_frontend::flat::{Function, StateSelect};
 use moss_frontend::FlatModel;
 use moss_syntax::Diagnostic;
 use std::time::Instant;
@@ -390,10 +390,28 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
         samples,
         jacobian_pattern,
         ode_jacobian,
-        functions: flat.functions.clone(),
+        functions: program_functions(m, flat),
         experiment: flat.experiment.clone(),
         report,
     }
+}
+
+/// The functions of the flat model and the generated derivative functions that the program
+/// calls (see [`crate::autodiff`]).
+fn program_functions(m: &Model, flat: &FlatModel) -> std::collections::BTreeMap<String, Function> {
+    let mut functions = flat.functions.clone();
+    if m.arena.generated.is_empty() {
+        return functions;
+    }
+    let called = (0..m.arena.len()).filter_map(|e| match m.arena.node(e as ExprId) {
+        Node::Call(f, _) if m.arena.generated.contains_key(f.as_ref()) => Some(f.to_string()),
+        _ => None,
+    });
+    functions.extend(crate::autodiff::referenced_generated_functions(
+        &m.arena.generated,
+        called,
+    ));
+    functions
 }
 
 /// The symbolic ODE Jacobian (see [`crate::jacobian`]), or why there is none.

@@ -76,6 +76,9 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
     }
     let helpers = std::mem::take(&mut c.helper_eqs);
     c.m.eqs.extend(helpers);
+    // after the equations: functions without a `derivative` annotation are inlined by
+    // conversion where possible, which beats calling a generated derivative
+    c.generate_function_derivatives();
     group_call_outputs(&mut c.m.eqs, &c.m.arena);
     make_when_assigned_discrete(&mut c.m);
     bind_defined_inputs(&mut c.m, &flat.sources);
@@ -291,6 +294,23 @@ impl<'a> Conv<'a> {
             &fder,
         ));
         self.m.arena.fder = std::sync::Arc::new(fder);
+    }
+
+    /// Derivatives of the algorithm functions without a `derivative` annotation
+    /// ([`crate::autodiff`]), registered with the annotated ones.
+    fn generate_function_derivatives(&mut self) {
+        let annotated = (*self.m.arena.fder).clone();
+        let generated = crate::autodiff::generate_derivatives(&self.flat.functions, &annotated);
+        let mut fder = annotated;
+        fder.extend(generated.fder);
+        self.m.arena.fder_outputs =
+            std::sync::Arc::new(crate::autodiff::derivative_output_indices(
+                &self.flat.functions,
+                &generated.functions,
+                &fder,
+            ));
+        self.m.arena.fder = std::sync::Arc::new(fder);
+        self.m.arena.generated = std::sync::Arc::new(generated.functions);
     }
 
     /// Some libraries put `derivative(order=2) = f_der2` on the first derivative `f_der`

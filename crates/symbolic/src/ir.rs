@@ -147,6 +147,12 @@ pub struct Arena {
     /// User function -> (derivative function, which inputs get a derivative argument), from
     /// `derivative` annotations; used by every differentiation.
     pub fder: Arc<HashMap<String, (String, Vec<bool>)>>,
+    /// For the functions of `fder`: the derivative output of each output (`None`: not Real),
+    /// for the derivative of output `i` of a multi-output call.
+    pub fder_outputs: Arc<HashMap<String, Vec<Option<u32>>>>,
+    /// Derivative functions generated from algorithms ([`crate::autodiff`]); those called
+    /// by the final program are added to its functions.
+    pub generated: Arc<std::collections::BTreeMap<String, moss_frontend::flat::Function>>,
     /// Simple functions that keep their calls through index reduction (for their
     /// `derivative` annotations) but are inlined after it; see [`crate::inline`].
     pub late_inline: Arc<std::collections::BTreeMap<String, moss_frontend::flat::Function>>,
@@ -869,12 +875,42 @@ impl Arena {
                 }
                 self.intern(Node::Array(d.into_boxed_slice()))
             }
-            Node::CallOutput(..) => {
-                return Err("a function with several outputs".to_string());
-            }
+            Node::CallOutput(c, i) => self.diff_call_output(c, i, leaf, fder, memo)?,
         };
         memo.insert(e, r);
         Ok(r)
+    }
+
+    /// Output `i` of a call `f(args)`: output `k` of the derivative call, `k` being the
+    /// position of output `i` among the Real outputs of `f`.
+    fn diff_call_output(
+        &mut self,
+        c: ExprId,
+        i: u32,
+        leaf: &mut dyn FnMut(&mut Arena, VarIx) -> Option<ExprId>,
+        fder: &HashMap<String, (String, Vec<bool>)>,
+        memo: &mut HashMap<ExprId, ExprId>,
+    ) -> Result<ExprId, String> {
+        let Node::Call(f, _) = self.node(c).clone() else {
+            return Err("a function with several outputs".to_string());
+        };
+        if !fder.contains_key(f.as_ref()) {
+            return Err(f.to_string());
+        }
+        let k = match self.fder_outputs.get(f.as_ref()) {
+            Some(ix) => match ix.get(i as usize) {
+                Some(Some(k)) => *k,
+                // a discrete output: no derivative
+                Some(None) => return Ok(self.zero()),
+                None => return Err(f.to_string()),
+            },
+            None => i,
+        };
+        let dc = self.diff(c, leaf, fder, memo)?;
+        if self.is_zero_value(dc) {
+            return Ok(self.zero());
+        }
+        Ok(self.intern(Node::CallOutput(dc, k)))
     }
 
     fn diff_call(

@@ -178,7 +178,7 @@ impl Builder<'_> {
                 eqs,
                 out,
             ),
-            WBlock::Unit(e) => self.unit(&eqs[*e as usize]),
+            WBlock::Unit(e) => self.unit(&eqs[*e as usize], out),
         }
     }
 
@@ -313,7 +313,17 @@ impl Builder<'_> {
 
     /// Units with fixed causality: only those with continuous outputs that depend on the
     /// states matter (when-equations and effects do nothing in continuous mode).
-    fn unit(&mut self, eq: &SEq) -> Result<(), String> {
+    fn unit(&mut self, eq: &SEq, out: &mut Vec<WBlock>) -> Result<(), String> {
+        if let EqBody::Call {
+            outputs,
+            func,
+            args,
+        } = &eq.body
+        {
+            if self.m.arena.fder.contains_key(func) {
+                return self.call_unit(outputs, func, args, out);
+            }
+        }
         let (outputs, inputs, what): (Vec<VarIx>, Vec<ExprId>, String) = match &eq.body {
             EqBody::Call {
                 outputs,
@@ -351,6 +361,33 @@ impl Builder<'_> {
             return Err(format!(
                 "{what}{at} computes continuous variables from the states"
             ));
+        }
+        Ok(())
+    }
+}
+
+impl Builder<'_> {
+    /// `(v_0, v_1, ...) = f(args)` with a derivative of `f`: each tangent `$d(v_i)` is output
+    /// `i` of the derivative call (the IR maps it to the right output of the derivative
+    /// function).
+    fn call_unit(
+        &mut self,
+        outputs: &[Option<VarIx>],
+        func: &str,
+        args: &[ExprId],
+        out: &mut Vec<WBlock>,
+    ) -> Result<(), String> {
+        let call = self.m.arena.intern(Node::Call(
+            std::sync::Arc::from(func),
+            args.to_vec().into_boxed_slice(),
+        ));
+        for (i, v) in outputs.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            if !self.differentiable(v) {
+                continue;
+            }
+            let value = self.m.arena.intern(Node::CallOutput(call, i as u32));
+            self.assign(v, value, out)?;
         }
         Ok(())
     }

@@ -5,7 +5,9 @@
 //! 1. [`convert`]: flat model -> working [`model::Model`] over the hash-consed expression
 //!    IR [`ir`] (constant folding, simplification, differentiation); event operators
 //!    (`edge`, `change`, `sample`, `noEvent`, step functions), if-equations, when-equations,
-//!    algorithms, multi-output calls; inlining of simple functions ([`inline`]). String
+//!    algorithms, multi-output calls; inlining of simple functions ([`inline`]);
+//!    derivative functions generated from the algorithms of functions without a
+//!    `derivative` annotation ([`autodiff`]). String
 //!    parameters are folded into their uses and leave the numeric program ([`strings`]).
 //!    [`events`] adds the hidden when-condition slots; [`toplevel`] grounds top-level
 //!    connectors whose potential the model leaves undetermined.
@@ -25,6 +27,7 @@
 
 pub mod alias;
 pub mod api;
+pub mod autodiff;
 #[doc(hidden)]
 pub mod bench_support;
 pub mod convert;

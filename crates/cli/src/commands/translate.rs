@@ -202,6 +202,7 @@ mod tests {
         assert!(text.contains("index before reduction: 1"), "{text}");
         assert!(text.contains("algebraic loops: none"), "{text}");
         assert!(text.contains("alias elimination"), "{text}");
+        // der(s_i) = v_i: 3 entries; der(v_i) reads s_(i-1), s_i, s_(i+1): 2 + 3 + 2
         assert!(
             text.contains("ODE Jacobian: 6x6, 10 structural nonzeros, symbolic"),
             "{text}"

@@ -232,6 +232,41 @@ fn consistent_singular_linear_block_keeps_current_values() {
     );
 }
 
+/// Two frictions in series, both stuck at the start: `sa1 - sa2 = 0` holds for any split,
+/// and the row that would fix it is multiplied by `if locked then 0 else 1`. In that mode the
+/// initialization keeps the undetermined unknown at its start value; the same singular
+/// matrix without the mode dependence is an error there (an unknown the initial equations
+/// leave open).
+fn stuck_pair(mode_dependent: bool) -> (B, VarId, VarId) {
+    let mut b = B::new();
+    let locked = b.discrete("locked", ValueType::Boolean, 1.0);
+    let t1 = b.real("friction1.sa", 0.0);
+    let t2 = b.real("friction2.sa", 0.75);
+    let coef = if mode_dependent {
+        ite(v(locked), c(0.0), c(1.0))
+    } else {
+        c(0.0)
+    };
+    b.p.init_blocks.push(Block::Linear {
+        vars: vec![t1, t2],
+        matrix: vec![(0, 0, c(1.0)), (0, 1, c(-1.0)), (1, 1, coef)],
+        rhs: vec![c(0.0), c(0.0)],
+    });
+    (b, t1, t2)
+}
+
+#[test]
+fn mode_dependent_singular_linear_block_initializes() {
+    let (b, t1, t2) = stuck_pair(true);
+    let m = b.init(0.0);
+    assert!(close(value(&m, t1), 0.75, 1e-12), "{}", value(&m, t1));
+    assert!(close(value(&m, t2), 0.75, 1e-12), "{}", value(&m, t2));
+    let (b, _, _) = stuck_pair(false);
+    let mut m = b.build();
+    let e = m.initialize(0.0).expect_err("singular without modes");
+    assert!(e.to_string().contains("singular linear system"), "{e}");
+}
+
 /// x^2 + y^2 = 4, y = 1/x (torn: y computed by the inner block).
 fn circle_hyperbola(jacobian: bool, x0: f64) -> B {
     let mut b = B::new();

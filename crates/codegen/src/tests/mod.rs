@@ -1,6 +1,7 @@
 //! Tests on hand-built causal programs (the symbolic stage is developed separately).
 
 mod blocks;
+mod derivatives;
 mod events;
 mod functions;
 

@@ -1,0 +1,294 @@
+//! Derivatives of user functions generated from their algorithms (no `derivative`
+//! annotation): index reduction differentiating a call, and the symbolic ODE Jacobian of a
+//! right-hand side that calls such functions.
+
+mod library_support;
+
+use library_support::{assert_close, moss_command, scratch_dir, simulate_source};
+
+/// `oddPower(x, n) = x*|x|^(n-1)` computed by a loop and a sign correction, so it cannot be
+/// inlined: index reduction of `oddPower(x, 3) = 1 + t` must call its generated derivative.
+const CONSTRAINED_CUBE: &str = r#"
+model ConstrainedCube "x^3 = 1 + t by index reduction: x = (1 + t)^(1/3)"
+  function oddPower "x*|x|^(n-1) by repeated multiplication"
+    input Real x;
+    input Integer n;
+    output Real y;
+  protected
+    Real ax;
+  algorithm
+    ax := abs(x);
+    y := 1;
+    for k in 1:n loop
+      y := y*ax;
+    end for;
+    if x < 0 then
+      y := -y;
+    end if;
+  end oddPower;
+  Real x(start = 1, fixed = true);
+  Real y(start = 1, fixed = true) "the driven coordinate";
+  Real v "velocity of x";
+equation
+  der(x) = v;
+  der(y) = 1;
+  oddPower(x, 3) = y;
+  annotation(experiment(StopTime = 2, Interval = 0.05, Tolerance = 1e-8));
+end ConstrainedCube;
+"#;
+
+#[test]
+fn index_reduction_differentiates_a_function_algorithm() {
+    let run = simulate_source("ConstrainedCube", CONSTRAINED_CUBE, &[]);
+    for t in [0.5, 1.0, 1.5, 2.0] {
+        let exact_x = (1.0f64 + t).powf(1.0 / 3.0);
+        let exact_v = (1.0f64 + t).powf(-2.0 / 3.0) / 3.0;
+        assert_close(&format!("x({t})"), run.at("x", t), exact_x, 1e-5);
+        assert_close(&format!("v({t})"), run.at("v", t), exact_v, 1e-5);
+    }
+}
+
+/// A right-hand side through a function with an if, a for loop, a local and a call of
+/// another algorithm function: `der(x) = -decay(x)`, `decay(x) = x + x^3/3` written out.
+const DECAY: &str = r#"
+model Decay "der(x) = -(x + x^3/3), der(z) = -2 z^2 through algorithm functions"
+  function cube "x^3 by a loop"
+    input Real x;
+    output Real y = 1;
+  algorithm
+    for k in 1:3 loop
+      y := y*x;
+    end for;
+  end cube;
+  function decay
+    input Real x;
+    input Real c[2] "weights of x and x^3";
+    output Real r;
+  protected
+    Real t;
+  algorithm
+    t := cube(x);
+    if c[2] > 0 then
+      r := c[1]*x + c[2]*t;
+    else
+      r := c[1]*x;
+    end if;
+  end decay;
+  function twoSquares "2 u^2 and its double, as two outputs"
+    input Real u;
+    output Real a;
+    output Real b;
+  algorithm
+    a := 2*u^2;
+    b := 2*a;
+  end twoSquares;
+  parameter Real c[2] = {1, 1/3};
+  Real x(start = 1, fixed = true);
+  Real z(start = 1, fixed = true);
+  Real w;
+equation
+  der(x) = -decay(x, c);
+  w = twoSquares(z);
+  der(z) = -w;
+  annotation(experiment(StopTime = 1, Interval = 0.01, Tolerance = 1e-9));
+end Decay;
+"#;
+
+fn translate_report(name: &str, source: &str) -> String {
+    let dir = scratch_dir(name);
+    let file = dir.join(format!("{name}.mo"));
+    std::fs::write(&file, source).expect("writable scratch folder");
+    let out = moss_command()
+        .current_dir(&dir)
+        .arg("translate")
+        .arg(&file)
+        .output()
+        .expect("runs the moss binary");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "moss translate {name} failed:\n{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    text
+}
+
+#[test]
+fn right_hand_side_through_function_algorithms_has_a_symbolic_jacobian() {
+    let report = translate_report("Decay", DECAY);
+    let line = report
+        .lines()
+        .find(|l| l.contains("ODE Jacobian:"))
+        .unwrap_or_else(|| panic!("no Jacobian line in:\n{report}"));
+    assert!(line.contains("2x2"), "{line}");
+    assert!(line.contains("symbolic"), "{line}");
+}
+
+/// The solution of `der(x) = -(x + x^3/3)` is `x^2 = 1 / ((1 + 1/3) e^(2t) - 1/3)` and
+/// that of `der(z) = -2 z^2` is `z = 1 / (1 + 2t)`: the run with the symbolic Jacobian
+/// (BDF uses it) follows them.
+#[test]
+fn stiff_solver_with_generated_jacobian_follows_the_closed_form() {
+    let run = simulate_source("Decay", DECAY, &["--solver", "bdf"]);
+    for t in [0.25f64, 0.5, 1.0] {
+        let x = 1.0 / ((4.0 / 3.0) * (2.0 * t).exp() - 1.0 / 3.0f64).sqrt();
+        assert_close(&format!("x({t})"), run.at("x", t), x, 1e-5);
+        assert_close(
+            &format!("z({t})"),
+            run.at("z", t),
+            1.0 / (1.0 + 2.0 * t),
+            1e-5,
+        );
+    }
+}
+
+/// `oddPower(x, 3) = y` with `x = cos(t)` given by its own ODE: the acceleration of `y`
+/// needs the constraint differentiated twice, i.e. the derivative of the generated
+/// derivative function.
+const TWICE_DIFFERENTIATED: &str = r#"
+model TwiceDifferentiated "y = x^3 with x = cos(t): ay needs the second derivative"
+  function oddPower "x*|x|^(n-1) by repeated multiplication"
+    input Real x;
+    input Integer n;
+    output Real y;
+  protected
+    Real ax;
+  algorithm
+    ax := abs(x);
+    y := 1;
+    for k in 1:n loop
+      y := y*ax;
+    end for;
+    if x < 0 then
+      y := -y;
+    end if;
+  end oddPower;
+  Real x(start = 1, fixed = true);
+  Real vx(start = 0, fixed = true);
+  Real y;
+  Real vy;
+  Real ay;
+equation
+  der(x) = vx;
+  der(vx) = -x;
+  der(y) = vy;
+  der(vy) = ay;
+  oddPower(x, 3) = y;
+  annotation(experiment(StopTime = 3, Interval = 0.05, Tolerance = 1e-9));
+end TwiceDifferentiated;
+"#;
+
+#[test]
+fn index_three_constraint_uses_the_second_derivative() {
+    let run = simulate_source("TwiceDifferentiated", TWICE_DIFFERENTIATED, &[]);
+    for t in [0.6f64, 1.2, 1.8, 2.4, 3.0] {
+        let (c, s) = (t.cos(), t.sin());
+        assert_close(&format!("y({t})"), run.at("y", t), c * c * c, 1e-5);
+        assert_close(&format!("vy({t})"), run.at("vy", t), -3.0 * c * c * s, 1e-5);
+        let ay = 6.0 * c * s * s - 3.0 * c * c * c;
+        assert_close(&format!("ay({t})"), run.at("ay", t), ay, 1e-4);
+    }
+}
+
+/// A multi-output function whose outputs feed the right-hand side (a call unit), and the
+/// table interpolation that replaces table blocks (a matrix input).
+const MULTI_OUTPUT: &str = r#"
+model PolarDrift "a multi-output call and a table lookup in the right-hand side"
+  function polar "radius and angle of (x, y), and a count"
+    input Real x;
+    input Real y;
+    output Real r;
+    output Integer n;
+    output Real phi;
+  algorithm
+    r := sqrt(x^2 + y^2);
+    n := 0;
+    for k in 1:3 loop
+      n := n + 1;
+    end for;
+    phi := atan2(y, x);
+  end polar;
+  parameter Real table[3, 2] = [0, 0; 1, 2; 2, 3];
+  Real x(start = 1, fixed = true);
+  Real y(start = 0.2, fixed = true);
+  Real r;
+  Integer n;
+  Real phi;
+equation
+  (r, n, phi) = polar(x, y);
+  der(x) = -y*r - 0.1*x*phi - MossTables.interpolate(table, 2, y, 1, 2);
+  der(y) = x*r*n;
+end PolarDrift;
+"#;
+
+/// The program of the last class of `source`, flattened and translated by the library.
+fn translate_in_process(name: &str, source: &str) -> moss_symbolic::CausalProgram {
+    let dir = scratch_dir(name);
+    let file = dir.join(format!("{name}.mo"));
+    std::fs::write(&file, source).expect("writable scratch folder");
+    let opts = moss_frontend::LoadOptions {
+        libs: Vec::new(),
+        use_modelicapath: false,
+        use_bundled: false,
+    };
+    let flat = moss_frontend::flatten_model(&opts, &file.to_string_lossy())
+        .unwrap_or_else(|e| panic!("{name} does not flatten: {:?}", e.diagnostics));
+    let _ = std::fs::remove_dir_all(&dir);
+    moss_symbolic::translate(&flat.model)
+        .unwrap_or_else(|e| panic!("{name} does not translate: {e:?}"))
+}
+
+/// Every column of the symbolic Jacobian (tangent program through the generated derivative
+/// functions) against central differences of the right-hand side, at a few states.
+fn check_jacobian_against_differences(name: &str, source: &str, points: &[Vec<f64>]) {
+    use moss_codegen::ExecutableModel;
+    let program = translate_in_process(name, source);
+    let mut m = moss_codegen::Interpreter::new(program).expect("compiles");
+    assert!(m.has_symbolic_jacobian(), "{name}: no symbolic Jacobian");
+    m.initialize(0.0).expect("initializes");
+    for x in points {
+        let n = x.len();
+        let rhs = |m: &mut moss_codegen::Interpreter, x: &[f64]| {
+            let mut dx = vec![0.0; n];
+            m.derivatives(0.0, x, &mut dx).expect("right-hand side");
+            dx
+        };
+        for j in 0..n {
+            let h = 1e-6 * (1.0 + x[j].abs());
+            let (mut up, mut down) = (x.clone(), x.clone());
+            up[j] += h;
+            down[j] -= h;
+            let (fu, fd) = (rhs(&mut m, &up), rhs(&mut m, &down));
+            let mut seed = vec![0.0; n];
+            seed[j] = 1.0;
+            let mut column = vec![0.0; n];
+            rhs(&mut m, x);
+            m.jacobian_times(0.0, x, &seed, &mut column)
+                .expect("tangent program runs");
+            for i in 0..n {
+                let difference = (fu[i] - fd[i]) / (2.0 * h);
+                assert!(
+                    (column[i] - difference).abs() <= 1e-6 * (1.0 + difference.abs()),
+                    "{name} at {x:?}: J[{i}][{j}] = {} symbolic, {difference} by differences",
+                    column[i]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn generated_derivatives_give_the_jacobian_of_the_right_hand_side() {
+    check_jacobian_against_differences(
+        "Decay",
+        DECAY,
+        &[vec![1.0, 1.0], vec![-0.7, 0.4], vec![2.5, -1.3]],
+    );
+    // y away from the table's breakpoints 0, 1, 2 (the interpolation has kinks there)
+    check_jacobian_against_differences(
+        "PolarDrift",
+        MULTI_OUTPUT,
+        &[vec![1.0, 0.2], vec![-0.6, 1.4], vec![0.3, 2.7]],
+    );
+}

@@ -1,0 +1,1357 @@
+//! Derivatives of user functions by differentiating their algorithm (forward mode, source
+//! transformation), for the functions that have no `derivative` annotation.
+//!
+//! For `f(u1, .., un)` with an algorithm body, `f.$der` takes the inputs of `f` followed by
+//! one derivative input `$du` per Real input, and returns the derivatives of the Real
+//! outputs of `f` (in order). Its body is the body of `f` where every assignment `v := e` of
+//! a Real variable is preceded by `$dv := Σ ∂e/∂w · $dw` (the assignment reads the old
+//! values, so the derivative is computed first). Control flow is kept: relations are
+//! constants for differentiation, as everywhere in moss. The outputs of `f` become locals.
+//!
+//! The derivative functions are registered like `derivative` annotations (every Real input
+//! gets a derivative argument), so index reduction and the symbolic ODE Jacobian
+//! differentiate calls of such functions; the generated functions that end up called reach
+//! the causal program ([`referenced_generated_functions`]).
+
+use moss_frontend::flat::{
+    BinaryOp, Expr, Function, FunctionBody, FunctionVar, ScalarType, Statement, Subscript, UnaryOp,
+};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Function name -> (derivative function, which inputs get a derivative argument).
+pub type DerivativeMap = HashMap<String, (String, Vec<bool>)>;
+
+/// Suffix of a generated derivative function (`$` cannot appear in a Modelica name).
+const SUFFIX: &str = ".$der";
+
+/// Derivatives of derivatives are generated up to this order (second derivatives are
+/// needed by index-3 systems).
+const MAX_ORDER: usize = 2;
+
+/// Name of the generated derivative of `f`.
+pub fn derivative_function_name(f: &str) -> String {
+    format!("{f}{SUFFIX}")
+}
+
+/// Name of the derivative variable of a function variable in a derivative function of
+/// order `order`: `$d1_x` in `f.$der`; `$d2_x` and `$d2_$d1_x` in `f.$der.$der` (the order
+/// keeps the names of different orders apart: `$d1_x` is an input of `f.$der.$der` too).
+fn derivative_var_name(order: usize, v: &str) -> String {
+    format!("$d{order}_{v}")
+}
+
+/// Order of the derivative function of `f` (1 for an original function).
+fn order_of_derivative(f: &str) -> usize {
+    f.matches(SUFFIX).count() + 1
+}
+
+/// The result of [`generate_derivatives`].
+#[derive(Default)]
+pub struct Generated {
+    /// The generated derivative functions by name.
+    pub functions: BTreeMap<String, Function>,
+    /// Entries to add to the derivative map (the generated functions, all Real inputs
+    /// differentiated).
+    pub fder: DerivativeMap,
+}
+
+/// For each function of `fder` (annotated or generated), the index of the derivative output
+/// of each of its outputs (`None` for outputs that are not Real). The derivative function
+/// returns the derivatives of the Real outputs, in order.
+pub fn derivative_output_indices(
+    functions: &BTreeMap<String, Function>,
+    generated: &BTreeMap<String, Function>,
+    fder: &DerivativeMap,
+) -> HashMap<String, Vec<Option<u32>>> {
+    let mut out = HashMap::new();
+    for f in fder.keys() {
+        let Some(func) = functions.get(f).or_else(|| generated.get(f)) else {
+            continue;
+        };
+        let mut k = 0u32;
+        let ix = func
+            .outputs
+            .iter()
+            .map(|o| {
+                (o.ty == ScalarType::Real).then(|| {
+                    k += 1;
+                    k - 1
+                })
+            })
+            .collect();
+        out.insert(f.clone(), ix);
+    }
+    out
+}
+
+/// Generate the derivative of every function with an algorithm body that `annotated` (the
+/// `derivative` annotations) does not cover, and of those derivatives (up to
+/// [`MAX_ORDER`]). Functions whose algorithm cannot be differentiated get none.
+pub fn generate_derivatives(
+    functions: &BTreeMap<String, Function>,
+    annotated: &DerivativeMap,
+) -> Generated {
+    let mut g = Generator {
+        base: functions,
+        fder: annotated.clone(),
+        out: BTreeMap::new(),
+        tried: HashSet::new(),
+    };
+    for name in functions.keys() {
+        g.derivative_of(name);
+    }
+    let first: Vec<String> = g.out.keys().cloned().collect();
+    for name in first {
+        g.derivative_of(&name);
+    }
+    let fder = g
+        .fder
+        .into_iter()
+        .filter(|(f, _)| !annotated.contains_key(f))
+        .collect();
+    Generated {
+        functions: g.out,
+        fder,
+    }
+}
+
+/// The generated functions called (directly or through other generated functions) by the
+/// calls named in `called`.
+pub fn referenced_generated_functions(
+    generated: &BTreeMap<String, Function>,
+    called: impl IntoIterator<Item = String>,
+) -> BTreeMap<String, Function> {
+    let mut out = BTreeMap::new();
+    let mut stack: Vec<String> = called.into_iter().collect();
+    while let Some(name) = stack.pop() {
+        if out.contains_key(&name) {
+            continue;
+        }
+        let Some(f) = generated.get(&name) else {
+            continue;
+        };
+        if let FunctionBody::Algorithm(stmts) = &f.body {
+            for s in stmts {
+                statement_calls(s, &mut stack);
+            }
+        }
+        out.insert(name, f.clone());
+    }
+    out
+}
+
+fn statement_calls(s: &Statement, out: &mut Vec<String>) {
+    let mut s = s.clone();
+    moss_frontend::walk::statement_exprs_mut(&mut s, &mut |e| {
+        moss_frontend::walk::visit(e, &mut |x| {
+            if let Expr::Call { func, .. } = x {
+                out.push(func.clone());
+            }
+        });
+    });
+}
+
+struct Generator<'a> {
+    base: &'a BTreeMap<String, Function>,
+    fder: DerivativeMap,
+    out: BTreeMap<String, Function>,
+    /// Functions whose generation was started (cycle protection: a recursive function has
+    /// no generated derivative).
+    tried: HashSet<String>,
+}
+
+impl Generator<'_> {
+    fn lookup(&self, name: &str) -> Option<&Function> {
+        self.base.get(name).or_else(|| self.out.get(name))
+    }
+
+    /// The derivative of `f` (annotated, or generated now), if there is one.
+    fn derivative_of(&mut self, f: &str) -> Option<(String, Vec<bool>)> {
+        if let Some(d) = self.fder.get(f) {
+            return Some(d.clone());
+        }
+        if !self.tried.insert(f.to_string()) || order_of_derivative(f) > MAX_ORDER {
+            return None;
+        }
+        let func = self.lookup(f)?.clone();
+        let d = differentiate_function(&func, self).ok()?;
+        let mask = func
+            .inputs
+            .iter()
+            .map(|i| i.ty == ScalarType::Real)
+            .collect();
+        let entry = (d.name.clone(), mask);
+        self.fder.insert(f.to_string(), entry.clone());
+        self.out.insert(d.name.clone(), d);
+        Some(entry)
+    }
+}
+
+/// Can `f` be differentiated by this module at all (before looking at its statements)?
+fn is_candidate(f: &Function) -> bool {
+    matches!(f.body, FunctionBody::Algorithm(_))
+        && !f.is_impure
+        && f.outputs.iter().any(|o| o.ty == ScalarType::Real)
+}
+
+/// The derivative function of `f` (see the module documentation).
+fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, String> {
+    if !is_candidate(f) {
+        return Err(format!("`{}` is not a pure algorithm function", f.name));
+    }
+    let FunctionBody::Algorithm(stmts) = &f.body else {
+        return Err(format!("`{}` has no algorithm", f.name));
+    };
+    let mut vars = HashMap::new();
+    for v in f.inputs.iter().chain(&f.outputs).chain(&f.locals) {
+        vars.insert(v.name.clone(), v.clone());
+    }
+    let order = order_of_derivative(&f.name);
+    let mut d = Differ {
+        vars,
+        loop_vars: Vec::new(),
+        order,
+        g,
+    };
+    let mut inputs = f.inputs.clone();
+    inputs.extend(
+        f.inputs
+            .iter()
+            .filter(|v| v.ty == ScalarType::Real)
+            .map(|v| derivative_var(order, v)),
+    );
+    let outputs: Vec<FunctionVar> = f
+        .outputs
+        .iter()
+        .filter(|v| v.ty == ScalarType::Real)
+        .map(|v| derivative_var(order, v))
+        .collect();
+    // the outputs of `f` become locals; declaration bindings become leading assignments
+    // (in the order `f` initializes them: outputs, then locals) so they get derivatives too
+    let mut locals = Vec::new();
+    let mut body = Vec::new();
+    for v in f.outputs.iter().chain(&f.locals) {
+        let mut primal = v.clone();
+        if let Some(value) = primal.default.take() {
+            let s = Statement::Assign {
+                target: Expr::Var {
+                    name: v.name.clone(),
+                    subscripts: Vec::new(),
+                },
+                value,
+                origin: f.origin.clone(),
+            };
+            body.extend(d.statement(&s)?);
+        }
+        locals.push(primal);
+        if v.ty == ScalarType::Real && !f.outputs.iter().any(|o| o.name == v.name) {
+            locals.push(derivative_var(order, v));
+        }
+    }
+    body.extend(d.statements(stmts)?);
+    Ok(Function {
+        name: derivative_function_name(&f.name),
+        inputs,
+        outputs,
+        locals,
+        body: FunctionBody::Algorithm(body),
+        derivatives: Vec::new(),
+        inline: false,
+        smooth_order: None,
+        is_impure: false,
+        origin: f.origin.clone(),
+    })
+}
+
+/// The derivative variable of `v`: same type and dimensions, no binding.
+fn derivative_var(order: usize, v: &FunctionVar) -> FunctionVar {
+    FunctionVar {
+        name: derivative_var_name(order, &v.name),
+        ty: v.ty.clone(),
+        dims: v.dims.clone(),
+        default: None,
+    }
+}
+
+/// The differentiator of one function body.
+struct Differ<'g, 'a> {
+    /// Inputs, outputs and locals of the function by name.
+    vars: HashMap<String, FunctionVar>,
+    /// `for` variables in scope (Integer-valued, no derivative).
+    loop_vars: Vec<String>,
+    /// Order of the derivative function being built (see [`derivative_var_name`]).
+    order: usize,
+    g: &'g mut Generator<'a>,
+}
+
+fn real(x: f64) -> Expr {
+    Expr::Real(x)
+}
+
+fn bin(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr {
+    Expr::Binary {
+        op,
+        lhs: Box::new(lhs),
+        rhs: Box::new(rhs),
+    }
+}
+
+fn call(func: &str, args: Vec<Expr>) -> Expr {
+    Expr::Call {
+        func: func.to_string(),
+        args,
+    }
+}
+
+fn neg(e: Expr) -> Expr {
+    Expr::Unary {
+        op: UnaryOp::Neg,
+        arg: Box::new(e),
+    }
+}
+
+/// Sum of two optional derivatives (`None` is zero).
+fn add(a: Option<Expr>, b: Option<Expr>, op: BinaryOp) -> Option<Expr> {
+    match (a, b) {
+        (None, x) | (x, None) => x,
+        (Some(a), Some(b)) => Some(bin(op, a, b)),
+    }
+}
+
+/// `a - b` of optional derivatives.
+fn sub(a: Option<Expr>, b: Option<Expr>, op: BinaryOp) -> Option<Expr> {
+    match (a, b) {
+        (a, None) => a,
+        (None, Some(b)) => Some(neg(b)),
+        (Some(a), Some(b)) => Some(bin(op, a, b)),
+    }
+}
+
+/// `factor .* d` for an optional derivative `d` (element-wise, so it also applies to the
+/// vectorized calls of scalar built-ins).
+fn chain(factor: Expr, d: Option<Expr>) -> Option<Expr> {
+    d.map(|d| bin(BinaryOp::ElemMul, factor, d))
+}
+
+/// Element-wise (`.`) form of an arithmetic operator.
+fn elementwise(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Add => BinaryOp::ElemAdd,
+        BinaryOp::Sub => BinaryOp::ElemSub,
+        BinaryOp::Mul => BinaryOp::ElemMul,
+        BinaryOp::Div => BinaryOp::ElemDiv,
+        BinaryOp::Pow => BinaryOp::ElemPow,
+        other => other,
+    }
+}
+
+/// Is `e` a literal number (Integer or Real)?
+fn literal(e: &Expr) -> Option<f64> {
+    match e {
+        Expr::Real(x) => Some(*x),
+        Expr::Integer(i) => Some(*i as f64),
+        _ => None,
+    }
+}
+
+impl Differ<'_, '_> {
+    fn statements(&mut self, stmts: &[Statement]) -> Result<Vec<Statement>, String> {
+        let mut out = Vec::with_capacity(2 * stmts.len());
+        for s in stmts {
+            out.extend(self.statement(s)?);
+        }
+        Ok(out)
+    }
+
+    /// The statement with its derivative statements.
+    fn statement(&mut self, s: &Statement) -> Result<Vec<Statement>, String> {
+        Ok(match s {
+            Statement::Assign {
+                target,
+                value,
+                origin,
+            } => {
+                let Expr::Var { name, subscripts } = target else {
+                    return Err("assignment to something that is not a variable".into());
+                };
+                if !self.is_real_var(name) {
+                    return Ok(vec![s.clone()]);
+                }
+                let dtarget = Expr::Var {
+                    name: derivative_var_name(self.order, name),
+                    subscripts: subscripts.clone(),
+                };
+                match self.diff(value)? {
+                    // computed before the assignment, which may overwrite what it reads
+                    Some(dv) => vec![
+                        Statement::Assign {
+                            target: dtarget,
+                            value: dv,
+                            origin: origin.clone(),
+                        },
+                        s.clone(),
+                    ],
+                    // a zero of the target's size, known after the assignment
+                    None => vec![
+                        s.clone(),
+                        Statement::Assign {
+                            target: dtarget,
+                            value: self.zero_like(target)?,
+                            origin: origin.clone(),
+                        },
+                    ],
+                }
+            }
+            Statement::TupleAssign {
+                targets,
+                value,
+                origin,
+            } => self.tuple_assign(s, targets, value, origin)?,
+            Statement::If {
+                branches,
+                else_,
+                origin,
+            } => {
+                let mut bs = Vec::with_capacity(branches.len());
+                for (c, body) in branches {
+                    bs.push((c.clone(), self.statements(body)?));
+                }
+                vec![Statement::If {
+                    branches: bs,
+                    else_: self.statements(else_)?,
+                    origin: origin.clone(),
+                }]
+            }
+            Statement::For {
+                var,
+                range,
+                body,
+                origin,
+            } => {
+                self.loop_vars.push(var.clone());
+                let body = self.statements(body);
+                self.loop_vars.pop();
+                vec![Statement::For {
+                    var: var.clone(),
+                    range: range.clone(),
+                    body: body?,
+                    origin: origin.clone(),
+                }]
+            }
+            Statement::While {
+                condition,
+                body,
+                origin,
+            } => vec![Statement::While {
+                condition: condition.clone(),
+                body: self.statements(body)?,
+                origin: origin.clone(),
+            }],
+            Statement::Assert { .. }
+            | Statement::Terminate { .. }
+            | Statement::Call { .. }
+            | Statement::Return { .. }
+            | Statement::Break { .. } => vec![s.clone()],
+            Statement::When { .. } | Statement::Reinit { .. } => {
+                return Err("when/reinit in a function".into())
+            }
+        })
+    }
+
+    /// `(a, , b) := f(x)`: `($da, , $db) := f.$der(x, $dx)` first (the call may read the
+    /// targets), with zeros after the assignment when the arguments have no derivative.
+    fn tuple_assign(
+        &mut self,
+        s: &Statement,
+        targets: &[Option<Expr>],
+        value: &Expr,
+        origin: &moss_frontend::flat::Origin,
+    ) -> Result<Vec<Statement>, String> {
+        let Expr::Call { func, args } = value else {
+            return Err("tuple assignment of something that is not a call".into());
+        };
+        let real_targets: Vec<(usize, &Expr)> = targets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.as_ref().map(|t| (i, t)))
+            .filter(|(_, t)| matches!(t, Expr::Var { name, .. } if self.is_real_var(name)))
+            .collect();
+        if real_targets.is_empty() {
+            return Ok(vec![s.clone()]);
+        }
+        let order = self.order;
+        let derivative_target = move |t: &Expr| match t {
+            Expr::Var { name, subscripts } => Expr::Var {
+                name: derivative_var_name(order, name),
+                subscripts: subscripts.clone(),
+            },
+            other => other.clone(),
+        };
+        let Some(dcall) = self.diff_user_call(func, args)? else {
+            let mut out = vec![s.clone()];
+            for (_, t) in real_targets {
+                out.push(Statement::Assign {
+                    target: derivative_target(t),
+                    value: self.zero_like(t)?,
+                    origin: origin.clone(),
+                });
+            }
+            return Ok(out);
+        };
+        let callee = self
+            .g
+            .lookup(func)
+            .ok_or_else(|| format!("unknown function `{func}`"))?;
+        let index = output_derivative_indices(callee);
+        let n = index.iter().flatten().count();
+        let mut dtargets = vec![None; n];
+        for (i, t) in real_targets {
+            if let Some(Some(k)) = index.get(i) {
+                dtargets[*k] = Some(derivative_target(t));
+            }
+        }
+        Ok(vec![
+            Statement::TupleAssign {
+                targets: dtargets,
+                value: dcall,
+                origin: origin.clone(),
+            },
+            s.clone(),
+        ])
+    }
+
+    fn is_real_var(&self, name: &str) -> bool {
+        !self.loop_vars.iter().any(|v| v == name)
+            && self
+                .vars
+                .get(name)
+                .is_some_and(|v| v.ty == ScalarType::Real)
+    }
+
+    /// A zero of the size of `e`: `0.0`, or `fill(0.0, size(e, 1), ...)`.
+    fn zero_like(&self, e: &Expr) -> Result<Expr, String> {
+        let n = self
+            .ndims(e)
+            .ok_or_else(|| "an expression of unknown dimensions".to_string())?;
+        if n == 0 {
+            return Ok(real(0.0));
+        }
+        let mut args = vec![real(0.0)];
+        for k in 1..=n {
+            args.push(call("size", vec![e.clone(), Expr::Integer(k as i64)]));
+        }
+        Ok(call("fill", args))
+    }
+
+    /// `d` or a zero of the size of `e` when `d` is `None`.
+    fn or_zero(&self, d: Option<Expr>, e: &Expr) -> Result<Expr, String> {
+        match d {
+            Some(d) => Ok(d),
+            None => self.zero_like(e),
+        }
+    }
+
+    /// Number of dimensions of the value of `e` (`None` when unknown).
+    fn ndims(&self, e: &Expr) -> Option<usize> {
+        match e {
+            Expr::Real(_)
+            | Expr::Integer(_)
+            | Expr::Boolean(_)
+            | Expr::String(_)
+            | Expr::Enum { .. }
+            | Expr::Time => Some(0),
+            Expr::Var { name, subscripts } => {
+                let declared = match self.vars.get(name) {
+                    Some(v) if !self.loop_vars.contains(name) => v.dims.len(),
+                    _ => 0,
+                };
+                let mut n = declared;
+                for s in subscripts {
+                    if let Subscript::Index(x) = s {
+                        if self.ndims(x)? == 0 {
+                            n = n.checked_sub(1)?;
+                        }
+                    }
+                }
+                Some(n)
+            }
+            Expr::Unary { arg, .. } => self.ndims(arg),
+            Expr::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.ndims(lhs)?, self.ndims(rhs)?);
+                Some(match op {
+                    BinaryOp::Mul => match (a, b) {
+                        (0, n) | (n, 0) => n,
+                        (1, 1) => 0,
+                        (1, 2) | (2, 1) => 1,
+                        _ => 2,
+                    },
+                    BinaryOp::Div | BinaryOp::Pow => a,
+                    _ => a.max(b),
+                })
+            }
+            Expr::Call { func, args } => self.call_ndims(func, args),
+            Expr::If { branches, else_ } => match branches.first() {
+                Some((_, v)) => self.ndims(v),
+                None => self.ndims(else_),
+            },
+            Expr::Array(items) => Some(1 + items.first().map_or(Some(0), |x| self.ndims(x))?),
+            Expr::Range { .. } => Some(1),
+            Expr::Tuple(_) => None,
+            Expr::CallOutput { call, index } => {
+                let Expr::Call { func, .. } = call.as_ref() else {
+                    return None;
+                };
+                Some(self.g.lookup(func)?.outputs.get(*index)?.dims.len())
+            }
+        }
+    }
+
+    fn call_ndims(&self, func: &str, args: &[Expr]) -> Option<usize> {
+        let first = || args.first().map_or(Some(0), |a| self.ndims(a));
+        match func {
+            "size" if args.len() == 1 => Some(1),
+            "size" | "ndims" | "sum" | "product" | "scalar" | "min" | "max"
+                if args.len() <= 1 || func == "size" =>
+            {
+                Some(0)
+            }
+            "fill" => Some(first()? + args.len() - 1),
+            "zeros" | "ones" => Some(args.len()),
+            "identity" | "diagonal" | "skew" | "outerProduct" | "transpose" | "symmetric"
+            | "matrix" => Some(2),
+            "linspace" | "vector" | "cross" => Some(1),
+            "cat" => args.get(1).and_then(|a| self.ndims(a)),
+            "smooth" => args.get(1).and_then(|a| self.ndims(a)),
+            _ => match self.g.lookup(func) {
+                Some(f) => Some(f.outputs.first()?.dims.len()),
+                None => first(),
+            },
+        }
+    }
+
+    /// The derivative of `e` (`None` when it is structurally zero: literals, Integer and
+    /// Boolean expressions, variables that are not Real).
+    fn diff(&mut self, e: &Expr) -> Result<Option<Expr>, String> {
+        Ok(match e {
+            Expr::Real(_)
+            | Expr::Integer(_)
+            | Expr::Boolean(_)
+            | Expr::String(_)
+            | Expr::Enum { .. }
+            | Expr::Range { .. } => None,
+            Expr::Var { name, subscripts } => self.is_real_var(name).then(|| Expr::Var {
+                name: derivative_var_name(self.order, name),
+                subscripts: subscripts.clone(),
+            }),
+            Expr::Time => return Err("`time` in a function".into()),
+            Expr::Unary { op, arg } => match op {
+                UnaryOp::Neg => self.diff(arg)?.map(neg),
+                UnaryOp::Not => None,
+            },
+            Expr::Binary { op, lhs, rhs } => self.diff_binary(*op, lhs, rhs)?,
+            Expr::Call { func, args } => self.diff_call(func, args)?,
+            Expr::If { branches, else_ } => {
+                let mut ds = Vec::with_capacity(branches.len());
+                for (_, v) in branches {
+                    ds.push(self.diff(v)?);
+                }
+                let de = self.diff(else_)?;
+                if de.is_none() && ds.iter().all(Option::is_none) {
+                    return Ok(None);
+                }
+                let mut out = Vec::with_capacity(branches.len());
+                for ((c, v), d) in branches.iter().zip(ds) {
+                    out.push((c.clone(), self.or_zero(d, v)?));
+                }
+                Some(Expr::If {
+                    branches: out,
+                    else_: Box::new(self.or_zero(de, else_)?),
+                })
+            }
+            Expr::Array(items) => {
+                let mut ds = Vec::with_capacity(items.len());
+                for x in items {
+                    ds.push(self.diff(x)?);
+                }
+                if ds.iter().all(Option::is_none) {
+                    return Ok(None);
+                }
+                let mut out = Vec::with_capacity(items.len());
+                for (x, d) in items.iter().zip(ds) {
+                    out.push(self.or_zero(d, x)?);
+                }
+                Some(Expr::Array(out))
+            }
+            Expr::Tuple(_) => return Err("a tuple inside an expression".into()),
+            Expr::CallOutput { call, index } => {
+                let Expr::Call { func, args } = call.as_ref() else {
+                    return Err("output selection of something that is not a call".into());
+                };
+                let callee = self
+                    .g
+                    .lookup(func)
+                    .ok_or_else(|| format!("unknown function `{func}`"))?;
+                let Some(Some(k)) = output_derivative_indices(callee).get(*index).copied() else {
+                    return Ok(None);
+                };
+                self.diff_user_call(func, args)?.map(|c| Expr::CallOutput {
+                    call: Box::new(c),
+                    index: k,
+                })
+            }
+        })
+    }
+
+    fn diff_binary(&mut self, op: BinaryOp, a: &Expr, b: &Expr) -> Result<Option<Expr>, String> {
+        use BinaryOp::*;
+        if matches!(op, And | Or | Lt | Le | Gt | Ge | Eq | Ne) {
+            return Ok(None);
+        }
+        let (da, db) = (self.diff(a)?, self.diff(b)?);
+        if da.is_none() && db.is_none() {
+            return Ok(None);
+        }
+        Ok(match op {
+            Add | ElemAdd => add(da, db, op),
+            Sub | ElemSub => sub(da, db, op),
+            // the product rule holds for matrix products too (bilinear)
+            Mul | ElemMul => add(
+                da.map(|d| bin(op, d, b.clone())),
+                db.map(|d| bin(op, a.clone(), d)),
+                elementwise(Add),
+            ),
+            Div | ElemDiv => {
+                // d(a/b) = da/b - a*db/(b*b)
+                let eop = elementwise(op);
+                let t2 = db.map(|d| {
+                    bin(
+                        eop,
+                        bin(elementwise(Mul), a.clone(), d),
+                        bin(ElemMul, b.clone(), b.clone()),
+                    )
+                });
+                sub(da.map(|d| bin(op, d, b.clone())), t2, ElemSub)
+            }
+            Pow | ElemPow => {
+                if op == Pow && self.ndims(a) != Some(0) {
+                    return Err("power of a matrix".into());
+                }
+                // d(a^b) = b*a^(b-1)*da + a^b*log(a)*db
+                let t1 = da.map(|d| {
+                    let (coef, exponent) = match literal(b) {
+                        Some(c) => (real(c), real(c - 1.0)),
+                        None => (b.clone(), bin(Sub, b.clone(), real(1.0))),
+                    };
+                    let p = bin(ElemPow, a.clone(), exponent);
+                    bin(ElemMul, bin(ElemMul, coef, p), d)
+                });
+                let t2 = db.map(|d| {
+                    let p = bin(ElemPow, a.clone(), b.clone());
+                    bin(ElemMul, bin(ElemMul, p, call("log", vec![a.clone()])), d)
+                });
+                add(t1, t2, ElemAdd)
+            }
+            And | Or | Lt | Le | Gt | Ge | Eq | Ne => None,
+        })
+    }
+
+    fn diff_call(&mut self, func: &str, args: &[Expr]) -> Result<Option<Expr>, String> {
+        if !moss_frontend::flat::BUILTINS.contains(&func) {
+            let first_is_real = self
+                .g
+                .lookup(func)
+                .and_then(|f| f.outputs.first())
+                .is_some_and(|o| o.ty == ScalarType::Real);
+            // otherwise an Integer, Boolean, String or enumeration value
+            return match first_is_real {
+                true => self.diff_user_call(func, args),
+                false => Ok(None),
+            };
+        }
+        let mut ds = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            ds.push(match func {
+                // piecewise constant values, and arguments that are sizes or flags
+                "size" | "ndims" | "zeros" | "ones" | "identity" | "String" | "Boolean"
+                | "Integer" | "integer" | "div" | "floor" | "ceil" | "sign" => None,
+                "fill" if i > 0 => None,
+                _ => self.diff(a)?,
+            });
+        }
+        if ds.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let x = args.first().cloned().unwrap_or(real(0.0));
+        let dx = ds.first().cloned().flatten();
+        let two = || real(2.0);
+        let one = || real(1.0);
+        let sq = |e: Expr| bin(BinaryOp::ElemMul, e.clone(), e);
+        let div = |a: Expr, b: Expr| bin(BinaryOp::ElemDiv, a, b);
+        let all = |s: &Self, ds: Vec<Option<Expr>>| -> Result<Vec<Expr>, String> {
+            ds.into_iter()
+                .zip(args)
+                .map(|(d, a)| s.or_zero(d, a))
+                .collect()
+        };
+        Ok(match (func, args.len()) {
+            ("sin", 1) => chain(call("cos", vec![x]), dx),
+            ("cos", 1) => chain(neg(call("sin", vec![x])), dx),
+            ("tan", 1) => chain(div(one(), sq(call("cos", vec![x]))), dx),
+            ("exp", 1) => chain(call("exp", vec![x]), dx),
+            ("log", 1) => chain(div(one(), x), dx),
+            ("log10", 1) => chain(
+                div(
+                    one(),
+                    bin(BinaryOp::ElemMul, x, real(std::f64::consts::LN_10)),
+                ),
+                dx,
+            ),
+            ("sqrt", 1) => chain(
+                div(one(), bin(BinaryOp::ElemMul, two(), call("sqrt", vec![x]))),
+                dx,
+            ),
+            ("asin", 1) => chain(
+                div(
+                    one(),
+                    call("sqrt", vec![bin(BinaryOp::ElemSub, one(), sq(x))]),
+                ),
+                dx,
+            ),
+            ("acos", 1) => chain(
+                neg(div(
+                    one(),
+                    call("sqrt", vec![bin(BinaryOp::ElemSub, one(), sq(x))]),
+                )),
+                dx,
+            ),
+            ("atan", 1) => chain(div(one(), bin(BinaryOp::ElemAdd, one(), sq(x))), dx),
+            ("atan2", 2) => {
+                // d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
+                let (y, xx) = (&args[0], &args[1]);
+                let den = bin(BinaryOp::ElemAdd, sq(xx.clone()), sq(y.clone()));
+                let num = sub(
+                    chain(xx.clone(), ds[0].clone()),
+                    chain(y.clone(), ds[1].clone()),
+                    BinaryOp::ElemSub,
+                );
+                num.map(|n| div(n, den))
+            }
+            ("sinh", 1) => chain(call("cosh", vec![x]), dx),
+            ("cosh", 1) => chain(call("sinh", vec![x]), dx),
+            ("tanh", 1) => chain(bin(BinaryOp::ElemSub, one(), sq(call("tanh", vec![x]))), dx),
+            // d|x| = sign(x) dx (0 at the kink, like the subgradient midpoint)
+            ("abs", 1) => chain(call("sign", vec![x]), dx),
+            ("min", 2) | ("max", 2) => {
+                if self.ndims(&args[0]) != Some(0) {
+                    return Err(format!("{func} of arrays"));
+                }
+                let op = if func == "min" {
+                    BinaryOp::Le
+                } else {
+                    BinaryOp::Ge
+                };
+                let c = bin(op, args[0].clone(), args[1].clone());
+                let mut ds = all(self, ds)?;
+                let d1 = ds.pop().unwrap_or(real(0.0));
+                let d0 = ds.pop().unwrap_or(real(0.0));
+                Some(Expr::If {
+                    branches: vec![(c, d0)],
+                    else_: Box::new(d1),
+                })
+            }
+            ("Real", 1)
+            | ("noEvent", 1)
+            | ("sum", 1)
+            | ("scalar", 1)
+            | ("vector", 1)
+            | ("matrix", 1)
+            | ("transpose", 1)
+            | ("symmetric", 1)
+            | ("diagonal", 1)
+            | ("skew", 1) => dx.map(|d| call(func, vec![d])),
+            ("smooth", 2) => ds[1].clone(),
+            ("homotopy", 2) => dx,
+            // mod(x, y) = x - floor(x/y)*y, rem(x, y) = x - div(x, y)*y (piecewise)
+            ("mod", 2) | ("rem", 2) => {
+                let q = if func == "mod" {
+                    call("floor", vec![div(args[0].clone(), args[1].clone())])
+                } else {
+                    call("div", args.to_vec())
+                };
+                sub(dx, chain(q, ds[1].clone()), BinaryOp::ElemSub)
+            }
+            ("fill", _) => dx.map(|d| {
+                let mut a = vec![d];
+                a.extend(args[1..].iter().cloned());
+                call("fill", a)
+            }),
+            ("linspace", 3) => {
+                let mut a = all(self, ds[..2].to_vec())?;
+                a.push(args[2].clone());
+                Some(call("linspace", a))
+            }
+            ("cat", _) if args.len() >= 2 => {
+                let mut a = vec![args[0].clone()];
+                a.extend(all(self, ds)?.into_iter().skip(1));
+                Some(call("cat", a))
+            }
+            ("cross", 2) | ("outerProduct", 2) => add(
+                ds[0].clone().map(|d| call(func, vec![d, args[1].clone()])),
+                ds[1].clone().map(|d| call(func, vec![args[0].clone(), d])),
+                BinaryOp::ElemAdd,
+            ),
+            _ => return Err(format!("built-in `{func}` cannot be differentiated here")),
+        })
+    }
+
+    /// The derivative of the (first output of the) call `func(args)` of a user function:
+    /// its derivative function with the derivatives of the differentiated inputs appended.
+    fn diff_user_call(&mut self, func: &str, args: &[Expr]) -> Result<Option<Expr>, String> {
+        let (fd, mask) = self
+            .g
+            .derivative_of(func)
+            .ok_or_else(|| format!("function `{func}` has no derivative"))?;
+        let mut dargs = Vec::new();
+        for (a, m) in args.iter().zip(&mask) {
+            if *m {
+                dargs.push((self.diff(a)?, a));
+            }
+        }
+        if dargs.iter().all(|(d, _)| d.is_none()) {
+            return Ok(None);
+        }
+        let mut new_args = args.to_vec();
+        for (d, a) in dargs {
+            new_args.push(self.or_zero(d, a)?);
+        }
+        Ok(Some(call(&fd, new_args)))
+    }
+}
+
+/// For each output of `f`, the index of its derivative among the outputs of the derivative
+/// function (the Real outputs, in order).
+fn output_derivative_indices(f: &Function) -> Vec<Option<usize>> {
+    let mut k = 0;
+    f.outputs
+        .iter()
+        .map(|o| {
+            (o.ty == ScalarType::Real).then(|| {
+                k += 1;
+                k - 1
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use moss_frontend::flat::Origin;
+
+    fn v(name: &str) -> Expr {
+        Expr::Var {
+            name: name.into(),
+            subscripts: Vec::new(),
+        }
+    }
+
+    fn f1(func: &str, a: Expr) -> Expr {
+        call(func, vec![a])
+    }
+
+    fn scalar(name: &str, ty: ScalarType) -> FunctionVar {
+        FunctionVar {
+            name: name.into(),
+            ty,
+            dims: Vec::new(),
+            default: None,
+        }
+    }
+
+    fn assign(name: &str, value: Expr) -> Statement {
+        Statement::Assign {
+            target: v(name),
+            value,
+            origin: Origin::default(),
+        }
+    }
+
+    fn function(
+        name: &str,
+        inputs: Vec<FunctionVar>,
+        outputs: Vec<FunctionVar>,
+        body: Vec<Statement>,
+    ) -> Function {
+        Function {
+            name: name.into(),
+            inputs,
+            outputs,
+            locals: Vec::new(),
+            body: FunctionBody::Algorithm(body),
+            derivatives: Vec::new(),
+            inline: false,
+            smooth_order: None,
+            is_impure: false,
+            origin: Origin::default(),
+        }
+    }
+
+    /// Scalar evaluation of the expressions these tests differentiate.
+    fn eval(e: &Expr, env: &HashMap<String, f64>) -> f64 {
+        use BinaryOp::*;
+        let b = |x: bool| if x { 1.0 } else { 0.0 };
+        match e {
+            Expr::Real(x) => *x,
+            Expr::Integer(i) => *i as f64,
+            Expr::Var { name, .. } => env[name],
+            Expr::Unary { op, arg } => match op {
+                UnaryOp::Neg => -eval(arg, env),
+                UnaryOp::Not => b(eval(arg, env) == 0.0),
+            },
+            Expr::Binary { op, lhs, rhs } => {
+                let (x, y) = (eval(lhs, env), eval(rhs, env));
+                match op {
+                    Add | ElemAdd => x + y,
+                    Sub | ElemSub => x - y,
+                    Mul | ElemMul => x * y,
+                    Div | ElemDiv => x / y,
+                    Pow | ElemPow => x.powf(y),
+                    Lt => b(x < y),
+                    Le => b(x <= y),
+                    Gt => b(x > y),
+                    Ge => b(x >= y),
+                    Eq => b(x == y),
+                    Ne => b(x != y),
+                    And => b(x != 0.0 && y != 0.0),
+                    Or => b(x != 0.0 || y != 0.0),
+                }
+            }
+            Expr::If { branches, else_ } => {
+                for (c, x) in branches {
+                    if eval(c, env) != 0.0 {
+                        return eval(x, env);
+                    }
+                }
+                eval(else_, env)
+            }
+            Expr::Call { func, args } => {
+                let a: Vec<f64> = args.iter().map(|x| eval(x, env)).collect();
+                match func.as_str() {
+                    "sin" => a[0].sin(),
+                    "cos" => a[0].cos(),
+                    "tan" => a[0].tan(),
+                    "exp" => a[0].exp(),
+                    "log" => a[0].ln(),
+                    "log10" => a[0].log10(),
+                    "sqrt" => a[0].sqrt(),
+                    "asin" => a[0].asin(),
+                    "acos" => a[0].acos(),
+                    "atan" => a[0].atan(),
+                    "atan2" => a[0].atan2(a[1]),
+                    "sinh" => a[0].sinh(),
+                    "cosh" => a[0].cosh(),
+                    "tanh" => a[0].tanh(),
+                    "abs" => a[0].abs(),
+                    "sign" => a[0].signum(),
+                    "min" => a[0].min(a[1]),
+                    "max" => a[0].max(a[1]),
+                    "floor" => a[0].floor(),
+                    "div" => (a[0] / a[1]).trunc(),
+                    "mod" => a[0] - (a[0] / a[1]).floor() * a[1],
+                    "rem" => a[0] - (a[0] / a[1]).trunc() * a[1],
+                    "noEvent" | "Real" => a[0],
+                    "smooth" => a[1],
+                    other => panic!("no evaluation of `{other}` in this test"),
+                }
+            }
+            other => panic!("no evaluation of {other:?} in this test"),
+        }
+    }
+
+    /// Differentiate `e` over Real `x`, `y` and Integer `i` with no user functions.
+    fn diff_expr(e: &Expr) -> Result<Option<Expr>, String> {
+        let functions = BTreeMap::new();
+        let mut g = Generator {
+            base: &functions,
+            fder: DerivativeMap::new(),
+            out: BTreeMap::new(),
+            tried: HashSet::new(),
+        };
+        let mut d = Differ {
+            vars: [
+                scalar("x", ScalarType::Real),
+                scalar("y", ScalarType::Real),
+                scalar("i", ScalarType::Integer),
+            ]
+            .into_iter()
+            .map(|v| (v.name.clone(), v))
+            .collect(),
+            loop_vars: Vec::new(),
+            order: 1,
+            g: &mut g,
+        };
+        d.diff(e)
+    }
+
+    /// The directional derivative along (dx, dy) against a central difference.
+    fn check_against_difference(e: &Expr, x: f64, y: f64) {
+        let (dx, dy) = (0.3, -0.7);
+        let d = diff_expr(e)
+            .unwrap_or_else(|why| panic!("{e:?} not differentiable: {why}"))
+            .unwrap_or(Expr::Real(0.0));
+        let env = |x: f64, y: f64| -> HashMap<String, f64> {
+            [("x", x), ("y", y), ("i", 3.0), ("$d1_x", dx), ("$d1_y", dy)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect()
+        };
+        let h = 1e-6;
+        let fd = (eval(e, &env(x + h * dx, y + h * dy)) - eval(e, &env(x - h * dx, y - h * dy)))
+            / (2.0 * h);
+        let exact = eval(&d, &env(x, y));
+        assert!(
+            (exact - fd).abs() <= 1e-6 * (1.0 + fd.abs()),
+            "{e:?} at ({x}, {y}): derivative {exact}, finite difference {fd}"
+        );
+    }
+
+    #[test]
+    fn scalar_rules_agree_with_finite_differences() {
+        use BinaryOp::*;
+        let (x, y, i) = (v("x"), v("y"), v("i"));
+        let cases = vec![
+            bin(
+                Add,
+                bin(Mul, f1("sin", x.clone()), y.clone()),
+                bin(Div, x.clone(), y.clone()),
+            ),
+            bin(
+                Sub,
+                f1("cos", bin(Mul, x.clone(), y.clone())),
+                f1("tan", x.clone()),
+            ),
+            bin(Mul, f1("exp", x.clone()), f1("log", y.clone())),
+            bin(Add, f1("log10", y.clone()), f1("sqrt", y.clone())),
+            bin(
+                Add,
+                f1("asin", bin(Div, x.clone(), Expr::Integer(4))),
+                f1("acos", bin(Div, y.clone(), Expr::Integer(5))),
+            ),
+            bin(
+                Add,
+                f1("atan", x.clone()),
+                call("atan2", vec![y.clone(), x.clone()]),
+            ),
+            bin(
+                Add,
+                f1("sinh", x.clone()),
+                bin(Mul, f1("cosh", y.clone()), f1("tanh", x.clone())),
+            ),
+            bin(Pow, x.clone(), Expr::Integer(3)),
+            bin(Pow, y.clone(), x.clone()),
+            bin(Pow, Expr::Real(2.0), bin(Mul, x.clone(), i.clone())),
+            bin(Mul, f1("abs", x.clone()), f1("sign", y.clone())),
+            call("min", vec![x.clone(), y.clone()]),
+            call("max", vec![bin(Mul, x.clone(), x.clone()), y.clone()]),
+            neg(call(
+                "smooth",
+                vec![Expr::Integer(1), f1("noEvent", x.clone())],
+            )),
+            call(
+                "mod",
+                vec![bin(Mul, Expr::Integer(7), x.clone()), y.clone()],
+            ),
+            call(
+                "rem",
+                vec![bin(Mul, Expr::Integer(7), x.clone()), y.clone()],
+            ),
+            bin(Add, x.clone(), f1("floor", bin(Mul, x.clone(), y.clone()))),
+            Expr::If {
+                branches: vec![(
+                    bin(Gt, x.clone(), y.clone()),
+                    bin(Mul, x.clone(), y.clone()),
+                )],
+                else_: Box::new(Expr::Real(1.0)),
+            },
+        ];
+        for e in &cases {
+            for (x0, y0) in [(0.7, 1.9), (-0.4, 2.3), (1.3, 0.6)] {
+                check_against_difference(e, x0, y0);
+            }
+        }
+    }
+
+    #[test]
+    fn integer_boolean_and_step_expressions_have_no_derivative() {
+        use BinaryOp::*;
+        let (x, y, i) = (v("x"), v("y"), v("i"));
+        for e in [
+            bin(Mul, i.clone(), Expr::Integer(2)),
+            bin(Lt, x.clone(), y.clone()),
+            f1("floor", x.clone()),
+            call("div", vec![x.clone(), y.clone()]),
+            f1("integer", y.clone()),
+            call("size", vec![x.clone(), Expr::Integer(1)]),
+            Expr::Real(3.5),
+        ] {
+            assert_eq!(diff_expr(&e), Ok(None), "{e:?}");
+        }
+        // a Real variable has the derivative variable as its derivative
+        assert_eq!(diff_expr(&x), Ok(Some(v("$d1_x"))));
+        assert!(diff_expr(&f1("der", x)).is_err());
+    }
+
+    /// `f(x, n)`: a loop and an if; `g` calls `f`; `h` calls itself; `e` is external.
+    fn sample_functions() -> BTreeMap<String, Function> {
+        use BinaryOp::*;
+        let f = function(
+            "P.f",
+            vec![
+                scalar("x", ScalarType::Real),
+                scalar("n", ScalarType::Integer),
+            ],
+            vec![
+                scalar("y", ScalarType::Real),
+                scalar("k", ScalarType::Integer),
+            ],
+            vec![
+                assign("y", Expr::Integer(1)),
+                assign("k", Expr::Integer(0)),
+                Statement::For {
+                    var: "j".into(),
+                    range: Expr::Range {
+                        start: Box::new(Expr::Integer(1)),
+                        step: None,
+                        stop: Box::new(v("n")),
+                    },
+                    body: vec![assign("y", bin(Mul, v("y"), v("x")))],
+                    origin: Origin::default(),
+                },
+                Statement::If {
+                    branches: vec![(
+                        bin(Lt, v("y"), Expr::Integer(0)),
+                        vec![assign("k", Expr::Integer(1))],
+                    )],
+                    else_: Vec::new(),
+                    origin: Origin::default(),
+                },
+            ],
+        );
+        let g = function(
+            "P.g",
+            vec![scalar("u", ScalarType::Real)],
+            vec![scalar("z", ScalarType::Real)],
+            vec![assign(
+                "z",
+                f1("sin", call("P.f", vec![v("u"), Expr::Integer(2)])),
+            )],
+        );
+        let h = function(
+            "P.h",
+            vec![scalar("u", ScalarType::Real)],
+            vec![scalar("z", ScalarType::Real)],
+            vec![assign("z", f1("P.h", v("u")))],
+        );
+        let mut e = function(
+            "P.e",
+            vec![scalar("u", ScalarType::Real)],
+            vec![scalar("z", ScalarType::Real)],
+            Vec::new(),
+        );
+        e.body = FunctionBody::External {
+            language: "C".into(),
+            name: "e".into(),
+            output: Some("z".into()),
+            args: vec![v("u")],
+        };
+        let calls_e = function(
+            "P.callsE",
+            vec![scalar("u", ScalarType::Real)],
+            vec![scalar("z", ScalarType::Real)],
+            vec![assign("z", f1("P.e", v("u")))],
+        );
+        [f, g, h, e, calls_e]
+            .into_iter()
+            .map(|f| (f.name.clone(), f))
+            .collect()
+    }
+
+    #[test]
+    fn generated_function_has_derivative_inputs_outputs_and_statements() {
+        let functions = sample_functions();
+        let gen = generate_derivatives(&functions, &DerivativeMap::new());
+        let (name, mask) = &gen.fder["P.f"];
+        assert_eq!(name, "P.f.$der");
+        assert_eq!(mask, &vec![true, false]);
+        let d = &gen.functions["P.f.$der"];
+        let names = |vs: &[FunctionVar]| vs.iter().map(|v| v.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&d.inputs), ["x", "n", "$d1_x"]);
+        // only the Real output has a derivative; the outputs of f are locals
+        assert_eq!(names(&d.outputs), ["$d1_y"]);
+        assert_eq!(names(&d.locals), ["y", "k"]);
+        let FunctionBody::Algorithm(body) = &d.body else {
+            panic!("algorithm body expected");
+        };
+        // y := 1 gets a zero derivative after it; the loop body differentiates y := y*x
+        // before the assignment; the Integer k gets nothing
+        assert_eq!(body[0], assign("y", Expr::Integer(1)));
+        assert_eq!(body[1], assign("$d1_y", Expr::Real(0.0)));
+        assert_eq!(body[2], assign("k", Expr::Integer(0)));
+        let Statement::For {
+            body: loop_body, ..
+        } = &body[3]
+        else {
+            panic!("for loop expected, got {:?}", body[3]);
+        };
+        assert_eq!(loop_body.len(), 2);
+        assert!(matches!(&loop_body[0], Statement::Assign { target, .. } if *target == v("$d1_y")));
+        assert!(matches!(&body[4], Statement::If { .. }));
+        // g calls the derivative of f; second derivatives exist too
+        assert!(gen.functions.contains_key("P.g.$der"));
+        assert!(gen.functions.contains_key("P.f.$der.$der"));
+        assert_eq!(gen.fder["P.f.$der"].1, vec![true, false, true]);
+        // the names of the second derivative do not collide with those of the first
+        let dd = &gen.functions["P.f.$der.$der"];
+        let mut all = names(&dd.inputs);
+        all.extend(names(&dd.outputs));
+        all.extend(names(&dd.locals));
+        assert_eq!(names(&dd.inputs), ["x", "n", "$d1_x", "$d2_x", "$d2_$d1_x"]);
+        let distinct: HashSet<&String> = all.iter().collect();
+        assert_eq!(distinct.len(), all.len(), "{all:?}");
+        // recursion and an external function without annotation: no derivative
+        assert!(!gen.fder.contains_key("P.h"));
+        assert!(!gen.fder.contains_key("P.e"));
+        assert!(!gen.fder.contains_key("P.callsE"));
+    }
+
+    #[test]
+    fn annotated_functions_are_used_not_regenerated() {
+        let functions = sample_functions();
+        let mut annotated = DerivativeMap::new();
+        annotated.insert("P.f".to_string(), ("P.fDer".to_string(), vec![true, false]));
+        let gen = generate_derivatives(&functions, &annotated);
+        assert!(!gen.fder.contains_key("P.f"));
+        assert!(!gen.functions.contains_key("P.f.$der"));
+        let FunctionBody::Algorithm(body) = &gen.functions["P.g.$der"].body else {
+            panic!("algorithm body expected");
+        };
+        let mut called = Vec::new();
+        for s in body {
+            statement_calls(s, &mut called);
+        }
+        assert!(called.iter().any(|c| c == "P.fDer"), "{called:?}");
+        // only what the program calls reaches it, with what that calls in turn
+        let used = referenced_generated_functions(&gen.functions, ["P.g.$der".to_string()]);
+        assert_eq!(used.keys().collect::<Vec<_>>(), ["P.g.$der"]);
+    }
+
+    #[test]
+    fn output_indices_skip_outputs_that_are_not_real() {
+        let functions = sample_functions();
+        let gen = generate_derivatives(&functions, &DerivativeMap::new());
+        let mut fder = gen.fder.clone();
+        fder.retain(|f, _| f == "P.f");
+        let ix = derivative_output_indices(&functions, &gen.functions, &fder);
+        assert_eq!(ix["P.f"], vec![Some(0), None]);
+    }
+}
