@@ -40,8 +40,7 @@ pub struct OptionalEdge {
     pub b: String,
     /// Equalities made if the edge is in the spanning tree.
     pub unions: Vec<PendingUnion>,
-    /// `zeros(n) = equalityConstraint(a, b)` (one equation per residue), used if the edge
-    /// closes a loop.
+    /// `zeros(n) = equalityConstraint(a, b)`, used if the edge closes a loop.
     pub constraint: Vec<Equation>,
     pub origin: Origin,
 }
@@ -443,9 +442,10 @@ impl<'a> Flattener<'a> {
         Ok(())
     }
 
-    /// `zeros(n) = f(a, b)` for an overdetermined variable `a`/`b`, one scalar equation
-    /// `0 = f(a, b)[i]` per residue (the call is bound once to an auxiliary array by
-    /// [`crate::lift`]); none when the function returns no residue.
+    /// `zeros(n) = f(a, b)` for an overdetermined variable `a`/`b` (as `{0.0, ...} = f(a, b)`,
+    /// an array literal of the output's shape): every residue is an implicit equation in the
+    /// variables of `a` and `b`; the symbolic stage inlines `f` to split it into scalar
+    /// equations. None when the function returns no residue.
     pub fn equality_constraint_equations(
         &self,
         part: &OdPart,
@@ -487,23 +487,11 @@ impl<'a> Flattener<'a> {
                 args.push(array_of_vars(&var, dims, &mut Vec::new()));
             }
         }
-        let call = Expr::Call { func: name, args };
-        self.array_calls
-            .borrow_mut()
-            .insert(crate::print::print_expr(&call), dims.clone());
-        Ok(index_tuples(&dims)
-            .into_iter()
-            .map(|idx| Equation::Equal {
-                lhs: Expr::Real(0.0),
-                rhs: Expr::Call {
-                    func: "[]".into(),
-                    args: std::iter::once(call.clone())
-                        .chain(idx.iter().map(|i| Expr::Integer(*i as i64)))
-                        .collect(),
-                },
-                origin: origin.clone(),
-            })
-            .collect())
+        Ok(vec![Equation::Equal {
+            lhs: zeros(&dims),
+            rhs: Expr::Call { func: name, args },
+            origin: origin.clone(),
+        }])
     }
 
     /// The graph node named by the argument of `Connections.*` (an overdetermined variable).
@@ -613,6 +601,14 @@ impl<'a> Flattener<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// An array literal of zeros of dimensions `dims` (`{{0.0, 0.0}, {0.0, 0.0}}`).
+fn zeros(dims: &[usize]) -> Expr {
+    match dims.split_first() {
+        None => Expr::Real(0.0),
+        Some((&n, rest)) => Expr::Array(vec![zeros(rest); n]),
     }
 }
 

@@ -239,6 +239,12 @@ fn expr_contains_der(e: &flat::Expr) -> bool {
     found
 }
 
+/// Is `func` the `equalityConstraint` function of an overdetermined type or record (the
+/// name the specification reserves for it)?
+fn is_equality_constraint(func: &str) -> bool {
+    func.rsplit('.').next() == Some("equalityConstraint")
+}
+
 /// A top-level name has no `.` outside subscripts (`u`, `u[1]`, but not `gain.u`).
 fn is_top_level(name: &str) -> bool {
     let mut depth = 0;
@@ -954,10 +960,25 @@ impl<'a> Conv<'a> {
                     o.clone(),
                 ));
             }
-            (E::Array(items), E::Call { func, args })
-                if self.flat.functions.contains_key(func)
-                    && items.iter().all(|i| matches!(i, E::Var { .. })) =>
-            {
+            (E::Array(items), E::Call { func, args }) if self.flat.functions.contains_key(func) => {
+                let args: Vec<ExprId> = args.iter().map(|a| self.expr(a, o, false)).collect();
+                if let Some(value) = self.inline_array_value(func, &args, o, out) {
+                    let first = out.len();
+                    self.equal_elements(items, value, o, out);
+                    if is_equality_constraint(func) {
+                        for eq in &mut out[first..] {
+                            eq.loop_residue = true;
+                        }
+                    }
+                    return;
+                }
+                if !items.iter().all(|i| matches!(i, E::Var { .. })) {
+                    return self.err(
+                        o,
+                        format!("cannot solve this equation for the arguments of `{func}`: its array result is equated to expressions that are not variables, which needs the function inlined, but `{func}` is not a straight-line algorithm of assignments and asserts"),
+                        "write the function body as assignments to its output (without while loops, if-statements, or external calls), or write the equations element by element without the function",
+                    );
+                }
                 let outputs = items
                     .iter()
                     .map(|t| match t {
@@ -965,7 +986,6 @@ impl<'a> Conv<'a> {
                         _ => None,
                     })
                     .collect();
-                let args = args.iter().map(|a| self.expr(a, o, false)).collect();
                 out.push(SEq::new(
                     EqBody::Call {
                         outputs,
@@ -984,6 +1004,73 @@ impl<'a> Conv<'a> {
                 let l = self.expr(lhs, o, false);
                 let r = self.expr(rhs, o, false);
                 out.push(SEq::new(EqBody::Eq { lhs: l, rhs: r }, o.clone()));
+            }
+        }
+    }
+
+    /// The array value of `func(args)` with the function inlined, unless the function keeps
+    /// its calls for a `derivative` annotation (index reduction differentiates those).
+    /// The asserts of the body become asserts of the model.
+    fn inline_array_value(
+        &mut self,
+        func: &str,
+        args: &[ExprId],
+        o: &Origin,
+        out: &mut Vec<SEq>,
+    ) -> Option<ExprId> {
+        if self.m.arena.fder.contains_key(func) {
+            return None;
+        }
+        let (value, asserts) =
+            crate::inline::inline_array_call(&mut self.m.arena, &self.flat.functions, func, args)?;
+        for a in asserts {
+            let effect = Effect::Assert {
+                cond: a.cond,
+                msg: a.msg,
+                level: a.level,
+            };
+            out.push(SEq::new(EqBody::Effect(effect), o.clone()));
+        }
+        Some(value)
+    }
+
+    /// `{x1, x2, ...} = value` for an array literal `value` of the same shape: one scalar
+    /// equation per element. Residues such as `{0, 0} = f(a, b)` so become implicit equations
+    /// in the variables of `a` and `b`.
+    fn equal_elements(
+        &mut self,
+        items: &[flat::Expr],
+        value: ExprId,
+        o: &Origin,
+        out: &mut Vec<SEq>,
+    ) {
+        let values = crate::array_ops::items(&self.m.arena, value).unwrap_or_default();
+        if values.len() != items.len() {
+            return self.err(
+                o,
+                format!(
+                    "the two sides of this equation have different sizes ({} and {})",
+                    items.len(),
+                    values.len()
+                ),
+                "make the array on the left as large as the function's output",
+            );
+        }
+        for (x, v) in items.iter().zip(values) {
+            match (x, crate::array_ops::is_array(&self.m.arena, v)) {
+                (flat::Expr::Array(inner), true) => self.equal_elements(inner, v, o, out),
+                (flat::Expr::Array(_), false) | (_, true) => {
+                    return self.err(
+                        o,
+                        "the two sides of this equation have different numbers of dimensions"
+                            .into(),
+                        "make the array on the left match the shape of the function's output",
+                    )
+                }
+                (x, false) => {
+                    let l = self.expr(x, o, false);
+                    out.push(SEq::new(EqBody::Eq { lhs: l, rhs: v }, o.clone()));
+                }
             }
         }
     }

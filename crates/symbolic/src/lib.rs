@@ -25,6 +25,7 @@
 
 pub mod alias;
 pub mod api;
+pub mod array_ops;
 #[doc(hidden)]
 pub mod bench_support;
 pub mod convert;
