@@ -1124,10 +1124,14 @@ impl<'a> Flattener<'a> {
                 let ty = self.comp_type(&node, &comp)?;
                 if k == 0 {
                     outside = match ty.base {
-                        Base::Class(cls) => matches!(
-                            self.lk.kind(self.lk.follow_short_class(cls)),
-                            ClassKind::Connector | ClassKind::ExpandableConnector
-                        ),
+                        Base::Class(cls) => {
+                            // `connector ComplexOutput = output Complex` names a record
+                            ty.via_connector
+                                || matches!(
+                                    self.lk.kind(self.lk.follow_short_class(cls)),
+                                    ClassKind::Connector | ClassKind::ExpandableConnector
+                                )
+                        }
                         _ => true,
                     };
                 }
@@ -1377,7 +1381,7 @@ impl<'a> Flattener<'a> {
             )
         };
         match ty.base {
-            Base::Class(c) => is_conn(c),
+            Base::Class(c) => ty.via_connector || is_conn(c),
             _ => ty.via_connector || (node.parent.is_some() && is_conn(node.class)),
         }
     }

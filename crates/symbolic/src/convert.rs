@@ -456,6 +456,9 @@ impl<'a> Conv<'a> {
             }
             E::CallOutput { call, index } => {
                 let c = self.expr(call, o, no_event);
+                if let Some(v) = self.inlined_call_output(c, *index) {
+                    return v;
+                }
                 match self.call_output_var(c, *index, o) {
                     Some(v) => self.m.arena.var(v),
                     None => self.m.arena.intern(Node::CallOutput(c, *index as u32)),
@@ -947,10 +950,13 @@ impl<'a> Conv<'a> {
         use flat::Expr as E;
         match (lhs, rhs) {
             (E::Tuple(targets), E::Call { func, args }) => {
+                let args: Vec<ExprId> = args.iter().map(|a| self.expr(a, o, false)).collect();
+                if self.inlined_tuple(targets, func, &args, o, out) {
+                    return;
+                }
                 let Some(outputs) = self.tuple_outputs(func, targets, o) else {
                     return;
                 };
-                let args = args.iter().map(|a| self.expr(a, o, false)).collect();
                 out.push(SEq::new(
                     EqBody::Call {
                         outputs,
@@ -1008,6 +1014,87 @@ impl<'a> Conv<'a> {
         }
     }
 
+    /// `(a, b) = f(x)` with `f` inlined: one equation per output (per element for arrays),
+    /// so the outputs need not be computed by the call (as `v = p.v - n.v` of complex
+    /// numbers, whose `v` other equations determine). False (nothing emitted) when `f` is not
+    /// inlinable or the targets do not match the outputs' shapes.
+    fn inlined_tuple(
+        &mut self,
+        targets: &[Option<flat::Expr>],
+        func: &str,
+        args: &[ExprId],
+        o: &Origin,
+        out: &mut Vec<SEq>,
+    ) -> bool {
+        use crate::array_ops::is_array;
+        if self.m.arena.fder.contains_key(func) {
+            return false;
+        }
+        let Some((values, asserts)) =
+            crate::inline::inline_outputs(&mut self.m.arena, &self.flat.functions, func, args)
+        else {
+            return false;
+        };
+        let fits = targets.len() <= values.len()
+            && targets.iter().zip(&values).all(|(t, &v)| match t {
+                Some(flat::Expr::Array(_)) => is_array(&self.m.arena, v),
+                Some(_) => !is_array(&self.m.arena, v),
+                None => true,
+            });
+        if !fits {
+            return false;
+        }
+        self.push_asserts(asserts, o, out);
+        for (t, v) in targets.iter().zip(values) {
+            match t {
+                Some(flat::Expr::Array(items)) => self.equal_elements(items, v, o, out),
+                Some(t) => {
+                    let l = self.expr(t, o, false);
+                    out.push(SEq::new(EqBody::Eq { lhs: l, rhs: v }, o.clone()));
+                }
+                None => {}
+            }
+        }
+        true
+    }
+
+    /// Asserts of an inlined function body, as asserts of the model.
+    fn push_asserts(
+        &mut self,
+        asserts: Vec<crate::inline::InlinedAssert>,
+        o: &Origin,
+        out: &mut Vec<SEq>,
+    ) {
+        for a in asserts {
+            let effect = Effect::Assert {
+                cond: a.cond,
+                msg: a.msg,
+                level: a.level,
+            };
+            out.push(SEq::new(EqBody::Effect(effect), o.clone()));
+        }
+    }
+
+    /// Output `index` of the call `c` with the function inlined; only for bodies without
+    /// asserts (the call may be used in several places).
+    fn inlined_call_output(&mut self, c: ExprId, index: usize) -> Option<ExprId> {
+        let Node::Call(func, args) = self.m.arena.node(c).clone() else {
+            return None;
+        };
+        if self.m.arena.fder.contains_key(&*func) {
+            return None;
+        }
+        let (values, asserts) =
+            crate::inline::inline_outputs(&mut self.m.arena, &self.flat.functions, &func, &args)?;
+        if !asserts.is_empty() {
+            return None;
+        }
+        values
+            .get(index)
+            .copied()
+            .filter(|&v| !crate::array_ops::is_array(&self.m.arena, v))
+    }
+
     /// The array value of `func(args)` with the function inlined, unless the function keeps
     /// its calls for a `derivative` annotation (index reduction differentiates those).
     /// The asserts of the body become asserts of the model.
@@ -1023,14 +1110,7 @@ impl<'a> Conv<'a> {
         }
         let (value, asserts) =
             crate::inline::inline_array_call(&mut self.m.arena, &self.flat.functions, func, args)?;
-        for a in asserts {
-            let effect = Effect::Assert {
-                cond: a.cond,
-                msg: a.msg,
-                level: a.level,
-            };
-            out.push(SEq::new(EqBody::Effect(effect), o.clone()));
-        }
+        self.push_asserts(asserts, o, out);
         Some(value)
     }
 

@@ -52,8 +52,11 @@ pub fn inline_call(
     func: &str,
     args: &[ExprId],
 ) -> Option<ExprId> {
-    let (v, _) = inline_at_depth(arena, functions, func, args, 0, false)?;
-    (!ao::is_array(arena, v)).then_some(v)
+    let (outs, _) = inline_at_depth(arena, functions, func, args, 0, false)?;
+    match outs.as_slice() {
+        [v] if !ao::is_array(arena, *v) => Some(*v),
+        _ => None,
+    }
 }
 
 /// An `assert` of an inlined body, with the arguments substituted.
@@ -72,8 +75,22 @@ pub fn inline_array_call(
     func: &str,
     args: &[ExprId],
 ) -> Option<(ExprId, Vec<InlinedAssert>)> {
-    let (v, asserts) = inline_at_depth(arena, functions, func, args, 0, true)?;
-    ao::is_array(arena, v).then_some((v, asserts))
+    let (outs, asserts) = inline_at_depth(arena, functions, func, args, 0, true)?;
+    match outs.as_slice() {
+        [v] if ao::is_array(arena, *v) => Some((*v, asserts)),
+        _ => None,
+    }
+}
+
+/// The values of all outputs of `func(args)` with the body inlined (for `(a, b) = f(x)` and
+/// for selecting one output of a call), and the asserts of the body.
+pub fn inline_outputs(
+    arena: &mut Arena,
+    functions: &Functions,
+    func: &str,
+    args: &[ExprId],
+) -> Option<(Vec<ExprId>, Vec<InlinedAssert>)> {
+    inline_at_depth(arena, functions, func, args, 0, true)
 }
 
 fn inline_at_depth(
@@ -83,7 +100,7 @@ fn inline_at_depth(
     args: &[ExprId],
     depth: usize,
     keep_asserts: bool,
-) -> Option<(ExprId, Vec<InlinedAssert>)> {
+) -> Option<(Vec<ExprId>, Vec<InlinedAssert>)> {
     if depth >= MAX_DEPTH {
         return None;
     }
@@ -91,7 +108,7 @@ fn inline_at_depth(
     let FunctionBody::Algorithm(stmts) = &f.body else {
         return None;
     };
-    if f.is_impure || f.outputs.len() != 1 || args.len() != f.inputs.len() {
+    if f.is_impure || f.outputs.is_empty() || args.len() != f.inputs.len() {
         return None;
     }
     let mut env: HashMap<&str, ExprId> = HashMap::new();
@@ -109,13 +126,24 @@ fn inline_at_depth(
         budget: MAX_UNROLLED,
         asserts: keep_asserts.then(Vec::new),
     };
-    cx.statements(stmts, &mut env)?;
-    let out = *env.get(f.outputs[0].name.as_str())?;
-    let unassigned = |n: &Node| matches!(n, Node::Str(s) if &**s == UNASSIGNED);
-    if cx.arena.any_node(out, &mut |n| unassigned(n)) {
-        return None;
+    // outputs and locals declared with a value (`output Real y = x`) start with it
+    for v in f.outputs.iter().chain(&f.locals) {
+        if let Some(d) = &v.default {
+            let value = cx.expr(d, &env)?;
+            env.insert(v.name.as_str(), value);
+        }
     }
-    Some((out, cx.asserts.unwrap_or_default()))
+    cx.statements(stmts, &mut env)?;
+    let unassigned = |n: &Node| matches!(n, Node::Str(s) if &**s == UNASSIGNED);
+    let mut outs = Vec::with_capacity(f.outputs.len());
+    for o in &f.outputs {
+        let v = *env.get(o.name.as_str())?;
+        if cx.arena.any_node(v, &mut |n| unassigned(n)) {
+            return None;
+        }
+        outs.push(v);
+    }
+    Some((outs, cx.asserts.unwrap_or_default()))
 }
 
 struct Cx<'a> {
@@ -287,6 +315,16 @@ impl<'a> Cx<'a> {
                 ao::array(self.arena, xs)
             }
             E::Range { start, step, stop } => self.range(start, step.as_deref(), stop, env)?,
+            E::CallOutput { call, index } => {
+                let E::Call { func, args } = &**call else {
+                    return None;
+                };
+                let mut xs = Vec::with_capacity(args.len());
+                for x in args {
+                    xs.push(self.expr(x, env)?);
+                }
+                *self.user_call(func, &xs)?.get(*index)?
+            }
             E::Call { func, args } => {
                 let mut xs = Vec::with_capacity(args.len());
                 for x in args {
@@ -450,22 +488,22 @@ impl<'a> Cx<'a> {
                 Some(self.arena.call(func, args))
             }
             _ if self.functions.contains_key(func) => {
-                let keep = self.asserts.is_some();
-                let (v, inner) = inline_at_depth(
-                    self.arena,
-                    self.functions,
-                    func,
-                    &args,
-                    self.depth + 1,
-                    keep,
-                )?;
-                if let Some(list) = &mut self.asserts {
-                    list.extend(inner);
-                }
-                Some(v)
+                // in an expression, a call gives its first output
+                self.user_call(func, &args)?.first().copied()
             }
             _ => None,
         }
+    }
+
+    /// The values of all outputs of a call of another user function, inlined.
+    fn user_call(&mut self, func: &str, args: &[ExprId]) -> Option<Vec<ExprId>> {
+        let keep = self.asserts.is_some();
+        let (outs, inner) =
+            inline_at_depth(self.arena, self.functions, func, args, self.depth + 1, keep)?;
+        if let Some(list) = &mut self.asserts {
+            list.extend(inner);
+        }
+        Some(outs)
     }
 }
 
