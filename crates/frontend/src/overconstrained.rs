@@ -62,12 +62,21 @@ pub struct Solution {
     pub branch_other: HashMap<String, String>,
 }
 
-/// Union-find over node indices.
+/// Union-find over node indices; each tree knows the definite root it contains.
 struct Forest {
     parent: Vec<usize>,
+    /// The definite root (`Connections.root`) in the tree, by representative.
+    root: Vec<Option<usize>>,
 }
 
 impl Forest {
+    /// The definite roots of the trees of `a` and `b` when both have one (then joining
+    /// them would give a tree with two roots).
+    fn both_roots(&mut self, a: usize, b: usize) -> Option<(usize, usize)> {
+        let (x, y) = (self.find(a), self.find(b));
+        Some((self.root[x]?, self.root[y]?))
+    }
+
     fn find(&mut self, mut i: usize) -> usize {
         while self.parent[i] != i {
             self.parent[i] = self.parent[self.parent[i]];
@@ -82,6 +91,7 @@ impl Forest {
             return false;
         }
         self.parent[x] = y;
+        self.root[y] = self.root[y].or(self.root[x]);
         true
     }
 }
@@ -138,9 +148,23 @@ impl Graph {
         let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut tree = Forest {
             parent: (0..n).collect(),
+            root: vec![None; n],
         };
+        for (r, _) in &roots {
+            tree.root[*r] = Some(*r);
+        }
         // Required edges first: they must all be in the tree, so they may not form a loop.
         for (a, b, o) in &branches {
+            if let Some((ra, rb)) = tree.both_roots(*a, *b).filter(|(x, y)| x != y) {
+                return err(
+                    o.span,
+                    format!(
+                        "Connections.branch({}, {}) joins the definite roots `{}` and `{}`",
+                        names[*a], names[*b], names[ra], names[rb]
+                    ),
+                )
+                .map_err(|d| Box::new(d.with_help("definite roots (Connections.root) can only be separated at connect equations, not at branches; make one of them Connections.potentialRoot")));
+            }
             if !tree.join(*a, *b) {
                 return err(
                     o.span,
@@ -155,8 +179,11 @@ impl Graph {
             adj[*b].push(*a);
         }
         let mut eqs = Vec::new();
+        // An optional edge between two trees that each have a definite root is a breaking
+        // edge (spec 9.4.2: a part with n roots is divided into n spanning trees): like an
+        // edge that closes a loop, it gives the equalityConstraint residues.
         for (edge, (a, b)) in self.optional.into_iter().zip(optional) {
-            if tree.join(a, b) {
+            if tree.both_roots(a, b).is_none() && tree.join(a, b) {
                 adj[a].push(b);
                 adj[b].push(a);
                 for (ka, ca, kb, cb, kind) in edge.unions {

@@ -212,14 +212,42 @@ fn lowest_priority_number_selects_the_root_of_a_chain() {
 }
 
 #[test]
-fn two_definite_roots_in_one_part_are_an_error() {
+fn two_definite_roots_split_their_part_at_a_connect() {
+    // spec 9.4.2: a part with n definite roots is divided into n spanning trees; the
+    // connect between the trees of `s` and `s2` is a breaking edge and gives the residue
     let text = RING.replace("Source s;", "Source s, s2;").replace(
         "connect(s.p, l1.p);",
         "connect(s.p, l1.p);\n  connect(s2.p, l2.p);",
     );
-    let e = error_of(&text, "two roots must fail");
-    assert!(e.contains("are both definite roots"), "{e}");
-    assert!(e.contains("s.p.ph") && e.contains("s2.p.ph"), "{e}");
+    let m = flat_text("Ring", &text).unwrap_or_else(|e| panic!("{e}"));
+    let eqs = equations(&m);
+    // one residue closes the ring, one separates the trees of the two roots (which connect
+    // is broken depends on the order of the edges)
+    let residues: Vec<&String> = eqs
+        .iter()
+        .filter(|e| e.starts_with("{0.0} = 'Ring.Phase.equalityConstraint'"))
+        .collect();
+    assert_eq!(residues.len(), 2, "{eqs:#?}");
+    // the second source and its residue add as many equations as variables
+    assert_eq!(balanced(&m), (16, 16));
+}
+
+#[test]
+fn definite_roots_joined_by_a_branch_are_an_error() {
+    // a source with two pins, each a definite root, and a branch between them: no connect
+    // can separate the roots
+    let text = RING
+        .replace(
+            "  model Source\n    Pin p;",
+            "  model Source\n    Pin p, q;",
+        )
+        .replace(
+            "    Connections.root(p.ph);",
+            "    Connections.root(p.ph);\n    Connections.root(q.ph);\n    Connections.branch(p.ph, q.ph);",
+        );
+    let e = error_of(&text, "roots joined by a branch must fail");
+    assert!(e.contains("joins the definite roots"), "{e}");
+    assert!(e.contains("s.p.ph") && e.contains("s.q.ph"), "{e}");
 }
 
 #[test]
