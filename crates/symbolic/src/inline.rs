@@ -199,7 +199,6 @@ impl<'a> Cx<'a> {
                     };
                     let shadowed = env.get(var.as_str()).copied();
                     for v in values {
-                        self.arena.as_const(v)?;
                         env.insert(var.as_str(), v);
                         self.statements(body, env)?;
                     }
@@ -591,7 +590,17 @@ mod tests {
   algorithm
     r[1] := x/2;
   end half;
+  function total
+    input Real x[3];
+    output Real s;
+  algorithm
+    s := 0;
+    for v in x loop
+      s := s + v;
+    end for;
+  end total;
   Real r[5] = mix([1, 2; 3, time], {5, 6});
+  Real t = total({1, 2, time});
   Real h[2] = half(time);
 end UsesMix;
 "#;
@@ -631,5 +640,19 @@ end UsesMix;
         // an array-valued function is never the value of a scalar call
         let t = a.num(0.0);
         assert!(inline_call(&mut a, &flat.functions, "UsesMix.half", &[t]).is_none());
+    }
+
+    #[test]
+    fn for_loop_over_an_array_input_is_unrolled() {
+        let flat = flatten_source(MIX);
+        let mut a = Arena::new();
+        let x = a.var(0);
+        let items = vec![a.num(1.0), a.num(2.0), x];
+        let arg = ao::array(&mut a, items);
+        let v = inline_call(&mut a, &flat.functions, "UsesMix.total", &[arg])
+            .expect("total is inlinable");
+        // 1 + 2 + x, folded to 3 + x
+        let three = a.num(3.0);
+        assert_eq!(v, a.add(three, x));
     }
 }
