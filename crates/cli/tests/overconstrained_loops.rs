@@ -269,3 +269,38 @@ fn residue_equations_written_by_users_are_solved_for_their_arguments() {
         }
     }
 }
+
+/// A residue between orientations given as rotation matrices, one of them returned by a
+/// function (its matrix output is passed whole to the residue function): rows of the
+/// matrices, scalar products, and an unknown angle found from the residue.
+const MATRIX_RESIDUE: &str = r#"model MatrixResidue "find the angle whose rotation matrix matches a turning one"
+  record Orientation
+    Real T[2, 2];
+    function equalityConstraint
+      input Orientation R1;
+      input Orientation R2;
+      output Real residue[1];
+    algorithm
+      // first row of R1 against the second row of R2: sin(phi1 - phi2)
+      residue := {R1.T[1, :]*R2.T[2, :]};
+    end equalityConstraint;
+  end Orientation;
+  function planar
+    input Real phi;
+    output Orientation R;
+  algorithm
+    R := Orientation(T = [cos(phi), sin(phi); -sin(phi), cos(phi)]);
+  end planar;
+  Real x(start = 0.1);
+equation
+  {0} = Orientation.equalityConstraint(planar(0.5*time), planar(x));
+end MatrixResidue;
+"#;
+
+#[test]
+fn residue_of_rotation_matrices_from_a_function_is_solved() {
+    let run = simulate_source("MatrixResidue", MATRIX_RESIDUE, &["--stop-time", "2"]);
+    for (i, &t) in run.time().iter().enumerate().step_by(25) {
+        assert_close("x", run.get("x")[i], 0.5 * t, 1e-7);
+    }
+}

@@ -240,7 +240,8 @@ fn expr_contains_der(e: &flat::Expr) -> bool {
 }
 
 /// Is `func` the `equalityConstraint` function of an overdetermined type or record (the
-/// name the specification reserves for it)?
+/// name the specification reserves for it)? With a `connect` as origin, the equation is the
+/// residue of a loop of the connection graph.
 fn is_equality_constraint(func: &str) -> bool {
     func.rsplit('.').next() == Some("equalityConstraint")
 }
@@ -971,7 +972,8 @@ impl<'a> Conv<'a> {
                 if let Some(value) = self.inline_array_value(func, &args, o, out) {
                     let first = out.len();
                     self.equal_elements(items, value, o, out);
-                    if is_equality_constraint(func) {
+                    if is_equality_constraint(func) && is_connect_origin(&self.flat.sources, o.span)
+                    {
                         for eq in &mut out[first..] {
                             eq.loop_residue = true;
                         }
@@ -1075,8 +1077,9 @@ impl<'a> Conv<'a> {
         }
     }
 
-    /// Output `index` of the call `c` with the function inlined; only for bodies without
-    /// asserts (the call may be used in several places).
+    /// Output `index` of the call `c` with the function inlined (an array literal for an
+    /// array output); only for bodies without asserts (the call may be used in several
+    /// places).
     fn inlined_call_output(&mut self, c: ExprId, index: usize) -> Option<ExprId> {
         let Node::Call(func, args) = self.m.arena.node(c).clone() else {
             return None;
@@ -1089,10 +1092,8 @@ impl<'a> Conv<'a> {
         if !asserts.is_empty() {
             return None;
         }
-        values
-            .get(index)
-            .copied()
-            .filter(|&v| !crate::array_ops::is_array(&self.m.arena, v))
+        // an array output is only used whole, as the argument of another call
+        values.get(index).copied()
     }
 
     /// The array value of `func(args)` with the function inlined, unless the function keeps
