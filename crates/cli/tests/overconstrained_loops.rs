@@ -304,3 +304,33 @@ fn residue_of_rotation_matrices_from_a_function_is_solved() {
         assert_close("x", run.get("x")[i], 0.5 * t, 1e-7);
     }
 }
+
+/// The parallel springs, each fixed to its own root: the part of the graph has two definite
+/// roots, so the connect that would join their trees is broken and gives the residue
+/// (spec 9.4.2); the motion is that of the single-root model.
+#[test]
+fn two_roots_split_the_graph_and_the_breaking_connect_gives_the_residue() {
+    let source = rotational_model(
+        "TwoRoots",
+        "  Fixed fixed1, fixed2;
+  Spring s1(c = 2), s2(c = 3);
+  Inertia load(J = 0.5, phi(start = 0.5, fixed = true), w(start = 0, fixed = true));
+equation
+  connect(fixed1.f, s1.a);
+  connect(fixed2.f, s2.a);
+  connect(s1.b, load.a);
+  connect(s2.b, load.a);",
+    );
+    let run = simulate_source(
+        "TwoRoots",
+        &source,
+        &["--stop-time", "3", "--tolerance", "1e-8"],
+    );
+    let omega = f64::sqrt((2.0 + 3.0) / 0.5);
+    for (i, &t) in run.time().iter().enumerate().step_by(20) {
+        let phi = 0.5 * (omega * t).cos();
+        assert_close("load.phi", run.get("load.phi")[i], phi, 1e-5);
+        assert_close("s2.a.tau", run.get("s2.a.tau")[i], -3.0 * phi, 1e-4);
+        assert_close("fixed2.f.tau", run.get("fixed2.f.tau")[i], 3.0 * phi, 1e-4);
+    }
+}
