@@ -983,8 +983,8 @@ impl<'a> Conv<'a> {
                 if !items.iter().all(|i| matches!(i, E::Var { .. })) {
                     return self.err(
                         o,
-                        format!("cannot solve this equation for the arguments of `{func}`: its array result is equated to expressions that are not variables, which needs the function inlined, but `{func}` is not a straight-line algorithm of assignments and asserts"),
-                        "write the function body as assignments to its output (without while loops, if-statements, or external calls), or write the equations element by element without the function",
+                        format!("cannot solve this equation for the arguments of `{func}`: its array result is equated to expressions that are not variables, which needs the function inlined, but the body of `{func}` cannot be inlined"),
+                        "write the function body with assignments, if-statements, for loops over constant ranges and asserts (no while loops or external calls), or write the equations element by element without the function",
                     );
                 }
                 let outputs = items

@@ -1,8 +1,9 @@
 //! Inlining of simple user functions into arena expressions.
 //!
-//! A function is *inlinable* when it has one output and a straight-line body: a sequence of
-//! assignments `x := expr` to its output or to locals (whole, or one element at constant
-//! subscripts) and `for` loops over constant ranges, which are unrolled. Expressions use the
+//! A function is *inlinable* when its body is made of assignments `x := expr` to its
+//! outputs or locals (whole, or one element at constant subscripts), `for` loops over
+//! constant ranges (unrolled), if-statements (each variable becomes an if-expression of its
+//! values in the branches) and asserts (kept by the caller where it can). Expressions use the
 //! inputs, earlier assignments, literals, operators and pure built-in functions or other
 //! inlinable functions; arrays are expanded into their elements ([`crate::array_ops`]). The
 //! call is replaced by the body's value with the arguments substituted, so differentiation,
@@ -189,6 +190,9 @@ impl<'a> Cx<'a> {
                         list.push(InlinedAssert { cond, msg, level });
                     }
                 }
+                Statement::If {
+                    branches, else_, ..
+                } => self.if_statement(branches, else_, env)?,
                 Statement::For {
                     var, range, body, ..
                 } => {
@@ -209,6 +213,58 @@ impl<'a> Cx<'a> {
                 }
                 _ => return None,
             }
+        }
+        Some(())
+    }
+
+    /// `if c1 then ... elseif ... else ... end if`: every branch is executed on its own copy
+    /// of the values, then each variable gets `if c1 then v1 elseif ... else v_else` (a
+    /// variable a branch leaves unassigned stays unassigned there).
+    fn if_statement<'s>(
+        &mut self,
+        branches: &'s [(flat::Expr, Vec<Statement>)],
+        else_: &'s [Statement],
+        env: &mut Env<'s>,
+    ) -> Option<()>
+    where
+        'a: 's,
+    {
+        let mut conds = Vec::with_capacity(branches.len());
+        let mut outcomes: Vec<Env<'s>> = Vec::with_capacity(branches.len() + 1);
+        for (c, body) in branches {
+            let c = self.expr(c, env)?;
+            if ao::is_array(self.arena, c) {
+                return None;
+            }
+            let mut branch_env = env.clone();
+            self.statements(body, &mut branch_env)?;
+            conds.push(c);
+            outcomes.push(branch_env);
+        }
+        let mut else_env = env.clone();
+        self.statements(else_, &mut else_env)?;
+        let mut names: Vec<&'s str> = outcomes
+            .iter()
+            .chain([&else_env])
+            .flat_map(|e| e.keys().copied())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let unassigned = self.arena.str(UNASSIGNED);
+        for name in names {
+            let mut acc = else_env.get(name).copied().unwrap_or(unassigned);
+            for (c, branch_env) in conds.iter().zip(&outcomes).rev() {
+                let v = branch_env.get(name).copied().unwrap_or(unassigned);
+                let c = *c;
+                acc = if v == acc {
+                    acc
+                } else if v == unassigned || acc == unassigned {
+                    self.arena.if_(c, v, acc)
+                } else {
+                    ao::map2(self.arena, v, acc, &mut |a, x, y| Some(a.if_(c, x, y)))?
+                };
+            }
+            env.insert(name, acc);
         }
         Some(())
     }
@@ -599,7 +655,21 @@ mod tests {
       s := s + v;
     end for;
   end total;
+  function clip
+    input Real x;
+    output Real y[2];
+  algorithm
+    if x > 1 then
+      y := {1, x - 1};
+    elseif x < -1 then
+      y[1] := -1;
+      y[2] := x + 1;
+    else
+      y := {x, 0};
+    end if;
+  end clip;
   Real r[5] = mix([1, 2; 3, time], {5, 6});
+  Real cl[2] = clip(time);
   Real t = total({1, 2, time});
   Real h[2] = half(time);
 end UsesMix;
@@ -654,5 +724,23 @@ end UsesMix;
         // 1 + 2 + x, folded to 3 + x
         let three = a.num(3.0);
         assert_eq!(v, a.add(three, x));
+    }
+
+    #[test]
+    fn if_statement_gives_if_expressions_of_the_branch_values() {
+        let flat = flatten_source(MIX);
+        let mut a = Arena::new();
+        for (x, expected) in [(2.5, [1.0, 1.5]), (-3.0, [-1.0, -2.0]), (0.5, [0.5, 0.0])] {
+            let arg = a.num(x);
+            let (v, _) = inline_array_call(&mut a, &flat.functions, "UsesMix.clip", &[arg])
+                .expect("clip is inlinable");
+            assert_eq!(constants(&a, v), expected, "clip({x})");
+        }
+        // a variable argument keeps the choice as if-expressions
+        let x = a.var(0);
+        let (v, _) = inline_array_call(&mut a, &flat.functions, "UsesMix.clip", &[x])
+            .expect("clip is inlinable");
+        let first = ao::items(&a, v).expect("an array")[0];
+        assert!(matches!(a.node(first), Node::If(..)), "{:?}", a.node(first));
     }
 }
