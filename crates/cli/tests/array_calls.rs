@@ -60,3 +60,58 @@ fn for_loop_over_a_varying_array_sums_its_elements() {
         assert_close("s", run.get("s")[i], 3.0 + 6.0 * t, 1e-6);
     }
 }
+
+/// Complex arithmetic written as functions with two outputs (as operator records flatten):
+/// the voltage of an impedance is given twice, as the difference of its pin voltages and as
+/// `Z * i`. Both tuple equations name the same outputs `(vr, vi)`, so neither call may
+/// compute them: the functions are inlined and the current follows from `i = v / Z`.
+const PHASOR_IMPEDANCE: &str = r#"
+model PhasorImpedance
+  function subtract
+    input Real a_re;
+    input Real a_im;
+    input Real b_re;
+    input Real b_im;
+    output Real c_re;
+    output Real c_im;
+  algorithm
+    c_re := a_re - b_re;
+    c_im := a_im - b_im;
+  end subtract;
+  function multiply
+    input Real a_re;
+    input Real a_im;
+    input Real b_re;
+    input Real b_im;
+    output Real c_re = a_re*b_re;
+    output Real c_im;
+  algorithm
+    c_re := c_re - a_im*b_im;
+    c_im := a_re*b_im + a_im*b_re;
+  end multiply;
+  parameter Real R = 2;
+  parameter Real X = 1;
+  Real p_re, p_im "voltage phasor of the upper pin";
+  Real vr, vi "voltage across the impedance";
+  Real ir, ii "current through the impedance";
+equation
+  p_re = cos(time);
+  p_im = sin(time);
+  (vr, vi) = subtract(p_re, p_im, 0, 0);
+  (vr, vi) = multiply(R, X, ir, ii);
+end PhasorImpedance;
+"#;
+
+#[test]
+fn tuple_equations_of_inlinable_functions_are_solved_implicitly() {
+    let run = simulate_source("PhasorImpedance", PHASOR_IMPEDANCE, &["--stop-time", "2"]);
+    // i = (cos t + j sin t) / (R + j X)
+    let (r, x) = (2.0, 1.0);
+    let d = r * r + x * x;
+    for (i, &t) in run.time().iter().enumerate().step_by(25) {
+        let (c, s) = (t.cos(), t.sin());
+        assert_close("ir", run.get("ir")[i], (c * r + s * x) / d, 1e-9);
+        assert_close("ii", run.get("ii")[i], (s * r - c * x) / d, 1e-9);
+        assert_close("vr", run.get("vr")[i], c, 1e-9);
+    }
+}

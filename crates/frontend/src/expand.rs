@@ -564,6 +564,22 @@ impl<'a> Flattener<'a> {
                 }
                 Ok(Val::A(out))
             }
+            (Val::A(xs), Val::A(ys))
+                if matches!(op, BinaryOp::Mul)
+                    && xs.len() == ys.len()
+                    && !xs.is_empty()
+                    && xs.iter().chain(ys).all(|v| matches!(v, Val::R(_))) =>
+            {
+                // vector * vector of records: the scalar product, with the record's `'*'`
+                // and `'+'` (spec 14.4)
+                let mut acc =
+                    self.record_binary(op, xs[0].clone(), ys[0].clone(), env, cx, span)?;
+                for (x, y) in xs.iter().zip(ys).skip(1) {
+                    let term = self.record_binary(op, x.clone(), y.clone(), env, cx, span)?;
+                    acc = self.record_binary(BinaryOp::Add, acc, term, env, cx, span)?;
+                }
+                Ok(acc)
+            }
             (Val::A(xs), _) if !matches!(b, Val::A(_)) => {
                 let mut out = Vec::new();
                 for x in xs {

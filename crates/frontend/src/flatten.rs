@@ -425,6 +425,31 @@ impl<'a> Flattener<'a> {
             false,
             b.expr.span,
         )?;
+        if let Some((targets, call)) = record_fields_of_one_call(&lhs, &v) {
+            let variables = targets.iter().flatten().all(|t| {
+                let mut names = Vec::new();
+                crate::walk::visit(t, &mut |x| {
+                    if let Expr::Var { name, .. } = x {
+                        names.push(name.clone());
+                    }
+                });
+                names.iter().all(|name| {
+                    out.variables
+                        .iter()
+                        .rev()
+                        .find(|v| &v.name == name)
+                        .is_none_or(|v| v.variability > Variability::Parameter)
+                })
+            });
+            if variables {
+                out.equations.push(Equation::Equal {
+                    lhs: Expr::Tuple(targets),
+                    rhs: call,
+                    origin: origin(b.expr.span, node),
+                });
+                return Ok(());
+            }
+        }
         let (ls, rs) = match (&lhs, &v) {
             // Field by field by name: constants of the record are not constructor inputs.
             (Val::R(lf), Val::R(rf)) => {
@@ -709,6 +734,15 @@ impl<'a> Flattener<'a> {
                             r.shape()
                         ),
                     );
+                }
+                if let Some((targets, call)) = record_fields_of_one_call(&l, &r) {
+                    // `R = f(x)` with a record result that has array fields
+                    out.push(Equation::Equal {
+                        lhs: Expr::Tuple(targets),
+                        rhs: call,
+                        origin: o,
+                    });
+                    return Ok(());
                 }
                 let (ls, rs) = (l.scalars(), r.scalars());
                 if ls.len() != rs.len() {
@@ -1124,10 +1158,14 @@ impl<'a> Flattener<'a> {
                 let ty = self.comp_type(&node, &comp)?;
                 if k == 0 {
                     outside = match ty.base {
-                        Base::Class(cls) => matches!(
-                            self.lk.kind(self.lk.follow_short_class(cls)),
-                            ClassKind::Connector | ClassKind::ExpandableConnector
-                        ),
+                        Base::Class(cls) => {
+                            // `connector ComplexOutput = output Complex` names a record
+                            ty.via_connector
+                                || matches!(
+                                    self.lk.kind(self.lk.follow_short_class(cls)),
+                                    ClassKind::Connector | ClassKind::ExpandableConnector
+                                )
+                        }
                         _ => true,
                     };
                 }
@@ -1377,7 +1415,7 @@ impl<'a> Flattener<'a> {
             )
         };
         match ty.base {
-            Base::Class(c) => is_conn(c),
+            Base::Class(c) => ty.via_connector || is_conn(c),
             _ => ty.via_connector || (node.parent.is_some() && is_conn(node.class)),
         }
     }
@@ -1974,6 +2012,35 @@ pub fn is_index_call(e: &Expr) -> bool {
 }
 
 /// If `rs` are the outputs `0..n` of one call, in order, that call.
+/// A record bound to a call of a function returning it (`R = nullRotation()`), whose
+/// fields are outputs of that one call, some of them arrays: the output list (one target
+/// per output, arrays as array literals of the fields' variables) and the call.
+fn record_fields_of_one_call(lhs: &Val, v: &Val) -> Option<(Vec<Option<Expr>>, Expr)> {
+    let (Val::R(lf), Val::R(rf)) = (lhs, v) else {
+        return None;
+    };
+    let mut call: Option<&Expr> = None;
+    let mut targets: Vec<Option<Expr>> = Vec::new();
+    let mut any_array = false;
+    for (n, lv) in lf {
+        let (_, rv) = rf.iter().find(|(m, _)| m == n)?;
+        let Val::S(Expr::CallOutput { call: c, index }) = rv else {
+            return None;
+        };
+        if call.is_some_and(|first| first != &**c) {
+            return None;
+        }
+        call = Some(c);
+        any_array |= matches!(lv, Val::A(_));
+        if targets.len() <= *index {
+            targets.resize(*index + 1, None);
+        }
+        targets[*index] = Some(lv.to_expr());
+    }
+    // all-scalar fields are handled by [`whole_call`]
+    Some((targets, call?.clone())).filter(|_| any_array)
+}
+
 pub fn whole_call(rs: &[Expr]) -> Option<Expr> {
     let first = match rs.first()? {
         Expr::CallOutput { call, index: 0 } => call,

@@ -40,8 +40,7 @@ pub struct OptionalEdge {
     pub b: String,
     /// Equalities made if the edge is in the spanning tree.
     pub unions: Vec<PendingUnion>,
-    /// `zeros(n) = equalityConstraint(a, b)` (one equation per residue), used if the edge
-    /// closes a loop.
+    /// `zeros(n) = equalityConstraint(a, b)`, used if the edge closes a loop.
     pub constraint: Vec<Equation>,
     pub origin: Origin,
 }
@@ -63,12 +62,21 @@ pub struct Solution {
     pub branch_other: HashMap<String, String>,
 }
 
-/// Union-find over node indices.
+/// Union-find over node indices; each tree knows the definite root it contains.
 struct Forest {
     parent: Vec<usize>,
+    /// The definite root (`Connections.root`) in the tree, by representative.
+    root: Vec<Option<usize>>,
 }
 
 impl Forest {
+    /// The definite roots of the trees of `a` and `b` when both have one (then joining
+    /// them would give a tree with two roots).
+    fn both_roots(&mut self, a: usize, b: usize) -> Option<(usize, usize)> {
+        let (x, y) = (self.find(a), self.find(b));
+        Some((self.root[x]?, self.root[y]?))
+    }
+
     fn find(&mut self, mut i: usize) -> usize {
         while self.parent[i] != i {
             self.parent[i] = self.parent[self.parent[i]];
@@ -83,6 +91,7 @@ impl Forest {
             return false;
         }
         self.parent[x] = y;
+        self.root[y] = self.root[y].or(self.root[x]);
         true
     }
 }
@@ -139,9 +148,23 @@ impl Graph {
         let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut tree = Forest {
             parent: (0..n).collect(),
+            root: vec![None; n],
         };
+        for (r, _) in &roots {
+            tree.root[*r] = Some(*r);
+        }
         // Required edges first: they must all be in the tree, so they may not form a loop.
         for (a, b, o) in &branches {
+            if let Some((ra, rb)) = tree.both_roots(*a, *b).filter(|(x, y)| x != y) {
+                return err(
+                    o.span,
+                    format!(
+                        "Connections.branch({}, {}) joins the definite roots `{}` and `{}`",
+                        names[*a], names[*b], names[ra], names[rb]
+                    ),
+                )
+                .map_err(|d| Box::new(d.with_help("definite roots (Connections.root) can only be separated at connect equations, not at branches; make one of them Connections.potentialRoot")));
+            }
             if !tree.join(*a, *b) {
                 return err(
                     o.span,
@@ -156,8 +179,11 @@ impl Graph {
             adj[*b].push(*a);
         }
         let mut eqs = Vec::new();
+        // An optional edge between two trees that each have a definite root is a breaking
+        // edge (spec 9.4.2: a part with n roots is divided into n spanning trees): like an
+        // edge that closes a loop, it gives the equalityConstraint residues.
         for (edge, (a, b)) in self.optional.into_iter().zip(optional) {
-            if tree.join(a, b) {
+            if tree.both_roots(a, b).is_none() && tree.join(a, b) {
                 adj[a].push(b);
                 adj[b].push(a);
                 for (ka, ca, kb, cb, kind) in edge.unions {
@@ -443,9 +469,10 @@ impl<'a> Flattener<'a> {
         Ok(())
     }
 
-    /// `zeros(n) = f(a, b)` for an overdetermined variable `a`/`b`, one scalar equation
-    /// `0 = f(a, b)[i]` per residue (the call is bound once to an auxiliary array by
-    /// [`crate::lift`]); none when the function returns no residue.
+    /// `zeros(n) = f(a, b)` for an overdetermined variable `a`/`b` (as `{0.0, ...} = f(a, b)`,
+    /// an array literal of the output's shape): every residue is an implicit equation in the
+    /// variables of `a` and `b`; the symbolic stage inlines `f` to split it into scalar
+    /// equations. None when the function returns no residue.
     pub fn equality_constraint_equations(
         &self,
         part: &OdPart,
@@ -487,23 +514,11 @@ impl<'a> Flattener<'a> {
                 args.push(array_of_vars(&var, dims, &mut Vec::new()));
             }
         }
-        let call = Expr::Call { func: name, args };
-        self.array_calls
-            .borrow_mut()
-            .insert(crate::print::print_expr(&call), dims.clone());
-        Ok(index_tuples(&dims)
-            .into_iter()
-            .map(|idx| Equation::Equal {
-                lhs: Expr::Real(0.0),
-                rhs: Expr::Call {
-                    func: "[]".into(),
-                    args: std::iter::once(call.clone())
-                        .chain(idx.iter().map(|i| Expr::Integer(*i as i64)))
-                        .collect(),
-                },
-                origin: origin.clone(),
-            })
-            .collect())
+        Ok(vec![Equation::Equal {
+            lhs: zeros(&dims),
+            rhs: Expr::Call { func: name, args },
+            origin: origin.clone(),
+        }])
     }
 
     /// The graph node named by the argument of `Connections.*` (an overdetermined variable).
@@ -613,6 +628,14 @@ impl<'a> Flattener<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// An array literal of zeros of dimensions `dims` (`{{0.0, 0.0}, {0.0, 0.0}}`).
+fn zeros(dims: &[usize]) -> Expr {
+    match dims.split_first() {
+        None => Expr::Real(0.0),
+        Some((&n, rest)) => Expr::Array(vec![zeros(rest); n]),
     }
 }
 

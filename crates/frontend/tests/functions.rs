@@ -91,3 +91,41 @@ fn record_outputs_become_output_lists() {
     let text = moss_frontend::print::print_model(&m);
     assert!(text.contains("  ('t.a', 't.b') := 'Functions.makePair'('p.b');\n  'q.a' := 'p.b';\n  'q.b' := 't.b';\n"), "{text}");
 }
+
+/// A function returning a record with array fields (an orientation: matrix and vector), used
+/// as a binding and as the right side of an equation: one equation for all outputs, the
+/// array fields as array literals of their variables.
+#[test]
+fn record_with_array_fields_from_one_call() {
+    let m = flat_text(
+        "Frames",
+        "model Frames
+  record Orientation
+    Real T[2, 2];
+    Real w[2];
+  end Orientation;
+  function turn
+    input Real phi;
+    output Orientation R;
+  algorithm
+    R := Orientation(T = [cos(phi), sin(phi); -sin(phi), cos(phi)], w = {0, 0});
+  end turn;
+  model Body
+    input Orientation R = turn(time);
+    Orientation R2;
+  equation
+    R2 = turn(2*time);
+  end Body;
+  Body b;
+end Frames;
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let eqs = equations(&m);
+    for e in [
+        "({{'b.R.T[1,1]', 'b.R.T[1,2]'}, {'b.R.T[2,1]', 'b.R.T[2,2]'}}, {'b.R.w[1]', 'b.R.w[2]'}) = 'Frames.turn'(time);",
+        "({{'b.R2.T[1,1]', 'b.R2.T[1,2]'}, {'b.R2.T[2,1]', 'b.R2.T[2,2]'}}, {'b.R2.w[1]', 'b.R2.w[2]'}) = 'Frames.turn'(2 * time);",
+    ] {
+        assert!(eqs.contains(&e.to_string()), "{e} missing in {eqs:#?}");
+    }
+}

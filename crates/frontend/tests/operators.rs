@@ -25,3 +25,17 @@ fn overloaded_operators_call_operator_functions() {
         .collect();
     assert_eq!(defaults, ["re", "im"]);
 }
+
+#[test]
+fn vector_times_vector_of_operator_records_is_their_scalar_product() {
+    let m = flat("Ops.Dot");
+    let eqs = equations(&m);
+    // k[1]*u[1] + k[2]*u[2] with the record's '*' and '+'
+    let y = eqs
+        .iter()
+        .find(|e| e.starts_with("('y.re', 'y.im') = "))
+        .unwrap_or_else(|| panic!("no equation for y in {eqs:#?}"));
+    assert!(y.contains("'Ops.Cplx.\\'+\\''("), "{y}");
+    assert_eq!(y.matches("'Ops.Cplx.\\'*\\''(").count(), 4, "{y}");
+    assert!(y.contains("'u[1].re'") && y.contains("'u[2].im'"), "{y}");
+}

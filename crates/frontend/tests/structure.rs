@@ -76,3 +76,40 @@ fn unbalanced_connector_gives_a_warning() {
         "{w}"
     );
 }
+
+/// `connector PairOutput = output Pair` makes a connector of a record (as complex signals
+/// are declared): its instances can be connected, field by field.
+#[test]
+fn short_connector_class_of_a_record_is_a_connector() {
+    let m = flat_text(
+        "Signals",
+        "model Signals
+  record Pair
+    Real a;
+    Real b;
+  end Pair;
+  connector PairInput = input Pair;
+  connector PairOutput = output Pair;
+  block Source
+    PairOutput y;
+  equation
+    y.a = time;
+    y.b = 2*time;
+  end Source;
+  block Sink
+    PairInput u;
+    Real s = u.a + u.b;
+  end Sink;
+  Source src;
+  Sink snk;
+equation
+  connect(src.y, snk.u);
+end Signals;
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let eqs = equations(&m);
+    for e in ["'src.y.a' = 'snk.u.a';", "'src.y.b' = 'snk.u.b';"] {
+        assert!(eqs.contains(&e.to_string()), "{e} missing in {eqs:#?}");
+    }
+}

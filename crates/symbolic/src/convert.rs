@@ -242,6 +242,13 @@ fn expr_contains_der(e: &flat::Expr) -> bool {
     found
 }
 
+/// Is `func` the `equalityConstraint` function of an overdetermined type or record (the
+/// name the specification reserves for it)? With a `connect` as origin, the equation is the
+/// residue of a loop of the connection graph.
+fn is_equality_constraint(func: &str) -> bool {
+    func.rsplit('.').next() == Some("equalityConstraint")
+}
+
 /// A top-level name has no `.` outside subscripts (`u`, `u[1]`, but not `gain.u`).
 fn is_top_level(name: &str) -> bool {
     let mut depth = 0;
@@ -470,6 +477,9 @@ impl<'a> Conv<'a> {
             }
             E::CallOutput { call, index } => {
                 let c = self.expr(call, o, no_event);
+                if let Some(v) = self.inlined_call_output(c, *index) {
+                    return v;
+                }
                 match self.call_output_var(c, *index, o) {
                     Some(v) => self.m.arena.var(v),
                     None => self.m.arena.intern(Node::CallOutput(c, *index as u32)),
@@ -961,10 +971,13 @@ impl<'a> Conv<'a> {
         use flat::Expr as E;
         match (lhs, rhs) {
             (E::Tuple(targets), E::Call { func, args }) => {
+                let args: Vec<ExprId> = args.iter().map(|a| self.expr(a, o, false)).collect();
+                if self.inlined_tuple(targets, func, &args, o, out) {
+                    return;
+                }
                 let Some(outputs) = self.tuple_outputs(func, targets, o) else {
                     return;
                 };
-                let args = args.iter().map(|a| self.expr(a, o, false)).collect();
                 out.push(SEq::new(
                     EqBody::Call {
                         outputs,
@@ -974,10 +987,26 @@ impl<'a> Conv<'a> {
                     o.clone(),
                 ));
             }
-            (E::Array(items), E::Call { func, args })
-                if self.flat.functions.contains_key(func)
-                    && items.iter().all(|i| matches!(i, E::Var { .. })) =>
-            {
+            (E::Array(items), E::Call { func, args }) if self.flat.functions.contains_key(func) => {
+                let args: Vec<ExprId> = args.iter().map(|a| self.expr(a, o, false)).collect();
+                if let Some(value) = self.inline_array_value(func, &args, o, out) {
+                    let first = out.len();
+                    self.equal_elements(items, value, o, out);
+                    if is_equality_constraint(func) && is_connect_origin(&self.flat.sources, o.span)
+                    {
+                        for eq in &mut out[first..] {
+                            eq.loop_residue = true;
+                        }
+                    }
+                    return;
+                }
+                if !items.iter().all(|i| matches!(i, E::Var { .. })) {
+                    return self.err(
+                        o,
+                        format!("cannot solve this equation for the arguments of `{func}`: its array result is equated to expressions that are not variables, which needs the function inlined, but the body of `{func}` cannot be inlined"),
+                        "write the function body with assignments, if-statements, for loops over constant ranges and asserts (no while loops or external calls), or write the equations element by element without the function",
+                    );
+                }
                 let outputs = items
                     .iter()
                     .map(|t| match t {
@@ -985,7 +1014,6 @@ impl<'a> Conv<'a> {
                         _ => None,
                     })
                     .collect();
-                let args = args.iter().map(|a| self.expr(a, o, false)).collect();
                 out.push(SEq::new(
                     EqBody::Call {
                         outputs,
@@ -1004,6 +1032,146 @@ impl<'a> Conv<'a> {
                 let l = self.expr(lhs, o, false);
                 let r = self.expr(rhs, o, false);
                 out.push(SEq::new(EqBody::Eq { lhs: l, rhs: r }, o.clone()));
+            }
+        }
+    }
+
+    /// `(a, b) = f(x)` with `f` inlined: one equation per output (per element for arrays),
+    /// so the outputs need not be computed by the call (as `v = p.v - n.v` of complex
+    /// numbers, whose `v` other equations determine). False (nothing emitted) when `f` is not
+    /// inlinable or the targets do not match the outputs' shapes.
+    fn inlined_tuple(
+        &mut self,
+        targets: &[Option<flat::Expr>],
+        func: &str,
+        args: &[ExprId],
+        o: &Origin,
+        out: &mut Vec<SEq>,
+    ) -> bool {
+        use crate::array_ops::is_array;
+        if self.m.arena.fder.contains_key(func) {
+            return false;
+        }
+        let Some((values, asserts)) =
+            crate::inline::inline_outputs(&mut self.m.arena, &self.flat.functions, func, args)
+        else {
+            return false;
+        };
+        let fits = targets.len() <= values.len()
+            && targets.iter().zip(&values).all(|(t, &v)| match t {
+                Some(flat::Expr::Array(_)) => is_array(&self.m.arena, v),
+                Some(_) => !is_array(&self.m.arena, v),
+                None => true,
+            });
+        if !fits {
+            return false;
+        }
+        self.push_asserts(asserts, o, out);
+        for (t, v) in targets.iter().zip(values) {
+            match t {
+                Some(flat::Expr::Array(items)) => self.equal_elements(items, v, o, out),
+                Some(t) => {
+                    let l = self.expr(t, o, false);
+                    out.push(SEq::new(EqBody::Eq { lhs: l, rhs: v }, o.clone()));
+                }
+                None => {}
+            }
+        }
+        true
+    }
+
+    /// Asserts of an inlined function body, as asserts of the model.
+    fn push_asserts(
+        &mut self,
+        asserts: Vec<crate::inline::InlinedAssert>,
+        o: &Origin,
+        out: &mut Vec<SEq>,
+    ) {
+        for a in asserts {
+            let effect = Effect::Assert {
+                cond: a.cond,
+                msg: a.msg,
+                level: a.level,
+            };
+            out.push(SEq::new(EqBody::Effect(effect), o.clone()));
+        }
+    }
+
+    /// Output `index` of the call `c` with the function inlined (an array literal for an
+    /// array output); only for bodies without asserts (the call may be used in several
+    /// places).
+    fn inlined_call_output(&mut self, c: ExprId, index: usize) -> Option<ExprId> {
+        let Node::Call(func, args) = self.m.arena.node(c).clone() else {
+            return None;
+        };
+        if self.m.arena.fder.contains_key(&*func) {
+            return None;
+        }
+        let (values, asserts) =
+            crate::inline::inline_outputs(&mut self.m.arena, &self.flat.functions, &func, &args)?;
+        if !asserts.is_empty() {
+            return None;
+        }
+        // an array output is only used whole, as the argument of another call
+        values.get(index).copied()
+    }
+
+    /// The array value of `func(args)` with the function inlined, unless the function keeps
+    /// its calls for a `derivative` annotation (index reduction differentiates those).
+    /// The asserts of the body become asserts of the model.
+    fn inline_array_value(
+        &mut self,
+        func: &str,
+        args: &[ExprId],
+        o: &Origin,
+        out: &mut Vec<SEq>,
+    ) -> Option<ExprId> {
+        if self.m.arena.fder.contains_key(func) {
+            return None;
+        }
+        let (value, asserts) =
+            crate::inline::inline_array_call(&mut self.m.arena, &self.flat.functions, func, args)?;
+        self.push_asserts(asserts, o, out);
+        Some(value)
+    }
+
+    /// `{x1, x2, ...} = value` for an array literal `value` of the same shape: one scalar
+    /// equation per element. Residues such as `{0, 0} = f(a, b)` so become implicit equations
+    /// in the variables of `a` and `b`.
+    fn equal_elements(
+        &mut self,
+        items: &[flat::Expr],
+        value: ExprId,
+        o: &Origin,
+        out: &mut Vec<SEq>,
+    ) {
+        let values = crate::array_ops::items(&self.m.arena, value).unwrap_or_default();
+        if values.len() != items.len() {
+            return self.err(
+                o,
+                format!(
+                    "the two sides of this equation have different sizes ({} and {})",
+                    items.len(),
+                    values.len()
+                ),
+                "make the array on the left as large as the function's output",
+            );
+        }
+        for (x, v) in items.iter().zip(values) {
+            match (x, crate::array_ops::is_array(&self.m.arena, v)) {
+                (flat::Expr::Array(inner), true) => self.equal_elements(inner, v, o, out),
+                (flat::Expr::Array(_), false) | (_, true) => {
+                    return self.err(
+                        o,
+                        "the two sides of this equation have different numbers of dimensions"
+                            .into(),
+                        "make the array on the left match the shape of the function's output",
+                    )
+                }
+                (x, false) => {
+                    let l = self.expr(x, o, false);
+                    out.push(SEq::new(EqBody::Eq { lhs: l, rhs: v }, o.clone()));
+                }
             }
         }
     }

@@ -431,7 +431,8 @@ fn select_dummy_derivatives(m: &mut Model) -> Result<Vec<VarIx>, Vec<Diagnostic>
 }
 
 /// Static selection is valid when the coefficient of the chosen dummy in its equation cannot
-/// vanish during simulation; we accept constant and parameter coefficients only.
+/// vanish during simulation; we accept constant and parameter coefficients, and the residues of
+/// connection loops.
 fn check_static_selection(m: &mut Model, e: u32, v: VarIx) -> Result<(), Vec<Diagnostic>> {
     let EqBody::Eq { lhs, rhs } = m.eqs[e as usize].body else {
         return Ok(());
@@ -445,6 +446,12 @@ fn check_static_selection(m: &mut Model, e: u32, v: VarIx) -> Result<(), Vec<Dia
     let mut root = e;
     while let Some(p) = m.eqs[root as usize].diff_of {
         root = p;
+    }
+    // The residue of a connection loop is zero where both sides of the connection agree,
+    // and equalityConstraint functions are regular there (`sin(a - b)` has the coefficient
+    // `cos(0) = 1`): the coefficient keeps away from zero on the consistent solution.
+    if m.eqs[root as usize].loop_residue {
+        return Ok(());
     }
     let eq = &m.eqs[root as usize];
     Err(vec![Diagnostic::error(

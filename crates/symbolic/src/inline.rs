@@ -1,11 +1,15 @@
 //! Inlining of simple user functions into arena expressions.
 //!
-//! A function is *inlinable* when it has one scalar output and a straight-line body: a
-//! sequence of assignments `x := expr` to its output or to scalar locals, where expressions
-//! use the inputs (scalars, or arrays indexed by constant subscripts), earlier assignments,
-//! literals, operators and pure built-in functions or other inlinable functions. The call is
-//! replaced by the body's value with the arguments substituted, so differentiation, solving
-//! and the incidence of equations see through the function.
+//! A function is *inlinable* when its body is made of assignments `x := expr` to its
+//! outputs or locals (whole, or one element at constant subscripts), `for` loops over
+//! constant ranges (unrolled), if-statements (each variable becomes an if-expression of its
+//! values in the branches) and asserts (kept by the caller where it can). Expressions use the
+//! inputs, earlier assignments, literals, operators and pure built-in functions or other
+//! inlinable functions; arrays are expanded into their elements ([`crate::array_ops`]). The
+//! call is replaced by the body's value with the arguments substituted, so differentiation,
+//! solving and the incidence of equations see through the function. A function with an
+//! array output gives an array literal ([`inline_array_call`]): an equation
+//! `{0, 0} = f(x)` becomes one scalar equation per element.
 //!
 //! Two uses:
 //! - at conversion, calls of inlinable functions *without* a `derivative` annotation are
@@ -16,12 +20,17 @@
 //!   behaviour): an adaptor's `state1({p, pder}, time)` then reads only `p`, so sorting does
 //!   not try to solve it for `pder`.
 
+use crate::array_ops as ao;
 use crate::ir::{Arena, ExprId, Node, Rel};
 use crate::model::{map_exprs, Model};
 use moss_frontend::flat::{self, BinaryOp, Function, FunctionBody, Statement, UnaryOp};
 use std::collections::{BTreeMap, HashMap};
 
 const MAX_DEPTH: usize = 8;
+/// Most statements executed while unrolling the `for` loops of one inlined body.
+const MAX_UNROLLED: usize = 1000;
+/// Marks the elements of an output array that no statement assigned yet.
+const UNASSIGNED: &str = "$unassigned";
 
 /// Built-ins that may appear in an inlined body (pure functions of their arguments).
 const PURE_BUILTINS: &[&str] = &[
@@ -30,17 +39,59 @@ const PURE_BUILTINS: &[&str] = &[
     "Integer", "Real", "sum", "product", "scalar",
 ];
 
+/// Built-ins of [`PURE_BUILTINS`] that take arrays as a whole instead of element by element.
+const ARRAY_BUILTINS: &[&str] = &["min", "max", "sum", "product", "scalar"];
+
 type Functions = BTreeMap<String, Function>;
 
 /// The value of `func(args)` with the body inlined, or `None` when the function is not
-/// inlinable (or the arguments do not fit, e.g. an array input given as a non-literal).
+/// inlinable, its output is an array, or the arguments do not fit (e.g. an array input given
+/// as a non-literal).
 pub fn inline_call(
     arena: &mut Arena,
     functions: &Functions,
     func: &str,
     args: &[ExprId],
 ) -> Option<ExprId> {
-    inline_at_depth(arena, functions, func, args, 0)
+    let (outs, _) = inline_at_depth(arena, functions, func, args, 0, false)?;
+    match outs.as_slice() {
+        [v] if !ao::is_array(arena, *v) => Some(*v),
+        _ => None,
+    }
+}
+
+/// An `assert` of an inlined body, with the arguments substituted.
+pub struct InlinedAssert {
+    pub cond: ExprId,
+    pub msg: ExprId,
+    pub level: flat::AssertLevel,
+}
+
+/// The value of `func(args)` for an inlinable function whose output is an array: an array
+/// literal (nested for matrices) of scalar expressions, and the asserts of the body (the
+/// caller keeps them as checks of the model, as the call would have made them).
+pub fn inline_array_call(
+    arena: &mut Arena,
+    functions: &Functions,
+    func: &str,
+    args: &[ExprId],
+) -> Option<(ExprId, Vec<InlinedAssert>)> {
+    let (outs, asserts) = inline_at_depth(arena, functions, func, args, 0, true)?;
+    match outs.as_slice() {
+        [v] if ao::is_array(arena, *v) => Some((*v, asserts)),
+        _ => None,
+    }
+}
+
+/// The values of all outputs of `func(args)` with the body inlined (for `(a, b) = f(x)` and
+/// for selecting one output of a call), and the asserts of the body.
+pub fn inline_outputs(
+    arena: &mut Arena,
+    functions: &Functions,
+    func: &str,
+    args: &[ExprId],
+) -> Option<(Vec<ExprId>, Vec<InlinedAssert>)> {
+    inline_at_depth(arena, functions, func, args, 0, true)
 }
 
 fn inline_at_depth(
@@ -49,7 +100,8 @@ fn inline_at_depth(
     func: &str,
     args: &[ExprId],
     depth: usize,
-) -> Option<ExprId> {
+    keep_asserts: bool,
+) -> Option<(Vec<ExprId>, Vec<InlinedAssert>)> {
     if depth >= MAX_DEPTH {
         return None;
     }
@@ -57,17 +109,12 @@ fn inline_at_depth(
     let FunctionBody::Algorithm(stmts) = &f.body else {
         return None;
     };
-    if f.is_impure
-        || f.outputs.len() != 1
-        || !f.outputs[0].dims.is_empty()
-        || f.locals.iter().any(|l| !l.dims.is_empty())
-        || args.len() != f.inputs.len()
-    {
+    if f.is_impure || f.outputs.is_empty() || args.len() != f.inputs.len() {
         return None;
     }
     let mut env: HashMap<&str, ExprId> = HashMap::new();
     for (inp, &a) in f.inputs.iter().zip(args) {
-        if !inp.dims.is_empty() && !matches!(arena.node(a), Node::Array(_)) {
+        if ao::rank(arena, a) != inp.dims.len() {
             return None;
         }
         env.insert(inp.name.as_str(), a);
@@ -76,33 +123,209 @@ fn inline_at_depth(
         arena,
         functions,
         depth,
+        f,
+        budget: MAX_UNROLLED,
+        asserts: keep_asserts.then(Vec::new),
     };
-    for s in stmts {
-        let Statement::Assign { target, value, .. } = s else {
-            return None;
-        };
-        let flat::Expr::Var { name, subscripts } = target else {
-            return None;
-        };
-        let assignable = subscripts.is_empty()
-            && (f.outputs[0].name == *name || f.locals.iter().any(|l| l.name == *name));
-        if !assignable {
+    // outputs and locals declared with a value (`output Real y = x`) start with it
+    for v in f.outputs.iter().chain(&f.locals) {
+        if let Some(d) = &v.default {
+            let value = cx.expr(d, &env)?;
+            env.insert(v.name.as_str(), value);
+        }
+    }
+    cx.statements(stmts, &mut env)?;
+    let unassigned = |n: &Node| matches!(n, Node::Str(s) if &**s == UNASSIGNED);
+    let mut outs = Vec::with_capacity(f.outputs.len());
+    for o in &f.outputs {
+        let v = *env.get(o.name.as_str())?;
+        if cx.arena.any_node(v, &mut |n| unassigned(n)) {
             return None;
         }
-        let v = cx.expr(value, &env)?;
-        env.insert(name.as_str(), v);
+        outs.push(v);
     }
-    env.get(f.outputs[0].name.as_str()).copied()
+    Some((outs, cx.asserts.unwrap_or_default()))
 }
 
 struct Cx<'a> {
     arena: &'a mut Arena,
     functions: &'a Functions,
     depth: usize,
+    /// The function being inlined.
+    f: &'a Function,
+    /// Statements left before the body counts as too long to unroll.
+    budget: usize,
+    /// The asserts met so far, when they may be kept (else an assert prevents inlining).
+    asserts: Option<Vec<InlinedAssert>>,
 }
 
-impl Cx<'_> {
-    fn expr(&mut self, e: &flat::Expr, env: &HashMap<&str, ExprId>) -> Option<ExprId> {
+type Env<'s> = HashMap<&'s str, ExprId>;
+
+impl<'a> Cx<'a> {
+    /// Execute statements symbolically: `env` maps each name to its current value.
+    fn statements<'s>(&mut self, stmts: &'s [Statement], env: &mut Env<'s>) -> Option<()>
+    where
+        'a: 's,
+    {
+        for s in stmts {
+            self.budget = self.budget.checked_sub(1)?;
+            match s {
+                Statement::Assign { target, value, .. } => self.assign(target, value, env)?,
+                Statement::Assert {
+                    condition,
+                    message,
+                    level,
+                    ..
+                } if self.asserts.is_some() => {
+                    let cond = self.expr(condition, env)?;
+                    let msg = match self.expr(message, env) {
+                        Some(m) => m,
+                        None => {
+                            let text = format!("assertion in `{}` failed", self.f.name);
+                            self.arena.str(&text)
+                        }
+                    };
+                    let level = *level;
+                    if let Some(list) = &mut self.asserts {
+                        list.push(InlinedAssert { cond, msg, level });
+                    }
+                }
+                Statement::If {
+                    branches, else_, ..
+                } => self.if_statement(branches, else_, env)?,
+                Statement::For {
+                    var, range, body, ..
+                } => {
+                    let r = self.expr(range, env)?;
+                    let values = match ao::items(self.arena, r) {
+                        Some(xs) => xs,
+                        None => vec![r],
+                    };
+                    let shadowed = env.get(var.as_str()).copied();
+                    for v in values {
+                        env.insert(var.as_str(), v);
+                        self.statements(body, env)?;
+                    }
+                    match shadowed {
+                        Some(x) => env.insert(var.as_str(), x),
+                        None => env.remove(var.as_str()),
+                    };
+                }
+                _ => return None,
+            }
+        }
+        Some(())
+    }
+
+    /// `if c1 then ... elseif ... else ... end if`: every branch is executed on its own copy
+    /// of the values, then each variable gets `if c1 then v1 elseif ... else v_else` (a
+    /// variable a branch leaves unassigned stays unassigned there).
+    fn if_statement<'s>(
+        &mut self,
+        branches: &'s [(flat::Expr, Vec<Statement>)],
+        else_: &'s [Statement],
+        env: &mut Env<'s>,
+    ) -> Option<()>
+    where
+        'a: 's,
+    {
+        let mut conds = Vec::with_capacity(branches.len());
+        let mut outcomes: Vec<Env<'s>> = Vec::with_capacity(branches.len() + 1);
+        for (c, body) in branches {
+            let c = self.expr(c, env)?;
+            if ao::is_array(self.arena, c) {
+                return None;
+            }
+            let mut branch_env = env.clone();
+            self.statements(body, &mut branch_env)?;
+            conds.push(c);
+            outcomes.push(branch_env);
+        }
+        let mut else_env = env.clone();
+        self.statements(else_, &mut else_env)?;
+        let mut names: Vec<&'s str> = outcomes
+            .iter()
+            .chain([&else_env])
+            .flat_map(|e| e.keys().copied())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let unassigned = self.arena.str(UNASSIGNED);
+        for name in names {
+            let mut acc = else_env.get(name).copied().unwrap_or(unassigned);
+            for (c, branch_env) in conds.iter().zip(&outcomes).rev() {
+                let v = branch_env.get(name).copied().unwrap_or(unassigned);
+                let c = *c;
+                acc = if v == acc {
+                    acc
+                } else if v == unassigned || acc == unassigned {
+                    self.arena.if_(c, v, acc)
+                } else {
+                    ao::map2(self.arena, v, acc, &mut |a, x, y| Some(a.if_(c, x, y)))?
+                };
+            }
+            env.insert(name, acc);
+        }
+        Some(())
+    }
+
+    /// `x := value` or `x[i, j] := value` (constant subscripts) to the output or a local.
+    fn assign<'s>(
+        &mut self,
+        target: &'s flat::Expr,
+        value: &flat::Expr,
+        env: &mut Env<'s>,
+    ) -> Option<()>
+    where
+        'a: 's,
+    {
+        let flat::Expr::Var { name, subscripts } = target else {
+            return None;
+        };
+        let f = self.f;
+        let decl = f
+            .outputs
+            .iter()
+            .chain(&f.locals)
+            .find(|v| v.name == *name)?;
+        let v = self.expr(value, env)?;
+        if subscripts.is_empty() {
+            env.insert(name.as_str(), v);
+            return Some(());
+        }
+        let mut idx = Vec::with_capacity(subscripts.len());
+        for s in subscripts {
+            let flat::Subscript::Index(ix) = s else {
+                return None;
+            };
+            let k = self.expr(ix, env)?;
+            idx.push(ao::const_index(self.arena, k)?);
+        }
+        let current = match env.get(name.as_str()) {
+            Some(&c) => c,
+            None => self.unassigned_array(&decl.dims, env)?,
+        };
+        let updated = ao::set_element(self.arena, current, &idx, v)?;
+        env.insert(name.as_str(), updated);
+        Some(())
+    }
+
+    /// An array of the declared (constant) dimensions whose elements are all unassigned.
+    fn unassigned_array(&mut self, dims: &[Option<flat::Expr>], env: &Env<'_>) -> Option<ExprId> {
+        let mut sizes = Vec::with_capacity(dims.len());
+        for d in dims {
+            let n = self.expr(d.as_ref()?, env)?;
+            let n = self.arena.as_const(n)?;
+            if n < 0.0 || n.fract() != 0.0 {
+                return None;
+            }
+            sizes.push(n as usize);
+        }
+        let fill = self.arena.str(UNASSIGNED);
+        Some(ao::filled(self.arena, &sizes, fill))
+    }
+
+    fn expr(&mut self, e: &flat::Expr, env: &Env<'_>) -> Option<ExprId> {
         use flat::Expr as E;
         let a = &mut *self.arena;
         Some(match e {
@@ -110,29 +333,16 @@ impl Cx<'_> {
             E::Integer(v) => a.num(*v as f64),
             E::Boolean(b) => a.num(if *b { 1.0 } else { 0.0 }),
             E::Enum { index, .. } => a.num(*index as f64),
+            E::String(text) => a.str(text),
             E::Var { name, subscripts } => {
-                let mut cur = *env.get(name.as_str())?;
-                for s in subscripts {
-                    let flat::Subscript::Index(ix) = s else {
-                        return None;
-                    };
-                    let k = self.expr(ix, env)?;
-                    let k = self.arena.as_const(k)?;
-                    let Node::Array(items) = self.arena.node(cur) else {
-                        return None;
-                    };
-                    if k < 1.0 || k.fract() != 0.0 {
-                        return None;
-                    }
-                    cur = *items.get(k as usize - 1)?;
-                }
-                cur
+                let cur = *env.get(name.as_str())?;
+                self.select(cur, subscripts, env)?
             }
             E::Unary { op, arg } => {
                 let x = self.expr(arg, env)?;
                 match op {
-                    UnaryOp::Neg => self.arena.neg(x),
-                    UnaryOp::Not => self.arena.not(x),
+                    UnaryOp::Neg => ao::map1(self.arena, x, &mut |a, y| Some(a.neg(y)))?,
+                    UnaryOp::Not => ao::map1(self.arena, x, &mut |a, y| Some(a.not(y)))?,
                 }
             }
             E::Binary { op, lhs, rhs } => {
@@ -145,7 +355,10 @@ impl Cx<'_> {
                 for (c, v) in branches.iter().rev() {
                     let c = self.expr(c, env)?;
                     let v = self.expr(v, env)?;
-                    acc = self.arena.if_(c, v, acc);
+                    if ao::is_array(self.arena, c) {
+                        return None;
+                    }
+                    acc = ao::map2(self.arena, v, acc, &mut |a, x, y| Some(a.if_(c, x, y)))?;
                 }
                 acc
             }
@@ -154,7 +367,18 @@ impl Cx<'_> {
                 for x in items {
                     xs.push(self.expr(x, env)?);
                 }
-                self.arena.intern(Node::Array(xs.into_boxed_slice()))
+                ao::array(self.arena, xs)
+            }
+            E::Range { start, step, stop } => self.range(start, step.as_deref(), stop, env)?,
+            E::CallOutput { call, index } => {
+                let E::Call { func, args } = &**call else {
+                    return None;
+                };
+                let mut xs = Vec::with_capacity(args.len());
+                for x in args {
+                    xs.push(self.expr(x, env)?);
+                }
+                *self.user_call(func, &xs)?.get(*index)?
             }
             E::Call { func, args } => {
                 let mut xs = Vec::with_capacity(args.len());
@@ -167,7 +391,75 @@ impl Cx<'_> {
         })
     }
 
+    /// `start:step:stop` of constants, as an array literal.
+    fn range(
+        &mut self,
+        start: &flat::Expr,
+        step: Option<&flat::Expr>,
+        stop: &flat::Expr,
+        env: &Env<'_>,
+    ) -> Option<ExprId> {
+        let mut value = |e: &flat::Expr| {
+            let x = self.expr(e, env)?;
+            self.arena.as_const(x)
+        };
+        let (a, b) = (value(start)?, value(stop)?);
+        let h = match step {
+            Some(s) => value(s)?,
+            None => 1.0,
+        };
+        if h == 0.0 || !((b - a) / h).is_finite() {
+            return None;
+        }
+        let n = ((b - a) / h).floor() + 1.0;
+        if n > MAX_UNROLLED as f64 {
+            return None;
+        }
+        let xs = (0..n.max(0.0) as usize)
+            .map(|k| self.arena.num(a + k as f64 * h))
+            .collect();
+        Some(ao::array(self.arena, xs))
+    }
+
+    /// `x[...]` with constant indices, index vectors and `:`.
+    fn select(
+        &mut self,
+        cur: ExprId,
+        subscripts: &[flat::Subscript],
+        env: &Env<'_>,
+    ) -> Option<ExprId> {
+        let Some((first, rest)) = subscripts.split_first() else {
+            return Some(cur);
+        };
+        let items = ao::items(self.arena, cur)?;
+        let chosen: Vec<ExprId> = match first {
+            flat::Subscript::All => items,
+            flat::Subscript::Index(ix) => {
+                let k = self.expr(ix, env)?;
+                match ao::items(self.arena, k) {
+                    Some(ks) => ks
+                        .into_iter()
+                        .map(|k| items.get(ao::const_index(self.arena, k)? - 1).copied())
+                        .collect::<Option<Vec<_>>>()?,
+                    None => {
+                        let x = *items.get(ao::const_index(self.arena, k)? - 1)?;
+                        return self.select(x, rest, env);
+                    }
+                }
+            }
+        };
+        let xs = chosen
+            .into_iter()
+            .map(|x| self.select(x, rest, env))
+            .collect::<Option<Vec<_>>>()?;
+        Some(ao::array(self.arena, xs))
+    }
+
     fn binary(&mut self, op: BinaryOp, l: ExprId, r: ExprId) -> Option<ExprId> {
+        let arrays = ao::is_array(self.arena, l) || ao::is_array(self.arena, r);
+        if arrays {
+            return self.array_binary(op, l, r);
+        }
         let a = &mut *self.arena;
         // relations inside functions never generate events
         let rel = |a: &mut Arena, op: Rel| a.rel(op, l, r, false);
@@ -188,19 +480,85 @@ impl Cx<'_> {
         })
     }
 
-    fn call(&mut self, func: &str, args: Vec<ExprId>) -> Option<ExprId> {
-        match func {
-            "noEvent" | "Real" if args.len() == 1 => Some(args[0]),
-            "smooth" if args.len() == 2 => Some(args[1]),
-            _ if PURE_BUILTINS.contains(&func) => {
-                // scalar arguments only, except the reductions of an array literal
-                Some(self.arena.call(func, args))
+    /// Operators with an array operand, expanded into elements.
+    fn array_binary(&mut self, op: BinaryOp, l: ExprId, r: ExprId) -> Option<ExprId> {
+        let a = &mut *self.arena;
+        let same_shape = ao::rank(a, l) == ao::rank(a, r);
+        match op {
+            BinaryOp::Add | BinaryOp::Sub if !same_shape => None,
+            BinaryOp::Add | BinaryOp::ElemAdd => {
+                ao::map2(a, l, r, &mut |a, x, y| Some(a.add(x, y)))
             }
-            _ if self.functions.contains_key(func) => {
-                inline_at_depth(self.arena, self.functions, func, &args, self.depth + 1)
+            BinaryOp::Sub | BinaryOp::ElemSub => {
+                ao::map2(a, l, r, &mut |a, x, y| Some(a.sub(x, y)))
+            }
+            BinaryOp::ElemMul => ao::map2(a, l, r, &mut |a, x, y| Some(a.mul(x, y))),
+            BinaryOp::ElemDiv => ao::map2(a, l, r, &mut |a, x, y| Some(a.div(x, y))),
+            BinaryOp::ElemPow => ao::map2(a, l, r, &mut |a, x, y| Some(a.pow(x, y))),
+            BinaryOp::Mul => ao::product(a, l, r),
+            BinaryOp::Div if !ao::is_array(a, r) => {
+                ao::map2(a, l, r, &mut |a, x, y| Some(a.div(x, y)))
             }
             _ => None,
         }
+    }
+
+    fn call(&mut self, func: &str, args: Vec<ExprId>) -> Option<ExprId> {
+        let any_array = args.iter().any(|&x| ao::is_array(self.arena, x));
+        match (func, args.as_slice()) {
+            ("noEvent" | "Real", [x]) => Some(*x),
+            ("smooth", [_, x]) => Some(*x),
+            ("cross", [x, y]) => ao::cross(self.arena, *x, *y),
+            ("transpose", [m]) => ao::transpose(self.arena, *m),
+            ("size", [x, d]) => {
+                let mut cur = *x;
+                for _ in 1..ao::const_index(self.arena, *d)? {
+                    cur = *ao::items(self.arena, cur)?.first()?;
+                }
+                let n = ao::items(self.arena, cur)?.len();
+                Some(self.arena.num(n as f64))
+            }
+            ("zeros" | "ones", dims) if !dims.is_empty() => {
+                let sizes = dims
+                    .iter()
+                    .map(|&d| {
+                        let n = self.arena.as_const(d)?;
+                        (n >= 0.0 && n.fract() == 0.0).then_some(n as usize)
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                let fill = self.arena.num(if func == "ones" { 1.0 } else { 0.0 });
+                Some(ao::filled(self.arena, &sizes, fill))
+            }
+            _ if PURE_BUILTINS.contains(&func) => {
+                if any_array && !ARRAY_BUILTINS.contains(&func) {
+                    // a scalar function applied element by element
+                    return match args.as_slice() {
+                        [x] => ao::map1(self.arena, *x, &mut |a, y| Some(a.call(func, vec![y]))),
+                        [x, y] => ao::map2(self.arena, *x, *y, &mut |a, p, q| {
+                            Some(a.call(func, vec![p, q]))
+                        }),
+                        _ => None,
+                    };
+                }
+                Some(self.arena.call(func, args))
+            }
+            _ if self.functions.contains_key(func) => {
+                // in an expression, a call gives its first output
+                self.user_call(func, &args)?.first().copied()
+            }
+            _ => None,
+        }
+    }
+
+    /// The values of all outputs of a call of another user function, inlined.
+    fn user_call(&mut self, func: &str, args: &[ExprId]) -> Option<Vec<ExprId>> {
+        let keep = self.asserts.is_some();
+        let (outs, inner) =
+            inline_at_depth(self.arena, self.functions, func, args, self.depth + 1, keep)?;
+        if let Some(list) = &mut self.asserts {
+            list.extend(inner);
+        }
+        Some(outs)
     }
 }
 
@@ -255,4 +613,134 @@ fn is_straight_line(f: &Function) -> bool {
         && f.outputs.len() == 1
         && f.outputs[0].dims.is_empty()
         && stmts.iter().all(|s| matches!(s, Statement::Assign { .. }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_source::flatten_source;
+
+    /// A function with array inputs, a protected array, slices, products, `cross`,
+    /// `transpose`, an elementwise product and an unrolled loop of element assignments.
+    const MIX: &str = r#"model UsesMix
+  function mix
+    input Real T[2, 2];
+    input Real v[2];
+    output Real r[5];
+  protected
+    Real w[3];
+    Real u[2];
+  algorithm
+    w := cross({v[1], v[2], 0}, {0, 0, 1});
+    u := transpose(T)*v;
+    r[1] := T[1, :]*v;
+    r[2] := v*T*v;
+    r[3] := sum(w .* w);
+    for i in 1:2 loop
+      r[3 + i] := u[i]/2;
+    end for;
+  end mix;
+  function half
+    input Real x;
+    output Real r[2];
+  algorithm
+    r[1] := x/2;
+  end half;
+  function total
+    input Real x[3];
+    output Real s;
+  algorithm
+    s := 0;
+    for v in x loop
+      s := s + v;
+    end for;
+  end total;
+  function clip
+    input Real x;
+    output Real y[2];
+  algorithm
+    if x > 1 then
+      y := {1, x - 1};
+    elseif x < -1 then
+      y[1] := -1;
+      y[2] := x + 1;
+    else
+      y := {x, 0};
+    end if;
+  end clip;
+  Real r[5] = mix([1, 2; 3, time], {5, 6});
+  Real cl[2] = clip(time);
+  Real t = total({1, 2, time});
+  Real h[2] = half(time);
+end UsesMix;
+"#;
+
+    fn constants(a: &Arena, e: ExprId) -> Vec<f64> {
+        let mut xs = Vec::new();
+        ao::leaves(a, e, &mut xs);
+        xs.iter()
+            .map(|&x| a.as_const(x).expect("a constant element"))
+            .collect()
+    }
+
+    #[test]
+    fn array_output_is_inlined_element_by_element() {
+        let flat = flatten_source(MIX);
+        let mut a = Arena::new();
+        let vector = |a: &mut Arena, xs: &[f64]| {
+            let items = xs.iter().map(|&x| a.num(x)).collect();
+            ao::array(a, items)
+        };
+        let rows = [vector(&mut a, &[1.0, 2.0]), vector(&mut a, &[3.0, 4.0])];
+        let t = ao::array(&mut a, rows.to_vec());
+        let v = vector(&mut a, &[5.0, 6.0]);
+        let (value, asserts) = inline_array_call(&mut a, &flat.functions, "UsesMix.mix", &[t, v])
+            .expect("mix is inlinable");
+        assert!(asserts.is_empty());
+        // T[1,:]·v = 17, vᵀTv = 319, |v × e3|² = 61, Tᵀv/2 = {11.5, 17}
+        assert_eq!(constants(&a, value), vec![17.0, 319.0, 61.0, 11.5, 17.0]);
+    }
+
+    #[test]
+    fn output_with_unassigned_elements_is_not_inlined() {
+        let flat = flatten_source(MIX);
+        let mut a = Arena::new();
+        let x = a.num(1.0);
+        assert!(inline_array_call(&mut a, &flat.functions, "UsesMix.half", &[x]).is_none());
+        // an array-valued function is never the value of a scalar call
+        let t = a.num(0.0);
+        assert!(inline_call(&mut a, &flat.functions, "UsesMix.half", &[t]).is_none());
+    }
+
+    #[test]
+    fn for_loop_over_an_array_input_is_unrolled() {
+        let flat = flatten_source(MIX);
+        let mut a = Arena::new();
+        let x = a.var(0);
+        let items = vec![a.num(1.0), a.num(2.0), x];
+        let arg = ao::array(&mut a, items);
+        let v = inline_call(&mut a, &flat.functions, "UsesMix.total", &[arg])
+            .expect("total is inlinable");
+        // 1 + 2 + x, folded to 3 + x
+        let three = a.num(3.0);
+        assert_eq!(v, a.add(three, x));
+    }
+
+    #[test]
+    fn if_statement_gives_if_expressions_of_the_branch_values() {
+        let flat = flatten_source(MIX);
+        let mut a = Arena::new();
+        for (x, expected) in [(2.5, [1.0, 1.5]), (-3.0, [-1.0, -2.0]), (0.5, [0.5, 0.0])] {
+            let arg = a.num(x);
+            let (v, _) = inline_array_call(&mut a, &flat.functions, "UsesMix.clip", &[arg])
+                .expect("clip is inlinable");
+            assert_eq!(constants(&a, v), expected, "clip({x})");
+        }
+        // a variable argument keeps the choice as if-expressions
+        let x = a.var(0);
+        let (v, _) = inline_array_call(&mut a, &flat.functions, "UsesMix.clip", &[x])
+            .expect("clip is inlinable");
+        let first = ao::items(&a, v).expect("an array")[0];
+        assert!(matches!(a.node(first), Node::If(..)), "{:?}", a.node(first));
+    }
 }

@@ -27,6 +27,7 @@
 
 pub mod alias;
 pub mod api;
+pub mod array_ops;
 pub mod autodiff;
 #[doc(hidden)]
 pub mod bench_support;

@@ -369,6 +369,16 @@ pub fn singular_diagnostics(
             .with_label("over-determined: one of these equations is redundant or conflicting");
         d = list_eqs(m, eqs, &parts.over_eqs, d, "equation");
         d = with_var_locations(m, &parts.over_vars, d);
+        if parts.over_eqs.iter().any(|&e| eqs[e as usize].loop_residue) {
+            d = d.with_note(
+                "the `connect` closes a loop of overdetermined connectors (e.g. orientations or \
+                 reference angles), so it gives the residues of their `equalityConstraint` \
+                 instead of equalities; here the other equations of the loop already fix both \
+                 connected variables, so the residue has nothing left to determine (a rigid \
+                 loop, or a loop without the elements whose forces or torques the residue \
+                 should determine)",
+            );
+        }
         d = d.with_help(
             "remove a redundant equation (often a duplicated connection or an extra equation \
              for a variable that is already determined), or make a parameter a variable",

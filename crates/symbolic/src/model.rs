@@ -176,6 +176,9 @@ pub struct SEq {
     pub from_start: bool,
     /// The equation as written (before alias and constant substitution), for diagnostics.
     pub shown: Option<(ExprId, ExprId)>,
+    /// A residue `0 = equalityConstraint(a, b)[i]` of a connection loop (spec 9.4): it
+    /// vanishes where `a` and `b` agree, and the function is made to be regular there.
+    pub loop_residue: bool,
 }
 
 impl SEq {
@@ -191,6 +194,7 @@ impl SEq {
             diffed: None,
             from_start: false,
             shown,
+            loop_residue: false,
         }
     }
 

@@ -481,6 +481,7 @@ fn call_outputs_of(p: &CausalProgram, blocks: &[crate::program::Block]) -> Vec<V
 
 #[test]
 fn tuple_equation_with_array_outputs_assigns_every_element() {
+    // the while loop keeps the call (an inlinable body would give one equation per element)
     let model = |lhs: &str| {
         format!(
             "
@@ -490,7 +491,10 @@ function coeffs
   output Real b;
 algorithm
   a := {{1, n}};
-  b := 3;
+  b := 0;
+  while b < 3 loop
+    b := b + 1;
+  end while;
 end coeffs;
 model Coef
   parameter Real a[2](each fixed = false);
