@@ -292,6 +292,9 @@ fn variables_in_equations(m: &mut Model) -> Vec<bool> {
             e
         });
         for e in exprs {
+            // cleared each time: `vars_of` sorts what it is given, and a vector growing
+            // over all equations made this pass quadratic in the model size
+            vs.clear();
             m.arena.vars_of(e, false, &mut vs);
             for &x in &vs {
                 used[x as usize] = true;
