@@ -471,9 +471,14 @@ fn component_block(
     // torn only to make it smaller, also avoids those that are zero at their current values
     // (an inertia J = 0 of a massless wheel).
     let mut loop_vars = Vec::new();
+    let mut vs = Vec::new();
     for &(l, r, _) in &pairs {
-        m.arena.vars_of(l, false, &mut loop_vars);
-        m.arena.vars_of(r, false, &mut loop_vars);
+        // a fresh vector per call: `vars_of` sorts what it is given
+        for side in [l, r] {
+            vs.clear();
+            m.arena.vars_of(side, false, &mut vs);
+            loop_vars.extend_from_slice(&vs);
+        }
     }
     loop_vars.sort_unstable();
     loop_vars.dedup();
@@ -578,6 +583,11 @@ pub fn algebraic_loop(
         .map(|(i, &v)| (v, i as u32))
         .collect();
     if let Some(lin) = linear_loop(a, pairs, &vars, &col) {
+        // Tearing costs more than linear in the loop size; large linear loops go to the
+        // sparse LU as they are.
+        if vars.len() > MAX_TORN_LINEAR {
+            return lin;
+        }
         // A linear loop that tears into fewer unknowns, dividing only by constants and
         // parameters, is solved in that form: with its exact (constant) symbolic Jacobian,
         // Newton's first step from the current values is the solution, and where coefficients
@@ -654,6 +664,9 @@ fn linear_loop(
         rhs,
     })
 }
+
+/// Largest linear loop that is torn (larger ones are solved whole, with the sparse LU).
+const MAX_TORN_LINEAR: usize = 200;
 
 /// Largest total size (tree nodes) of a symbolic torn-system Jacobian.
 const MAX_JACOBIAN_TREE: usize = 20_000;
