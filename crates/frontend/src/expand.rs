@@ -1403,6 +1403,9 @@ impl<'a> Flattener<'a> {
                     };
                     return Ok(Val::S(Expr::String(path)));
                 }
+                if fname == "cardinality" {
+                    return self.cardinality_query(positional, named, env, cx, span);
+                }
                 if fname == "homotopy" {
                     return self.homotopy(positional, named, env, cx, span);
                 }
@@ -2095,7 +2098,6 @@ impl<'a> Flattener<'a> {
                     args: vec![x],
                 }))
             }
-            "cardinality" => err(span, "`cardinality` is not supported (deprecated operator)"),
             "initial" | "terminal" => {
                 arity(0)?;
                 Ok(Val::S(Expr::Call {

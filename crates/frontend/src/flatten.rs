@@ -1217,6 +1217,61 @@ impl<'a> Flattener<'a> {
         Ok(Some(out))
     }
 
+    /// `cardinality(c)` (spec 3.7.4): how many `connect` equations name the scalar connector
+    /// `c`. Only known once every connection is collected, so this gives a placeholder call
+    /// naming the connector, replaced by the count after the walk (then asserts and
+    /// if-equations on it fold to constants). A disabled conditional connector counts 0.
+    pub fn cardinality_query(
+        &self,
+        positional: &[ast::Expr],
+        named: &[ast::NamedArg],
+        env: &Env,
+        cx: &mut Cx,
+        span: Span,
+    ) -> Res<Val> {
+        let ([arg], true) = (positional, named.is_empty()) else {
+            return err(
+                span,
+                "`cardinality` takes exactly one argument, a connector",
+            );
+        };
+        let ExprKind::Ref(c) = &arg.kind else {
+            return err(arg.span, "the argument of `cardinality` must name a connector")
+                .map_err(|d| Box::new(d.with_help("write `cardinality(p)` for a connector `p` of this component or of one of its components")));
+        };
+        if self.expandable_side(c, env, &mut cx.clone())?.is_some() {
+            return err(
+                arg.span,
+                format!(
+                    "`cardinality` cannot be applied to the expandable connector (or its element) `{}`",
+                    cref_text(c)
+                ),
+            );
+        }
+        let Some(elems) = self.connect_side(c, env, cx)? else {
+            return Ok(Val::S(Expr::Integer(0)));
+        };
+        match elems.as_slice() {
+            [one] => Ok(Val::S(Expr::Call {
+                func: crate::connect::CARDINALITY.into(),
+                args: vec![Expr::String(one.name.clone())],
+            })),
+            _ => err(
+                arg.span,
+                format!(
+                    "`cardinality` needs a scalar connector, but `{}` stands for {} connectors",
+                    cref_text(c),
+                    elems.len()
+                ),
+            )
+            .map_err(|d| {
+                Box::new(
+                    d.with_help("apply it to one element of the array, e.g. `cardinality(c[i])`"),
+                )
+            }),
+        }
+    }
+
     fn connect_indices(
         &self,
         subs: &[ast::Subscript],
@@ -1281,6 +1336,11 @@ impl<'a> Flattener<'a> {
             let (Some(a), Some(b)) = (side(ea, lhs, cx)?, side(eb, rhs, cx)?) else {
                 return Ok(());
             };
+            for s in [&a, &b] {
+                if let Side::Plain(elems) = s {
+                    elems.iter().for_each(|e| conns.count_occurrence(&e.name));
+                }
+            }
             conns.deferred.push(Deferred { a, b, origin: o });
             return Ok(());
         }
@@ -1303,6 +1363,8 @@ impl<'a> Flattener<'a> {
             );
         }
         for (x, y) in a.into_iter().zip(b) {
+            conns.count_occurrence(&x.name);
+            conns.count_occurrence(&y.name);
             self.check_connect_types(&x, &y, &o)?;
             let mut lx = self.connector_leaves(&x)?;
             let mut ly = self.connector_leaves(&y)?;
