@@ -401,7 +401,7 @@ impl<'a> Flattener<'a> {
         let v = self.expand(&b.expr, &b.env, &mut Cx::flat())?;
         let mut path: Vec<usize> = b.index.clone();
         path.extend(idx.iter().map(|i| i - 1));
-        let v = v.index_path(&path);
+        let mut v = v.index_path(&path);
         let env = Env {
             node: node.clone(),
             scope: comp.scope,
@@ -449,6 +449,9 @@ impl<'a> Flattener<'a> {
                 });
                 return Ok(());
             }
+            // Parameter fields cannot be bound to array outputs of a call one element at a
+            // time: the record is computed now, as parameter arrays bound to calls are.
+            v = self.record_value_now(b, &path)?;
         }
         let (ls, rs) = match (&lhs, &v) {
             // Field by field by name: constants of the record are not constructor inputs.
@@ -506,6 +509,15 @@ impl<'a> Flattener<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The value of a record binding computed at translation time (its arguments must be
+    /// known then).
+    fn record_value_now(&self, b: &BindingMod, path: &[usize]) -> Res<Val> {
+        let v = self
+            .eval_expr(&b.expr, &b.env, &mut Cx::eval())
+            .map_err(|d| Box::new(d.with_note("a parameter record bound to a function call with array outputs must be computable at translation time")))?;
+        Ok(v.index_path(path))
     }
 
     fn emit_vars(

@@ -129,3 +129,42 @@ end Frames;
         assert!(eqs.contains(&e.to_string()), "{e} missing in {eqs:#?}");
     }
 }
+
+/// A parameter record bound to a function whose record result has an array field (like an
+/// orientation built from two axis vectors): its fields get the values computed now, while
+/// a variable record of the same kind keeps one equation for the whole call.
+#[test]
+fn parameter_record_bound_to_a_call_with_array_fields_is_computed() {
+    let text = r#"model Axes
+  record Frame
+    Real T[2, 2];
+    Real s;
+  end Frame;
+  function fromAngle
+    input Real a;
+    output Frame f;
+  algorithm
+    f := Frame(T = {{cos(a), sin(a)}, {-sin(a), cos(a)}}, s = 2*a);
+  end fromAngle;
+  parameter Real angle = 0;
+  parameter Frame R = fromAngle(angle);
+  Frame F = fromAngle(time);
+end Axes;
+"#;
+    let m = flat_text("Axes", text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        declaration(&m, "R.T[1,1]"),
+        "parameter Real 'R.T[1,1]' = 1.0;"
+    );
+    assert_eq!(
+        declaration(&m, "R.T[2,1]"),
+        "parameter Real 'R.T[2,1]' = -0.0;"
+    );
+    assert_eq!(declaration(&m, "R.s"), "parameter Real 'R.s' = 0;");
+    let eqs = equations(&m);
+    assert!(
+        eqs.iter()
+            .any(|e| e.contains("'F.s') = 'Axes.fromAngle'(time)")),
+        "{eqs:#?}"
+    );
+}
