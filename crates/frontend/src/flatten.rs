@@ -453,21 +453,13 @@ impl<'a> Flattener<'a> {
             // time: the record is computed now, as parameter arrays bound to calls are.
             v = self.record_value_now(b, &path)?;
         }
-        let (ls, rs) = match (&lhs, &v) {
-            // Field by field by name: constants of the record are not constructor inputs.
-            (Val::R(lf), Val::R(rf)) => {
-                let mut ls = Vec::new();
-                let mut rs = Vec::new();
-                for (n, lv) in lf {
-                    if let Some((_, rv)) = rf.iter().find(|(m, _)| m == n) {
-                        ls.extend(lv.scalars());
-                        rs.extend(rv.scalars());
-                    }
-                }
-                (ls, rs)
-            }
-            _ => (lhs.scalars(), v.scalars()),
-        };
+        let (mut ls, mut rs) = record_field_pairs(&lhs, &v);
+        if ls.len() != rs.len() && self.all_parameters(&ls, out) {
+            // `R = if c then f(x) else g(y)` with record results: a parameter record is
+            // computed now.
+            v = self.record_value_now(b, &path)?;
+            (ls, rs) = record_field_pairs(&lhs, &v);
+        }
         if ls.len() != rs.len() {
             return err(
                 b.expr.span,
@@ -509,6 +501,19 @@ impl<'a> Flattener<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Whether all these field variables are parameters or constants already declared.
+    fn all_parameters(&self, fields: &[Expr], out: &Collected) -> bool {
+        fields.iter().all(|l| match l {
+            Expr::Var { name, .. } => out
+                .variables
+                .iter()
+                .rev()
+                .find(|v| &v.name == name)
+                .is_some_and(|v| v.variability <= Variability::Parameter),
+            _ => false,
+        })
     }
 
     /// The value of a record binding computed at translation time (its arguments must be
@@ -2078,6 +2083,25 @@ fn lower_ifs_in_when(eqs: Vec<Equation>) -> Vec<Equation> {
         }
     }
     out
+}
+
+/// The scalars of a record and of its binding, field by field by name (constants of the
+/// record are not constructor inputs, so the binding may lack them).
+fn record_field_pairs(lhs: &Val, v: &Val) -> (Vec<Expr>, Vec<Expr>) {
+    match (lhs, v) {
+        (Val::R(lf), Val::R(rf)) => {
+            let mut ls = Vec::new();
+            let mut rs = Vec::new();
+            for (n, lv) in lf {
+                if let Some((_, rv)) = rf.iter().find(|(m, _)| m == n) {
+                    ls.extend(lv.scalars());
+                    rs.extend(rv.scalars());
+                }
+            }
+            (ls, rs)
+        }
+        _ => (lhs.scalars(), v.scalars()),
+    }
 }
 
 /// Element `[i]` of an array-valued call, as produced by the expander.

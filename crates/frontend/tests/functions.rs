@@ -267,3 +267,38 @@ end Nested;
         "{eqs:#?}"
     );
 }
+
+/// A parameter record bound to an if-expression that picks between two calls with array
+/// fields in their results is computed at translation time as well.
+#[test]
+fn parameter_record_bound_to_a_choice_between_calls_is_computed() {
+    let text = r#"model Choice
+  record Frame
+    Real T[2];
+    Real s;
+  end Frame;
+  function scaled
+    input Real k;
+    output Frame f;
+  algorithm
+    f := Frame(T = {k, 2*k}, s = k);
+  end scaled;
+  function flipped
+    input Real k;
+    output Frame f;
+  algorithm
+    f := Frame(T = {-k, k}, s = 0);
+  end flipped;
+  parameter Boolean flip = true;
+  parameter Real k = 3;
+  parameter Frame R = if flip then flipped(k) else scaled(k);
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = R.T[1]*x;
+end Choice;
+"#;
+    let m = flat_text("Choice", text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(declaration(&m, "R.T[1]"), "parameter Real 'R.T[1]' = -3;");
+    assert_eq!(declaration(&m, "R.T[2]"), "parameter Real 'R.T[2]' = 3;");
+    assert_eq!(declaration(&m, "R.s"), "parameter Real 'R.s' = 0;");
+}
