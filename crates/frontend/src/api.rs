@@ -165,7 +165,11 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     model.algorithms = col.algorithms;
     model.initial_algorithms = col.initial_algorithms;
     replace_streams(&mut model, &instream);
-    crate::overconstrained::replace_queries(&mut model, &graph_solution);
+    crate::overconstrained::replace_queries(
+        &mut model,
+        &graph_solution,
+        &col.connections.occurrences,
+    );
     drop_unused_string_parameters(&mut model);
     model.functions = fl.collect_functions()?;
     crate::lift::lift_array_calls(&mut model, &fl.array_calls.borrow());

@@ -23,6 +23,10 @@ pub struct ConnElem {
 
 type Key = (String, bool);
 
+/// Name of the placeholder call that stands for `cardinality(c)` until all connections are
+/// known; its argument is the connector's full name as a String literal.
+pub const CARDINALITY: &str = "cardinality";
+
 #[derive(Default)]
 pub struct Connections {
     /// Connections involving expandable connectors, resolved after the walk.
@@ -36,6 +40,9 @@ pub struct Connections {
     /// Connector name of each element (for finding the flow that goes with a stream).
     connector: Vec<String>,
     origin: Vec<Origin>,
+    /// How many active `connect` equations name each connector (full name, array elements
+    /// separately): the value of `cardinality`.
+    pub occurrences: HashMap<String, usize>,
 }
 
 impl Connections {
@@ -59,6 +66,11 @@ impl Connections {
             i = self.parent[i];
         }
         i
+    }
+
+    /// Count one occurrence of the connector `name` in a `connect` equation.
+    pub fn count_occurrence(&mut self, name: &str) {
+        *self.occurrences.entry(name.to_string()).or_insert(0) += 1;
     }
 
     pub fn add(

@@ -1384,7 +1384,10 @@ impl<'a> Flattener<'a> {
         };
         let class = class.map(|id| self.inner_class_for_outer(&env.node, id).unwrap_or(id));
         match class {
-            Some(id) => self.call_user(id, positional, named, env, cx, span),
+            Some(id) => {
+                let owner = self.call_owner(function, env);
+                self.call_user(id, positional, named, env, cx, span, owner.as_ref())
+            }
             None => {
                 if !BUILTINS.contains(&fname.as_str()) && !EXTRA_BUILTINS.contains(&fname.as_str())
                 {
@@ -1402,6 +1405,9 @@ impl<'a> Flattener<'a> {
                         env.node.path.clone()
                     };
                     return Ok(Val::S(Expr::String(path)));
+                }
+                if fname == "cardinality" {
+                    return self.cardinality_query(positional, named, env, cx, span);
                 }
                 if fname == "homotopy" {
                     return self.homotopy(positional, named, env, cx, span);
@@ -1606,6 +1612,40 @@ impl<'a> Flattener<'a> {
     }
 
     /// A call of a user-defined function or record constructor.
+    /// For `a.f(x)`, a function called through the scalar component `a`: the instance of `a`
+    /// (the inner one for an outer `a`). The modifiers of a short function definition in
+    /// its class (`function f = g(k = p)`) name parameters of that instance.
+    fn call_owner(&self, function: &ast::ComponentRef, env: &Env) -> Option<NodeRef> {
+        let [first, _] = function.parts.as_slice() else {
+            return None;
+        };
+        if function.global {
+            return None;
+        }
+        let mut comp = self.find_comp(&env.node, first.name.as_str())?;
+        let mut node = env.node.clone();
+        if comp.prefixes.outer && !comp.prefixes.inner {
+            let (n, ic) = self.inner_of(&node, &comp).ok()?;
+            node = n;
+            comp = ic;
+        }
+        if !matches!(self.comp_type(&node, &comp).ok()?.base, Base::Class(_)) {
+            return None;
+        }
+        self.child_node(&node, &comp, &[]).ok()
+    }
+
+    /// Whether a default binding of a function input was written in a modifier outside the
+    /// function (the short definition `function f = g(k = p)` inside a model): then it is
+    /// resolved in the instance that owns that definition, not among the inputs.
+    pub(crate) fn default_from_enclosing_scope(&self, b: &BindingMod) -> bool {
+        !matches!(
+            self.lk.kind(self.lk.follow_short_class(b.env.scope)),
+            ast::ClassKind::Function { .. }
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn call_user(
         &self,
         id: ClassId,
@@ -1614,6 +1654,7 @@ impl<'a> Flattener<'a> {
         env: &Env,
         cx: &mut Cx,
         span: Span,
+        owner: Option<&NodeRef>,
     ) -> Res<Val> {
         // `T(...)` for an external object class calls its constructor; the object is kept
         // as a record of the constructor's arguments (see `tables`).
@@ -1750,7 +1791,30 @@ impl<'a> Flattener<'a> {
                     ),
                 );
             };
-            let v = self.expand(&b.expr, &b.env, &mut fcx)?;
+            let v = match owner.filter(|_| self.default_from_enclosing_scope(b)) {
+                Some(o) => {
+                    let oenv = Env {
+                        node: o.clone(),
+                        scope: b.env.scope,
+                    };
+                    let mut ocx = Cx::flat();
+                    ocx.eval = cx.eval;
+                    let v = self.expand(&b.expr, &oenv, &mut ocx)?;
+                    let element_calls = v.scalars().iter().any(|x| {
+                        let mut found = false;
+                        crate::walk::visit(x, &mut |y| found |= crate::flatten::is_index_call(y));
+                        found
+                    });
+                    if element_calls {
+                        // An argument cannot hold elements of an array-valued call
+                        // (`g*normalize(n)`): computed now when the parameters are known.
+                        self.eval_expr(&b.expr, &oenv, &mut Cx::eval()).unwrap_or(v)
+                    } else {
+                        v
+                    }
+                }
+                None => self.expand(&b.expr, &b.env, &mut fcx)?,
+            };
             fcx.locals.push((c.name.clone(), v.clone()));
             slots[k] = Some(v);
         }
@@ -1964,7 +2028,7 @@ impl<'a> Flattener<'a> {
             let value = if cx.eval {
                 None
             } else {
-                self.call_user(id, positional, named, env, &mut ecx, span)
+                self.call_user(id, positional, named, env, &mut ecx, span, None)
                     .ok()
             };
             dims = match value {
@@ -2095,7 +2159,6 @@ impl<'a> Flattener<'a> {
                     args: vec![x],
                 }))
             }
-            "cardinality" => err(span, "`cardinality` is not supported (deprecated operator)"),
             "initial" | "terminal" => {
                 arity(0)?;
                 Ok(Val::S(Expr::Call {

@@ -401,7 +401,7 @@ impl<'a> Flattener<'a> {
         let v = self.expand(&b.expr, &b.env, &mut Cx::flat())?;
         let mut path: Vec<usize> = b.index.clone();
         path.extend(idx.iter().map(|i| i - 1));
-        let v = v.index_path(&path);
+        let mut v = v.index_path(&path);
         let env = Env {
             node: node.clone(),
             scope: comp.scope,
@@ -449,22 +449,17 @@ impl<'a> Flattener<'a> {
                 });
                 return Ok(());
             }
+            // Parameter fields cannot be bound to array outputs of a call one element at a
+            // time: the record is computed now, as parameter arrays bound to calls are.
+            v = self.record_value_now(b, &path)?;
         }
-        let (ls, rs) = match (&lhs, &v) {
-            // Field by field by name: constants of the record are not constructor inputs.
-            (Val::R(lf), Val::R(rf)) => {
-                let mut ls = Vec::new();
-                let mut rs = Vec::new();
-                for (n, lv) in lf {
-                    if let Some((_, rv)) = rf.iter().find(|(m, _)| m == n) {
-                        ls.extend(lv.scalars());
-                        rs.extend(rv.scalars());
-                    }
-                }
-                (ls, rs)
-            }
-            _ => (lhs.scalars(), v.scalars()),
-        };
+        let (mut ls, mut rs) = record_field_pairs(&lhs, &v);
+        if ls.len() != rs.len() && self.all_parameters(&ls, out) {
+            // `R = if c then f(x) else g(y)` with record results: a parameter record is
+            // computed now.
+            v = self.record_value_now(b, &path)?;
+            (ls, rs) = record_field_pairs(&lhs, &v);
+        }
         if ls.len() != rs.len() {
             return err(
                 b.expr.span,
@@ -506,6 +501,28 @@ impl<'a> Flattener<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Whether all these field variables are parameters or constants already declared.
+    fn all_parameters(&self, fields: &[Expr], out: &Collected) -> bool {
+        fields.iter().all(|l| match l {
+            Expr::Var { name, .. } => out
+                .variables
+                .iter()
+                .rev()
+                .find(|v| &v.name == name)
+                .is_some_and(|v| v.variability <= Variability::Parameter),
+            _ => false,
+        })
+    }
+
+    /// The value of a record binding computed at translation time (its arguments must be
+    /// known then).
+    fn record_value_now(&self, b: &BindingMod, path: &[usize]) -> Res<Val> {
+        let v = self
+            .eval_expr(&b.expr, &b.env, &mut Cx::eval())
+            .map_err(|d| Box::new(d.with_note("a parameter record bound to a function call with array outputs must be computable at translation time")))?;
+        Ok(v.index_path(path))
     }
 
     fn emit_vars(
@@ -1217,6 +1234,61 @@ impl<'a> Flattener<'a> {
         Ok(Some(out))
     }
 
+    /// `cardinality(c)` (spec 3.7.4): how many `connect` equations name the scalar connector
+    /// `c`. Only known once every connection is collected, so this gives a placeholder call
+    /// naming the connector, replaced by the count after the walk (then asserts and
+    /// if-equations on it fold to constants). A disabled conditional connector counts 0.
+    pub fn cardinality_query(
+        &self,
+        positional: &[ast::Expr],
+        named: &[ast::NamedArg],
+        env: &Env,
+        cx: &mut Cx,
+        span: Span,
+    ) -> Res<Val> {
+        let ([arg], true) = (positional, named.is_empty()) else {
+            return err(
+                span,
+                "`cardinality` takes exactly one argument, a connector",
+            );
+        };
+        let ExprKind::Ref(c) = &arg.kind else {
+            return err(arg.span, "the argument of `cardinality` must name a connector")
+                .map_err(|d| Box::new(d.with_help("write `cardinality(p)` for a connector `p` of this component or of one of its components")));
+        };
+        if self.expandable_side(c, env, &mut cx.clone())?.is_some() {
+            return err(
+                arg.span,
+                format!(
+                    "`cardinality` cannot be applied to the expandable connector (or its element) `{}`",
+                    cref_text(c)
+                ),
+            );
+        }
+        let Some(elems) = self.connect_side(c, env, cx)? else {
+            return Ok(Val::S(Expr::Integer(0)));
+        };
+        match elems.as_slice() {
+            [one] => Ok(Val::S(Expr::Call {
+                func: crate::connect::CARDINALITY.into(),
+                args: vec![Expr::String(one.name.clone())],
+            })),
+            _ => err(
+                arg.span,
+                format!(
+                    "`cardinality` needs a scalar connector, but `{}` stands for {} connectors",
+                    cref_text(c),
+                    elems.len()
+                ),
+            )
+            .map_err(|d| {
+                Box::new(
+                    d.with_help("apply it to one element of the array, e.g. `cardinality(c[i])`"),
+                )
+            }),
+        }
+    }
+
     fn connect_indices(
         &self,
         subs: &[ast::Subscript],
@@ -1281,6 +1353,11 @@ impl<'a> Flattener<'a> {
             let (Some(a), Some(b)) = (side(ea, lhs, cx)?, side(eb, rhs, cx)?) else {
                 return Ok(());
             };
+            for s in [&a, &b] {
+                if let Side::Plain(elems) = s {
+                    elems.iter().for_each(|e| conns.count_occurrence(&e.name));
+                }
+            }
             conns.deferred.push(Deferred { a, b, origin: o });
             return Ok(());
         }
@@ -1303,6 +1380,8 @@ impl<'a> Flattener<'a> {
             );
         }
         for (x, y) in a.into_iter().zip(b) {
+            conns.count_occurrence(&x.name);
+            conns.count_occurrence(&y.name);
             self.check_connect_types(&x, &y, &o)?;
             let mut lx = self.connector_leaves(&x)?;
             let mut ly = self.connector_leaves(&y)?;
@@ -2004,6 +2083,25 @@ fn lower_ifs_in_when(eqs: Vec<Equation>) -> Vec<Equation> {
         }
     }
     out
+}
+
+/// The scalars of a record and of its binding, field by field by name (constants of the
+/// record are not constructor inputs, so the binding may lack them).
+fn record_field_pairs(lhs: &Val, v: &Val) -> (Vec<Expr>, Vec<Expr>) {
+    match (lhs, v) {
+        (Val::R(lf), Val::R(rf)) => {
+            let mut ls = Vec::new();
+            let mut rs = Vec::new();
+            for (n, lv) in lf {
+                if let Some((_, rv)) = rf.iter().find(|(m, _)| m == n) {
+                    ls.extend(lv.scalars());
+                    rs.extend(rv.scalars());
+                }
+            }
+            (ls, rs)
+        }
+        _ => (lhs.scalars(), v.scalars()),
+    }
 }
 
 /// Element `[i]` of an array-valued call, as produced by the expander.

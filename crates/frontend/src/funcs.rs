@@ -184,6 +184,9 @@ impl<'a> Flattener<'a> {
                 dims.push(self.fn_dim(s, &fenv)?);
             }
             let default = match &comp.mods.binding {
+                // A default from a short definition inside a model names that model's
+                // parameters: it is placed at the call sites, not in the function.
+                Some(b) if self.default_from_enclosing_scope(b) => None,
                 Some(b) => Some(self.fexpr(&b.expr, &fenv)?),
                 None => None,
             };

@@ -15,8 +15,8 @@
 //! variables for `moss check`.
 //!
 //! Not supported yet (each gives a diagnostic, never a crash): records as function inputs
-//! or outputs, operator overloading, overconstrained connectors (`Connections.*`),
-//! `cardinality`, synchronous clocks, external C functions other than the MSL tables.
+//! or outputs, operator overloading, synchronous clocks, external C functions other than
+//! the MSL tables.
 
 pub mod api;
 pub mod connect;

@@ -65,10 +65,8 @@ fn lift_in_equation(
 ) {
     match eq {
         Equation::Equal { lhs, rhs, origin } => {
-            // `x = f(y)` with the whole call on one side is already fine.
-            if is_whole_call(rhs) || is_whole_call(lhs) {
-                return;
-            }
+            // `x = f(y)` with the whole call on one side stays; only elements of other calls
+            // inside its arguments (`f(a + g(b))` with `g` array-valued) are lifted.
             let origin = origin.clone();
             for e in [lhs, rhs] {
                 replace_elements(e, dims, lifted, by_key, &origin);
@@ -104,10 +102,6 @@ fn lift_in_equation(
     }
 }
 
-fn is_whole_call(e: &Expr) -> bool {
-    matches!(e, Expr::Call { func, .. } if func != "[]")
-}
-
 fn replace_elements(
     e: &mut Expr,
     dims: &HashMap<String, Vec<usize>>,
@@ -122,6 +116,11 @@ fn replace_elements(
         let Some((call, idx)) = args.split_first() else {
             return;
         };
+        // Elements of other array-valued calls in this call's arguments are lifted first.
+        let mut call = call.clone();
+        crate::walk::exprs_mut(&mut call, &mut |x| {
+            replace_elements(x, dims, lifted, by_key, origin)
+        });
         let indices: Option<Vec<usize>> = idx
             .iter()
             .map(|i| match i {
@@ -130,15 +129,17 @@ fn replace_elements(
             })
             .collect();
         let Some(indices) = indices else { return };
-        let key = crate::print::print_expr(call);
-        let Some(d) = dims.get(&key) else { return };
+        let key = crate::print::print_expr(&call);
+        let Some(d) = dims.get(&crate::print::print_expr(&args[0])) else {
+            return;
+        };
         if d.len() != indices.len() || indices.iter().zip(d).any(|(i, n)| i > n) {
             return;
         }
         let k = *by_key.entry(key).or_insert_with(|| {
             lifted.push(Lifted {
                 name: format!("$array{}", lifted.len() + 1),
-                call: call.clone(),
+                call,
                 dims: d.clone(),
                 origin: origin.clone(),
             });

@@ -291,39 +291,65 @@ fn select_roots(
     Ok(out)
 }
 
-/// Replace the placeholder calls of `isRoot`/`rooted` by their values everywhere, fold the
-/// expressions that held them, and keep only the selected branch of if-equations whose
-/// condition became a literal (`if Connections.isRoot(R) then ... else ... end if`).
-pub fn replace_queries(model: &mut FlatModel, sol: &Solution) {
+/// Replace the placeholder calls of `isRoot`/`rooted` and `cardinality` by their values
+/// everywhere (equations, algorithms and parameter bindings), fold the expressions that held
+/// them, and keep only the selected branch of if-equations whose condition became a literal
+/// (`if Connections.isRoot(R) then ... else ... end if`, `if cardinality(p) == 0 then ...`).
+pub fn replace_queries(
+    model: &mut FlatModel,
+    sol: &Solution,
+    occurrences: &HashMap<String, usize>,
+) {
     let mut f = |e: &mut Expr| {
-        replace_query(e, sol);
+        replace_query(e, sol, occurrences);
     };
     crate::walk::model_equation_exprs_mut(model, &mut f);
+    for v in &mut model.variables {
+        if let Some(b) = &mut v.binding {
+            f(b);
+        }
+    }
     model.equations = select_literal_branches(std::mem::take(&mut model.equations));
     model.initial_equations = select_literal_branches(std::mem::take(&mut model.initial_equations));
 }
 
+/// The value of one placeholder call, `None` for any other expression.
+fn query_value(
+    func: &str,
+    node: &str,
+    sol: &Solution,
+    occurrences: &HashMap<String, usize>,
+) -> Option<Expr> {
+    match func {
+        IS_ROOT => Some(Expr::Boolean(sol.roots.contains(node))),
+        ROOTED => {
+            let d = |n: &str| sol.depth.get(n).copied().unwrap_or(usize::MAX);
+            let closer = match sol.branch_other.get(node) {
+                Some(other) => d(node) < d(other),
+                None => sol.roots.contains(node),
+            };
+            Some(Expr::Boolean(closer))
+        }
+        crate::connect::CARDINALITY => {
+            let n = occurrences.get(node).copied().unwrap_or(0);
+            Some(Expr::Integer(n as i64))
+        }
+        _ => None,
+    }
+}
+
 /// Replace queries below `e`; returns whether any was replaced (then `e` is folded again).
-fn replace_query(e: &mut Expr, sol: &Solution) -> bool {
+fn replace_query(e: &mut Expr, sol: &Solution, occurrences: &HashMap<String, usize>) -> bool {
     if let Expr::Call { func, args } = e {
         if let [Expr::String(node)] = args.as_slice() {
-            if func == IS_ROOT {
-                *e = Expr::Boolean(sol.roots.contains(node));
-                return true;
-            }
-            if func == ROOTED {
-                let d = |n: &str| sol.depth.get(n).copied().unwrap_or(usize::MAX);
-                let closer = match sol.branch_other.get(node) {
-                    Some(other) => d(node) < d(other),
-                    None => sol.roots.contains(node),
-                };
-                *e = Expr::Boolean(closer);
+            if let Some(v) = query_value(func, node, sol, occurrences) {
+                *e = v;
                 return true;
             }
         }
     }
     let mut changed = false;
-    crate::walk::exprs_mut(e, &mut |x| changed |= replace_query(x, sol));
+    crate::walk::exprs_mut(e, &mut |x| changed |= replace_query(x, sol, occurrences));
     if changed {
         *e = refold(std::mem::replace(e, Expr::Integer(0)));
     }
@@ -336,6 +362,7 @@ fn refold(e: Expr) -> Expr {
         Expr::If { branches, else_ } => crate::fold::if_expr(branches, *else_),
         Expr::Unary { op, arg } => crate::fold::unary(op, *arg),
         Expr::Binary { op, lhs, rhs } => crate::fold::binary(op, *lhs, *rhs),
+        Expr::Call { func, args } => crate::fold::call(&func, args),
         other => other,
     }
 }

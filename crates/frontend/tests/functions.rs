@@ -129,3 +129,176 @@ end Frames;
         assert!(eqs.contains(&e.to_string()), "{e} missing in {eqs:#?}");
     }
 }
+
+/// A parameter record bound to a function whose record result has an array field (like an
+/// orientation built from two axis vectors): its fields get the values computed now, while
+/// a variable record of the same kind keeps one equation for the whole call.
+#[test]
+fn parameter_record_bound_to_a_call_with_array_fields_is_computed() {
+    let text = r#"model Axes
+  record Frame
+    Real T[2, 2];
+    Real s;
+  end Frame;
+  function fromAngle
+    input Real a;
+    output Frame f;
+  algorithm
+    f := Frame(T = {{cos(a), sin(a)}, {-sin(a), cos(a)}}, s = 2*a);
+  end fromAngle;
+  parameter Real angle = 0;
+  parameter Frame R = fromAngle(angle);
+  Frame F = fromAngle(time);
+end Axes;
+"#;
+    let m = flat_text("Axes", text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        declaration(&m, "R.T[1,1]"),
+        "parameter Real 'R.T[1,1]' = 1.0;"
+    );
+    assert_eq!(
+        declaration(&m, "R.T[2,1]"),
+        "parameter Real 'R.T[2,1]' = -0.0;"
+    );
+    assert_eq!(declaration(&m, "R.s"), "parameter Real 'R.s' = 0;");
+    let eqs = equations(&m);
+    assert!(
+        eqs.iter()
+            .any(|e| e.contains("'F.s') = 'Axes.fromAngle'(time)")),
+        "{eqs:#?}"
+    );
+}
+
+/// A world model defines its gravity function as a short definition whose defaults name
+/// the world's parameters; bodies call it through their `outer` world. The defaults are
+/// taken from the inner world instance (with its modifiers), and an array-valued call in
+/// them (`g*unit(n)`) is computed now.
+const WORLD: &str = r#"model Gravity
+  function unit
+    input Real v[2];
+    output Real y[2];
+  algorithm
+    y := v/sqrt(v*v);
+  end unit;
+  function field
+    input Real r[2];
+    input Real g[2];
+    input Real mu;
+    output Real a[2];
+  algorithm
+    a := g + mu*r;
+  end field;
+  model World
+    parameter Real g = 9.81;
+    parameter Real n[2] = {0, -2};
+    parameter Real mu = 0.5;
+    replaceable function gravity = field(g = g*unit(n), mu = mu);
+  end World;
+  model Body
+    outer World world;
+    Real r[2](each start = 1, each fixed = true);
+    Real a[2];
+  equation
+    a = world.gravity(r);
+    der(r) = a;
+  end Body;
+  inner World world(mu = 0.1);
+  Body b;
+end Gravity;
+"#;
+
+#[test]
+fn short_function_definition_defaults_come_from_the_instance_called_through() {
+    let m = flat_text("Gravity", WORLD).unwrap_or_else(|e| panic!("{e}"));
+    let eqs = equations(&m);
+    assert!(
+        eqs.iter().any(|e| e
+            == "{'b.a[1]', 'b.a[2]'} = 'Gravity.World.gravity'({'b.r[1]', 'b.r[2]'}, {0.0, -9.81}, 'world.mu');"),
+        "{eqs:#?}"
+    );
+    assert_eq!(
+        declaration(&m, "world.mu"),
+        "parameter Real 'world.mu' = 0.1;"
+    );
+}
+
+/// `y = f(x + g(x))` with `g` array-valued: the whole call `f` stays, the elements of `g`
+/// in its argument come from an auxiliary array bound to `g(x)`.
+#[test]
+fn array_call_inside_the_argument_of_a_whole_call_is_lifted() {
+    let text = r#"model Nested
+  function twice
+    input Real v[2];
+    output Real y[2];
+  algorithm
+    y := 2*v;
+  end twice;
+  function total
+    input Real v[2];
+    output Real s;
+  algorithm
+    s := v[1] + v[2];
+  end total;
+  Real x[2] = {time, 1};
+  Real y[2];
+  Real s;
+equation
+  y = twice(x + twice(x));
+  s = total(x + twice(x));
+end Nested;
+"#;
+    let m = flat_text("Nested", text).unwrap_or_else(|e| panic!("{e}"));
+    let eqs = equations(&m);
+    assert!(
+        eqs.iter()
+            .any(|e| e == "{'$array1[1]', '$array1[2]'} = 'Nested.twice'({'x[1]', 'x[2]'});"),
+        "{eqs:#?}"
+    );
+    assert!(
+        eqs.iter().any(|e| {
+            e
+            == "{'y[1]', 'y[2]'} = 'Nested.twice'({'x[1]' + '$array1[1]', 'x[2]' + '$array1[2]'});"
+        }),
+        "{eqs:#?}"
+    );
+    assert!(
+        eqs.iter()
+            .any(|e| e == "s = 'Nested.total'({'x[1]' + '$array1[1]', 'x[2]' + '$array1[2]'});"),
+        "{eqs:#?}"
+    );
+}
+
+/// A parameter record bound to an if-expression that picks between two calls with array
+/// fields in their results is computed at translation time as well.
+#[test]
+fn parameter_record_bound_to_a_choice_between_calls_is_computed() {
+    let text = r#"model Choice
+  record Frame
+    Real T[2];
+    Real s;
+  end Frame;
+  function scaled
+    input Real k;
+    output Frame f;
+  algorithm
+    f := Frame(T = {k, 2*k}, s = k);
+  end scaled;
+  function flipped
+    input Real k;
+    output Frame f;
+  algorithm
+    f := Frame(T = {-k, k}, s = 0);
+  end flipped;
+  parameter Boolean flip = true;
+  parameter Real k = 3;
+  parameter Frame R = if flip then flipped(k) else scaled(k);
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = R.T[1]*x;
+end Choice;
+"#;
+    let m = flat_text("Choice", text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(declaration(&m, "R.T[1]"), "parameter Real 'R.T[1]' = -3;");
+    assert_eq!(declaration(&m, "R.T[2]"), "parameter Real 'R.T[2]' = 3;");
+    assert_eq!(declaration(&m, "R.s"), "parameter Real 'R.s' = 0;");
+}
