@@ -8,9 +8,9 @@ use library_support::{assert_close, moss_command, scratch_dir, simulate_source};
 
 /// `oddPower(x, n) = x*|x|^(n-1)` computed by a loop and a sign correction, so it cannot be
 /// inlined: index reduction of `oddPower(x, 3) = 1 + t` must call its generated derivative.
-const CONSTRAINED_CUBE: &str = r#"
-model ConstrainedCube "x^3 = 1 + t by index reduction: x = (1 + t)^(1/3)"
-  function oddPower "x*|x|^(n-1) by repeated multiplication"
+/// A function with a for-loop and an if-statement, shared by the models below (each model
+/// marks where it goes with `$ODD_POWER`).
+const ODD_POWER: &str = r#"function oddPower "x*|x|^(n-1) by repeated multiplication"
     input Real x;
     input Integer n;
     output Real y;
@@ -25,7 +25,16 @@ model ConstrainedCube "x^3 = 1 + t by index reduction: x = (1 + t)^(1/3)"
     if x < 0 then
       y := -y;
     end if;
-  end oddPower;
+  end oddPower;"#;
+
+/// The model text with the shared function put in.
+fn with_odd_power(model: &str) -> String {
+    model.replace("$ODD_POWER", ODD_POWER)
+}
+
+const CONSTRAINED_CUBE: &str = r#"
+model ConstrainedCube "x^3 = 1 + t by index reduction: x = (1 + t)^(1/3)"
+  $ODD_POWER
   Real x(start = 1, fixed = true);
   Real y(start = 1, fixed = true) "the driven coordinate";
   Real v "velocity of x";
@@ -39,7 +48,7 @@ end ConstrainedCube;
 
 #[test]
 fn index_reduction_differentiates_a_function_algorithm() {
-    let run = simulate_source("ConstrainedCube", CONSTRAINED_CUBE, &[]);
+    let run = simulate_source("ConstrainedCube", &with_odd_power(CONSTRAINED_CUBE), &[]);
     for t in [0.5, 1.0, 1.5, 2.0] {
         let exact_x = (1.0f64 + t).powf(1.0 / 3.0);
         let exact_v = (1.0f64 + t).powf(-2.0 / 3.0) / 3.0;
@@ -148,22 +157,7 @@ fn stiff_solver_with_generated_jacobian_follows_the_closed_form() {
 /// derivative function.
 const TWICE_DIFFERENTIATED: &str = r#"
 model TwiceDifferentiated "y = x^3 with x = cos(t): ay needs the second derivative"
-  function oddPower "x*|x|^(n-1) by repeated multiplication"
-    input Real x;
-    input Integer n;
-    output Real y;
-  protected
-    Real ax;
-  algorithm
-    ax := abs(x);
-    y := 1;
-    for k in 1:n loop
-      y := y*ax;
-    end for;
-    if x < 0 then
-      y := -y;
-    end if;
-  end oddPower;
+  $ODD_POWER
   Real x(start = 1, fixed = true);
   Real vx(start = 0, fixed = true);
   Real y;
@@ -181,7 +175,11 @@ end TwiceDifferentiated;
 
 #[test]
 fn index_three_constraint_uses_the_second_derivative() {
-    let run = simulate_source("TwiceDifferentiated", TWICE_DIFFERENTIATED, &[]);
+    let run = simulate_source(
+        "TwiceDifferentiated",
+        &with_odd_power(TWICE_DIFFERENTIATED),
+        &[],
+    );
     for t in [0.6f64, 1.2, 1.8, 2.4, 3.0] {
         let (c, s) = (t.cos(), t.sin());
         assert_close(&format!("y({t})"), run.at("y", t), c * c * c, 1e-5);
