@@ -557,9 +557,13 @@ impl Arena {
         self.generation
     }
 
-    /// Variables occurring in `e` (each once), skipping `pre(...)`; when `skip_event_rel`,
-    /// operands of event-generating relations are skipped too (they are inputs for sorting).
+    /// Appends the variables occurring in `e` to `out` (sorted, each once among those
+    /// appended; what `out` held before is left alone, so that callers gathering the
+    /// variables of many expressions into one vector stay linear), skipping `pre(...)`; when
+    /// `skip_event_rel`, operands of event-generating relations are skipped too (they are
+    /// inputs for sorting).
     pub fn vars_of(&mut self, e: ExprId, skip_event_rel: bool, out: &mut Vec<VarIx>) {
+        let start = out.len();
         let gen = self.next_generation();
         let mut stack = vec![e];
         while let Some(x) = stack.pop() {
@@ -583,8 +587,8 @@ impl Arena {
                 n => push_children(n, &mut stack),
             }
         }
-        out.sort_unstable();
-        out.dedup();
+        // each node is visited once, so a variable appears once among the appended ones
+        out[start..].sort_unstable();
     }
 
     /// Size of `e` written out as a tree (as program expressions are), saturating at `cap`;
