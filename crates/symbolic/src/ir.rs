@@ -1057,6 +1057,19 @@ impl Arena {
                 };
                 self.if_(c, ta, tb)
             }
+            // mod(x, y) = x - floor(x/y)*y and rem(x, y) = x - div(x, y)*y: the step part
+            // is constant between its jumps (continuous arguments outside noEvent were
+            // already rewritten with event-updated helpers; these are the rest)
+            ("mod", 2) | ("rem", 2) => {
+                let q = if f == "mod" {
+                    let ratio = self.div(args[0], args[1]);
+                    self.call("floor", vec![ratio])
+                } else {
+                    self.call("div", vec![args[0], args[1]])
+                };
+                let t = self.mul(q, d[1]);
+                self.sub(d[0], t)
+            }
             (s, _) if STEP_FUNCTIONS.contains(&s) => self.zero(),
             _ => return Err(f.to_string()),
         };
@@ -1281,6 +1294,32 @@ pub fn fmt_num(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `mod` and `rem` left as calls (inside `noEvent`) differentiate as `x - q*y` with the
+    /// quotient `q` constant: d/dx = 1, d/dy = -q; the other step functions have no slope.
+    #[test]
+    fn mod_and_rem_have_unit_slope_in_their_first_argument() {
+        let mut a = Arena::new();
+        let (x, y) = (a.var(0), a.var(1));
+        for f in ["mod", "rem"] {
+            let e = a.call(f, vec![x, y]);
+            let dx = a
+                .diff_var(e, 0, &mut HashMap::new())
+                .expect("differentiable");
+            assert_eq!(a.as_const(dx), Some(1.0), "d {f}/dx");
+            let dy = a
+                .diff_var(e, 1, &mut HashMap::new())
+                .expect("differentiable");
+            let quotient = if f == "mod" { "floor" } else { "div" };
+            let text = to_text(&a, dy, &|v| ["x", "y"][v as usize].to_string());
+            assert!(text.contains(quotient), "d {f}/dy = {text}");
+        }
+        let e = a.call("floor", vec![x]);
+        let d = a
+            .diff_var(e, 0, &mut HashMap::new())
+            .expect("differentiable");
+        assert_eq!(a.as_const(d), Some(0.0));
+    }
 
     #[test]
     fn folding_and_identities() {
