@@ -7,6 +7,12 @@ mod commands;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// mimalloc instead of the system allocator: the frontend and the symbolic passes make many
+/// small, short-lived allocations (names, expression nodes), where glibc's malloc spent a
+/// quarter of the time of flattening a 1,000-section ladder (callgrind).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "moss", version, about = "Modelica compiler and simulator")]
 struct Cli {

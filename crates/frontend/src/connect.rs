@@ -8,7 +8,7 @@ use crate::flat::{BinaryOp, Equation, Expr, Origin};
 use crate::fold;
 use crate::inst::{err, Comp, NodeRef, Res};
 use moss_syntax::ast::ConnectorPrefix;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// One connector named in a `connect` (one element of an array of connectors).
@@ -166,17 +166,9 @@ impl Connections {
             };
             match kind {
                 Some(ConnectorPrefix::Flow) => {
-                    let mut sum: Option<Expr> = None;
-                    for &i in &set {
-                        let term = var(i);
-                        sum = Some(match (sum, self.keys[i].1) {
-                            (None, false) => term,
-                            (None, true) => fold::unary(crate::flat::UnaryOp::Neg, term),
-                            (Some(s), false) => fold::binary(BinaryOp::Add, s, term),
-                            (Some(s), true) => fold::binary(BinaryOp::Sub, s, term),
-                        });
-                    }
-                    if let Some(s) = sum {
+                    let terms: Vec<(Expr, bool)> =
+                        set.iter().map(|&i| (var(i), self.keys[i].1)).collect();
+                    if let Some(s) = signed_sum(terms) {
                         eqs.push(Equation::Equal {
                             lhs: s,
                             rhs: Expr::Integer(0),
@@ -190,12 +182,12 @@ impl Connections {
                 None => {
                     // Potentials: drop duplicate names (the same variable seen inside and
                     // outside at different levels is one variable).
-                    let mut names: Vec<usize> = Vec::new();
-                    for &i in &set {
-                        if !names.iter().any(|&j| self.keys[j].0 == self.keys[i].0) {
-                            names.push(i);
-                        }
-                    }
+                    let mut seen: HashSet<&str> = HashSet::with_capacity(set.len());
+                    let names: Vec<usize> = set
+                        .iter()
+                        .copied()
+                        .filter(|&i| seen.insert(self.keys[i].0.as_str()))
+                        .collect();
                     for w in names.windows(2) {
                         eqs.push(Equation::Equal {
                             lhs: var(w[0]),
@@ -354,4 +346,50 @@ pub fn replace_streams(
         }
         _ => crate::walk::exprs_mut(e, &mut |x| replace_streams(x, instream, flows_of_var)),
     }
+}
+
+/// Sets up to this size sum their flows left to right (`a + b - c`, as a user writes it);
+/// larger ones as balanced trees, so that a set of 100,000 members (the ground of a long
+/// ladder) gives an expression of depth 17, not 100,000, for every recursive pass after.
+const CHAIN_SUM_MAX: usize = 32;
+
+/// The sum of `terms`, each subtracted when its flag is set; `None` for no terms.
+fn signed_sum(terms: Vec<(Expr, bool)>) -> Option<Expr> {
+    if terms.len() <= CHAIN_SUM_MAX {
+        let mut sum: Option<Expr> = None;
+        for (term, minus) in terms {
+            sum = Some(match (sum, minus) {
+                (None, false) => term,
+                (None, true) => fold::unary(crate::flat::UnaryOp::Neg, term),
+                (Some(s), false) => fold::binary(BinaryOp::Add, s, term),
+                (Some(s), true) => fold::binary(BinaryOp::Sub, s, term),
+            });
+        }
+        return sum;
+    }
+    let (minus, plus): (Vec<_>, Vec<_>) = terms.into_iter().partition(|t| t.1);
+    let plus = balanced_sum(plus.into_iter().map(|t| t.0).collect());
+    let minus = balanced_sum(minus.into_iter().map(|t| t.0).collect());
+    match (plus, minus) {
+        (Some(p), Some(m)) => Some(fold::binary(BinaryOp::Sub, p, m)),
+        (Some(p), None) => Some(p),
+        (None, Some(m)) => Some(fold::unary(crate::flat::UnaryOp::Neg, m)),
+        (None, None) => None,
+    }
+}
+
+/// Sum of `terms` as a balanced binary tree (depth log2 of their number).
+fn balanced_sum(mut terms: Vec<Expr>) -> Option<Expr> {
+    while terms.len() > 1 {
+        let mut next = Vec::with_capacity(terms.len().div_ceil(2));
+        let mut it = terms.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => fold::binary(BinaryOp::Add, a, b),
+                None => a,
+            });
+        }
+        terms = next;
+    }
+    terms.pop()
 }

@@ -39,11 +39,49 @@ pub fn exprs_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
     }
 }
 
-/// Visit every expression of `e` (pre-order).
+/// Apply `f` to each direct sub-expression of `e`, read-only (the same order as
+/// [`exprs_mut`]).
+pub fn exprs(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    match e {
+        Expr::Var { subscripts, .. } => {
+            for s in subscripts {
+                if let Subscript::Index(x) = s {
+                    f(x);
+                }
+            }
+        }
+        Expr::Unary { arg, .. } => f(arg),
+        Expr::Binary { lhs, rhs, .. } => {
+            f(lhs);
+            f(rhs);
+        }
+        Expr::Call { args, .. } => args.iter().for_each(f),
+        Expr::If { branches, else_ } => {
+            for (c, v) in branches {
+                f(c);
+                f(v);
+            }
+            f(else_);
+        }
+        Expr::Array(items) => items.iter().for_each(f),
+        Expr::Range { start, step, stop } => {
+            f(start);
+            if let Some(s) = step {
+                f(s);
+            }
+            f(stop);
+        }
+        Expr::Tuple(items) => items.iter().flatten().for_each(f),
+        Expr::CallOutput { call, .. } => f(call),
+        _ => {}
+    }
+}
+
+/// Visit every expression of `e` (pre-order). Linear in the size of `e`: nothing is copied,
+/// so deep trees (the flow sum of a connection set with thousands of members) stay cheap.
 pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(e);
-    let mut c = e.clone();
-    exprs_mut(&mut c, &mut |x| visit(x, f));
+    exprs(e, &mut |x| visit(x, f));
 }
 
 /// Apply `f` to every top-level expression of an equation (recursively through branches).

@@ -21,29 +21,98 @@ pub fn write_csv(result: &SimResult, path: &Path) -> Result<(), ResultError> {
 
 /// Write `result` as CSV to any writer.
 pub fn write_csv_to(result: &SimResult, out: &mut impl Write) -> std::io::Result<()> {
-    write!(out, "\"time\"")?;
-    for var in result.vars() {
-        write!(out, ",{}", quote(&var.name))?;
-    }
-    writeln!(out)?;
-    for i in 0..result.len() {
-        write!(out, "{}", format_number(result.time()[i]))?;
-        for var in result.vars() {
-            write!(out, ",{}", format_number(result.value(var, i)))?;
-        }
-        writeln!(out)?;
+    let mut rows = CsvRows::new(result.vars());
+    rows.write_header(out)?;
+    for (t, row) in result.rows() {
+        rows.write_row(out, t, row)?;
     }
     Ok(())
 }
 
-/// Shortest text that parses back to exactly `x` (Rust's `{:?}` for `f64` guarantees this).
+/// Where a CSV column takes its values from, decided once for the whole file.
+enum Source {
+    Column(usize),
+    Negated(usize),
+    /// A time-invariant value, already formatted.
+    Text(Box<str>),
+}
+
+/// Formats CSV lines for one variable table: the header, then one line per row of stored
+/// columns. Aliases are expanded from their column and constants formatted only once, so a
+/// row costs one float formatting per *stored* value it repeats, not a table lookup each.
+pub struct CsvRows {
+    names: Vec<String>,
+    sources: Vec<Source>,
+    line: Vec<u8>,
+}
+
+impl CsvRows {
+    pub fn new(vars: &[ResultVar]) -> Self {
+        let sources = vars
+            .iter()
+            .map(|v| match v.storage {
+                crate::Storage::Column(c) => Source::Column(c),
+                crate::Storage::Alias { of, negated: false } => Source::Column(of),
+                crate::Storage::Alias { of, negated: true } => Source::Negated(of),
+                crate::Storage::Constant(x) => Source::Text(format_number(x).into()),
+            })
+            .collect();
+        CsvRows {
+            names: vars.iter().map(|v| v.name.clone()).collect(),
+            sources,
+            line: Vec::new(),
+        }
+    }
+
+    pub fn write_header(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        self.line.clear();
+        self.line.extend_from_slice(b"\"time\"");
+        for name in &self.names {
+            self.line.push(b',');
+            self.line.extend_from_slice(quote(name).as_bytes());
+        }
+        self.line.push(b'\n');
+        out.write_all(&self.line)
+    }
+
+    /// One line: time, then every variable, from the stored values `row`.
+    pub fn write_row(&mut self, out: &mut impl Write, t: f64, row: &[f64]) -> std::io::Result<()> {
+        let mut buf = zmij::Buffer::new();
+        let line = &mut self.line;
+        line.clear();
+        push_number(line, &mut buf, t);
+        for src in &self.sources {
+            line.push(b',');
+            match src {
+                Source::Column(c) => push_number(line, &mut buf, row[*c]),
+                Source::Negated(c) => push_number(line, &mut buf, -row[*c]),
+                Source::Text(s) => line.extend_from_slice(s.as_bytes()),
+            }
+        }
+        line.push(b'\n');
+        out.write_all(line)
+    }
+}
+
+/// Append the shortest round-trip text of `x` (see [`format_number`]).
+fn push_number(line: &mut Vec<u8>, buf: &mut zmij::Buffer, x: f64) {
+    if x.is_finite() {
+        line.extend_from_slice(buf.format_finite(x).as_bytes());
+    } else {
+        line.extend_from_slice(format_number(x).as_bytes());
+    }
+}
+
+/// Shortest text that parses back to exactly `x`: `NaN`, `Inf` and `-Inf` for the special
+/// values (what the MSL reference files use), otherwise the Schubfach/yy shortest
+/// representation of the `zmij` crate (`0.001`, `1.0`, `2.5e-122`).
 pub fn format_number(x: f64) -> String {
     if x.is_nan() {
         "NaN".to_string()
     } else if x.is_infinite() {
         if x > 0.0 { "Inf" } else { "-Inf" }.to_string()
     } else {
-        format!("{x:?}")
+        zmij::Buffer::new().format_finite(x).to_string()
     }
 }
 

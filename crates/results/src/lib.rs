@@ -7,6 +7,7 @@
 //!   (`Aclass`, `name`, `description`, `dataInfo`, `data_1`, `data_2`).
 //! - [`compare`]: the tube comparison of csv-compare (per-signal pass/fail, points outside,
 //!   largest distance, first failure time), near-linear in the number of points.
+//! - [`stream`]: a result file written row by row while the simulation runs.
 //! - [`plot`]: SVG/PNG line plots (plotters with an embedded font, no system fonts needed).
 //!
 //! [`read_result`] and [`write_result`] pick the format from the file extension.
@@ -16,8 +17,10 @@ pub mod csv;
 pub mod mat;
 pub mod model;
 pub mod plot;
+pub mod stream;
 
 pub use model::{ResultVar, SimResult, Storage, VarKind};
+pub use stream::ResultStream;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

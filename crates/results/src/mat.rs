@@ -31,7 +31,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-const TYPE_F64: i32 = 0;
+pub(crate) const TYPE_F64: i32 = 0;
 const TYPE_F32: i32 = 10;
 const TYPE_I32: i32 = 20;
 const TYPE_I16: i32 = 30;
@@ -50,37 +50,48 @@ pub fn write_mat(result: &SimResult, path: &Path) -> Result<(), ResultError> {
 
 /// Write `result` in the `.mat` layout to any writer.
 pub fn write_mat_to(result: &SimResult, out: &mut impl Write) -> std::io::Result<()> {
-    let layout = MatLayout::of(result);
-    write_text_rows(out, "Aclass", &["Atrajectory", "1.1", "", "binTrans"])?;
-    write_text_columns(out, "name", &layout.names)?;
-    write_text_columns(out, "description", &layout.descriptions)?;
-    let info: Vec<i32> = layout.data_info.iter().flatten().copied().collect();
-    write_header(out, TYPE_I32, 4, layout.data_info.len(), "dataInfo")?;
-    for x in info {
-        out.write_all(&x.to_le_bytes())?;
-    }
-    write_data_1(out, result, &layout.constants)?;
+    let layout = MatLayout::of(result.vars());
+    write_variable_table(out, &layout)?;
+    let start = result.time().first().copied().unwrap_or(0.0);
+    let stop = result.time().last().copied().unwrap_or(start);
+    write_data_1(out, start, stop, &layout.constants)?;
     write_data_2(out, result)
 }
 
+/// `Aclass`, `name`, `description` and `dataInfo`: everything before the data matrices.
+pub(crate) fn write_variable_table(
+    out: &mut impl Write,
+    layout: &MatLayout,
+) -> std::io::Result<()> {
+    write_text_rows(out, "Aclass", &["Atrajectory", "1.1", "", "binTrans"])?;
+    write_text_columns(out, "name", &layout.names)?;
+    write_text_columns(out, "description", &layout.descriptions)?;
+    write_header(out, TYPE_I32, 4, layout.data_info.len(), "dataInfo")?;
+    let mut bytes = Vec::with_capacity(16 * layout.data_info.len());
+    for x in layout.data_info.iter().flatten() {
+        bytes.extend_from_slice(&x.to_le_bytes());
+    }
+    out.write_all(&bytes)
+}
+
 /// The variable table as the `.mat` file lists it (time first).
-struct MatLayout {
+pub(crate) struct MatLayout {
     names: Vec<String>,
     descriptions: Vec<String>,
     data_info: Vec<[i32; 4]>,
     /// Values of `data_1` rows 2.. (time-invariant variables in output order).
-    constants: Vec<f64>,
+    pub(crate) constants: Vec<f64>,
 }
 
 impl MatLayout {
-    fn of(result: &SimResult) -> Self {
+    pub(crate) fn of(vars: &[ResultVar]) -> Self {
         let mut layout = MatLayout {
             names: vec!["time".to_string()],
             descriptions: vec!["Time in [s]".to_string()],
             data_info: vec![[0, 1, 0, -1]],
             constants: Vec::new(),
         };
-        for var in result.vars() {
+        for var in vars {
             layout.names.push(var.name.clone());
             layout.descriptions.push(description_with_unit(var));
             let info = match var.storage {
@@ -122,7 +133,7 @@ fn split_description(text: &str) -> (String, String) {
     (trimmed.to_string(), String::new())
 }
 
-fn write_header(
+pub(crate) fn write_header(
     out: &mut impl Write,
     type_code: i32,
     rows: usize,
@@ -176,21 +187,29 @@ fn write_text_columns(out: &mut impl Write, name: &str, cols: &[String]) -> std:
     Ok(())
 }
 
-fn write_data_1(
+/// `data_1`: time-invariant values, one column at `start`, one at `stop` (the same values).
+pub(crate) fn write_data_1(
     out: &mut impl Write,
-    result: &SimResult,
+    start: f64,
+    stop: f64,
     constants: &[f64],
 ) -> std::io::Result<()> {
-    let start = result.time().first().copied().unwrap_or(0.0);
-    let stop = result.time().last().copied().unwrap_or(start);
     write_header(out, TYPE_F64, constants.len() + 1, 2, "data_1")?;
+    let mut bytes = Vec::with_capacity(8 * (constants.len() + 1));
     for t in [start, stop] {
-        out.write_all(&t.to_le_bytes())?;
+        bytes.clear();
+        bytes.extend_from_slice(&t.to_le_bytes());
         for x in constants {
-            out.write_all(&x.to_le_bytes())?;
+            bytes.extend_from_slice(&x.to_le_bytes());
         }
+        out.write_all(&bytes)?;
     }
     Ok(())
+}
+
+/// Bytes of a matrix header named `name` (before its first element).
+pub(crate) fn header_len(name: &str) -> u64 {
+    20 + name.len() as u64 + 1
 }
 
 fn write_data_2(out: &mut impl Write, result: &SimResult) -> std::io::Result<()> {
@@ -488,7 +507,9 @@ impl<'a> Trajectory<'a> {
             }
             let matrix = self.matrix(which)?;
             let (points, nrows) = self.shape(matrix);
-            if row == 0 || row > nrows || points == 0 {
+            // A trajectory matrix may have no points (a run that wrote none); constants
+            // need their value.
+            if row == 0 || row > nrows || (points == 0 && which == 1) {
                 return Err(format!(
                     "variable `{name}`: dataInfo refers to row {signed} of data_{which}, \
                      which has {nrows} rows and {points} points"

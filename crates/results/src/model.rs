@@ -178,6 +178,13 @@ impl SimResult {
         self.data.truncate(rows * self.ncols);
     }
 
+    /// Remove the first `rows` rows (written out by a streaming writer) and keep the rest.
+    pub fn drain_front(&mut self, rows: usize) {
+        let rows = rows.min(self.len());
+        self.time.drain(..rows);
+        self.data.drain(..rows * self.ncols);
+    }
+
     /// The variables, in output order.
     pub fn vars(&self) -> &[ResultVar] {
         &self.vars

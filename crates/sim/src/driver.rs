@@ -509,6 +509,8 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         self.eval_crossings(t, true)?;
         std::mem::swap(&mut self.g_prev, &mut self.g);
         if self.may_switch_to_bdf {
+            // Going back never reaches before the newest checkpoint.
+            self.recorder.commit(self.recorder.rows());
             self.checkpoint = Some(Checkpoint {
                 t,
                 x: self.x.clone(),
@@ -749,6 +751,10 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
     fn record_current(&mut self, t: f64) {
         self.recorder.record(t, self.model.values());
         self.rows += 1;
+        if !self.may_switch_to_bdf {
+            // No way back any more: every row is final (a streaming recorder writes it).
+            self.recorder.commit(self.recorder.rows());
+        }
     }
 
     /// Output grid points strictly before `t`.

@@ -11,7 +11,8 @@
 //!   both sides of every event.
 //! - [`record`]: which variables go into the [`SimResult`] and how they are stored.
 //!
-//! Entry points: [`simulate`] and [`simulate_with_stats`].
+//! Entry points: [`simulate`] and [`simulate_with_stats`] (rows kept in memory), and
+//! [`simulate_to_file`] (rows written as they are produced).
 
 // Numerical kernels index several arrays in lockstep; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
@@ -93,6 +94,41 @@ pub fn simulate_with_stats(
             Err(e)
         }
     }
+}
+
+/// A simulation whose rows went straight into a file ([`simulate_to_file`]).
+#[derive(Debug)]
+pub struct StreamedSimulation {
+    pub file: record::Streamed,
+    pub stats: SimStats,
+    pub terminated: Option<String>,
+}
+
+/// [`simulate_with_stats`], writing the rows to `path` (`.csv` or `.mat`) while the
+/// simulation runs instead of keeping them: memory stays bounded by the variable table,
+/// however many rows the run produces. A failed run leaves the rows before the failure.
+pub fn simulate_to_file(
+    model: &mut dyn ExecutableModel,
+    program: &CausalProgram,
+    opts: &SimOptions,
+    path: &std::path::Path,
+) -> Result<StreamedSimulation, driver::SimError<record::Streamed>> {
+    let filter = match opts.vars.as_deref().map(record::compile_filter).transpose() {
+        Ok(f) => f,
+        Err(message) => {
+            return Err(driver::SimError {
+                kind: SimErrorKind::Options(message),
+                partial: None,
+                stats: Box::default(),
+            })
+        }
+    };
+    let recorder = record::StreamingRecorder::new(program, filter, path);
+    driver::run(model, program, opts, recorder).map(|done| StreamedSimulation {
+        file: done.result,
+        stats: done.stats,
+        terminated: done.terminated,
+    })
 }
 
 /// The statistics as `(name, value)` pairs for [`SimResult::stats`].

@@ -6,7 +6,7 @@
 //! `a = ±b` of a stored variable share its column; parameters and constants, and aliases of
 //! them, are stored once as a constant.
 
-use moss_results::{ResultVar, SimResult, Storage, VarKind as ResultKind};
+use moss_results::{ResultStream, ResultVar, SimResult, Storage, VarKind as ResultKind};
 use moss_symbolic::program::{ValueType, VarKind};
 use moss_symbolic::CausalProgram;
 use regex::Regex;
@@ -26,6 +26,9 @@ pub trait Recorder {
     fn truncate(&mut self, _rows: usize) -> bool {
         false
     }
+    /// The first `rows` rows are final: the simulator will never truncate before them (a
+    /// streaming recorder writes them out and drops them).
+    fn commit(&mut self, _rows: usize) {}
 }
 
 /// Compile a `--vars` pattern for whole-name matching.
@@ -223,6 +226,122 @@ impl Recorder for ResultRecorder<'_> {
             Some(r) => r,
             // Nothing was recorded (the run failed before the first row).
             None => SimResult::new(Vec::new(), 0).expect("an empty variable table is valid"),
+        }
+    }
+}
+
+/// What a [`StreamingRecorder`] leaves: the file is written, the table is known.
+#[derive(Debug, Default)]
+pub struct Streamed {
+    /// Rows written to the file.
+    pub rows: usize,
+    /// Variables in the file (aliases and parameters included).
+    pub vars: usize,
+    /// The first error of writing the file, if any (later rows were not written).
+    pub error: Option<String>,
+    /// Wall-clock seconds spent formatting and writing rows (part of the run's time).
+    pub write_seconds: f64,
+}
+
+/// Records rows straight into a result file. Rows stay in memory only until the simulator
+/// commits them (it may still go back to its last restart while `--solver auto` runs
+/// DOPRI5), so memory holds the variable table and a few rows, whatever the run's length.
+pub struct StreamingRecorder<'a> {
+    buffer: ResultRecorder<'a>,
+    path: std::path::PathBuf,
+    stream: Option<ResultStream>,
+    /// Rows already written (and removed from `buffer`).
+    written: usize,
+    error: Option<String>,
+    write_time: std::time::Duration,
+}
+
+impl<'a> StreamingRecorder<'a> {
+    /// Write to `path` (`.csv` or `.mat`); the file is created when the first row is
+    /// final, and not at all when no row is recorded.
+    pub fn new(
+        program: &'a CausalProgram,
+        filter: Option<Regex>,
+        path: &std::path::Path,
+    ) -> StreamingRecorder<'a> {
+        StreamingRecorder {
+            buffer: ResultRecorder::new(program, filter),
+            path: path.to_path_buf(),
+            stream: None,
+            written: 0,
+            error: None,
+            write_time: std::time::Duration::ZERO,
+        }
+    }
+
+    /// Write the buffered rows before absolute row `upto`.
+    fn write_out(&mut self, upto: usize) {
+        let Some(result) = &mut self.buffer.result else {
+            return;
+        };
+        let n = upto.saturating_sub(self.written).min(result.len());
+        if n == 0 || self.error.is_some() {
+            return;
+        }
+        if self.stream.is_none() {
+            match ResultStream::create(&self.path, result.vars(), result.ncols()) {
+                Ok(s) => self.stream = Some(s),
+                Err(e) => {
+                    self.error = Some(e.to_string());
+                    return;
+                }
+            }
+        }
+        let stream = self.stream.as_mut().expect("created above");
+        for (t, row) in result.rows().take(n) {
+            if let Err(e) = stream.write_row(t, row) {
+                self.error = Some(e.to_string());
+                return;
+            }
+        }
+        result.drain_front(n);
+        self.written += n;
+    }
+}
+
+impl Recorder for StreamingRecorder<'_> {
+    type Output = Streamed;
+
+    fn record(&mut self, t: f64, values: &[f64]) {
+        self.buffer.record(t, values);
+    }
+
+    fn rows(&self) -> usize {
+        self.written + self.buffer.rows()
+    }
+
+    fn truncate(&mut self, rows: usize) -> bool {
+        rows >= self.written && self.buffer.truncate(rows - self.written)
+    }
+
+    fn commit(&mut self, rows: usize) {
+        let started = std::time::Instant::now();
+        self.write_out(rows);
+        self.write_time += started.elapsed();
+    }
+
+    fn finish(mut self) -> Streamed {
+        let started = std::time::Instant::now();
+        self.write_out(usize::MAX);
+        let vars = self.buffer.result.as_ref().map_or(0, |r| r.vars().len());
+        let mut error = self.error.or(self.buffer.error);
+        let rows = match self.stream {
+            Some(s) => s.finish().unwrap_or_else(|e| {
+                error.get_or_insert(e.to_string());
+                0
+            }),
+            None => 0,
+        };
+        Streamed {
+            rows,
+            vars,
+            error,
+            write_seconds: (self.write_time + started.elapsed()).as_secs_f64(),
         }
     }
 }

@@ -15,9 +15,9 @@
 
 use moss_codegen::{ExecutableModel, Interpreter};
 use moss_frontend::api::{flatten_model, LoadOptions};
-use moss_results::{write_result, Format};
+use moss_results::Format;
 use moss_sim::jacobian::JacobianMode;
-use moss_sim::{simulate_with_stats, SimOptions, Solver};
+use moss_sim::{simulate_to_file, SimOptions, Solver};
 use moss_syntax::SourceMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -128,17 +128,22 @@ pub fn run(args: Args) -> u8 {
 
     let progress = Progress::new();
     let opts = sim_options(&args, &program, &progress);
-    let outcome = simulate_with_stats(&mut model, &program, &opts);
+    let path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{}_res.csv", program.name)));
+    // The program is not needed any more once the interpreter has its own copy.
+    let outcome = simulate_to_file(&mut model, &program, &opts, &path);
     progress.clear();
     for w in model.warnings() {
         eprintln!("warning: {w}");
     }
-    let (result, stats, failed) = match outcome {
+    let (file, stats, failed) = match outcome {
         Ok(sim) => {
             if let Some(msg) = &sim.terminated {
                 eprintln!("note: the model called terminate(): {msg}");
             }
-            (Some(sim.result), sim.stats, false)
+            (Some(sim.file), sim.stats, false)
         }
         Err(e) => {
             eprintln!("error: simulation failed {}", describe(&e.kind));
@@ -149,20 +154,16 @@ pub fn run(args: Args) -> u8 {
         }
     };
     timer.init = Duration::from_secs_f64(stats.init_seconds);
-    timer.simulate = Duration::from_secs_f64(stats.simulate_seconds);
-
-    // Also the partial result of a failed run, for diagnosis.
-    let started = Instant::now();
-    if let Some(result) = result.filter(|r| !r.is_empty()) {
-        let path = args
-            .output
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(format!("{}_res.csv", program.name)));
-        if !write_output(&result, &path, failed) {
+    if let Some(file) = &file {
+        timer.write = Duration::from_secs_f64(file.write_seconds);
+    }
+    // Writing happens during the run: report integration and writing apart.
+    timer.simulate = Duration::from_secs_f64(stats.simulate_seconds).saturating_sub(timer.write);
+    if let Some(file) = file.filter(|f| f.rows > 0 || f.error.is_some()) {
+        if !report_output(&file, &path, failed) {
             return super::EXIT_MODEL_ERROR;
         }
     }
-    timer.write = started.elapsed();
     if args.stats {
         println!("{stats}");
         println!("{timer}");
@@ -227,25 +228,21 @@ fn sim_options(
     }
 }
 
-/// Write the result file and say so; false (after an error message) if it failed.
-fn write_output(result: &moss_results::SimResult, path: &std::path::Path, partial: bool) -> bool {
-    match write_result(result, path) {
-        Ok(()) if partial => {
-            eprintln!(
-                "note: results up to the failure written to {}",
-                path.display()
-            );
-            true
-        }
-        Ok(()) => {
-            eprintln!("wrote {} ({} rows)", path.display(), result.len());
-            true
-        }
-        Err(e) => {
-            eprintln!("error: cannot write the result: {e}");
-            false
-        }
+/// Say where the result went; false (after an error message) if writing it failed.
+fn report_output(file: &moss_sim::record::Streamed, path: &std::path::Path, partial: bool) -> bool {
+    if let Some(e) = &file.error {
+        eprintln!("error: cannot write the result: {e}");
+        return false;
     }
+    if partial {
+        eprintln!(
+            "note: results up to the failure written to {}",
+            path.display()
+        );
+    } else {
+        eprintln!("wrote {} ({} rows)", path.display(), file.rows);
+    }
+    true
 }
 
 /// Checks that need no model: returns the exit code on a usage error.
