@@ -317,6 +317,9 @@ struct Compiler<'a> {
     tc: TapeCompiler<'a>,
     fn_index: &'a HashMap<String, u32>,
     names: &'a ModelNames,
+    /// Type of every slot, built once (messages are converted one by one, and rebuilding it
+    /// for each made compiling quadratic in the model size: one assert per component).
+    var_ty: &'a [Ty],
     when_count: u32,
     called: BTreeSet<u32>,
 }
@@ -342,6 +345,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         tc: TapeCompiler::new(n, p.zero_crossings.len(), &var_ty, &fn_index),
         fn_index: &fn_index,
         names: &names,
+        var_ty: &var_ty,
         when_count: 0,
         called: BTreeSet::new(),
     };
@@ -851,11 +855,7 @@ impl Compiler<'_> {
 
     /// Messages are evaluated rarely and may use strings: they run in the interpreter.
     fn message(&mut self, e: &PExpr) -> Result<FExpr, String> {
-        pexpr_to_fexpr(e, &self.tc_var_ty(), self.fn_index, &mut self.called)
-    }
-
-    fn tc_var_ty(&self) -> Vec<Ty> {
-        self.p.vars.iter().map(|v| slot_type(v.ty)).collect()
+        pexpr_to_fexpr(e, self.var_ty, self.fn_index, &mut self.called)
     }
 }
 

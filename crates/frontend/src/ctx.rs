@@ -8,6 +8,7 @@ use crate::inst::*;
 use crate::loader::{ClassId, Library};
 use moss_syntax::ast::{self, ClassKind, ClassSpecifier, Element, EnumLiterals, Visibility};
 use moss_syntax::{Diagnostic, Span};
+use rustc_hash::FxHashMap;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -35,6 +36,10 @@ pub struct Flattener<'a> {
     /// Cache of evaluated component values (full instance name).
     pub values: RefCell<HashMap<String, Val>>,
     pub types: RefCell<HashMap<usize, ResolvedType>>,
+    /// Class named by a type name written at a place in the source, looked up from a scope
+    /// (when no redeclaration in the instance overrides it): the same for every instance of
+    /// the declaring class, so a component array looks its element type up once.
+    pub class_names: RefCell<FxHashMap<(ClassId, Span), Option<ClassId>>>,
     pub dims: RefCell<HashMap<usize, Vec<usize>>>,
     /// Default `inner` components added at the top level for `outer` ones without an inner.
     pub implicit_inners: RefCell<Vec<(Arc<str>, Rc<Comp>)>>,
@@ -66,6 +71,7 @@ impl<'a> Flattener<'a> {
             inherited: RefCell::new(HashMap::new()),
             values: RefCell::new(HashMap::new()),
             types: RefCell::new(HashMap::new()),
+            class_names: RefCell::new(FxHashMap::default()),
             dims: RefCell::new(HashMap::new()),
             implicit_inners: RefCell::new(Vec::new()),
             errors: RefCell::new(Vec::new()),
@@ -591,6 +597,11 @@ impl<'a> Flattener<'a> {
                 }
                 cur
             }
+            _ if !name.span.is_dummy()
+                && self.class_names.borrow().contains_key(&(scope, name.span)) =>
+            {
+                self.class_names.borrow()[&(scope, name.span)]
+            }
             _ => {
                 if let Some((i, owner, protected)) = self.lk.inaccessible_part(scope, name) {
                     let part = name.parts[i].as_str();
@@ -608,7 +619,13 @@ impl<'a> Flattener<'a> {
                     };
                     return err(name.parts[i].span, msg).map_err(|d| Box::new(d.with_help(help)));
                 }
-                self.lk.resolve_class_name(Some(scope), name, false)
+                let found = self.lk.resolve_class_name(Some(scope), name, false);
+                if !name.span.is_dummy() {
+                    self.class_names
+                        .borrow_mut()
+                        .insert((scope, name.span), found);
+                }
+                found
             }
         };
         let Some(class) = class else {

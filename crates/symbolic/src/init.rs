@@ -244,8 +244,9 @@ fn balance(
     }
     if !fixed_names.is_empty() {
         m.warnings.push(format!(
-            "the initialization problem is under-determined; fixing at start values: {} (add initial equations or fixed=true to choose)",
-            fixed_names.join(", ")
+            "the initialization problem is under-determined; fixing {} variable(s) at start values: {} (add initial equations or fixed=true to choose)",
+            fixed_names.len(),
+            list_with_limit(&fixed_names, WARNING_LIST_MAX)
         ));
     }
     let mut i = 0;
@@ -289,5 +290,21 @@ fn consistency_check(
             level: AssertLevel::Warning,
         }),
         origin,
+    )
+}
+
+/// Names a warning lists before it says how many more there are: a chain of 10,000 springs
+/// must not print a 400 kB line.
+const WARNING_LIST_MAX: usize = 20;
+
+/// `a, b, c` for up to `max` items, else the first `max` and `... and N more`.
+fn list_with_limit(items: &[String], max: usize) -> String {
+    if items.len() <= max {
+        return items.join(", ");
+    }
+    format!(
+        "{}, ... and {} more",
+        items[..max].join(", "),
+        items.len() - max
     )
 }
