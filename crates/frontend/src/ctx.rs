@@ -35,11 +35,11 @@ pub struct Flattener<'a> {
     pub inherited: RefCell<HashMap<usize, Inherited>>,
     /// Cache of evaluated component values (full instance name).
     pub values: RefCell<HashMap<String, Val>>,
-    pub types: RefCell<HashMap<usize, ResolvedType>>,
+    pub types: RefCell<HashMap<usize, Rc<ResolvedType>>>,
     /// Class named by a type name written at a place in the source, looked up from a scope
     /// (when no redeclaration in the instance overrides it): the same for every instance of
     /// the declaring class, so a component array looks its element type up once.
-    pub class_names: RefCell<FxHashMap<(ClassId, Span), Option<ClassId>>>,
+    pub class_names: RefCell<FxHashMap<(Option<ClassId>, Span), Option<ClassId>>>,
     pub dims: RefCell<HashMap<usize, Vec<usize>>>,
     /// Default `inner` components added at the top level for `outer` ones without an inner.
     pub implicit_inners: RefCell<Vec<(Arc<str>, Rc<Comp>)>>,
@@ -568,11 +568,12 @@ impl<'a> Flattener<'a> {
     }
 
     /// Resolve the type of a component, following short class definitions.
-    pub fn comp_type(&self, node: &NodeRef, comp: &Rc<Comp>) -> Res<ResolvedType> {
+    /// Shared, not copied: a component's type is asked for many times per instance.
+    pub fn comp_type(&self, node: &NodeRef, comp: &Rc<Comp>) -> Res<Rc<ResolvedType>> {
         if let Some(t) = self.types.borrow().get(&key(comp)) {
             return Ok(t.clone());
         }
-        let t = self.resolve_type_name(node, &comp.type_name, comp.scope)?;
+        let t = Rc::new(self.resolve_type_name(node, &comp.type_name, comp.scope)?);
         self.types.borrow_mut().insert(key(comp), t.clone());
         Ok(t)
     }
@@ -598,9 +599,12 @@ impl<'a> Flattener<'a> {
                 cur
             }
             _ if !name.span.is_dummy()
-                && self.class_names.borrow().contains_key(&(scope, name.span)) =>
+                && self
+                    .class_names
+                    .borrow()
+                    .contains_key(&(Some(scope), name.span)) =>
             {
-                self.class_names.borrow()[&(scope, name.span)]
+                self.class_names.borrow()[&(Some(scope), name.span)]
             }
             _ => {
                 if let Some((i, owner, protected)) = self.lk.inaccessible_part(scope, name) {
@@ -619,13 +623,7 @@ impl<'a> Flattener<'a> {
                     };
                     return err(name.parts[i].span, msg).map_err(|d| Box::new(d.with_help(help)));
                 }
-                let found = self.lk.resolve_class_name(Some(scope), name, false);
-                if !name.span.is_dummy() {
-                    self.class_names
-                        .borrow_mut()
-                        .insert((scope, name.span), found);
-                }
-                found
+                self.class_named(Some(scope), name)
             }
         };
         let Some(class) = class else {
@@ -646,6 +644,21 @@ impl<'a> Flattener<'a> {
             });
         };
         self.resolve_type_class(node, class)
+    }
+
+    /// [`Lookup::resolve_class_name`] of a name written in the source, remembered per scope
+    /// and place: the answer depends on nothing else, and every instance of a class asks again.
+    fn class_named(&self, scope: Option<ClassId>, name: &ast::Name) -> Option<ClassId> {
+        if name.span.is_dummy() {
+            return self.lk.resolve_class_name(scope, name, false);
+        }
+        let key = (scope, name.span);
+        if let Some(&found) = self.class_names.borrow().get(&key) {
+            return found;
+        }
+        let found = self.lk.resolve_class_name(scope, name, false);
+        self.class_names.borrow_mut().insert(key, found);
+        found
     }
 
     fn elems_overrides(&self, node: &NodeRef, name: &str) -> Option<ClassId> {
@@ -690,7 +703,7 @@ impl<'a> Flattener<'a> {
                     }
                     if base.parts.len() == 1 {
                         if let Some(b) = predefined(base.parts[0].as_str()) {
-                            let found = self.lk.resolve_class_name(entry.parent, base, false);
+                            let found = self.class_named(entry.parent, base);
                             if found.is_none() {
                                 return Ok(ResolvedType {
                                     base: b,
@@ -703,7 +716,7 @@ impl<'a> Flattener<'a> {
                             }
                         }
                     }
-                    match self.lk.resolve_class_name(entry.parent, base, false) {
+                    match self.class_named(entry.parent, base) {
                         Some(n) => class = n,
                         None => {
                             return err(base.span, format!("unknown class `{base}`"));
