@@ -11,6 +11,9 @@
 //! - stick-slip: a mass with Coulomb friction pulled through a spring at constant speed, or by
 //!   an oscillating end so that it slides both ways, hand-written with stick/slip modes and with
 //!   the bundled `SupportFriction`, against the piecewise analytic solution;
+//! - a resting mass on `SupportFriction` pushed through its static friction level: the mode
+//!   trace (stuck, sliding, stuck again) and the motion against the piecewise solution, with
+//!   both integrators;
 //! - the two contact models of `examples/`: the ElastoGap ball and the rigid-stop ball with the
 //!   matched coefficient of restitution.
 //!
@@ -960,6 +963,177 @@ fn stick_slip_under_an_oscillating_pull_slides_both_ways() {
         for (&(t, _, to), &(t_exp, mode_exp)) in switches.iter().zip(&expected) {
             assert_eq!(to, mode_exp, "{}: mode after t = {t}", run.label);
             assert_close(&format!("{}: mode switch", run.label), t, t_exp, 1e-6);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Release at the stick boundary
+// ---------------------------------------------------------------------------------------------
+
+/// A resting mass on `SupportFriction` pushed by F(t) = A sin(Omega t): the push rises through
+/// the static friction level Fs, the mass breaks away, slides forward against Fk, and sticks
+/// again when its speed returns to zero while |F| < Fs. The run stops before the push reaches
+/// -Fs (the backward breakaway).
+const FRICTION_RELEASE: &str = r#"
+model FrictionRelease "Mass on SupportFriction pushed through its static friction level"
+  import Modelica.Mechanics.Translational.Components;
+  import Modelica.Mechanics.Translational.Sources;
+  parameter Real m = 1;
+  parameter Real A = 12;
+  parameter Real Omega = 2;
+  parameter Real Fs = 10;
+  parameter Real Fk = 6;
+  Modelica.Blocks.Sources.Sine push(amplitude=A, f=Omega/(2*Modelica.Constants.pi));
+  Sources.Force force;
+  Components.Mass slider(m=m, s(start=0, fixed=true), v(start=0, fixed=true));
+  Components.SupportFriction friction(f_pos=[0, Fk], peak=Fs/Fk);
+equation
+  connect(push.y, force.f);
+  connect(force.flange, slider.flange_a);
+  connect(slider.flange_b, friction.flange_a);
+  annotation(experiment(StopTime=2, Interval=0.01, Tolerance=1e-8));
+end FrictionRelease;
+"#;
+
+/// The piecewise solution of `FrictionRelease`: at rest until A sin(Omega t_b) = Fs, then
+/// m v' = A sin(Omega t) - Fk, so
+/// v(t) = (A/Omega (cos(Omega t_b) - cos(Omega t)) - Fk (t - t_b)) / m and
+/// x(t) = (A/Omega (cos(Omega t_b) (t - t_b) - (sin(Omega t) - sin(Omega t_b))/Omega)
+///         - Fk (t - t_b)^2/2) / m, until v returns to zero at t_s; at rest at x(t_s) after.
+struct Release {
+    m: f64,
+    a: f64,
+    omega: f64,
+    fk: f64,
+    t_b: f64,
+    t_s: f64,
+}
+
+impl Release {
+    fn new(m: f64, a: f64, omega: f64, fs: f64, fk: f64) -> Release {
+        let t_b = (fs / a).asin() / omega;
+        let mut r = Release {
+            m,
+            a,
+            omega,
+            fk,
+            t_b,
+            t_s: f64::NAN,
+        };
+        // v > 0 right after t_b (the push still rises) and decreases to zero before the push
+        // falls to -A; bisection on the sign change
+        let (mut lo, mut hi) = (t_b + 1e-3, t_b + std::f64::consts::PI / omega);
+        assert!(r.speed(lo) > 0.0 && r.speed(hi) < 0.0);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if r.speed(mid) > 0.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        r.t_s = 0.5 * (lo + hi);
+        r
+    }
+
+    fn push(&self, t: f64) -> f64 {
+        self.a * (self.omega * t).sin()
+    }
+
+    fn speed(&self, t: f64) -> f64 {
+        let (w, tb) = (self.omega, self.t_b);
+        (self.a / w * ((w * tb).cos() - (w * t).cos()) - self.fk * (t - tb)) / self.m
+    }
+
+    fn position(&self, t: f64) -> f64 {
+        let (w, tb) = (self.omega, self.t_b);
+        let t = t.clamp(tb, self.t_s);
+        let dt = t - tb;
+        (self.a / w * ((w * tb).cos() * dt - ((w * t).sin() - (w * tb).sin()) / w)
+            - 0.5 * self.fk * dt * dt)
+            / self.m
+    }
+}
+
+/// Mode trace stuck -> sliding forward -> stuck, with the switches at the analytic breakaway
+/// and stopping times (1e-6 s), the position along the piecewise solution (1e-6 m), no
+/// backward sliding ever, and while stuck a resting mass (|v| < 1e-8 m/s) held by a friction
+/// force that balances the push within the static limit. Both integrators: the stiff one
+/// restarts after each event, and its stuck phase must not drift off zero speed.
+#[test]
+fn friction_released_at_the_stick_boundary_follows_the_piecewise_solution() {
+    let (m, a, omega, fs, fk) = (1.0, 12.0, 2.0, 10.0, 6.0);
+    let r = Release::new(m, a, omega, fs, fk);
+    // the push at the end of the slide must be inside the static band (it sticks again), and
+    // the run must end before the backward breakaway
+    assert!(r.push(r.t_s).abs() < fs && r.push(2.0) > -fs);
+    for solver in ["dopri5", "bdf"] {
+        let run = simulate_source("FrictionRelease", FRICTION_RELEASE, &["--solver", solver]);
+        let label = format!("{} ({solver})", run.label);
+        let switches = mode_switches(&run, "friction.mode");
+        assert_eq!(
+            switches.len(),
+            2,
+            "{label}: friction.mode switches {switches:?}, expected 0 -> 1 at {} and 1 -> 0 at {}",
+            r.t_b,
+            r.t_s
+        );
+        assert_eq!((switches[0].1, switches[0].2), (0.0, 1.0), "{label}");
+        assert_close(&format!("{label}: breakaway"), switches[0].0, r.t_b, 1e-6);
+        assert_eq!((switches[1].1, switches[1].2), (1.0, 0.0), "{label}");
+        assert_close(
+            &format!("{label}: end of slide"),
+            switches[1].0,
+            r.t_s,
+            1e-6,
+        );
+        for (t, x) in run.points_between("slider.s", 0.0, 2.0) {
+            assert_close(
+                &format!("{label}: slider.s at t = {t}"),
+                x,
+                r.position(t),
+                1e-6,
+            );
+        }
+        let (modes, locked, speeds, forces) = (
+            run.get("friction.mode"),
+            run.get("friction.locked"),
+            run.get("slider.v"),
+            run.get("friction.f"),
+        );
+        for (i, &t) in run.time().iter().enumerate() {
+            assert!(modes[i] >= 0.0, "{label}: sliding backward at t = {t}");
+            if modes[i] == 0.0 {
+                assert!(
+                    speeds[i].abs() < 1e-8,
+                    "{label}: moving while stuck at t = {t}: v = {}",
+                    speeds[i]
+                );
+            }
+            // locked: the friction force holds the mass against the push; otherwise (sliding,
+            // or starting to slide within the breakaway event) it is the sliding force
+            if locked[i] == 1.0 {
+                assert_eq!(modes[i], 0.0, "{label}: locked while sliding at t = {t}");
+                assert!(
+                    forces[i].abs() <= fs + 1e-6,
+                    "{label}: friction {} at t = {t}",
+                    forces[i]
+                );
+                assert_close(
+                    &format!("{label}: friction balancing the push at t = {t}"),
+                    forces[i],
+                    r.push(t),
+                    1e-6,
+                );
+            } else {
+                assert_close(
+                    &format!("{label}: sliding friction at t = {t}"),
+                    forces[i],
+                    fk,
+                    1e-9,
+                );
+            }
         }
     }
 }

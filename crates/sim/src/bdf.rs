@@ -5,10 +5,11 @@
 //! `D[0..=k]` of the solution at equally spaced points; a step-size change by a factor `r`
 //! maps them with a small `(k+1)×(k+1)` matrix, so every step is a constant-step BDF step.
 //! The corrector is a simplified Newton iteration with `M = I - c J`, `c = h / γ_k`; `J` is a
-//! grouped finite-difference Jacobian that is kept across steps (and events) and only
-//! re-evaluated when the Newton iteration fails to converge with a stale one (like
-//! DASSL/CVODE). `M` is refactorized only when `c` drifts by more than 30 % from the value it
-//! was factorized for; in between, Newton corrections are rescaled by `2 / (1 + c/c_old)`.
+//! grouped finite-difference Jacobian that is kept across steps and only re-evaluated when
+//! the Newton iteration fails to converge with a stale one (like DASSL/CVODE), or after an
+//! event (a restart starts with a fresh one). `M` is refactorized only when `c` drifts by
+//! more than 30 % from the value it was factorized for; in between, Newton corrections are
+//! rescaled by `2 / (1 + c/c_old)`.
 //! Order and step are chosen after `k + 1` steps of equal size from the error estimates of
 //! orders `k - 1`, `k`, `k + 1`. Dense output interpolates the backward-difference
 //! polynomial of the last step (a parabola through the exact start slope for the first step
@@ -403,9 +404,14 @@ impl Integrator for Bdf {
         }
         self.order = 1;
         self.n_equal_steps = 0;
-        // The Jacobian from before an event is kept: most events (samples, relation flips)
-        // leave it nearly unchanged, and a Newton failure with it triggers a fresh one.
+        // A restart evaluates a fresh Jacobian. The one from before the event can belong to
+        // another mode of the model: with it the simplified Newton iteration still converges,
+        // but only to within its tolerance, and the leftover couples into states whose
+        // derivative is now exactly zero. A stuck friction element then drifts off zero
+        // velocity (by 1e-8 in Translational.Examples.HeatLosses) and later starts sliding
+        // in the wrong direction.
         self.jac_fresh = false;
+        self.jac_valid = false;
         self.lu = None;
         self.dense = DenseOutput {
             t,

@@ -64,7 +64,111 @@ pub(crate) fn unit_outputs(m: &Model) -> Result<Vec<bool>, Vec<Diagnostic>> {
 }
 
 /// Run the count check and Pantelides; returns the index and leaves `m.eqs` extended.
+///
+/// `stateSelect = prefer` and `always` also ask for variables that do not appear
+/// differentiated to become states when possible (spec 4.9.4). The common case is a
+/// velocity defined as a derivative, `v_rel = der(s_rel)` in the MSL's compliant elements
+/// with relative states: `v_rel` becomes a state candidate once that equation is
+/// differentiated as well, so that index reduction sees `der(v_rel)`. Which variables are
+/// states matters beyond numerics: a `reinit` of one state leaves the others unchanged, so
+/// the relative velocity of a spring-damper must be a state for it to stay continuous when
+/// the mass at one end is stopped. The extra differentiation is a trial on a copy of the
+/// model: it is kept only when it succeeds, makes those variables states, and costs no
+/// preferred variable its state; otherwise the plain reduction stands.
 pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
+    let mut wanted = preferred_derivative_definitions(m);
+    if wanted.is_empty() {
+        return pantelides_and_dummies(m, &[]);
+    }
+    let mut plain = m.clone();
+    let info = pantelides_and_dummies(&mut plain, &[])?;
+    let preferred_states: Vec<VarIx> = (0..plain.vars.len() as VarIx)
+        .filter(|&v| {
+            is_state_after_reduction(&plain, v)
+                && plain.vars[v as usize].state_select >= StateSelect::Prefer
+        })
+        .collect();
+    // a second trial drops the definitions whose variable did not become a state, so that
+    // no equation is differentiated for nothing
+    for _ in 0..2 {
+        let mut trial = m.clone();
+        let Ok(t) = pantelides_and_dummies(&mut trial, &wanted) else {
+            break;
+        };
+        if !preferred_states
+            .iter()
+            .all(|&v| is_state_after_reduction(&trial, v))
+        {
+            break;
+        }
+        let became: Vec<(VarIx, u32)> = wanted
+            .iter()
+            .copied()
+            .filter(|&(x, _)| is_state_after_reduction(&trial, x))
+            .collect();
+        if became.len() == wanted.len() {
+            *m = trial;
+            // the index is a property of the DAE, not of the state choice
+            return Ok(IndexInfo {
+                index: info.index,
+                dummies: t.dummies,
+            });
+        }
+        if became.is_empty() {
+            break;
+        }
+        wanted = became;
+    }
+    *m = plain;
+    Ok(info)
+}
+
+/// A variable is a state when it has a derivative that index reduction did not make a dummy.
+fn is_state_after_reduction(m: &Model, v: VarIx) -> bool {
+    let sv = &m.vars[v as usize];
+    sv.kind == VKind::Continuous
+        && !sv.eliminated
+        && sv.der.is_some_and(|d| !m.vars[d as usize].dummy)
+}
+
+/// Equations `x = der(y)` (either side) whose `x` has `stateSelect` prefer or always but
+/// no derivative of its own: the variable and the equation to differentiate for it.
+fn preferred_derivative_definitions(m: &Model) -> Vec<(VarIx, u32)> {
+    let plain_var = |e| match m.arena.node(e) {
+        crate::ir::Node::Var(v) => Some(*v),
+        _ => None,
+    };
+    let mut out: Vec<(VarIx, u32)> = Vec::new();
+    for (i, eq) in m.eqs.iter().enumerate() {
+        let EqBody::Eq { lhs, rhs } = eq.body else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (plain_var(lhs), plain_var(rhs)) else {
+            continue;
+        };
+        for (x, d) in [(a, b), (b, a)] {
+            let (sx, sd) = (&m.vars[x as usize], &m.vars[d as usize]);
+            let candidate = sx.kind == VKind::Continuous
+                && !sx.eliminated
+                && sx.state_select >= StateSelect::Prefer
+                && sx.der.is_none()
+                && sx.der_of.is_none()
+                && sd.der_of.is_some()
+                && sd.der.is_none();
+            if candidate && !out.iter().any(|&(v, _)| v == x) {
+                out.push((x, i as u32));
+            }
+        }
+    }
+    out
+}
+
+/// Pantelides and the dummy derivatives; the equations of `extra` (see
+/// [`preferred_derivative_definitions`]) are differentiated once before the matching.
+fn pantelides_and_dummies(
+    m: &mut Model,
+    extra: &[(VarIx, u32)],
+) -> Result<IndexInfo, Vec<Diagnostic>> {
     let mut taken = unit_outputs(m)?;
     let eq_ids: Vec<u32> = (0..m.eqs.len() as u32)
         .filter(|&e| matches!(m.eqs[e as usize].body, EqBody::Eq { .. }))
@@ -85,6 +189,20 @@ pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
         return Err(count_error(m, &eq_ids, &unknowns, &adj, &taken));
     }
     check_collapsed_structure(m, &eq_ids, &adj, &taken)?;
+    let mut depth: HashMap<u32, u32> = HashMap::new();
+    // a differentiated definition takes the place of the original in the matching, like
+    // the equations Pantelides differentiates itself
+    let mut eq_ids = eq_ids;
+    for &(_, e) in extra {
+        let ne = differentiate_equation(m, e)?;
+        depth.insert(ne, 1);
+        let eq = m.eqs[ne as usize].clone();
+        adj.push(m.incidence(&eq));
+        if let Some(slot) = eq_ids.iter_mut().find(|k| **k == e) {
+            *slot = ne;
+        }
+    }
+    taken.resize(m.vars.len(), false);
     let mut mt = {
         let allowed = |v: VarIx| highest_unknown(m, v, &taken);
         let mut mt = Matching::new(adj.len(), m.vars.len());
@@ -93,7 +211,6 @@ pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
     };
     let mut vis = Visit::default();
     let mut max_diff = 0u32;
-    let mut depth: HashMap<u32, u32> = HashMap::new();
     for &k in &eq_ids {
         let mut cur = k;
         loop {
@@ -128,7 +245,7 @@ pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
     } else {
         u32::from(has_states)
     };
-    let dummies = if max_diff > 0 {
+    let dummies = if max_diff > 0 || !extra.is_empty() {
         select_dummy_derivatives(m)?
     } else {
         Vec::new()

@@ -138,7 +138,7 @@ pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
 pub type FxMap<K, V> = HashMap<K, V, FxBuild>;
 
 /// The expression arena with hash-consing.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Arena {
     nodes: Vec<Node>,
     index: FxMap<Node, ExprId>,

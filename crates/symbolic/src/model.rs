@@ -226,7 +226,7 @@ impl SEq {
 }
 
 /// The working model.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Model {
     pub name: String,
     pub arena: Arena,
