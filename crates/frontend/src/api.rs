@@ -7,7 +7,7 @@ use crate::inst::{Mod, Res, PREDEFINED_SOURCE};
 use crate::loader::{ClassId, Library};
 use moss_syntax::ast::{self, ClassKind, ExprKind};
 use moss_syntax::{Diagnostic, SourceMap, Span};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -221,7 +221,7 @@ fn finish_connections(col: &mut Collected) -> HashMap<String, Expr> {
 
 /// Connector name → its (first) flow variable.
 fn connector_flows(vars: &[crate::flat::Variable]) -> HashMap<String, String> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for v in vars.iter().filter(|v| v.is_flow) {
         if let Some((conn, _)) = v.name.rsplit_once('.') {
             out.entry(conn.to_string())
@@ -252,7 +252,7 @@ fn replace_streams(model: &mut FlatModel, instream: &HashMap<String, Expr>) {
 /// simulation and later stages only compute with numbers.
 fn drop_unused_string_parameters(model: &mut FlatModel) {
     loop {
-        let mut used: HashSet<String> = HashSet::new();
+        let mut used: HashSet<String> = HashSet::default();
         let mut note = |e: &mut Expr| {
             crate::walk::visit(e, &mut |x| {
                 if let Expr::Var { name, .. } = x {
@@ -341,7 +341,7 @@ fn drop_unused_functions(model: &mut FlatModel) {
     for eq in model.equations.iter().chain(&model.initial_equations) {
         collect_equation_calls(eq, &mut called);
     }
-    let mut keep: HashSet<String> = HashSet::new();
+    let mut keep: HashSet<String> = HashSet::default();
     while let Some(name) = called.pop() {
         if !keep.insert(name.clone()) {
             continue;

@@ -8,7 +8,7 @@ use crate::flat::{BinaryOp, Equation, Expr, Origin};
 use crate::fold;
 use crate::inst::{err, Comp, NodeRef, Res};
 use moss_syntax::ast::ConnectorPrefix;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::rc::Rc;
 
 /// One connector named in a `connect` (one element of an array of connectors).
@@ -146,7 +146,7 @@ impl Connections {
         flows_of: &HashMap<String, String>,
     ) -> (Vec<Equation>, HashMap<String, Expr>) {
         let mut sets: Vec<Vec<usize>> = Vec::new();
-        let mut set_of: HashMap<usize, usize> = HashMap::new();
+        let mut set_of: HashMap<usize, usize> = HashMap::default();
         for i in 0..self.keys.len() {
             let r = self.find(i);
             let s = *set_of.entry(r).or_insert_with(|| {
@@ -156,7 +156,7 @@ impl Connections {
             sets[s].push(i);
         }
         let mut eqs = Vec::new();
-        let mut instream = HashMap::new();
+        let mut instream = HashMap::default();
         for set in sets {
             let kind = self.kind[set[0]];
             let o = self.origin[set[0]].clone();
@@ -182,7 +182,7 @@ impl Connections {
                 None => {
                     // Potentials: drop duplicate names (the same variable seen inside and
                     // outside at different levels is one variable).
-                    let mut seen: HashSet<&str> = HashSet::with_capacity(set.len());
+                    let mut seen: HashSet<&str> = HashSet::default();
                     let names: Vec<usize> = set
                         .iter()
                         .copied()

@@ -9,8 +9,9 @@ use crate::loader::{ClassId, Library};
 use moss_syntax::ast::{self, ClassKind, ClassSpecifier, Element, EnumLiterals, Visibility};
 use moss_syntax::{Diagnostic, Span};
 use rustc_hash::FxHashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -65,20 +66,20 @@ impl<'a> Flattener<'a> {
         Flattener {
             lk: Lookup::new(lib),
             functions: RefCell::new(BTreeMap::new()),
-            package_nodes: RefCell::new(HashMap::new()),
+            package_nodes: RefCell::new(HashMap::default()),
             warnings: RefCell::new(Vec::new()),
             depth: Cell::new(0),
-            inherited: RefCell::new(HashMap::new()),
-            values: RefCell::new(HashMap::new()),
-            types: RefCell::new(HashMap::new()),
+            inherited: RefCell::new(HashMap::default()),
+            values: RefCell::new(HashMap::default()),
+            types: RefCell::new(HashMap::default()),
             class_names: RefCell::new(FxHashMap::default()),
-            dims: RefCell::new(HashMap::new()),
+            dims: RefCell::new(HashMap::default()),
             implicit_inners: RefCell::new(Vec::new()),
             errors: RefCell::new(Vec::new()),
-            checked: RefCell::new(std::collections::HashSet::new()),
-            balance_checked: RefCell::new(std::collections::HashSet::new()),
-            record_shapes: RefCell::new(HashMap::new()),
-            array_calls: RefCell::new(HashMap::new()),
+            checked: RefCell::new(std::collections::HashSet::default()),
+            balance_checked: RefCell::new(std::collections::HashSet::default()),
+            record_shapes: RefCell::new(HashMap::default()),
+            array_calls: RefCell::new(HashMap::default()),
         }
     }
 
@@ -100,7 +101,7 @@ impl<'a> Flattener<'a> {
             mods,
             parent,
             elems: OnceCell::new(),
-            children: RefCell::new(HashMap::new()),
+            children: RefCell::new(HashMap::default()),
         });
         self.inherited.borrow_mut().insert(key(&n), inh);
         n
@@ -132,9 +133,9 @@ impl<'a> Flattener<'a> {
         }
         let mut out = Elems {
             comps: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             contributors: Vec::new(),
-            class_overrides: HashMap::new(),
+            class_overrides: HashMap::default(),
         };
         self.collect(node.class, &node.mods, node, &mut out, 0);
         for (name, m) in &node.mods.args {

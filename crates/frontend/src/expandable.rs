@@ -12,7 +12,8 @@ use crate::flat::{Origin, Variable};
 use crate::flatten::Collected;
 use crate::inst::*;
 use moss_syntax::ast::{self, ClassKind, ConnectorPrefix};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 
 /// One side of a deferred connection.
 pub enum Side {
@@ -163,12 +164,12 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
         return Ok(());
     }
     let mut groups = Groups {
-        parent: HashMap::new(),
+        parent: HashMap::default(),
     };
-    let mut buses: HashMap<String, NodeRef> = HashMap::new();
+    let mut buses: HashMap<String, NodeRef> = HashMap::default();
     // Element of a group → its leaves (suffix, kind) and a template variable per leaf.
-    let mut present: HashMap<String, BTreeSet<String>> = HashMap::new();
-    let mut templates: HashMap<(String, String), Template> = HashMap::new();
+    let mut present: HashMap<String, BTreeSet<String>> = HashMap::default();
+    let mut templates: HashMap<(String, String), Template> = HashMap::default();
     for d in &deferred {
         for s in [&d.a, &d.b] {
             if let Side::Bus { bus, .. } = s {
@@ -255,7 +256,7 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
     }
     // A signal of a top-level bus that is only connected to inputs comes from outside the
     // model: it is an input of the model (spec 9.1.3: causality follows the connections).
-    let mut only_inputs: HashMap<String, bool> = HashMap::new();
+    let mut only_inputs: HashMap<String, bool> = HashMap::default();
     for d in &deferred {
         let ((Side::Bus { bus, rest, .. }, Side::Plain(elems))
         | (Side::Plain(elems), Side::Bus { bus, rest, .. })) = (&d.a, &d.b)
@@ -338,7 +339,7 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
         }
     }
     // Declared elements never connected are only potentially present: drop them.
-    let mut keep_bus: HashMap<String, BTreeSet<String>> = HashMap::new();
+    let mut keep_bus: HashMap<String, BTreeSet<String>> = HashMap::default();
     for b in &bus_paths {
         let g = groups.find(b);
         keep_bus.insert(b.clone(), present.get(&g).cloned().unwrap_or_default());

@@ -13,7 +13,8 @@ use crate::inst::*;
 use crate::loader::ClassId;
 use moss_syntax::ast::{self, ExprKind, FunctionArgs, StatementKind};
 use moss_syntax::Span;
-use std::collections::{BTreeMap, HashSet};
+use rustc_hash::FxHashSet as HashSet;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 

@@ -13,8 +13,8 @@ use moss_syntax::ast::{
     self, Argument, ClassKind, ClassSpecifier, Element, ImportKind, RedeclaredElement,
 };
 use moss_syntax::{Diagnostic, Span};
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -337,9 +337,9 @@ impl<'a> Lookup<'a> {
     pub fn new(lib: &'a Library) -> Lookup<'a> {
         Lookup {
             lib,
-            bases: RefCell::new(HashMap::new()),
-            member_cache: RefCell::new(HashMap::new()),
-            predefined: RefCell::new(HashMap::new()),
+            bases: RefCell::new(HashMap::default()),
+            member_cache: RefCell::new(HashMap::default()),
+            predefined: RefCell::new(HashMap::default()),
         }
     }
 

@@ -11,7 +11,7 @@ use crate::fold;
 use crate::inst::{err, Res};
 use crate::loader::ClassId;
 use moss_syntax::Span;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Why execution of a body stopped early.
 enum Flow {
@@ -60,7 +60,7 @@ fn call_inner(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Optio
         return Ok(None);
     };
     let mut fr = Frame {
-        vars: HashMap::new(),
+        vars: HashMap::default(),
         steps: 0,
     };
     for (k, input) in func.inputs.iter().enumerate() {

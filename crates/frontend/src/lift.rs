@@ -8,7 +8,7 @@
 
 use crate::flat::{Equation, Expr, FlatModel, Origin, ScalarType, Variability, Variable};
 use crate::flatten::{is_index_call, names_array};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// One lifted call: its auxiliary variable and the dimensions of its result.
 struct Lifted {
@@ -22,7 +22,7 @@ struct Lifted {
 /// the result dimensions recorded by the expander, keyed by the printed call.
 pub fn lift_array_calls(model: &mut FlatModel, dims: &HashMap<String, Vec<usize>>) {
     let mut lifted: Vec<Lifted> = Vec::new();
-    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut by_key: HashMap<String, usize> = HashMap::default();
     for eq in model.equations.iter_mut() {
         lift_in_equation(eq, dims, &mut lifted, &mut by_key);
     }

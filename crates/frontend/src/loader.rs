@@ -7,8 +7,8 @@
 
 use moss_syntax::ast::{ClassDef, ClassSpecifier, Element, StoredDefinition};
 use moss_syntax::{Diagnostic, SourceMap, Span};
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -109,8 +109,8 @@ impl Library {
         }
         Library {
             roots,
-            explicit: RefCell::new(HashMap::new()),
-            top: RefCell::new(HashMap::new()),
+            explicit: RefCell::new(HashMap::default()),
+            top: RefCell::new(HashMap::default()),
             classes: RefCell::new(Vec::new()),
             sources: Arc::new(SourceMap::new()),
             diagnostics: RefCell::new(Vec::new()),
@@ -140,7 +140,7 @@ impl Library {
             full_name,
             parent,
             dir,
-            children: RefCell::new(HashMap::new()),
+            children: RefCell::new(HashMap::default()),
         }));
         ClassId(classes.len() as u32 - 1)
     }

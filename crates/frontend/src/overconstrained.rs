@@ -16,7 +16,7 @@ use crate::flat::{Equation, Expr, FlatModel, Origin};
 use crate::inst::*;
 use crate::loader::ClassId;
 use moss_syntax::ast::{self, ConnectorPrefix, FunctionArgs};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Name of the placeholder call that stands for `Connections.isRoot(a)` until the graph is
 /// solved; its argument is the node name as a String literal.
@@ -107,7 +107,7 @@ impl Graph {
     /// Build the spanning forest: add its optional edges' equalities to `conns`, return the
     /// equality-constraint equations of the loop-closing edges and the solution.
     pub fn solve(self, conns: &mut Connections) -> Res<(Vec<Equation>, Solution)> {
-        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut index: HashMap<String, usize> = HashMap::default();
         let mut names: Vec<String> = Vec::new();
         let mut id = |n: &str| -> usize {
             if let Some(i) = index.get(n) {
@@ -233,7 +233,7 @@ fn select_roots(
     potential: &[(usize, i64, Origin)],
 ) -> Res<Vec<usize>> {
     let n = names.len();
-    let mut definite: HashMap<usize, (usize, &Origin)> = HashMap::new();
+    let mut definite: HashMap<usize, (usize, &Origin)> = HashMap::default();
     for (r, o) in roots {
         let t = tree.find(*r);
         if let Some((other, _)) = definite.get(&t) {
@@ -250,7 +250,7 @@ fn select_roots(
         }
         definite.insert(t, (*r, o));
     }
-    let mut best: HashMap<usize, (usize, i64)> = HashMap::new();
+    let mut best: HashMap<usize, (usize, i64)> = HashMap::default();
     for (r, p, _) in potential {
         let t = tree.find(*r);
         match best.get(&t) {
@@ -261,7 +261,7 @@ fn select_roots(
         }
     }
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     for i in 0..n {
         let t = tree.find(i);
         if !seen.insert(t) {
