@@ -41,6 +41,8 @@ pub struct Flattener<'a> {
     /// (when no redeclaration in the instance overrides it): the same for every instance of
     /// the declaring class, so a component array looks its element type up once.
     pub class_names: RefCell<ClassNameCache>,
+    /// Component declarations of the syntax tree, shared by all instances (`shared_decl`).
+    pub shared_decls: RefCell<FxHashMap<usize, Rc<ast::ComponentDecl>>>,
     pub dims: RefCell<HashMap<usize, Vec<usize>>>,
     /// Default `inner` components added at the top level for `outer` ones without an inner.
     pub implicit_inners: RefCell<Vec<(Arc<str>, Rc<Comp>)>>,
@@ -76,6 +78,7 @@ impl<'a> Flattener<'a> {
             values: RefCell::new(HashMap::default()),
             types: RefCell::new(HashMap::default()),
             class_names: RefCell::new(FxHashMap::default()),
+            shared_decls: RefCell::new(FxHashMap::default()),
             dims: RefCell::new(HashMap::default()),
             implicit_inners: RefCell::new(Vec::new()),
             errors: RefCell::new(Vec::new()),
@@ -383,11 +386,11 @@ impl<'a> Flattener<'a> {
                         d.subscripts = decl.subscripts.clone();
                         d.subscripts.extend(clause.subscripts.iter().cloned());
                     }
-                    ((*r.clause).clone(), d, r.env.clone())
+                    (&*r.clause, Rc::new(d), r.env.clone())
                 }
-                None => (clause.clone(), decl.clone(), env.clone()),
+                None => (clause, self.shared_decl(decl), env.clone()),
             },
-            None => (clause.clone(), decl.clone(), env.clone()),
+            None => (clause, self.shared_decl(decl), env.clone()),
         };
         let constraint = || {
             let name = constraining.map_or(&original_type, |c| &c.base);
@@ -475,6 +478,18 @@ impl<'a> Flattener<'a> {
         };
         out.index.insert(name, out.comps.len());
         out.comps.push(Rc::new(comp));
+    }
+
+    /// The declaration `decl` of the library's syntax tree as a shared value, made once.
+    /// The tree lives as long as the library (classes are never unloaded), so its address
+    /// identifies the declaration.
+    fn shared_decl(&self, decl: &ast::ComponentDecl) -> Rc<ast::ComponentDecl> {
+        let key = decl as *const ast::ComponentDecl as usize;
+        self.shared_decls
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| Rc::new(decl.clone()))
+            .clone()
     }
 
     fn redeclare_error(&self, span: Span, msg: String, help: &str) {

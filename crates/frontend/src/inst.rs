@@ -282,7 +282,10 @@ pub struct Comp {
     pub scope: ClassId,
     pub type_name: ast::Name,
     pub type_subs: Vec<ast::Subscript>,
-    pub decl: ast::ComponentDecl,
+    /// The declaration in the library's syntax tree, shared by every instance of the class
+    /// that declares it (declarations carry modifiers, descriptions and graphical
+    /// annotations: copying one per instance made flattening large arrays slow and big).
+    pub decl: Rc<ast::ComponentDecl>,
     pub prefixes: ast::ElementPrefixes,
     pub tprefixes: ast::TypePrefixes,
     pub protected: bool,
