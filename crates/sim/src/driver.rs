@@ -276,6 +276,9 @@ struct EventLoop<'a, Rec: Recorder> {
     /// `--solver auto` on DOPRI5: the point of the last (re)start, to go back to with BDF if
     /// DOPRI5 fails before it recognizes the problem as stiff.
     checkpoint: Option<Checkpoint>,
+    /// The next checkpoint, taken during the run (see `advance_checkpoint`).
+    candidate: Option<Checkpoint>,
+    steps_since_candidate: u32,
 }
 
 /// Where the integration last (re)started: no event has happened since, so the model's
@@ -288,6 +291,10 @@ struct Checkpoint {
     next_out: usize,
     g_prev: Vec<f64>,
 }
+
+/// Accepted steps, or recorded rows, between two checkpoints of `--solver auto` (see
+/// `advance_checkpoint`).
+const CHECKPOINT_SPACING: u32 = 256;
 
 /// Steps after a restart whose interior is probed for zero crossings.
 const PROBED_STEPS_AFTER_RESTART: u32 = 4;
@@ -324,6 +331,8 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             tol,
             retired: IntegratorStats::default(),
             checkpoint: None,
+            candidate: None,
+            steps_since_candidate: 0,
             ops: crossing_ops(program, nz),
             frozen: model.relation_values().to_vec(),
             g_prev: vec![0.0; nz],
@@ -397,6 +406,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             } else {
                 self.record_grid_through(self.integ.t())?;
                 std::mem::swap(&mut self.g_prev, &mut self.g);
+                self.advance_checkpoint();
             }
         }
         // Grid points left (only when the last event landed on the stop time).
@@ -511,6 +521,8 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         if self.may_switch_to_bdf {
             // Going back never reaches before the newest checkpoint.
             self.recorder.commit(self.recorder.rows());
+            self.candidate = None;
+            self.steps_since_candidate = 0;
             self.checkpoint = Some(Checkpoint {
                 t,
                 x: self.x.clone(),
@@ -521,6 +533,40 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             });
         }
         Ok(())
+    }
+
+    /// `--solver auto` between events: the point to go back to moves forward with the run,
+    /// so that the rows before it become final (written out by a streaming recorder) instead
+    /// of being held until the next event. The newest point is kept as a candidate and only
+    /// becomes the checkpoint when the next candidate is taken, so the checkpoint always lies
+    /// at least [`CHECKPOINT_SPACING`] steps or rows behind the integrator: DOPRI5 running
+    /// away on a stiff problem is not caught at the first bad step, and going back must land
+    /// before it.
+    fn advance_checkpoint(&mut self) {
+        if !self.may_switch_to_bdf {
+            return;
+        }
+        self.steps_since_candidate += 1;
+        let rows = self.recorder.rows();
+        let since = self.candidate.as_ref().map_or(0, |c| c.recorded_rows);
+        if self.steps_since_candidate < CHECKPOINT_SPACING
+            && rows.saturating_sub(since) < CHECKPOINT_SPACING as usize
+        {
+            return;
+        }
+        let candidate = Checkpoint {
+            t: self.integ.t(),
+            x: self.integ.x().to_vec(),
+            recorded_rows: rows,
+            rows: self.rows,
+            next_out: self.next_out,
+            g_prev: self.g_prev.clone(),
+        };
+        self.steps_since_candidate = 0;
+        if let Some(older) = self.candidate.replace(candidate) {
+            self.recorder.commit(older.recorded_rows);
+            self.checkpoint = Some(older);
+        }
     }
 
     /// `--solver auto`: DOPRI5 failed (at loose tolerances a stiff problem can run away at
@@ -535,6 +581,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         let Some(ck) = self.checkpoint.take() else {
             return Ok(false);
         };
+        self.candidate = None;
         if !self.recorder.truncate(ck.recorded_rows) {
             return Ok(false);
         }

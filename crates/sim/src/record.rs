@@ -239,8 +239,11 @@ pub struct Streamed {
     pub vars: usize,
     /// The first error of writing the file, if any (later rows were not written).
     pub error: Option<String>,
-    /// Wall-clock seconds spent formatting and writing rows (part of the run's time).
+    /// Wall-clock seconds spent formatting and writing rows, in all.
     pub write_seconds: f64,
+    /// The part of `write_seconds` after the run (rows still held when it ended); the rest
+    /// is inside the run's `simulate_seconds`.
+    pub finish_seconds: f64,
 }
 
 /// Records rows straight into a result file. Rows stay in memory only until the simulator
@@ -342,6 +345,7 @@ impl Recorder for StreamingRecorder<'_> {
             vars,
             error,
             write_seconds: (self.write_time + started.elapsed()).as_secs_f64(),
+            finish_seconds: started.elapsed().as_secs_f64(),
         }
     }
 }

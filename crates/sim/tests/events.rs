@@ -395,3 +395,62 @@ fn trial_steps_outside_the_domain_are_retried_then_reported() {
         );
     }
 }
+
+/// A recorder that only counts: how many rows it holds at most before the simulator
+/// declares them final (what a streaming writer keeps in memory).
+#[derive(Default)]
+struct HeldRows {
+    rows: usize,
+    committed: usize,
+    max_held: usize,
+}
+
+impl moss_sim::record::Recorder for HeldRows {
+    type Output = (usize, usize);
+    fn record(&mut self, _t: f64, _values: &[f64]) {
+        self.rows += 1;
+        self.max_held = self.max_held.max(self.rows - self.committed);
+    }
+    fn finish(self) -> (usize, usize) {
+        (self.rows, self.max_held)
+    }
+    fn rows(&self) -> usize {
+        self.rows
+    }
+    fn truncate(&mut self, rows: usize) -> bool {
+        assert!(rows >= self.committed, "went back before a committed row");
+        self.rows = rows;
+        true
+    }
+    fn commit(&mut self, rows: usize) {
+        assert!(rows <= self.rows && rows >= self.committed);
+        self.committed = rows;
+    }
+}
+
+#[test]
+fn rows_become_final_during_a_long_run_without_events() {
+    // A non-stiff oscillator on `auto` stays on DOPRI5, which may still go back to its last
+    // checkpoint: rows must become final as the checkpoint moves, not only at events.
+    for solver in [Solver::Auto, Solver::Dopri5, Solver::Bdf] {
+        let mut model = TestModel::new(&["x", "v"], &[1.0, 0.0], |_t, x, dx| {
+            dx[0] = x[1];
+            dx[1] = -x[0];
+        });
+        let program = model.program();
+        let opts = SimOptions {
+            solver,
+            stop_time: Some(100.0),
+            intervals: Some(20_000),
+            ..Default::default()
+        };
+        let done = moss_sim::driver::run(&mut model, &program, &opts, HeldRows::default())
+            .unwrap_or_else(|e| panic!("{solver:?}: {e}"));
+        let (rows, max_held) = done.result;
+        assert_eq!(rows, 20_001, "{solver:?}");
+        assert!(
+            max_held <= 2 * 256 + 64,
+            "{solver:?}: {max_held} rows held before they became final"
+        );
+    }
+}

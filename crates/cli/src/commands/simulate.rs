@@ -154,11 +154,14 @@ pub fn run(args: Args) -> u8 {
         }
     };
     timer.init = Duration::from_secs_f64(stats.init_seconds);
+    timer.simulate = Duration::from_secs_f64(stats.simulate_seconds);
     if let Some(file) = &file {
+        // Rows are written during the run (and those still held at its end after it):
+        // report integration and writing apart.
         timer.write = Duration::from_secs_f64(file.write_seconds);
+        let during_run = Duration::from_secs_f64(file.write_seconds - file.finish_seconds);
+        timer.simulate = timer.simulate.saturating_sub(during_run);
     }
-    // Writing happens during the run: report integration and writing apart.
-    timer.simulate = Duration::from_secs_f64(stats.simulate_seconds).saturating_sub(timer.write);
     if let Some(file) = file.filter(|f| f.rows > 0 || f.error.is_some()) {
         if !report_output(&file, &path, failed) {
             return super::EXIT_MODEL_ERROR;
