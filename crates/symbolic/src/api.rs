@@ -488,9 +488,26 @@ fn jacobian_pattern(
     for (i, &s) in states.iter().enumerate() {
         state_index[s as usize] = i as u32;
     }
+    // Only blocks that the derivatives depend on: other variables may depend on many states
+    // (the absolute angle of the last inertia of a chain whose states are relative angles
+    // depends on all of them), and propagating their sets made this pass quadratic.
+    let io: Vec<(Vec<VarId>, Vec<VarId>)> = blocks.iter().map(block_io).collect();
+    let mut needed = vec![false; vars.len()];
+    for &d in derivatives {
+        needed[d as usize] = true;
+    }
+    let mut used = vec![false; blocks.len()];
+    for (k, (reads, outputs)) in io.iter().enumerate().rev() {
+        if outputs.iter().any(|&o| needed[o as usize]) {
+            used[k] = true;
+            for &r in reads {
+                needed[r as usize] = true;
+            }
+        }
+    }
     let mut deps: Vec<Vec<u32>> = vec![Vec::new(); vars.len()];
-    for b in blocks {
-        propagate(b, &state_index, &mut deps);
+    for ((reads, outputs), _) in io.iter().zip(&used).filter(|(_, &u)| u) {
+        propagate(reads, outputs, &state_index, &mut deps);
     }
     let mut out = Vec::new();
     for (i, &d) in derivatives.iter().enumerate() {
@@ -541,7 +558,8 @@ fn merge_deps(reads: &[VarId], state_index: &[u32], deps: &[Vec<u32>]) -> Vec<u3
     out
 }
 
-fn propagate(b: &Block, state_index: &[u32], deps: &mut [Vec<u32>]) {
+/// The variables a block reads and those it computes (for the dependency pattern).
+fn block_io(b: &Block) -> (Vec<VarId>, Vec<VarId>) {
     let mut reads = Vec::new();
     let outputs: Vec<VarId> = match b {
         Block::Assign { var, expr } => {
@@ -587,11 +605,16 @@ fn propagate(b: &Block, state_index: &[u32], deps: &mut [Vec<u32>]) {
         }
         _ => Vec::new(),
     };
+    (reads, outputs)
+}
+
+/// The states each output of a block depends on: those of everything it reads.
+fn propagate(reads: &[VarId], outputs: &[VarId], state_index: &[u32], deps: &mut [Vec<u32>]) {
     if outputs.is_empty() {
         return;
     }
-    let d = merge_deps(&reads, state_index, deps);
-    for o in outputs {
+    let d = merge_deps(reads, state_index, deps);
+    for &o in outputs {
         if state_index[o as usize] == u32::MAX {
             deps[o as usize] = d.clone();
         }
