@@ -66,8 +66,8 @@ fn unknown_jacobian_mode_is_a_usage_error() {
     assert!(err.contains("use auto or numeric"), "{err}");
 }
 
-/// Protected variables stay out of the results by default; a `--vars` pattern that names them
-/// brings them in (generated `$` slots never appear).
+/// Protected variables stay out of the results by default; `--protected`, or a `--vars`
+/// pattern that names them, brings them in (generated `$` slots never appear).
 #[test]
 fn protected_variables_are_stored_when_the_filter_names_them() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -108,5 +108,9 @@ fn protected_variables_are_stored_when_the_filter_names_them() {
     let everything = header(&["--vars", ".*"]);
     assert!(everything.contains("rate"), "{everything}");
     assert!(!everything.contains('$'), "{everything}");
+    let with_protected = header(&["--protected"]);
+    assert!(with_protected.contains("rate"), "{with_protected}");
+    assert!(with_protected.contains("\"x\""), "{with_protected}");
+    assert!(!with_protected.contains('$'), "{with_protected}");
     let _ = std::fs::remove_dir_all(&dir);
 }

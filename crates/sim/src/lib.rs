@@ -76,7 +76,7 @@ pub fn simulate_with_stats(
             })
         }
     };
-    let recorder = record::ResultRecorder::new(program, filter);
+    let recorder = record::ResultRecorder::new(program, filter).with_protected(opts.protected);
     match driver::run(model, program, opts, recorder) {
         Ok(done) => {
             let mut result = done.result;
@@ -123,7 +123,8 @@ pub fn simulate_to_file(
             })
         }
     };
-    let recorder = record::StreamingRecorder::new(program, filter, path);
+    let table = record::ResultRecorder::new(program, filter).with_protected(opts.protected);
+    let recorder = record::StreamingRecorder::with_table(table, path);
     driver::run(model, program, opts, recorder).map(|done| StreamedSimulation {
         file: done.result,
         stats: done.stats,

@@ -91,6 +91,9 @@ pub struct SimOptions {
     /// Store only variables whose full name matches this regular expression (whole-name
     /// match). `time` is always stored.
     pub vars: Option<String>,
+    /// Also store protected variables (left out by default, as OpenModelica does unless
+    /// asked; a `vars` pattern that names them stores them anyway).
+    pub protected: bool,
     /// Largest step the integrator may take (default: a fiftieth of the simulated span); the
     /// step of the fixed-step methods (default: the output interval).
     pub max_step: Option<f64>,

@@ -72,6 +72,7 @@ pub struct ResultRecorder<'a> {
     columns: Vec<Column>,
     result: Option<SimResult>,
     row: Vec<f64>,
+    protected: bool,
     /// First error of the results layer (should not happen: the table is validated).
     pub error: Option<String>,
 }
@@ -84,20 +85,27 @@ impl<'a> ResultRecorder<'a> {
             columns: Vec::new(),
             result: None,
             row: Vec::new(),
+            protected: false,
             error: None,
         }
     }
 
-    /// Visible variables by default; with a `--vars` filter, every variable whose name it
-    /// matches, protected ones included (a user who names them asks for them). Generated
-    /// slots (`$...`) never reach the results.
+    /// Also store protected variables (see [`crate::SimOptions::protected`]).
+    pub fn with_protected(mut self, protected: bool) -> Self {
+        self.protected = protected;
+        self
+    }
+
+    /// Public variables by default, protected ones too when asked; with a `--vars` filter,
+    /// every variable whose name it matches, protected ones included (a user who names them
+    /// asks for them). Generated slots (`$...`) never reach the results.
     fn wanted(&self, name: &str, hidden: bool) -> bool {
         if name == "time" || name.starts_with('$') {
             return false;
         }
         match &self.filter {
             Some(re) => re.is_match(name),
-            None => !hidden,
+            None => !hidden || self.protected,
         }
     }
 
@@ -267,8 +275,13 @@ impl<'a> StreamingRecorder<'a> {
         filter: Option<Regex>,
         path: &std::path::Path,
     ) -> StreamingRecorder<'a> {
+        Self::with_table(ResultRecorder::new(program, filter), path)
+    }
+
+    /// Rows as `table` chooses them (filter, protected variables), written to `path`.
+    pub fn with_table(table: ResultRecorder<'a>, path: &std::path::Path) -> StreamingRecorder<'a> {
         StreamingRecorder {
-            buffer: ResultRecorder::new(program, filter),
+            buffer: table,
             path: path.to_path_buf(),
             stream: None,
             written: 0,

@@ -70,6 +70,10 @@ pub struct Args {
     /// match, e.g. `'body\..*|der\(.*\)'`).
     #[arg(long, value_name = "REGEX")]
     pub vars: Option<String>,
+    /// Also store protected variables (left out by default, as other tools do; a `--vars`
+    /// pattern that names them stores them anyway).
+    #[arg(long)]
+    pub protected: bool,
     /// Library directory to search before MODELICAPATH and the bundled library (repeatable).
     #[arg(long = "lib", value_name = "DIR")]
     pub libs: Vec<PathBuf>,
@@ -222,6 +226,7 @@ fn sim_options(
         jacobian: args.jacobian,
         parameters: args.params.clone(),
         vars: args.vars.clone(),
+        protected: args.protected,
         max_step: args.max_step,
         progress: progress.callback(
             args.start_time.or(exp.start_time).unwrap_or(0.0),
