@@ -20,6 +20,8 @@ import dataclasses
 import json
 import os
 import re
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -324,7 +326,20 @@ def compare_reason(output: str) -> str:
     return f"{len(failing)} of {total} signals off: {shown}" if failing else first_error(output)
 
 
-def run_model(moss: Path, model: str, ref: Reference, timeout: float, tolerance: float) -> Outcome:
+def limit_memory(gib: float):
+    """A function for `preexec_fn` that caps the address space of the child at `gib` GiB (a
+    runaway model must not take the memory of a shared machine)."""
+
+    def apply():
+        size = int(gib * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    return apply
+
+
+def run_model(
+    moss: Path, model: str, ref: Reference, timeout: float, tolerance: float, memory: float
+) -> Outcome:
     """Simulate `model` in a fresh temporary directory (models write files of their own) and
     compare it with its reference."""
     with tempfile.TemporaryDirectory(prefix="moss-coverage-") as tmp:
@@ -341,14 +356,25 @@ def run_model(moss: Path, model: str, ref: Reference, timeout: float, tolerance:
         began = time.monotonic()
         try:
             run = subprocess.run(
-                cmd, cwd=tmp, capture_output=True, text=True, errors="replace", timeout=timeout
+                cmd,
+                cwd=tmp,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=timeout,
+                preexec_fn=limit_memory(memory),
             )
         except subprocess.TimeoutExpired:
             return Outcome(model, "failing", f"timeout after {timeout:g} s", time.monotonic() - began)
         seconds = time.monotonic() - began
         if run.returncode != 0:
             if run.returncode < 0:
-                reason = f"killed by signal {-run.returncode}"
+                # The first words of the process say why (a panic, a failed allocation); a
+                # backtrace may follow.
+                words = [l.strip() for l in run.stderr.splitlines() if l.strip()][:1]
+                reason = f"killed by {signal.Signals(-run.returncode).name}" + (
+                    f" ({words[0]})" if words else ""
+                )
             else:
                 reason = first_error(run.stderr + "\n" + run.stdout)
             return Outcome(model, "failing", reason, seconds)
@@ -379,11 +405,26 @@ def run_model(moss: Path, model: str, ref: Reference, timeout: float, tolerance:
 
 
 def reason_class(reason: str) -> str:
-    """A failure reason without its particulars (names in backticks, numbers, lists after a
-    colon), so that equal causes count together."""
-    text = re.sub(r"`[^`]*`", "`…`", reason)
-    text = re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "N", text)
-    return text.split(": ", 1)[0].strip()
+    """A failure reason without its particulars, so that equal causes count together: quoted
+    names stay when they are single words (`Clock`, `when`), longer quotes (paths,
+    expressions) and numbers are left out, and only the first clause is kept."""
+    text = re.sub(
+        r"`([^`]*)`",
+        lambda m: m.group(0) if re.fullmatch(r"[A-Za-z_]\w*", m.group(1)) else "`…`",
+        reason,
+    )
+    # Variable names outside quotes (`der(a.b[2]), c.d`): dotted names with their subscripts.
+    text = re.sub(r"(der\()?[A-Za-z_]\w*(\[[^\]]*\])?(\.[A-Za-z_]\w*(\[[^\]]*\])?)+\)?", "…", text)
+    text = re.sub(r"\d+(\.\d+)?([eE][-+]?\d+)?", "N", text)
+    text = re.sub(
+        r"^(simulation failed )?at time N: ",
+        lambda m: "simulation failed: " if m.group(1) else "",
+        text,
+    )
+    head, sep, rest = text.partition(": ")
+    if head == "simulation failed" and sep:
+        return head + ": " + re.split(r": |; | \(", rest, maxsplit=1)[0].strip()
+    return re.split(r": |; | \(", text, maxsplit=1)[0].strip()
 
 
 def cell(text: str, limit: int = 220) -> str:
@@ -529,6 +570,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--refs", type=Path, help="MAP-LIB reference results (folders per model)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per model (120)")
     ap.add_argument("--tolerance", type=float, default=0.002, help="tube tolerance (0.002)")
+    ap.add_argument("--memory", type=float, default=8, help="GiB of address space per run (8)")
     ap.add_argument("--output", type=Path, help="the Markdown report to write")
     ap.add_argument(
         "--state",
@@ -568,7 +610,7 @@ def main(argv: list[str] | None = None) -> int:
         todo = [m for m in examples if m not in done]
         for k, model in enumerate(todo, 1):
             outcome = run_model(moss, model, find_reference(args.refs, model), args.timeout,
-                                args.tolerance)
+                                args.tolerance, args.memory)
             done[model] = outcome
             with open(args.state, "a") as f:
                 f.write(json.dumps(dataclasses.asdict(outcome)) + "\n")
