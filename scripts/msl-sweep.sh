@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Check every example model of a few MSL packages with `moss check` and print a table:
-# model, status, equations, variables, time.
+# model, status, equations, variables, time. (For every example of the whole MSL, compared
+# with the reference results, see scripts/msl-coverage.sh.)
 #
 # Usage: scripts/msl-sweep.sh [--stages] /path/to/msl [moss-binary]
 #   /path/to/msl is the directory that contains Modelica/ (it is put on MODELICAPATH).
