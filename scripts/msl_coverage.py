@@ -404,10 +404,18 @@ def run_model(
 # ---------------------------------------------------------------------------------------------
 
 
+# Clauses of moss's messages that only say where something failed; the cause follows them.
+CONTEXT_CLAUSE = re.compile(
+    r"(simulation failed|during initialization|in the event iteration|in function|argument|"
+    r"cannot compile)\b"
+)
+
+
 def reason_class(reason: str) -> str:
     """A failure reason without its particulars, so that equal causes count together: quoted
     names stay when they are single words (`Clock`, `when`), longer quotes (paths,
-    expressions) and numbers are left out, and only the first clause is kept."""
+    expressions), dotted variable names, numbers and remarks in parentheses are left out, and
+    of the clauses (separated by `: `) the where-clauses and the first cause are kept."""
     text = re.sub(
         r"`([^`]*)`",
         lambda m: m.group(0) if re.fullmatch(r"[A-Za-z_]\w*", m.group(1)) else "`…`",
@@ -415,16 +423,15 @@ def reason_class(reason: str) -> str:
     )
     # Variable names outside quotes (`der(a.b[2]), c.d`): dotted names with their subscripts.
     text = re.sub(r"(der\()?[A-Za-z_]\w*(\[[^\]]*\])?(\.[A-Za-z_]\w*(\[[^\]]*\])?)+\)?", "…", text)
-    text = re.sub(r"\d+(\.\d+)?([eE][-+]?\d+)?", "N", text)
-    text = re.sub(
-        r"^(simulation failed )?at time N: ",
-        lambda m: "simulation failed: " if m.group(1) else "",
-        text,
-    )
-    head, sep, rest = text.partition(": ")
-    if head == "simulation failed" and sep:
-        return head + ": " + re.split(r": |; | \(", rest, maxsplit=1)[0].strip()
-    return re.split(r": |; | \(", text, maxsplit=1)[0].strip()
+    text = re.sub(r"\b\d+(\.\d+)?([eE][-+]?\d+)?", "N", text)
+    text = re.sub(r"…(, …)+", "…", text)
+    text = re.sub(r" ?\bat time N(?=: |$)", "", text).removeprefix(": ").strip()
+    kept = []
+    for clause in re.split(r": |; ", text):
+        kept.append(re.sub(r" \([^()]*\)?", "", clause).strip())
+        if not CONTEXT_CLAUSE.match(clause):
+            break
+    return ": ".join(c for c in kept if c)
 
 
 def cell(text: str, limit: int = 220) -> str:
