@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Check every example model of a few MSL packages with `moss check` and print a table:
-# model, status, equations, variables, time.
+# model, status, equations, variables, time. (For every example of the whole MSL, compared
+# with the reference results, see scripts/msl-coverage.sh.)
 #
 # Usage: scripts/msl-sweep.sh [--stages] /path/to/msl [moss-binary]
 #   /path/to/msl is the directory that contains Modelica/ (it is put on MODELICAPATH).
-#   --stages: also run `moss translate` and `moss simulate` (in a temporary directory) on
-#   every model that checks, and add their status columns (ok/FAIL/-); with VERBOSE=1 the
-#   first error line of a failing stage is printed below the row. TIMEOUT (seconds, default
-#   300) limits each translate/simulate run.
+#   Every moss run happens in a temporary directory, so files that models write themselves
+#   (writeRealMatrix, ...) do not land in the current directory.
+#   --stages: also run `moss translate` and `moss simulate` on every model that checks, and
+#   add their status columns (ok/FAIL/-); with VERBOSE=1 the first error line of a failing
+#   stage is printed below the row. TIMEOUT (seconds, default 300) limits each
+#   translate/simulate run.
 set -u
 STAGES=
 if [ "${1:-}" = "--stages" ]; then STAGES=1; shift; fi
@@ -16,6 +19,7 @@ MOSS=${2:-$(dirname "$0")/../target/release/moss}
 [ -x "$MOSS" ] || MOSS=$(dirname "$0")/../target/debug/moss
 MOSS=$(cd "$(dirname "$MOSS")" && pwd)/$(basename "$MOSS")
 TIMEOUT=${TIMEOUT:-300}
+MSL=$(cd "$MSL" && pwd)  # absolute: moss runs in another directory
 export MODELICAPATH="$MSL"
 PACKAGES="Modelica.Mechanics.Rotational.Examples Modelica.Mechanics.Translational.Examples Modelica.Blocks.Examples Modelica.Thermal.HeatTransfer.Examples Modelica.Electrical.Analog.Examples"
 
@@ -73,9 +77,9 @@ run_stage() {
   fi
 }
 
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
 if [ -n "$STAGES" ]; then
-  WORK=$(mktemp -d)
-  trap 'rm -rf "$WORK"' EXIT
   printf "%-75s %-6s %6s %6s %7s %-9s %-8s\n" model status eqs vars time translate simulate
 else
   printf "%-75s %-6s %6s %6s %7s\n" model status eqs vars time
@@ -85,7 +89,7 @@ for p in $PACKAGES; do
   for m in $(list_models "$p"); do
     total=$((total + 1))
     start=$(date +%s.%N)
-    out=$("$MOSS" check "$m" 2>&1)
+    out=$(cd "$WORK" && "$MOSS" check "$m" 2>&1)
     rc=$?
     end=$(date +%s.%N)
     t=$(echo "$end - $start" | bc)

@@ -323,14 +323,17 @@ pub fn compare_results(
     CompareReport { signals }
 }
 
-/// Signal names from a `comparisonSignals.txt`-style file: one per line, blank lines and a
-/// leading `time` line skipped.
+/// Signal names from a `comparisonSignals.txt`-style file: one per line; blank lines, comment
+/// lines (`#`, or `//` which the references use to switch a signal off) and a leading `time`
+/// line (any case) skipped.
 pub fn parse_signal_list(text: &str) -> Vec<String> {
-    text.lines()
+    text.strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"))
         .enumerate()
-        .filter(|&(i, l)| !(i == 0 && l == "time"))
+        .filter(|&(i, l)| !(i == 0 && l.eq_ignore_ascii_case("time")))
         .map(|(_, l)| l.to_string())
         .collect()
 }
@@ -565,6 +568,16 @@ mod tests {
         assert_eq!(
             parse_signal_list("time\na.b\n\n x[2] \n"),
             vec!["a.b", "x[2]"]
+        );
+    }
+
+    #[test]
+    fn signal_list_skips_switched_off_signals() {
+        // Several references list a signal commented out with `//`; CRLF line ends and a
+        // capital `Time` occur in hand-edited files.
+        assert_eq!(
+            parse_signal_list("Time\r\nshaft.w\r\n// aimc.i_0_s\r\n#note\r\nshaft.phi\r\n"),
+            vec!["shaft.w", "shaft.phi"]
         );
     }
 }

@@ -2,6 +2,9 @@
 //!
 //! Layout: a header line of quoted names, first `"time"`, then one column per variable by its
 //! full Modelica name; then one line per output point. Events are two lines with the same time.
+//! The reader also accepts what the Modelica Association's reference results contain besides
+//! that: a first column named `"Time"` (any case), unquoted names, a byte-order mark, CRLF
+//! line ends and spaces around fields.
 //! The writer expands aliases and constants into full columns (CSV has no way to share them)
 //! and prints numbers with Rust's shortest round-trip representation, so reading a written file
 //! gives back exactly the same `f64` values. The reader makes every column a stored column.
@@ -127,8 +130,15 @@ pub fn read_csv(path: &Path) -> Result<SimResult, ResultError> {
     parse_csv(&text, path)
 }
 
+/// Whether a header field names the time column: `time` in any case (the references write
+/// both `"time"` and `"Time"`).
+fn is_time_column(name: &str) -> bool {
+    name.trim().eq_ignore_ascii_case("time")
+}
+
 /// Parse CSV text; `path` is only used in error messages.
 pub fn parse_csv(text: &str, path: &Path) -> Result<SimResult, ResultError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text
         .lines()
         .enumerate()
@@ -138,11 +148,14 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<SimResult, ResultError> {
         .next()
         .ok_or_else(|| ResultError::format(path, 1, "empty CSV file: expected a header line"))?;
     let names = split_fields(header).map_err(|m| ResultError::format(path, header_line, m))?;
-    if names.is_empty() || names[0].trim() != "time" {
+    if names.is_empty() || !is_time_column(&names[0]) {
         return Err(ResultError::format(
             path,
             header_line,
-            "the first column of a result CSV must be named `time`",
+            format!(
+                "the first column of a result CSV must be named `time`, found `{}`",
+                names.first().map_or("", |n| n.trim())
+            ),
         ));
     }
     let vars = names[1..]
@@ -187,12 +200,17 @@ fn parse_number(field: &str) -> Option<f64> {
     }
 }
 
-/// Split one CSV line into fields; double-quoted fields may contain commas and `""`.
+/// Split one CSV line into fields; double-quoted fields may contain commas and `""`. Spaces
+/// around a field are dropped.
 fn split_fields(line: &str) -> Result<Vec<String>, String> {
     let mut fields = Vec::new();
     let mut chars = line.chars().peekable();
     loop {
         let mut field = String::new();
+        // Spaces before a field (`1, 2` or `"a", "b"`) are not part of it.
+        while chars.peek().is_some_and(|&c| c == ' ' || c == '\t') {
+            chars.next();
+        }
         if chars.peek() == Some(&'"') {
             chars.next();
             loop {
@@ -252,6 +270,40 @@ mod tests {
         let r = parse_csv(text, &PathBuf::from("t.csv")).unwrap();
         assert_eq!(r.time(), &[0.0, 0.5, 0.5]);
         assert_eq!(r.series("y[2]").unwrap(), vec![2.0, -2.5, 4.0]);
+    }
+
+    /// The header variants of the Modelica Association reference results, each read into the
+    /// same signals.
+    #[test]
+    fn reads_every_reference_header_variant() {
+        let variants = [
+            // The common form.
+            "\"time\",\"a.x\",\"b[2].y\"\n0,1,2\n1,3,4\n",
+            // A capital `Time` (EddyCurrentBrake, HBridge_R and others).
+            "\"Time\",\"a.x\",\"b[2].y\"\n0,1,2\n1,3,4\n",
+            // Unquoted names.
+            "time,a.x,b[2].y\n0,1,2\n1,3,4\n",
+            // Windows line ends and a byte-order mark.
+            "\u{feff}\"TIME\",\"a.x\",\"b[2].y\"\r\n0,1,2\r\n1,3,4\r\n",
+            // Spaces around fields, quoted and unquoted, and no final newline.
+            " \"time\" , \"a.x\",\"b[2].y\" \n0, 1 ,2\n 1,3,4",
+        ];
+        for text in variants {
+            let r = parse_csv(text, &PathBuf::from("t.csv"))
+                .unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            assert_eq!(r.time(), &[0.0, 1.0], "{text:?}");
+            assert_eq!(r.series("a.x").unwrap(), vec![1.0, 3.0], "{text:?}");
+            assert_eq!(r.series("b[2].y").unwrap(), vec![2.0, 4.0], "{text:?}");
+            assert_eq!(r.names().count(), 2, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn names_the_wrong_first_column() {
+        let err = parse_csv("\"t\",\"x\"\n0,1\n", &PathBuf::from("t.csv")).unwrap_err();
+        assert!(err.to_string().contains("found `t`"), "{err}");
+        // A column merely containing `time` is not the time column.
+        assert!(parse_csv("\"timer\",\"x\"\n0,1\n", &PathBuf::from("t.csv")).is_err());
     }
 
     #[test]
