@@ -247,24 +247,24 @@ pub struct Streamed {
     pub vars: usize,
     /// The first error of writing the file, if any (later rows were not written).
     pub error: Option<String>,
-    /// Wall-clock seconds spent formatting and writing rows, in all.
+    /// Seconds the writer thread spent formatting and writing rows (beside the run).
     pub write_seconds: f64,
-    /// The part of `write_seconds` after the run (rows still held when it ended); the rest
-    /// is inside the run's `simulate_seconds`.
+    /// Seconds the end of the run waited for the writer to catch up and complete the file.
     pub finish_seconds: f64,
 }
 
 /// Records rows straight into a result file. Rows stay in memory only until the simulator
 /// commits them (it may still go back to its last restart while `--solver auto` runs
-/// DOPRI5), so memory holds the variable table and a few rows, whatever the run's length.
+/// DOPRI5), so memory holds the variable table and a few hundred rows, whatever the run's
+/// length. Committed rows are formatted and written on a thread of their own
+/// ([`BackgroundWriter`]), beside the integration.
 pub struct StreamingRecorder<'a> {
     buffer: ResultRecorder<'a>,
     path: std::path::PathBuf,
-    stream: Option<ResultStream>,
-    /// Rows already written (and removed from `buffer`).
+    writer: Option<BackgroundWriter>,
+    /// Rows handed to the writer (and removed from `buffer`).
     written: usize,
     error: Option<String>,
-    write_time: std::time::Duration,
 }
 
 impl<'a> StreamingRecorder<'a> {
@@ -283,14 +283,13 @@ impl<'a> StreamingRecorder<'a> {
         StreamingRecorder {
             buffer: table,
             path: path.to_path_buf(),
-            stream: None,
+            writer: None,
             written: 0,
             error: None,
-            write_time: std::time::Duration::ZERO,
         }
     }
 
-    /// Write the buffered rows before absolute row `upto`.
+    /// Hand the buffered rows before absolute row `upto` to the writer.
     fn write_out(&mut self, upto: usize) {
         let Some(result) = &mut self.buffer.result else {
             return;
@@ -299,20 +298,20 @@ impl<'a> StreamingRecorder<'a> {
         if n == 0 || self.error.is_some() {
             return;
         }
-        if self.stream.is_none() {
+        if self.writer.is_none() {
             match ResultStream::create(&self.path, result.vars(), result.ncols()) {
-                Ok(s) => self.stream = Some(s),
+                Ok(s) => self.writer = Some(BackgroundWriter::start(s)),
                 Err(e) => {
                     self.error = Some(e.to_string());
                     return;
                 }
             }
         }
-        let stream = self.stream.as_mut().expect("created above");
+        let writer = self.writer.as_ref().expect("started above");
         for (t, row) in result.rows().take(n) {
-            if let Err(e) = stream.write_row(t, row) {
-                self.error = Some(e.to_string());
-                return;
+            if !writer.send(t, row) {
+                // The writer stopped at an error; `finish` reports it.
+                break;
             }
         }
         result.drain_front(n);
@@ -336,9 +335,7 @@ impl Recorder for StreamingRecorder<'_> {
     }
 
     fn commit(&mut self, rows: usize) {
-        let started = std::time::Instant::now();
         self.write_out(rows);
-        self.write_time += started.elapsed();
     }
 
     fn finish(mut self) -> Streamed {
@@ -346,20 +343,64 @@ impl Recorder for StreamingRecorder<'_> {
         self.write_out(usize::MAX);
         let vars = self.buffer.result.as_ref().map_or(0, |r| r.vars().len());
         let mut error = self.error.or(self.buffer.error);
-        let rows = match self.stream {
-            Some(s) => s.finish().unwrap_or_else(|e| {
-                error.get_or_insert(e.to_string());
-                0
+        let (rows, busy) = match self.writer {
+            Some(w) => w.finish().unwrap_or_else(|e| {
+                error.get_or_insert(e);
+                (0, std::time::Duration::ZERO)
             }),
-            None => 0,
+            None => (0, std::time::Duration::ZERO),
         };
         Streamed {
             rows,
             vars,
             error,
-            write_seconds: (self.write_time + started.elapsed()).as_secs_f64(),
+            write_seconds: busy.as_secs_f64(),
             finish_seconds: started.elapsed().as_secs_f64(),
         }
+    }
+}
+
+/// Rows the simulation may run ahead of the writer: enough to smooth out bursts (the two
+/// rows of an event, a step that covers many output points), few enough that memory stays
+/// small for wide rows.
+const WRITER_BACKLOG: usize = 32;
+
+/// A [`ResultStream`] on its own thread. Formatting a row of a large model as CSV costs
+/// about as much as integrating up to it; the second core does it meanwhile.
+struct BackgroundWriter {
+    rows: std::sync::mpsc::SyncSender<(f64, Vec<f64>)>,
+    thread: std::thread::JoinHandle<Result<(usize, std::time::Duration), String>>,
+}
+
+impl BackgroundWriter {
+    fn start(mut stream: ResultStream) -> BackgroundWriter {
+        let (rows, received) = std::sync::mpsc::sync_channel::<(f64, Vec<f64>)>(WRITER_BACKLOG);
+        let thread = std::thread::spawn(move || {
+            let mut busy = std::time::Duration::ZERO;
+            for (t, row) in received {
+                let started = std::time::Instant::now();
+                stream.write_row(t, &row).map_err(|e| e.to_string())?;
+                busy += started.elapsed();
+            }
+            let started = std::time::Instant::now();
+            let n = stream.finish().map_err(|e| e.to_string())?;
+            Ok((n, busy + started.elapsed()))
+        });
+        BackgroundWriter { rows, thread }
+    }
+
+    /// Queue one row; false when the writer has stopped (at an error).
+    fn send(&self, t: f64, row: &[f64]) -> bool {
+        self.rows.send((t, row.to_vec())).is_ok()
+    }
+
+    /// Wait for every queued row to be written and the file completed: the rows written and
+    /// the time the writer was busy.
+    fn finish(self) -> Result<(usize, std::time::Duration), String> {
+        drop(self.rows);
+        self.thread
+            .join()
+            .unwrap_or_else(|_| Err("the result writer stopped unexpectedly".to_string()))
     }
 }
 

@@ -454,3 +454,39 @@ fn rows_become_final_during_a_long_run_without_events() {
         );
     }
 }
+
+#[test]
+fn a_streamed_result_file_equals_the_file_of_the_result_in_memory() {
+    // Events (two rows at one time), restarts and moving checkpoints, for both formats.
+    let dir = std::env::temp_dir().join(format!("moss-sim-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    for solver in [Solver::Auto, Solver::Bdf] {
+        for ext in ["csv", "mat"] {
+            let opts = SimOptions {
+                solver,
+                stop_time: Some(3.0),
+                intervals: Some(3_000),
+                ..Default::default()
+            };
+            let mut model = bouncing_ball();
+            let program = model.program();
+            let result = simulate(&mut model, &program, &opts).expect("simulates");
+            let whole = dir.join(format!("whole.{ext}"));
+            moss_results::write_result(&result, &whole).expect("writes");
+
+            let mut model = bouncing_ball();
+            let streamed = dir.join(format!("streamed.{ext}"));
+            let done = moss_sim::simulate_to_file(&mut model, &program, &opts, &streamed)
+                .expect("simulates");
+            assert_eq!(done.file.error, None);
+            assert_eq!(done.file.rows, result.len());
+            assert!(result.len() > 3_001, "the ball bounces: event rows");
+            assert_eq!(
+                std::fs::read(&whole).expect("read"),
+                std::fs::read(&streamed).expect("read"),
+                "{solver:?} {ext}: the streamed file differs"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
