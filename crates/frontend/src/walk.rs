@@ -2,79 +2,55 @@
 
 use crate::flat::{Equation, Expr, FlatModel, Statement, Subscript};
 
-/// Apply `f` to each direct sub-expression of `e`.
-pub fn exprs_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
-    match e {
-        Expr::Var { subscripts, .. } => {
-            for s in subscripts {
-                if let Subscript::Index(x) = s {
-                    f(x);
+/// The direct sub-expressions of an expression, in one order for both the shared and the
+/// mutable traversal (written once; `$iter` is `iter` or `iter_mut`).
+macro_rules! each_child {
+    ($e:expr, $f:expr, $iter:ident) => {
+        match $e {
+            Expr::Var { subscripts, .. } => {
+                for s in subscripts {
+                    if let Subscript::Index(x) = s {
+                        $f(x);
+                    }
                 }
             }
-        }
-        Expr::Unary { arg, .. } => f(arg),
-        Expr::Binary { lhs, rhs, .. } => {
-            f(lhs);
-            f(rhs);
-        }
-        Expr::Call { args, .. } => args.iter_mut().for_each(f),
-        Expr::If { branches, else_ } => {
-            for (c, v) in branches {
-                f(c);
-                f(v);
+            Expr::Unary { arg, .. } => $f(arg),
+            Expr::Binary { lhs, rhs, .. } => {
+                $f(lhs);
+                $f(rhs);
             }
-            f(else_);
-        }
-        Expr::Array(items) => items.iter_mut().for_each(f),
-        Expr::Range { start, step, stop } => {
-            f(start);
-            if let Some(s) = step {
-                f(s);
+            Expr::Call { args, .. } => args.$iter().for_each(|x| $f(x)),
+            Expr::If { branches, else_ } => {
+                for (c, v) in branches {
+                    $f(c);
+                    $f(v);
+                }
+                $f(else_);
             }
-            f(stop);
+            Expr::Array(items) => items.$iter().for_each(|x| $f(x)),
+            Expr::Range { start, step, stop } => {
+                $f(start);
+                if let Some(s) = step {
+                    $f(s);
+                }
+                $f(stop);
+            }
+            Expr::Tuple(items) => items.$iter().flatten().for_each(|x| $f(x)),
+            Expr::CallOutput { call, .. } => $f(call),
+            _ => {}
         }
-        Expr::Tuple(items) => items.iter_mut().flatten().for_each(f),
-        Expr::CallOutput { call, .. } => f(call),
-        _ => {}
-    }
+    };
+}
+
+/// Apply `f` to each direct sub-expression of `e`.
+pub fn exprs_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
+    each_child!(e, f, iter_mut)
 }
 
 /// Apply `f` to each direct sub-expression of `e`, read-only (the same order as
 /// [`exprs_mut`]).
 pub fn exprs(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    match e {
-        Expr::Var { subscripts, .. } => {
-            for s in subscripts {
-                if let Subscript::Index(x) = s {
-                    f(x);
-                }
-            }
-        }
-        Expr::Unary { arg, .. } => f(arg),
-        Expr::Binary { lhs, rhs, .. } => {
-            f(lhs);
-            f(rhs);
-        }
-        Expr::Call { args, .. } => args.iter().for_each(f),
-        Expr::If { branches, else_ } => {
-            for (c, v) in branches {
-                f(c);
-                f(v);
-            }
-            f(else_);
-        }
-        Expr::Array(items) => items.iter().for_each(f),
-        Expr::Range { start, step, stop } => {
-            f(start);
-            if let Some(s) = step {
-                f(s);
-            }
-            f(stop);
-        }
-        Expr::Tuple(items) => items.iter().flatten().for_each(f),
-        Expr::CallOutput { call, .. } => f(call),
-        _ => {}
-    }
+    each_child!(e, f, iter)
 }
 
 /// Visit every expression of `e` (pre-order). Linear in the size of `e`: nothing is copied,
