@@ -273,15 +273,16 @@ struct EventLoop<'a, Rec: Recorder> {
     tol: Tolerances,
     /// Counters of integrators replaced during the run.
     retired: IntegratorStats,
-    /// `--solver auto` on DOPRI5: the point of the last (re)start, to go back to with BDF if
-    /// DOPRI5 fails before it recognizes the problem as stiff.
+    /// `--solver auto` on DOPRI5: the point to go back to with BDF if DOPRI5 fails before it
+    /// recognizes the problem as stiff (the last (re)start, or a later step).
     checkpoint: Option<Checkpoint>,
     /// The next checkpoint, taken during the run (see `advance_checkpoint`).
     candidate: Option<Checkpoint>,
     steps_since_candidate: u32,
 }
 
-/// Where the integration last (re)started: no event has happened since, so the model's
+/// A point to go back to: the last (re)start, or a later accepted step before which the
+/// run has moved on (`advance_checkpoint`). No event has happened since, so the model's
 /// discrete state is still the one of that point.
 struct Checkpoint {
     t: f64,
@@ -571,7 +572,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
 
     /// `--solver auto`: DOPRI5 failed (at loose tolerances a stiff problem can run away at
     /// the stability limit before the stiffness test has seen enough steps). Go back to the
-    /// last (re)start, forget the rows recorded since, and integrate from there with BDF.
+    /// checkpoint, forget the rows recorded since, and integrate from there with BDF.
     /// False when there is nothing to go back to (not on auto's DOPRI5, or a recorder that
     /// cannot forget rows); the caller then reports the failure.
     fn back_to_checkpoint_with_bdf(&mut self) -> Result<bool, SimErrorKind> {
