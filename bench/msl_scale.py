@@ -13,9 +13,10 @@ Generates two models for each size N and runs moss on them, one process per stag
 Per model and size it reports: `moss check` (frontend: time, peak memory), `moss translate`
 (frontend + symbolic), `moss simulate` over 1 s with 1,000 intervals to CSV (time per stage
 from `--stats`, peak memory, file size), bytes of peak memory per scalar equation, and the
-ratio of the end-to-end time to the previous size. Peak memory is the process's maximum
-resident set (wait4's ru_maxrss). Timings are wall-clock, one run each: on the shared 2-core
-machine expect +-20 %.
+ratio of the end-to-end CPU time to the previous size. Peak memory is the process's maximum
+resident set (wait4's ru_maxrss). Times are wall-clock with the CPU time (user + system, both
+threads: the result file is written on a second thread) in parentheses, one run each. On a
+shared machine the wall-clock times grow with the load; the CPU times much less.
 
 Usage:
   bench/msl_scale.py [--msl DIR | --bundled] [--sizes 100 1000 10000 100000]
@@ -70,7 +71,8 @@ TEMPLATES = {"ladder": ("Ladder", LADDER), "chain": ("Chain", CHAIN)}
 
 
 def run_measured(cmd, env, cwd, timeout):
-    """Run `cmd`; return (exit code or None on timeout, seconds, peak RSS in bytes, output)."""
+    """Run `cmd`; return (exit code or None on timeout, seconds, peak RSS in bytes, output,
+    CPU seconds of user and system time)."""
     start = time.perf_counter()
     with tempfile.TemporaryFile(mode="w+") as log:
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
@@ -83,12 +85,13 @@ def run_measured(cmd, env, cwd, timeout):
                 proc.kill()
                 os.wait4(proc.pid, 0)
                 log.seek(0)
-                return None, timeout, 0, log.read()
+                return None, timeout, 0, log.read(), 0.0
             time.sleep(0.01)
         seconds = time.perf_counter() - start
         log.seek(0)
         code = os.waitstatus_to_exitcode(status)
-        return code, seconds, usage.ru_maxrss * 1024, log.read()
+        cpu = usage.ru_utime + usage.ru_stime
+        return code, seconds, usage.ru_maxrss * 1024, log.read(), cpu
 
 
 def equations_of(check_output):
@@ -112,24 +115,26 @@ def measure(kind, n, moss, env, workdir, timeout):
     model = workdir / f"{name}{n}.mo"
     model.write_text(template.format(n=n))
     row = {"n": n}
-    code, secs, rss, out = run_measured([moss, "check", str(model)], env, workdir, timeout)
+    code, secs, rss, out, cpu = run_measured([moss, "check", str(model)], env, workdir, timeout)
     if code != 0:
         row["error"] = f"check: {'timeout' if code is None else out.strip().splitlines()[-1]}"
         return row
-    row.update(eqs=equations_of(out), check_s=secs, check_rss=rss)
-    code, secs, rss, out = run_measured([moss, "translate", str(model)], env, workdir, timeout)
+    row.update(eqs=equations_of(out), check_s=secs, check_cpu=cpu, check_rss=rss)
+    code, secs, rss, out, cpu = run_measured(
+        [moss, "translate", str(model)], env, workdir, timeout
+    )
     if code != 0:
         row["error"] = f"translate: {'timeout' if code is None else 'failed'}"
         return row
-    row.update(translate_s=secs, translate_rss=rss)
+    row.update(translate_s=secs, translate_cpu=cpu, translate_rss=rss)
     csv = workdir / f"{name}{n}.csv"
     cmd = [moss, "simulate", str(model), "--stop-time", "1", "--intervals", "1000"]
     cmd += ["-o", str(csv), "--stats"]
-    code, secs, rss, out = run_measured(cmd, env, workdir, timeout)
+    code, secs, rss, out, cpu = run_measured(cmd, env, workdir, timeout)
     if code != 0:
         row["error"] = f"simulate: {'timeout' if code is None else 'failed'}"
         return row
-    row.update(sim_s=secs, sim_rss=rss, stages=stage_times(out), csv_bytes=csv.stat().st_size)
+    row.update(sim_s=secs, sim_cpu=cpu, sim_rss=rss, stages=stage_times(out), csv_bytes=csv.stat().st_size)
     csv.unlink()
     return row
 
@@ -138,10 +143,10 @@ def table(kind, rows):
     lines = [
         f"### {TEMPLATES[kind][0]}",
         "",
-        "| N | equations | check s | check MB | translate s | translate MB | simulate s "
-        "(translate / init / integrate / write) | simulate MB | bytes/eq (simulate) | CSV MB | "
-        "time ratio |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| N | equations | check s (CPU) | check MB | translate s (CPU) | translate MB | "
+        "simulate s (CPU) | stages: translate / init / integrate / write | simulate MB | "
+        "bytes/eq | CSV MB | ratio (CPU) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     prev = None
     for r in rows:
@@ -149,12 +154,13 @@ def table(kind, rows):
             lines.append(f"| {r['n']:,} | {r.get('eqs', '-')} | {r['error']} |||||||||")
             continue
         st = r["stages"] or (0, 0, 0, 0)
-        ratio = f"{r['sim_s'] / prev:.1f}" if prev else "-"
-        prev = r["sim_s"]
+        ratio = f"{r['sim_cpu'] / prev:.1f}" if prev else "-"
+        prev = r["sim_cpu"]
         lines.append(
-            f"| {r['n']:,} | {r['eqs']:,} | {r['check_s']:.2f} | {mb(r['check_rss'])} | "
-            f"{r['translate_s']:.2f} | {mb(r['translate_rss'])} | {r['sim_s']:.2f} "
-            f"({st[0]:.2f} / {st[1]:.2f} / {st[2]:.2f} / {st[3]:.2f}) | {mb(r['sim_rss'])} | "
+            f"| {r['n']:,} | {r['eqs']:,} | {r['check_s']:.2f} ({r['check_cpu']:.2f}) | "
+            f"{mb(r['check_rss'])} | {r['translate_s']:.2f} ({r['translate_cpu']:.2f}) | "
+            f"{mb(r['translate_rss'])} | {r['sim_s']:.2f} ({r['sim_cpu']:.2f}) | "
+            f"{st[0]:.2f} / {st[1]:.2f} / {st[2]:.2f} / {st[3]:.2f} | {mb(r['sim_rss'])} | "
             f"{r['sim_rss'] / r['eqs']:,.0f} | {mb(r['csv_bytes'])} | {ratio} |"
         )
     return "\n".join(lines)
