@@ -369,29 +369,42 @@ const WRITER_BACKLOG: usize = 32;
 /// about as much as integrating up to it; the second core does it meanwhile.
 struct BackgroundWriter {
     rows: std::sync::mpsc::SyncSender<(f64, Vec<f64>)>,
+    /// Row buffers the writer is done with, for reuse: a wide row is large enough that
+    /// allocating a fresh one per row goes to the system each time (page faults and zeroing).
+    spare: std::sync::mpsc::Receiver<Vec<f64>>,
     thread: std::thread::JoinHandle<Result<(usize, std::time::Duration), String>>,
 }
 
 impl BackgroundWriter {
     fn start(mut stream: ResultStream) -> BackgroundWriter {
         let (rows, received) = std::sync::mpsc::sync_channel::<(f64, Vec<f64>)>(WRITER_BACKLOG);
+        let (give_back, spare) = std::sync::mpsc::channel::<Vec<f64>>();
         let thread = std::thread::spawn(move || {
             let mut busy = std::time::Duration::ZERO;
             for (t, row) in received {
                 let started = std::time::Instant::now();
                 stream.write_row(t, &row).map_err(|e| e.to_string())?;
                 busy += started.elapsed();
+                // The recorder may be gone already (end of the run): nothing to give back to.
+                let _ = give_back.send(row);
             }
             let started = std::time::Instant::now();
             let n = stream.finish().map_err(|e| e.to_string())?;
             Ok((n, busy + started.elapsed()))
         });
-        BackgroundWriter { rows, thread }
+        BackgroundWriter {
+            rows,
+            spare,
+            thread,
+        }
     }
 
     /// Queue one row; false when the writer has stopped (at an error).
     fn send(&self, t: f64, row: &[f64]) -> bool {
-        self.rows.send((t, row.to_vec())).is_ok()
+        let mut buffer = self.spare.try_recv().unwrap_or_default();
+        buffer.clear();
+        buffer.extend_from_slice(row);
+        self.rows.send((t, buffer)).is_ok()
     }
 
     /// Wait for every queued row to be written and the file completed: the rows written and
