@@ -408,7 +408,18 @@ impl Rt<'_> {
                 let mut frame = vec![Value::Int(0); *frame_size as usize];
                 self.env()
                     .exec_block(stmts, &mut frame)
-                    .map_err(|e| self.error(e, vec![]))
+                    .map_err(|e| self.error(e, vec![]))?;
+                // Discrete variables change only at events. The algorithm evaluates its
+                // relations live, so between events (and at the left limit of an event, which
+                // becomes `pre`) its discrete outputs keep the values of the last event; the
+                // relations' zero crossings stop the integration where they switch.
+                if !self.m.event_mode && !self.m.initial {
+                    for &v in discrete_outputs {
+                        let pre = self.m.mem[self.m.pre_index(v)];
+                        self.m.mem[v as usize] = pre;
+                    }
+                }
+                Ok(())
             }
             Step::When(branches) => self.run_when(branches),
             Step::Reinit { code, out, var } => {

@@ -1458,25 +1458,26 @@ impl<'a> Conv<'a> {
         }
     }
 
-    /// The conditions of `when` statements are evaluated by the algorithm itself, at events.
-    /// For the simulator to stop at the instant one of their relations changes, each
-    /// event-generating relation of those conditions gets a hidden Boolean variable computed
-    /// by an equation, `$algEventN = relation`, whose emission creates the zero crossing (or
-    /// time event). The variables are not read by anything.
+    /// Relations in an algorithm are evaluated by the algorithm itself, but they generate
+    /// events like relations in equations (spec 8.5): the conditions of `when` statements,
+    /// and every relation outside `when` bodies (if- and while-conditions, assigned
+    /// expressions), whose change switches what the algorithm computes (a table source's
+    /// `if time >= t[i] then y := x[i]`). For the simulator to stop at the instant one of
+    /// them changes, each gets a hidden Boolean variable computed by an equation,
+    /// `$algEventN = relation`, whose emission creates the zero crossing (or time event).
+    /// The variables are not read by anything. Relations inside `when` bodies are only
+    /// evaluated at events and need no source.
     fn algorithm_event_sources(&mut self, stmts: &[Statement], origin: &Origin) {
         let errors_before = self.errors.len();
+        let mut flat_rels = Vec::new();
+        statement_event_relations(stmts, &mut flat_rels);
         let mut relations = Vec::new();
-        for s in stmts {
-            let Statement::When { branches, .. } = s else {
-                continue;
-            };
-            for (cond, _) in branches {
-                let c = self.expr(cond, origin, false);
-                collect_event_relations(&self.m.arena, c, &mut relations);
-            }
+        for e in flat_rels {
+            let c = self.expr(e, origin, false);
+            collect_event_relations(&self.m.arena, c, &mut relations);
         }
-        // a condition this conversion cannot handle is still evaluated by the algorithm;
-        // it just gets no event source
+        // a relation this conversion cannot handle (one reading a `for` iterator) is still
+        // evaluated by the algorithm; it just gets no event source
         self.errors.truncate(errors_before);
         relations.sort_unstable();
         relations.dedup();
@@ -1586,6 +1587,70 @@ impl<'a> Conv<'a> {
             },
             origin,
         )
+    }
+}
+
+/// The event-generating relations of algorithm statements, as flat expressions: those of
+/// `when` conditions, and outside `when` bodies those of `if` and `while` conditions and of
+/// assigned values, at any depth of `if`, `for` and `while`.
+fn statement_event_relations<'a>(stmts: &'a [Statement], out: &mut Vec<&'a flat::Expr>) {
+    for s in stmts {
+        match s {
+            Statement::When { branches, .. } => {
+                for (c, _) in branches {
+                    flat_relations(c, out);
+                }
+            }
+            Statement::Assign { value, .. } | Statement::TupleAssign { value, .. } => {
+                flat_relations(value, out)
+            }
+            Statement::If {
+                branches, else_, ..
+            } => {
+                for (c, body) in branches {
+                    flat_relations(c, out);
+                    statement_event_relations(body, out);
+                }
+                statement_event_relations(else_, out);
+            }
+            Statement::While {
+                condition, body, ..
+            } => {
+                flat_relations(condition, out);
+                statement_event_relations(body, out);
+            }
+            Statement::For { body, .. } => statement_event_relations(body, out),
+            _ => {}
+        }
+    }
+}
+
+/// The relations inside `e`, nested ones too, except below `noEvent` and `smooth` (which
+/// suppress events). Only the relations are converted later, so that the calls around them
+/// are not instantiated a second time (an impure function must be called once).
+fn flat_relations<'a>(e: &'a flat::Expr, out: &mut Vec<&'a flat::Expr>) {
+    use flat::{BinaryOp as B, Expr as E};
+    match e {
+        E::Binary { op, lhs, rhs } => {
+            if matches!(op, B::Lt | B::Le | B::Gt | B::Ge | B::Eq | B::Ne) {
+                out.push(e);
+            }
+            flat_relations(lhs, out);
+            flat_relations(rhs, out);
+        }
+        E::Unary { arg, .. } => flat_relations(arg, out),
+        E::Call { func, .. } if func == "noEvent" || func == "smooth" => {}
+        E::Call { args, .. } => args.iter().for_each(|a| flat_relations(a, out)),
+        E::If { branches, else_ } => {
+            for (c, v) in branches {
+                flat_relations(c, out);
+                flat_relations(v, out);
+            }
+            flat_relations(else_, out);
+        }
+        E::Array(items) => items.iter().for_each(|a| flat_relations(a, out)),
+        E::CallOutput { call, .. } => flat_relations(call, out),
+        _ => {}
     }
 }
 
