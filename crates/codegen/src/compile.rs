@@ -283,6 +283,8 @@ pub struct SampleCode {
 /// The whole compiled program.
 pub struct Code {
     pub param_steps: Vec<Step>,
+    /// [`CausalProgram::start_blocks`]
+    pub start_steps: Vec<Step>,
     pub init_steps: Vec<Step>,
     pub steps: Vec<Step>,
     /// The tangent program of the ODE Jacobian (see `moss_symbolic::program::OdeJacobian`).
@@ -352,6 +354,9 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     let mut param_steps = c
         .blocks(&p.parameter_blocks)
         .map_err(|e| format!("parameter blocks: {e}"))?;
+    let mut start_steps = c
+        .blocks(&p.start_blocks)
+        .map_err(|e| format!("start value blocks: {e}"))?;
     let mut init_steps = c
         .blocks(&p.init_blocks)
         .map_err(|e| format!("initialization blocks: {e}"))?;
@@ -418,6 +423,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     };
     for s in param_steps
         .iter_mut()
+        .chain(&mut start_steps)
         .chain(&mut init_steps)
         .chain(&mut steps)
         .chain(jacobian_steps.iter_mut().flatten())
@@ -448,6 +454,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         .collect();
     Ok(Code {
         param_steps,
+        start_steps,
         init_steps,
         steps,
         jacobian_steps,

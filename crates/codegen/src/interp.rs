@@ -818,6 +818,9 @@ impl ExecutableModel for Interpreter {
             let code = rt.code;
             rt.run_steps(&code.param_steps)
                 .map_err(|e| with_context(e, "while computing parameters"))?;
+            rt.run_steps(&code.start_steps)
+                .map_err(|e| with_context(e, "while computing start values"))?;
+            // start values are the `pre` values when initialization begins
             rt.m.mem.copy_within(0..n, n);
             Ok(())
         })()
