@@ -824,7 +824,11 @@ impl<'a> Conv<'a> {
     }
 
     /// A discrete Integer `$floorN` holding `floor(q)`, updated only at events by
-    /// `when {initial(), q < pre(h), q >= pre(h) + 1} then h = floor(q); end when`.
+    /// `when {initial(), not initial() and q < pre(h), not initial() and q >= pre(h) + 1}
+    /// then h = floor(q); end when`. During initialization `pre(h)` is still the start value,
+    /// so the range conditions are held false there: otherwise one would be true already at
+    /// initialization and, when `q` moves at the first event (a delayed or discrete argument
+    /// settling after initialization), there would be no rising edge to update `h`.
     fn floor_helper(&mut self, q: ExprId, o: &Origin) -> ExprId {
         if let Some(&h) = self.floor_helpers.get(&q) {
             return self.m.arena.var(h);
@@ -841,9 +845,12 @@ impl<'a> Conv<'a> {
         let pre_h = a.intern(Node::Pre(h));
         let one = a.one();
         let upper = a.add(pre_h, one);
-        let below = a.rel(Rel::Lt, q, pre_h, true);
-        let above = a.rel(Rel::Ge, q, upper, true);
         let init = a.intern(Node::Initial);
+        let not_init = a.not(init);
+        let below = a.rel(Rel::Lt, q, pre_h, true);
+        let below = a.and(not_init, below);
+        let above = a.rel(Rel::Ge, q, upper, true);
+        let above = a.and(not_init, above);
         let value = a.call("floor", vec![q]);
         self.helper_eqs.push(SEq::new(
             EqBody::When(vec![WhenBranch {
