@@ -39,7 +39,7 @@ pub struct Flattener<'a> {
     /// Class named by a type name written at a place in the source, looked up from a scope
     /// (when no redeclaration in the instance overrides it): the same for every instance of
     /// the declaring class, so a component array looks its element type up once.
-    pub class_names: RefCell<FxHashMap<(Option<ClassId>, Span), Option<ClassId>>>,
+    pub class_names: RefCell<ClassNameCache>,
     pub dims: RefCell<HashMap<usize, Vec<usize>>>,
     /// Default `inner` components added at the top level for `outer` ones without an inner.
     pub implicit_inners: RefCell<Vec<(Arc<str>, Rc<Comp>)>>,
@@ -55,6 +55,9 @@ pub struct Flattener<'a> {
     /// [`crate::lift`]).
     pub array_calls: RefCell<HashMap<String, Vec<usize>>>,
 }
+
+/// Scope and source place of a class name → the class it names (see `class_named`).
+pub type ClassNameCache = FxHashMap<(Option<ClassId>, Span), Option<ClassId>>;
 
 fn key<T>(r: &Rc<T>) -> usize {
     Rc::as_ptr(r) as *const u8 as usize
