@@ -2685,6 +2685,26 @@ fn select(v: &Val, sels: &[Sel], dims: &[usize]) -> Val {
     }
 }
 
+/// The elements of `v` picked by `subs` (`None`: a whole dimension; an Integer literal: one
+/// index; any other expression: an index known only when it is evaluated, selected by an
+/// if-expression). `None` when there are more subscripts than dimensions.
+pub(crate) fn select_by_exprs(v: &Val, subs: &[Option<Expr>]) -> Option<Val> {
+    let dims = v.shape();
+    if subs.len() > dims.len() {
+        return None;
+    }
+    let sels: Vec<Sel> = subs
+        .iter()
+        .zip(&dims)
+        .map(|(s, &d)| match s {
+            None => Sel::Many((1..=d).collect()),
+            Some(Expr::Integer(i)) if *i >= 1 && (*i as usize) <= d => Sel::One(*i as usize),
+            Some(k) => Sel::Dynamic(k.clone(), d),
+        })
+        .collect();
+    Some(select(v, &sels, &dims))
+}
+
 /// `if k == 1 then v1 elseif k == 2 then v2 ... else vn`, element by element.
 fn if_chain(k: &Expr, vals: &[Val]) -> Val {
     let Some(first) = vals.first() else {
