@@ -1819,6 +1819,9 @@ impl<'a> Flattener<'a> {
             slots[k] = Some(v);
         }
         let args: Vec<Val> = slots.into_iter().flatten().collect();
+        if let Some(path) = self.resolved_resource(&elems, &args) {
+            return Ok(Val::S(Expr::String(path)));
+        }
         let call = CallSite {
             id,
             object_class,
@@ -1831,6 +1834,28 @@ impl<'a> Flattener<'a> {
             named,
         };
         self.apply_function(&call, args, fcx, env, cx, span)
+    }
+
+    /// `ModelicaServices.ExternalReferences.loadResource` is the tool's hook for resource
+    /// URIs (and `Modelica.Utilities.Files.loadResource` extends it): a call of it, or of a
+    /// function extending it, on a literal `modelica://` URI is the absolute file name,
+    /// found here through the library roots. Its default algorithm would take the URI for a
+    /// relative file name. `None` when the call is not of that kind or the URI names no
+    /// class of a library on disk (the call then runs as written).
+    fn resolved_resource(&self, elems: &crate::inst::Elems, args: &[Val]) -> Option<String> {
+        const HOOK: &str = "ModelicaServices.ExternalReferences.loadResource";
+        if !elems
+            .contributors
+            .iter()
+            .any(|&c| self.lk.name_of(c) == HOOK)
+        {
+            return None;
+        }
+        let [Val::S(Expr::String(uri))] = args else {
+            return None;
+        };
+        let path = self.lib().resource_path(uri)?;
+        Some(path.to_string_lossy().into_owned())
     }
 
     /// Apply a function to evaluated arguments, vectorizing over arguments with more
