@@ -1472,7 +1472,8 @@ impl<'a> Conv<'a> {
     /// `if time >= t[i] then y := x[i]`). For the simulator to stop at the instant one of
     /// them changes, each gets a hidden Boolean variable computed by an equation,
     /// `$algEventN = relation`, whose emission creates the zero crossing (or time event).
-    /// The variables are not read by anything. Relations inside `when` bodies are only
+    /// The variables are not read by anything. Step functions of continuous arguments get
+    /// their event helpers (`$floorN`) the same way. Relations inside `when` bodies are only
     /// evaluated at events and need no source.
     fn algorithm_event_sources(&mut self, stmts: &[Statement], origin: &Origin) {
         let errors_before = self.errors.len();
@@ -1632,12 +1633,18 @@ fn statement_event_relations<'a>(stmts: &'a [Statement], out: &mut Vec<&'a flat:
     }
 }
 
-/// The relations inside `e`, nested ones too, except below `noEvent` and `smooth` (which
-/// suppress events). Only the relations are converted later, so that the calls around them
-/// are not instantiated a second time (an impure function must be called once).
+/// The relations inside `e`, nested ones too, and the calls of step functions (`floor`,
+/// `integer`, `div`, ...: converting one with a continuous argument creates its event
+/// helper), except below `noEvent` and `smooth` (which suppress events). Only these are
+/// converted later, so that the calls around them are not instantiated a second time (an
+/// impure function must be called once).
 fn flat_relations<'a>(e: &'a flat::Expr, out: &mut Vec<&'a flat::Expr>) {
     use flat::{BinaryOp as B, Expr as E};
     match e {
+        E::Call { func, args } if crate::ir::STEP_FUNCTIONS.contains(&func.as_str()) => {
+            out.push(e);
+            args.iter().for_each(|a| flat_relations(a, out));
+        }
         E::Binary { op, lhs, rhs } => {
             if matches!(op, B::Lt | B::Le | B::Gt | B::Ge | B::Eq | B::Ne) {
                 out.push(e);
