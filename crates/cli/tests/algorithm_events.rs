@@ -1,6 +1,8 @@
 //! `when` statements in algorithm sections, end to end: their relations are event sources
 //! of the simulation, a vector condition fires on the rising edge of any element, and a
-//! function's array output is scattered into the elements of an array variable.
+//! function's array output is scattered into the elements of an array variable. Outside
+//! `when`, relations and step functions of an algorithm generate events too, and its
+//! discrete results change only at them.
 
 mod library_support;
 
@@ -110,4 +112,52 @@ end AlgSample;
         let t = 0.1 * k as f64;
         assert_close(&format!("x({t})"), run.before("x", t), factor.powi(k), 1e-7);
     }
+}
+
+/// Outside `when`, an algorithm's Integer results of step functions of a state change at
+/// events of their own, exactly where the argument passes an integer, and keep their values
+/// in between: `integer(4 x)` with `x = t` steps at every quarter, `div(integer(10 x), 3)`
+/// at 0.3, 0.6, 0.9; the Boolean of an if-condition switches at its time event.
+#[test]
+fn step_functions_and_relations_outside_when_switch_at_events() {
+    let run = simulate_source(
+        "AlgSteps",
+        "model AlgSteps
+  Real x(start = 0, fixed = true);
+  Integer quarters;
+  Integer thirds;
+  Boolean late;
+equation
+  der(x) = 1;
+algorithm
+  quarters := integer(4*x);
+  thirds := div(integer(10*x), 3);
+  late := false;
+  if time >= 0.55 then
+    late := true;
+  end if;
+  annotation(experiment(StopTime = 0.95, Interval = 0.1, Tolerance = 1e-10));
+end AlgSteps;",
+        &[],
+    );
+    let steps = |name: &str| -> Vec<(f64, f64)> {
+        run.jumps(name)
+            .into_iter()
+            .map(|(t, _, after)| (t, after))
+            .collect()
+    };
+    let expect = |name: &str, want: &[(f64, f64)]| {
+        let got = steps(name);
+        assert_eq!(got.len(), want.len(), "{name}: {got:?}");
+        for (&(t, v), &(tw, vw)) in got.iter().zip(want) {
+            assert_eq!(v, vw, "{name}: {got:?}");
+            assert_close(&format!("{name} -> {v}"), t, tw, 1e-9);
+        }
+    };
+    expect("quarters", &[(0.25, 1.0), (0.5, 2.0), (0.75, 3.0)]);
+    expect("thirds", &[(0.3, 1.0), (0.6, 2.0), (0.9, 3.0)]);
+    expect("late", &[(0.55, 1.0)]);
+    // between events the values hold, also at output points just before an event
+    assert_eq!(run.before("quarters", 0.5), 1.0);
+    assert_eq!(run.at("thirds", 0.45), 1.0);
 }

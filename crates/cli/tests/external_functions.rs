@@ -108,3 +108,144 @@ fn write_real_matrix_stores_a_mat_v4_matrix() {
         1e-9,
     );
 }
+
+/// A library on disk with a resource file, and a `ModelicaServices` whose `loadResource`
+/// returns its argument unchanged (the default algorithm of a tool hook): moss resolves the
+/// `modelica://` URI itself, through the library roots.
+const MEMORY_LIB: &str = r#"
+package MemLib "Reads a memory image with the MSL's string and stream functions"
+  function readLine
+    input String fileName;
+    input Integer lineNumber;
+    output String string;
+    output Boolean endOfFile;
+  external "C" string = ModelicaInternal_readLine(fileName, lineNumber, endOfFile);
+  end readLine;
+  function countLines
+    input String fileName;
+    output Integer numberOfLines;
+  external "C" numberOfLines = ModelicaInternal_countLines(fileName);
+  end countLines;
+  function scanInteger
+    input String string;
+    input Integer startIndex = 1;
+    input Boolean unsigned = false;
+    output Integer nextIndex;
+    output Integer number;
+  external "C" ModelicaStrings_scanInteger(string, startIndex, unsigned, nextIndex, number);
+  end scanInteger;
+  function length
+    input String string;
+    output Integer result;
+  external "C" result = ModelicaStrings_length(string);
+  end length;
+  function substring
+    input String string;
+    input Integer startIndex;
+    input Integer endIndex;
+    output String result;
+  external "C" result = ModelicaStrings_substring(string, startIndex, endIndex);
+  end substring;
+  function readWords "Each line a word of bits, lowest bit first"
+    input String fileName;
+    input Integer n;
+    input Integer width;
+    output Integer words[n];
+  protected
+    String line;
+    Boolean endOfFile;
+    Integer next;
+    Integer bit;
+  algorithm
+    for i in 1:n loop
+      (line, endOfFile) := readLine(fileName, i);
+      words[i] := 0;
+      next := 1;
+      for j in 1:width loop
+        (next, bit) := scanInteger(line, next, true);
+        words[i] := words[i] + bit*integer(2^(j - 1));
+      end for;
+    end for;
+  end readWords;
+  function commentLength "Length of the comment after the bits of line k"
+    input String fileName;
+    input Integer k;
+    output Integer n;
+  protected
+    String line;
+    Boolean endOfFile;
+  algorithm
+    (line, endOfFile) := readLine(fileName, k);
+    n := length(substring(line, 7, length(line)));
+  end commentLength;
+  function endOfFileAt
+    input String fileName;
+    input Integer k;
+    output Boolean endOfFile;
+  protected
+    String line;
+  algorithm
+    (line, endOfFile) := readLine(fileName, k);
+  end endOfFileAt;
+  model Memory
+    parameter String fileName = ModelicaServices.ExternalReferences.loadResource(
+      "modelica://MemLib/Resources/memory.txt");
+    discrete Integer words[3](each start = -1, each fixed = true);
+    discrete Integer lines(start = -1, fixed = true);
+    discrete Integer comment(start = -1, fixed = true);
+    discrete Boolean pastEnd(start = false, fixed = true);
+  algorithm
+    when initial() then
+      words := readWords(fileName, 3, 3);
+      lines := countLines(fileName);
+      comment := commentLength(fileName, 2);
+      pastEnd := endOfFileAt(fileName, 4);
+    end when;
+    annotation(experiment(StopTime = 1));
+  end Memory;
+end MemLib;
+"#;
+
+const SERVICES: &str = r#"
+package ModelicaServices
+  package ExternalReferences
+    function loadResource
+      input String uri;
+      output String fileReference;
+    algorithm
+      fileReference := uri;
+    end loadResource;
+  end ExternalReferences;
+end ModelicaServices;
+"#;
+
+/// The memory image is read at initialization: three words of three bits (lowest first, one
+/// line with a CR-LF ending), the number of lines, the length of a comment cut out with
+/// `substring`, and the end of the file past the last line.
+#[test]
+fn memory_image_is_read_from_a_library_resource() {
+    let dir = scratch_dir("MemoryImage");
+    let lib = dir.join("MemLib");
+    std::fs::create_dir_all(lib.join("Resources")).expect("writable scratch folder");
+    std::fs::write(lib.join("package.mo"), MEMORY_LIB).expect("writes");
+    std::fs::write(
+        lib.join("Resources").join("memory.txt"),
+        "1 0 0\n0 1 1 # six\r\n1 1 1\n",
+    )
+    .expect("writes");
+    std::fs::create_dir_all(dir.join("ModelicaServices")).expect("writes");
+    std::fs::write(dir.join("ModelicaServices").join("package.mo"), SERVICES).expect("writes");
+    let run = simulate_target("MemLib.Memory", &dir, &["--lib", &dir.to_string_lossy()]);
+    assert_eq!(
+        [
+            run.first("words[1]"),
+            run.first("words[2]"),
+            run.first("words[3]")
+        ],
+        [1.0, 6.0, 7.0]
+    );
+    assert_eq!(run.first("lines"), 3.0);
+    // "0 1 1 # six" from byte 7: "# six"
+    assert_eq!(run.first("comment"), 5.0);
+    assert_eq!(run.first("pastEnd"), 1.0);
+}

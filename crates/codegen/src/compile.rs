@@ -147,6 +147,15 @@ pub struct ZcCode {
     pub hysteresis: f64,
 }
 
+/// The history of one delayed expression is recorded by its own tape, run after every
+/// evaluation of the blocks (continuous mode, each event pass, initialization), not only
+/// where a `delay` reads it: an occurrence inside a `when` body or an untaken branch would
+/// otherwise see a history with gaps, interpolated across them.
+pub struct DelayRecorder {
+    pub code: Vec<Instr>,
+    pub out: u32,
+}
+
 /// Relative size of the hysteresis of event-generating relations: far above the rounding
 /// noise of the relation's operands, far below anything an integrator resolves.
 pub const RELATION_HYSTERESIS: f64 = 1e-10;
@@ -283,6 +292,8 @@ pub struct SampleCode {
 /// The whole compiled program.
 pub struct Code {
     pub param_steps: Vec<Step>,
+    /// [`CausalProgram::start_blocks`]
+    pub start_steps: Vec<Step>,
     pub init_steps: Vec<Step>,
     pub steps: Vec<Step>,
     /// The tangent program of the ODE Jacobian (see `moss_symbolic::program::OdeJacobian`).
@@ -294,8 +305,8 @@ pub struct Code {
     pub mem_size: usize,
     pub static_init: Vec<(u32, f64)>,
     pub when_count: u32,
-    /// Number of `delay` history buffers.
-    pub n_delays: u32,
+    /// One per `delay` history buffer, in buffer order.
+    pub delay_recorders: Vec<DelayRecorder>,
     /// The program calls `homotopy`: initialization can fall back to continuation.
     pub has_homotopy: bool,
     /// Slots whose change keeps the event iteration going.
@@ -352,6 +363,9 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     let mut param_steps = c
         .blocks(&p.parameter_blocks)
         .map_err(|e| format!("parameter blocks: {e}"))?;
+    let mut start_steps = c
+        .blocks(&p.start_blocks)
+        .map_err(|e| format!("start value blocks: {e}"))?;
     let mut init_steps = c
         .blocks(&p.init_blocks)
         .map_err(|e| format!("initialization blocks: {e}"))?;
@@ -389,6 +403,17 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
             },
         });
     }
+    // compiling a delayed expression may meet further `delay`s (nested): they are added to
+    // the list being walked
+    let mut delay_recorders = Vec::new();
+    while delay_recorders.len() < c.tc.delay_args.len() {
+        let arg = c.tc.delay_args[delay_recorders.len()].clone();
+        let mut code = vec![];
+        let out =
+            c.tc.compile_to_static(&arg, &mut code)
+                .map_err(|e| format!("delayed expression: {e}"))?;
+        delay_recorders.push(DelayRecorder { code, out });
+    }
     let mut samples = Vec::with_capacity(p.samples.len());
     for (i, s) in p.samples.iter().enumerate() {
         let mut code = vec![];
@@ -418,6 +443,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     };
     for s in param_steps
         .iter_mut()
+        .chain(&mut start_steps)
         .chain(&mut init_steps)
         .chain(&mut steps)
         .chain(jacobian_steps.iter_mut().flatten())
@@ -432,6 +458,9 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     }
     for s in &mut samples {
         remap(&mut s.code);
+    }
+    for r in &mut delay_recorders {
+        remap(&mut r.code);
     }
     if !all_in_bounds {
         return Err("internal error: a compiled operand lies outside the machine memory".into());
@@ -448,6 +477,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         .collect();
     Ok(Code {
         param_steps,
+        start_steps,
         init_steps,
         steps,
         jacobian_steps,
@@ -458,7 +488,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         funcs,
         mem_size,
         when_count: c.when_count,
-        n_delays: c.tc.n_delays,
+        delay_recorders,
         has_homotopy: c.tc.has_homotopy,
         discrete,
         n_instructions,

@@ -59,7 +59,7 @@ impl Interpreter {
             sample_active: vec![false; program.samples.len()],
             when_cur: vec![false; code.when_count as usize],
             when_pre: vec![false; code.when_count as usize],
-            delays: vec![DelayLine::default(); code.n_delays as usize],
+            delays: vec![DelayLine::default(); code.delay_recorders.len()],
             ..Machine::default()
         };
         for &(r, x) in &code.static_init {
@@ -120,7 +120,7 @@ impl Interpreter {
         self.m.event_mode = false;
         let mut rt = self.rt();
         let code = rt.code;
-        let result = rt.run_steps(&code.steps);
+        let result = rt.run_steps(&code.steps).and_then(|()| rt.record_delays());
         self.continuous_valid = result.is_ok();
         result
     }
@@ -257,6 +257,7 @@ impl Interpreter {
                 let mut rt = self.rt();
                 let code = rt.code;
                 rt.run_steps(&code.steps)?;
+                rt.record_delays()?;
                 rt.refresh_untouched_relations()?;
             }
             let changed = self.changes_since_pre(rel_before);
@@ -369,6 +370,17 @@ impl Rt<'_> {
         }
     }
 
+    /// Record the current value of every delayed expression in its history.
+    fn record_delays(&mut self) -> Result<(), RuntimeError> {
+        for (i, r) in self.code.delay_recorders.iter().enumerate() {
+            self.run_tape(&r.code)?;
+            let (now, x) = (self.m.time(), self.m.mem[r.out as usize]);
+            let event = self.m.event_mode;
+            self.m.delays[i].record(now, x, event);
+        }
+        Ok(())
+    }
+
     fn run_steps(&mut self, steps: &[Step]) -> Result<(), RuntimeError> {
         for s in steps {
             self.run_step(s)?;
@@ -408,7 +420,18 @@ impl Rt<'_> {
                 let mut frame = vec![Value::Int(0); *frame_size as usize];
                 self.env()
                     .exec_block(stmts, &mut frame)
-                    .map_err(|e| self.error(e, vec![]))
+                    .map_err(|e| self.error(e, vec![]))?;
+                // Discrete variables change only at events. The algorithm evaluates its
+                // relations live, so between events (and at the left limit of an event, which
+                // becomes `pre`) its discrete outputs keep the values of the last event; the
+                // relations' zero crossings stop the integration where they switch.
+                if !self.m.event_mode && !self.m.initial {
+                    for &v in discrete_outputs {
+                        let pre = self.m.mem[self.m.pre_index(v)];
+                        self.m.mem[v as usize] = pre;
+                    }
+                }
+                Ok(())
             }
             Step::When(branches) => self.run_when(branches),
             Step::Reinit { code, out, var } => {
@@ -799,6 +822,7 @@ impl ExecutableModel for Interpreter {
         self.m.when_cur.iter_mut().for_each(|w| *w = false);
         self.m.when_pre.iter_mut().for_each(|w| *w = false);
         self.m.hysteresis.iter_mut().for_each(|h| *h = 0.0);
+        self.m.delays.iter_mut().for_each(DelayLine::clear);
         self.last_change.iter_mut().for_each(|t| *t = f64::NAN);
         self.m.initial = true;
         self.m.event_mode = true;
@@ -807,6 +831,9 @@ impl ExecutableModel for Interpreter {
             let code = rt.code;
             rt.run_steps(&code.param_steps)
                 .map_err(|e| with_context(e, "while computing parameters"))?;
+            rt.run_steps(&code.start_steps)
+                .map_err(|e| with_context(e, "while computing start values"))?;
+            // start values are the `pre` values when initialization begins
             rt.m.mem.copy_within(0..n, n);
             Ok(())
         })()
@@ -997,7 +1024,8 @@ impl Interpreter {
     fn run_init_steps(&mut self) -> Result<(), RuntimeError> {
         let mut rt = self.rt();
         let code = rt.code;
-        rt.run_steps(&code.init_steps)
+        rt.run_steps(&code.init_steps)?;
+        rt.record_delays()
     }
 
     /// Continuation from the simplified (lambda = 0) to the actual (lambda = 1) problem;

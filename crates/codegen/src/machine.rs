@@ -51,38 +51,66 @@ pub struct Machine {
 /// Every evaluation records its point; an evaluation at an earlier time than the newest
 /// record (a rejected step retried with a smaller size, or an integrator stage behind a
 /// later one) first discards the records after it, so the buffer always describes one
-/// monotone trajectory up to the current time. Before the start time the expression is
-/// taken as constant at its first recorded value (the Modelica definition of `delay`).
+/// monotone trajectory up to the current time. At an event the expression may jump: the
+/// record made before the event (the left limit) is kept and the values of the event passes
+/// go into a second record at the same time (the right limit), so the delayed value jumps
+/// too, `tau` later, instead of ramping from the previous record. Before the start time the
+/// expression is taken as constant at its value at the start (the Modelica definition of
+/// `delay`), after the event iteration there.
 #[derive(Clone, Debug, Default)]
 pub struct DelayLine {
     times: Vec<f64>,
     values: Vec<f64>,
+    /// Index of a left-limit record followed by the right-limit record at the same time.
+    split: Option<usize>,
 }
 
 impl DelayLine {
-    /// Record `x` at time `now` and return the value recorded at `now - tau`, linearly
-    /// interpolated between records.
-    pub fn value(&mut self, now: f64, x: f64, tau: f64) -> f64 {
-        self.record(now, x);
+    /// Record `x` at time `now` (`event`: during an event iteration) and return the value
+    /// recorded at `now - tau`, linearly interpolated between records.
+    pub fn value(&mut self, now: f64, x: f64, tau: f64, event: bool) -> f64 {
+        self.record(now, x, event);
         if tau.is_nan() || tau <= 0.0 {
             return x;
         }
         self.at(now - tau)
     }
 
-    fn record(&mut self, now: f64, x: f64) {
+    pub fn record(&mut self, now: f64, x: f64, event: bool) {
         let keep = self.times.partition_point(|&t| t < now);
-        self.times.truncate(keep);
-        self.values.truncate(keep);
+        let at_now = self.times.get(keep) == Some(&now);
+        if at_now && (event || self.split == Some(keep)) {
+            // an event pass after the evaluation that reached the event, or a later value
+            // at that instant: the right limit
+            self.truncate(keep + 1);
+            self.split = Some(keep);
+        } else {
+            self.truncate(keep);
+        }
         self.times.push(now);
         self.values.push(x);
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.times.truncate(len);
+        self.values.truncate(len);
+        if self.split.is_some_and(|s| s + 1 >= len) {
+            self.split = None;
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.truncate(0);
     }
 
     fn at(&self, t: f64) -> f64 {
         // records are nonempty (the caller recorded just before)
         let i = self.times.partition_point(|&ti| ti <= t);
         if i == 0 {
-            return self.values.first().copied().unwrap_or(0.0);
+            // before the start: the last value recorded at the start time
+            let first = self.times.first().copied().unwrap_or(0.0);
+            let j = self.times.partition_point(|&ti| ti <= first);
+            return self.values.get(j.wrapping_sub(1)).copied().unwrap_or(0.0);
         }
         if i == self.times.len() {
             return self.values[i - 1];
@@ -134,13 +162,38 @@ mod tests {
     fn delay_line_interpolates_and_rolls_back_rejected_records() {
         let mut line = DelayLine::default();
         // constant at the first value before the start
-        assert_eq!(line.value(0.0, 2.0, 1.0), 2.0);
-        assert_eq!(line.value(1.0, 4.0, 0.5), 3.0);
+        assert_eq!(line.value(0.0, 2.0, 1.0, false), 2.0);
+        assert_eq!(line.value(1.0, 4.0, 0.5, false), 3.0);
         // a trial point far ahead, then a retry behind it: the trial is discarded
-        assert_eq!(line.value(3.0, 100.0, 1.0), 52.0);
-        assert_eq!(line.value(2.0, 6.0, 0.5), 5.0);
-        assert_eq!(line.value(2.5, 7.0, 1.0), 5.0);
+        assert_eq!(line.value(3.0, 100.0, 1.0, false), 52.0);
+        assert_eq!(line.value(2.0, 6.0, 0.5, false), 5.0);
+        assert_eq!(line.value(2.5, 7.0, 1.0, false), 5.0);
         // zero delay is the current value
-        assert_eq!(line.value(2.6, 8.0, 0.0), 8.0);
+        assert_eq!(line.value(2.6, 8.0, 0.0, false), 8.0);
+    }
+
+    #[test]
+    fn delay_line_keeps_both_sides_of_an_event() {
+        let mut line = DelayLine::default();
+        // initialization and the event iteration at the start: the value before the start
+        // is the one after that iteration
+        line.record(0.0, 1.0, true);
+        line.record(0.0, 3.0, true);
+        assert_eq!(line.value(0.5, 3.0, 1.0, false), 3.0);
+        line.record(1.0, 3.0, false);
+        // an event at t = 2: the left limit reached by integration, then two event passes
+        line.record(2.0, 3.0, false);
+        line.record(2.0, 5.0, true);
+        line.record(2.0, 4.0, true);
+        // a continuous evaluation at the event instant after the event: still the right limit
+        line.record(2.0, 4.0, false);
+        // the delayed signal steps exactly `tau` later instead of ramping from t = 1
+        assert_eq!(line.value(2.9, 4.0, 1.0, false), 3.0);
+        assert_eq!(line.value(3.0, 4.0, 1.0, false), 4.0);
+        assert_eq!(line.value(3.5, 4.0, 1.0, false), 4.0);
+        // a rejected step behind the event removes later records but keeps the event
+        line.record(2.5, 4.0, false);
+        assert_eq!(line.value(2.95, 4.0, 1.0, false), 3.0);
+        assert_eq!(line.value(3.05, 4.0, 1.0, false), 4.0);
     }
 }

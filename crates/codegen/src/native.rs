@@ -28,6 +28,25 @@ pub enum Native {
     RemoveFile,
     /// `fullName = ModelicaInternal_fullPathName(name)`: the absolute path of `name`.
     FullPathName,
+    /// `string = ModelicaInternal_readLine(fileName, lineNumber, endOfFile)`: line
+    /// `lineNumber` (1-based, without its LF or CR-LF); past the last line "" and
+    /// `endOfFile = true`.
+    ReadLine,
+    /// `n = ModelicaInternal_countLines(fileName)`: the number of lines.
+    CountLines,
+    /// `n = ModelicaStrings_length(string)`: the length in bytes (the MSL's strings are
+    /// indexed by byte).
+    Length,
+    /// `result = ModelicaStrings_substring(string, startIndex, endIndex)`: bytes
+    /// `startIndex ..= endIndex` (1-based), with the index corrections the MSL documents.
+    Substring,
+    /// `ModelicaStrings_scanInteger(string, startIndex, unsigned, nextIndex, number)`: after
+    /// white space, an optionally signed run of digits not continued as a Real number;
+    /// `nextIndex` is the index after it, or `startIndex` (and `number = 0`) if there is none.
+    ScanInteger,
+    /// `nextIndex = ModelicaStrings_skipWhiteSpace(string, startIndex)`: the index of the
+    /// first character at or after `startIndex` that is not white space.
+    SkipWhiteSpace,
 }
 
 /// The native implementation of external C function `name`, if moss has one.
@@ -40,6 +59,12 @@ pub fn native_function(name: &str) -> Option<Native> {
         "ModelicaInternal_stat" => Some(Native::Stat),
         "ModelicaInternal_removeFile" => Some(Native::RemoveFile),
         "ModelicaInternal_fullPathName" => Some(Native::FullPathName),
+        "ModelicaInternal_readLine" => Some(Native::ReadLine),
+        "ModelicaInternal_countLines" => Some(Native::CountLines),
+        "ModelicaStrings_length" => Some(Native::Length),
+        "ModelicaStrings_substring" => Some(Native::Substring),
+        "ModelicaStrings_scanInteger" => Some(Native::ScanInteger),
+        "ModelicaStrings_skipWhiteSpace" => Some(Native::SkipWhiteSpace),
         _ => None,
     }
 }
@@ -64,7 +89,135 @@ pub fn call_native(f: Native, args: &[Value]) -> VResult<NativeResult> {
         Native::Stat => stat(args),
         Native::RemoveFile => remove_file(args),
         Native::FullPathName => full_path_name(args),
+        Native::ReadLine => read_line(args),
+        Native::CountLines => count_lines(args),
+        Native::Length => {
+            let text = string_arg(args, 0, "string")?;
+            Ok(returns(Value::Int(text.len() as i64)))
+        }
+        Native::Substring => substring(args),
+        Native::ScanInteger => scan_integer(args),
+        Native::SkipWhiteSpace => {
+            let text = string_arg(args, 0, "string")?;
+            let start = int_arg(args, 1, "startIndex")?;
+            Ok(returns(Value::Int(skip_white_space(
+                text.as_bytes(),
+                start,
+            ))))
+        }
     }
+}
+
+fn returns(v: Value) -> NativeResult {
+    NativeResult {
+        returned: Some(v),
+        written: vec![],
+    }
+}
+
+fn int_arg(args: &[Value], i: usize, what: &str) -> VResult<i64> {
+    arg(args, i, what)?.as_i64()
+}
+
+/// The lines of a text file, split at LF with a CR before it dropped.
+fn file_lines(name: &str) -> VResult<Vec<String>> {
+    let text = std::fs::read(name).map_err(|e| format!("cannot read `{name}`: {e}"))?;
+    let text = String::from_utf8_lossy(&text);
+    let mut lines: Vec<String> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+        .collect();
+    // a final line separator ends the last line rather than starting an empty one
+    if lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    Ok(lines)
+}
+
+fn read_line(args: &[Value]) -> VResult<NativeResult> {
+    let name = string_arg(args, 0, "file name")?;
+    let number = int_arg(args, 1, "lineNumber")?;
+    let lines = file_lines(&name)?;
+    let line = usize::try_from(number)
+        .ok()
+        .and_then(|k| k.checked_sub(1))
+        .and_then(|k| lines.get(k));
+    Ok(NativeResult {
+        returned: Some(Value::Str(line.cloned().unwrap_or_default())),
+        written: vec![(2, Value::Bool(line.is_none()))],
+    })
+}
+
+fn count_lines(args: &[Value]) -> VResult<NativeResult> {
+    let name = string_arg(args, 0, "file name")?;
+    Ok(returns(Value::Int(file_lines(&name)?.len() as i64)))
+}
+
+fn substring(args: &[Value]) -> VResult<NativeResult> {
+    let text = string_arg(args, 0, "string")?;
+    let bytes = text.as_bytes();
+    let len = bytes.len() as i64;
+    let start = int_arg(args, 1, "startIndex")?.max(1);
+    let mut end = int_arg(args, 2, "endIndex")?;
+    if end < 0 {
+        end = start;
+    }
+    let end = end.min(len);
+    let piece = if start > len || end < start {
+        String::new()
+    } else {
+        String::from_utf8_lossy(&bytes[(start - 1) as usize..end as usize]).into_owned()
+    };
+    Ok(returns(Value::Str(piece)))
+}
+
+/// 1-based index of the first byte at or after `start` that is not white space (one past
+/// the end if there is none).
+fn skip_white_space(bytes: &[u8], start: i64) -> i64 {
+    let mut i = start.max(1);
+    while let Some(b) = usize::try_from(i - 1).ok().and_then(|k| bytes.get(k)) {
+        if !b.is_ascii_whitespace() {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+fn scan_integer(args: &[Value]) -> VResult<NativeResult> {
+    let text = string_arg(args, 0, "string")?;
+    let start = int_arg(args, 1, "startIndex")?;
+    let unsigned = arg(args, 2, "unsigned")?.as_bool()?;
+    let bytes = text.as_bytes();
+    let at = |i: i64| {
+        usize::try_from(i - 1)
+            .ok()
+            .and_then(|k| bytes.get(k))
+            .copied()
+    };
+    let mut i = skip_white_space(bytes, start);
+    let mut negative = false;
+    if !unsigned && matches!(at(i), Some(b'+' | b'-')) {
+        negative = at(i) == Some(b'-');
+        i += 1;
+    }
+    let first_digit = i;
+    let mut value: i64 = 0;
+    while let Some(d) = at(i).filter(u8::is_ascii_digit) {
+        value = value.saturating_mul(10).saturating_add(i64::from(d - b'0'));
+        i += 1;
+    }
+    // no digits, or the digits begin a Real number ("123.4", "1e3"): no Integer here
+    let found = i > first_digit && !matches!(at(i), Some(b'.' | b'e' | b'E'));
+    let (next, number) = if found {
+        (i, if negative { -value } else { value })
+    } else {
+        (start, 0)
+    };
+    Ok(NativeResult {
+        returned: None,
+        written: vec![(3, Value::Int(next)), (4, Value::Int(number))],
+    })
 }
 
 fn arg(args: &[Value], i: usize, what: &str) -> VResult<Value> {
@@ -296,5 +449,59 @@ mod tests {
             (0..6).map(value).collect::<Vec<_>>(),
             [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]
         );
+    }
+
+    fn text(v: &str) -> Value {
+        Value::Str(v.to_string())
+    }
+
+    fn scan(s: &str, start: i64, unsigned: bool) -> (Value, Value) {
+        let r = scan_integer(&[text(s), Value::Int(start), Value::Bool(unsigned)]).expect("runs");
+        (r.written[0].1.clone(), r.written[1].1.clone())
+    }
+
+    #[test]
+    fn scan_integer_reads_signed_digits_after_white_space() {
+        // "1 0 1": bits at odd positions, as the memory files of the digital library
+        assert_eq!(scan("1 0 1", 3, false), (Value::Int(4), Value::Int(0)));
+        assert_eq!(scan("  -42x", 1, false), (Value::Int(6), Value::Int(-42)));
+        // a sign where none is allowed, a Real number, no digits: nothing found
+        assert_eq!(scan("-42", 1, true), (Value::Int(1), Value::Int(0)));
+        assert_eq!(scan(" 12.5", 1, false), (Value::Int(1), Value::Int(0)));
+        assert_eq!(scan("   ", 2, false), (Value::Int(2), Value::Int(0)));
+    }
+
+    #[test]
+    fn substring_applies_the_documented_index_corrections() {
+        let sub = |a: i64, b: i64| {
+            substring(&[text("This is line 111"), Value::Int(a), Value::Int(b)])
+                .expect("runs")
+                .returned
+        };
+        assert_eq!(sub(9, 12), Some(text("line")));
+        assert_eq!(sub(9, 0), Some(text("")));
+        assert_eq!(sub(0, 4), Some(text("This")));
+        assert_eq!(sub(14, 100), Some(text("111")));
+        assert_eq!(sub(1, -1), Some(text("T")));
+        assert_eq!(sub(20, 30), Some(text("")));
+    }
+
+    #[test]
+    fn read_line_numbers_lines_from_one_and_reports_the_end() {
+        let dir = std::env::temp_dir().join(format!("moss-native-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary folder");
+        let file = dir.join("lines.txt");
+        std::fs::write(&file, "first\r\nsecond\nthird\n").expect("writes");
+        let name = text(&file.to_string_lossy());
+        let line = |k: i64| {
+            let r = read_line(&[name.clone(), Value::Int(k), Value::Bool(false)]).expect("runs");
+            (r.returned.expect("a string"), r.written[0].1.clone())
+        };
+        assert_eq!(line(1), (text("first"), Value::Bool(false)));
+        assert_eq!(line(3), (text("third"), Value::Bool(false)));
+        assert_eq!(line(4), (text(""), Value::Bool(true)));
+        let n = count_lines(&[name]).expect("runs").returned;
+        assert_eq!(n, Some(Value::Int(3)));
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -330,7 +330,7 @@ pub unsafe fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> 
                 let now = *m!(time_index);
                 let (x, tau) = (*m!(a), *m!(b));
                 *m!(d) = match delays.get_mut(id as usize) {
-                    Some(line) => line.value(now, x, tau),
+                    Some(line) => line.value(now, x, tau, event_mode),
                     None => x,
                 }
             }
@@ -372,8 +372,10 @@ pub struct TapeCompiler<'a> {
     next_temp: u32,
     pub max_temp: u32,
     pub generic: Vec<FExpr>,
-    /// Number of `delay` operators compiled (one history buffer each).
-    pub n_delays: u32,
+    /// The delayed expressions, one history buffer each (occurrences of `delay` with the
+    /// same expression share it): see [`crate::compile::DelayRecorder`].
+    pub delay_args: Vec<PExpr>,
+    delay_ids: HashMap<String, u32>,
     fn_index: &'a HashMap<String, u32>,
     pub called: BTreeSet<u32>,
     var_ty: &'a [Ty],
@@ -399,7 +401,8 @@ impl<'a> TapeCompiler<'a> {
             next_temp: 0,
             max_temp: 0,
             generic: vec![],
-            n_delays: 0,
+            delay_args: vec![],
+            delay_ids: HashMap::new(),
             has_homotopy: false,
             fn_index,
             called: BTreeSet::new(),
@@ -645,11 +648,19 @@ impl<'a> TapeCompiler<'a> {
                     return self.unary(a, dst, code, move |d, a| Instr::M1 { f, d, a });
                 }
                 ("smooth", [.., a]) if scalar => return self.expr(a, dst, code),
-                // `delay(e, tau)` and `delay(e, tau, tauMax)`: each occurrence records the
-                // history of `e` in its own buffer
+                // `delay(e, tau)` and `delay(e, tau, tauMax)`: the history of `e` is one
+                // buffer, whichever occurrence reads it
                 ("delay", [a, tau] | [a, tau, _]) if scalar => {
-                    let id = self.n_delays;
-                    self.n_delays += 1;
+                    let key = format!("{a:?}");
+                    let id = match self.delay_ids.get(&key) {
+                        Some(&id) => id,
+                        None => {
+                            let id = self.delay_args.len() as u32;
+                            self.delay_args.push(a.clone());
+                            self.delay_ids.insert(key, id);
+                            id
+                        }
+                    };
                     return self.binary(a, tau, dst, code, move |d, a, b| Instr::Delay {
                         d,
                         a,

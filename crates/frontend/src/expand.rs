@@ -1819,6 +1819,9 @@ impl<'a> Flattener<'a> {
             slots[k] = Some(v);
         }
         let args: Vec<Val> = slots.into_iter().flatten().collect();
+        if let Some(path) = self.resolved_resource(&elems, &args) {
+            return Ok(Val::S(Expr::String(path)));
+        }
         let call = CallSite {
             id,
             object_class,
@@ -1831,6 +1834,28 @@ impl<'a> Flattener<'a> {
             named,
         };
         self.apply_function(&call, args, fcx, env, cx, span)
+    }
+
+    /// `ModelicaServices.ExternalReferences.loadResource` is the tool's hook for resource
+    /// URIs (and `Modelica.Utilities.Files.loadResource` extends it): a call of it, or of a
+    /// function extending it, on a literal `modelica://` URI is the absolute file name,
+    /// found here through the library roots. Its default algorithm would take the URI for a
+    /// relative file name. `None` when the call is not of that kind or the URI names no
+    /// class of a library on disk (the call then runs as written).
+    fn resolved_resource(&self, elems: &crate::inst::Elems, args: &[Val]) -> Option<String> {
+        const HOOK: &str = "ModelicaServices.ExternalReferences.loadResource";
+        if !elems
+            .contributors
+            .iter()
+            .any(|&c| self.lk.name_of(c) == HOOK)
+        {
+            return None;
+        }
+        let [Val::S(Expr::String(uri))] = args else {
+            return None;
+        };
+        let path = self.lib().resource_path(uri)?;
+        Some(path.to_string_lossy().into_owned())
     }
 
     /// Apply a function to evaluated arguments, vectorizing over arguments with more
@@ -2683,6 +2708,26 @@ fn select(v: &Val, sels: &[Sel], dims: &[usize]) -> Val {
             if_chain(k, &vals)
         }
     }
+}
+
+/// The elements of `v` picked by `subs` (`None`: a whole dimension; an Integer literal: one
+/// index; any other expression: an index known only when it is evaluated, selected by an
+/// if-expression). `None` when there are more subscripts than dimensions.
+pub(crate) fn select_by_exprs(v: &Val, subs: &[Option<Expr>]) -> Option<Val> {
+    let dims = v.shape();
+    if subs.len() > dims.len() {
+        return None;
+    }
+    let sels: Vec<Sel> = subs
+        .iter()
+        .zip(&dims)
+        .map(|(s, &d)| match s {
+            None => Sel::Many((1..=d).collect()),
+            Some(Expr::Integer(i)) if *i >= 1 && (*i as usize) <= d => Sel::One(*i as usize),
+            Some(k) => Sel::Dynamic(k.clone(), d),
+        })
+        .collect();
+    Some(select(v, &sels, &dims))
 }
 
 /// `if k == 1 then v1 elseif k == 2 then v2 ... else vn`, element by element.

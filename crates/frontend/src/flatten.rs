@@ -1845,13 +1845,65 @@ impl<'a> Flattener<'a> {
             Ok(v) => v,
             Err(e) => self.varying_range_values(first, env, cx).ok_or(e)?,
         };
+        let mut unrolled = Vec::new();
         for v in values {
             cx.locals.push((first.name.name.clone(), v));
-            let r = self.for_statement(rest, body, env, cx, out);
+            let r = self.for_statement(rest, body, env, cx, &mut unrolled);
             cx.locals.pop();
             r?;
         }
+        if rest.is_empty() && breaks_enclosing_loop(&unrolled) {
+            // The iterations are laid out one after the other, so a `break` of this loop has
+            // to skip the remaining ones: they go into a loop that runs once, which the
+            // `break` leaves (for several indices, the innermost loop is the one broken).
+            let o = unrolled
+                .iter()
+                .find_map(statement_origin)
+                .cloned()
+                .unwrap_or_default();
+            out.push(Statement::For {
+                var: "$unrolled".into(),
+                range: Expr::Range {
+                    start: Box::new(Expr::Integer(1)),
+                    step: None,
+                    stop: Box::new(Expr::Integer(1)),
+                },
+                body: unrolled,
+                origin: o,
+            });
+        } else {
+            out.extend(unrolled);
+        }
         Ok(())
+    }
+}
+
+/// Whether `stmts` contain a `break` of the loop around them (not one of a loop inside).
+fn breaks_enclosing_loop(stmts: &[Statement]) -> bool {
+    stmts.iter().any(|s| match s {
+        Statement::Break { .. } => true,
+        Statement::If {
+            branches, else_, ..
+        } => branches.iter().any(|(_, b)| breaks_enclosing_loop(b)) || breaks_enclosing_loop(else_),
+        Statement::When { branches, .. } => branches.iter().any(|(_, b)| breaks_enclosing_loop(b)),
+        _ => false,
+    })
+}
+
+fn statement_origin(s: &Statement) -> Option<&Origin> {
+    match s {
+        Statement::Assign { origin, .. }
+        | Statement::TupleAssign { origin, .. }
+        | Statement::If { origin, .. }
+        | Statement::For { origin, .. }
+        | Statement::While { origin, .. }
+        | Statement::When { origin, .. }
+        | Statement::Reinit { origin, .. }
+        | Statement::Assert { origin, .. }
+        | Statement::Terminate { origin, .. }
+        | Statement::Call { origin, .. }
+        | Statement::Return { origin }
+        | Statement::Break { origin } => Some(origin),
     }
 }
 

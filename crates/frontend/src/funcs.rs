@@ -580,8 +580,50 @@ impl<'a> Flattener<'a> {
             });
         }
         // Package constants and enumeration literals: their values.
-        let v = self.expand_cref(c, &fenv.env, &mut Cx::eval())?;
-        Ok(v.to_expr())
+        match self.expand_cref(c, &fenv.env, &mut Cx::eval()) {
+            Ok(v) => Ok(v.to_expr()),
+            Err(e) => match self.constant_at_local_subscripts(c, fenv) {
+                Some(r) => r,
+                None => Err(e),
+            },
+        }
+    }
+
+    /// A constant array subscripted by values of the function (`T.X01Table[addr[i]]` with
+    /// an input `addr`): the subscripts cannot be evaluated at translation time, so the whole
+    /// array is taken and the element chosen when the function runs (an if-expression over
+    /// the indices, as for dynamic subscripts in models). `None` when `c` is not of that
+    /// form (subscripts before the last part, or no constant value without them).
+    fn constant_at_local_subscripts(
+        &self,
+        c: &ast::ComponentRef,
+        fenv: &FnEnv,
+    ) -> Option<Res<Expr>> {
+        let (last, init) = c.parts.split_last()?;
+        if last.subscripts.is_empty() || init.iter().any(|p| !p.subscripts.is_empty()) {
+            return None;
+        }
+        let mut whole_ref = c.clone();
+        whole_ref.parts.last_mut()?.subscripts.clear();
+        let whole = self
+            .expand_cref(&whole_ref, &fenv.env, &mut Cx::eval())
+            .ok()?;
+        let dims = whole.shape();
+        let mut subs = Vec::new();
+        for (k, s) in last.subscripts.iter().enumerate() {
+            subs.push(match s {
+                ast::Subscript::Colon(_) => None,
+                ast::Subscript::Expr(e) => {
+                    let end = Expr::Integer(dims.get(k).copied().unwrap_or(0) as i64);
+                    match self.fexpr_end(e, fenv, Some(&end)) {
+                        Ok(x) => Some(x),
+                        Err(err) => return Some(Err(err)),
+                    }
+                }
+            });
+        }
+        let picked = crate::expand::select_by_exprs(&whole, &subs)?;
+        Some(Ok(picked.to_expr()))
     }
 
     fn fcall(

@@ -272,6 +272,37 @@ impl Library {
         Some(id)
     }
 
+    /// The file a `modelica://` URI names (spec 13.5): its authority is a class name, its path
+    /// is relative to the directory of that class if it is stored as a directory, else to the
+    /// directory of the file that holds it. `None` for other URIs, unknown classes and
+    /// classes of the bundled library (which has no files on disk).
+    pub fn resource_path(&self, uri: &str) -> Option<PathBuf> {
+        const SCHEME: &str = "modelica://";
+        let scheme = uri.get(..SCHEME.len())?;
+        if !scheme.eq_ignore_ascii_case(SCHEME) {
+            return None;
+        }
+        let rest = &uri[SCHEME.len()..];
+        let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let parts: Vec<&str> = authority.split('.').collect();
+        let mut class = Some(self.lookup_qualified(&parts)?);
+        while let Some(c) = class {
+            let entry = self.get(c);
+            match &entry.dir {
+                Some(Loc::Fs(dir)) => {
+                    return Some(
+                        path.split('/')
+                            .filter(|p| !p.is_empty())
+                            .fold(dir.clone(), |acc, p| acc.join(p)),
+                    )
+                }
+                Some(Loc::Bundled(_)) => return None,
+                None => class = entry.parent,
+            }
+        }
+        None
+    }
+
     /// A class defined directly in class `id` (nested definition or file in its directory);
     /// inherited classes are not considered here.
     pub fn child(&self, id: ClassId, name: &str) -> Option<ClassId> {

@@ -402,7 +402,12 @@ fn statement(out: &mut String, s: &Statement, ind: usize, p: P) {
         Statement::For {
             var, range, body, ..
         } => {
-            let _ = writeln!(out, "{pad}for {var} in {} loop", expr(range, p));
+            let _ = writeln!(
+                out,
+                "{pad}for {} in {} loop",
+                quote_name(var),
+                expr(range, p)
+            );
             body.iter().for_each(|x| statement(out, x, ind + 1, p));
             let _ = writeln!(out, "{pad}end for;");
         }

@@ -321,7 +321,8 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
         }
         Err(why) => (None, JacobianSource::FiniteDifferences(why)),
     };
-    let mut init_blocks = start_guesses(m, &mut em);
+    let start_blocks = start_guesses(m, &mut em);
+    let mut init_blocks = Vec::new();
     for b in &a.init_blocks {
         init_blocks.extend(em.block(m, &a.init_eqs, b));
     }
@@ -384,6 +385,7 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
         states,
         derivatives,
         parameter_blocks,
+        start_blocks,
         init_blocks,
         blocks,
         zero_crossings: em.zero_crossings,
@@ -431,7 +433,8 @@ fn build_tangent_program(m: &mut Model, a: &Assembly) -> Result<TangentProgram, 
 }
 
 /// Non-literal start values (depending on parameters) are computed first during
-/// initialization so that they serve as guesses and as values of `fixed=true` starts.
+/// initialization so that they serve as guesses, as values of `fixed=true` starts and, like
+/// literal start values, as the `pre` values at the start time.
 fn start_guesses(m: &mut Model, em: &mut Emitter) -> Vec<Block> {
     let mut out = Vec::new();
     for v in 0..m.vars.len() {

@@ -824,7 +824,11 @@ impl<'a> Conv<'a> {
     }
 
     /// A discrete Integer `$floorN` holding `floor(q)`, updated only at events by
-    /// `when {initial(), q < pre(h), q >= pre(h) + 1} then h = floor(q); end when`.
+    /// `when {initial(), not initial() and q < pre(h), not initial() and q >= pre(h) + 1}
+    /// then h = floor(q); end when`. During initialization `pre(h)` is still the start value,
+    /// so the range conditions are held false there: otherwise one would be true already at
+    /// initialization and, when `q` moves at the first event (a delayed or discrete argument
+    /// settling after initialization), there would be no rising edge to update `h`.
     fn floor_helper(&mut self, q: ExprId, o: &Origin) -> ExprId {
         if let Some(&h) = self.floor_helpers.get(&q) {
             return self.m.arena.var(h);
@@ -841,9 +845,12 @@ impl<'a> Conv<'a> {
         let pre_h = a.intern(Node::Pre(h));
         let one = a.one();
         let upper = a.add(pre_h, one);
-        let below = a.rel(Rel::Lt, q, pre_h, true);
-        let above = a.rel(Rel::Ge, q, upper, true);
         let init = a.intern(Node::Initial);
+        let not_init = a.not(init);
+        let below = a.rel(Rel::Lt, q, pre_h, true);
+        let below = a.and(not_init, below);
+        let above = a.rel(Rel::Ge, q, upper, true);
+        let above = a.and(not_init, above);
         let value = a.call("floor", vec![q]);
         self.helper_eqs.push(SEq::new(
             EqBody::When(vec![WhenBranch {
@@ -1458,25 +1465,27 @@ impl<'a> Conv<'a> {
         }
     }
 
-    /// The conditions of `when` statements are evaluated by the algorithm itself, at events.
-    /// For the simulator to stop at the instant one of their relations changes, each
-    /// event-generating relation of those conditions gets a hidden Boolean variable computed
-    /// by an equation, `$algEventN = relation`, whose emission creates the zero crossing (or
-    /// time event). The variables are not read by anything.
+    /// Relations in an algorithm are evaluated by the algorithm itself, but they generate
+    /// events like relations in equations (spec 8.5): the conditions of `when` statements,
+    /// and every relation outside `when` bodies (if- and while-conditions, assigned
+    /// expressions), whose change switches what the algorithm computes (a table source's
+    /// `if time >= t[i] then y := x[i]`). For the simulator to stop at the instant one of
+    /// them changes, each gets a hidden Boolean variable computed by an equation,
+    /// `$algEventN = relation`, whose emission creates the zero crossing (or time event).
+    /// The variables are not read by anything. Step functions of continuous arguments get
+    /// their event helpers (`$floorN`) the same way. Relations inside `when` bodies are only
+    /// evaluated at events and need no source.
     fn algorithm_event_sources(&mut self, stmts: &[Statement], origin: &Origin) {
         let errors_before = self.errors.len();
+        let mut flat_rels = Vec::new();
+        statement_event_relations(stmts, &mut flat_rels);
         let mut relations = Vec::new();
-        for s in stmts {
-            let Statement::When { branches, .. } = s else {
-                continue;
-            };
-            for (cond, _) in branches {
-                let c = self.expr(cond, origin, false);
-                collect_event_relations(&self.m.arena, c, &mut relations);
-            }
+        for e in flat_rels {
+            let c = self.expr(e, origin, false);
+            collect_event_relations(&self.m.arena, c, &mut relations);
         }
-        // a condition this conversion cannot handle is still evaluated by the algorithm;
-        // it just gets no event source
+        // a relation this conversion cannot handle (one reading a `for` iterator) is still
+        // evaluated by the algorithm; it just gets no event source
         self.errors.truncate(errors_before);
         relations.sort_unstable();
         relations.dedup();
@@ -1586,6 +1595,76 @@ impl<'a> Conv<'a> {
             },
             origin,
         )
+    }
+}
+
+/// The event-generating relations of algorithm statements, as flat expressions: those of
+/// `when` conditions, and outside `when` bodies those of `if` and `while` conditions and of
+/// assigned values, at any depth of `if`, `for` and `while`.
+fn statement_event_relations<'a>(stmts: &'a [Statement], out: &mut Vec<&'a flat::Expr>) {
+    for s in stmts {
+        match s {
+            Statement::When { branches, .. } => {
+                for (c, _) in branches {
+                    flat_relations(c, out);
+                }
+            }
+            Statement::Assign { value, .. } | Statement::TupleAssign { value, .. } => {
+                flat_relations(value, out)
+            }
+            Statement::If {
+                branches, else_, ..
+            } => {
+                for (c, body) in branches {
+                    flat_relations(c, out);
+                    statement_event_relations(body, out);
+                }
+                statement_event_relations(else_, out);
+            }
+            Statement::While {
+                condition, body, ..
+            } => {
+                flat_relations(condition, out);
+                statement_event_relations(body, out);
+            }
+            Statement::For { body, .. } => statement_event_relations(body, out),
+            _ => {}
+        }
+    }
+}
+
+/// The relations inside `e`, nested ones too, and the calls of step functions (`floor`,
+/// `integer`, `div`, ...: converting one with a continuous argument creates its event
+/// helper), except below `noEvent` and `smooth` (which suppress events). Only these are
+/// converted later, so that the calls around them are not instantiated a second time (an
+/// impure function must be called once).
+fn flat_relations<'a>(e: &'a flat::Expr, out: &mut Vec<&'a flat::Expr>) {
+    use flat::{BinaryOp as B, Expr as E};
+    match e {
+        E::Call { func, args } if crate::ir::STEP_FUNCTIONS.contains(&func.as_str()) => {
+            out.push(e);
+            args.iter().for_each(|a| flat_relations(a, out));
+        }
+        E::Binary { op, lhs, rhs } => {
+            if matches!(op, B::Lt | B::Le | B::Gt | B::Ge | B::Eq | B::Ne) {
+                out.push(e);
+            }
+            flat_relations(lhs, out);
+            flat_relations(rhs, out);
+        }
+        E::Unary { arg, .. } => flat_relations(arg, out),
+        E::Call { func, .. } if func == "noEvent" || func == "smooth" => {}
+        E::Call { args, .. } => args.iter().for_each(|a| flat_relations(a, out)),
+        E::If { branches, else_ } => {
+            for (c, v) in branches {
+                flat_relations(c, out);
+                flat_relations(v, out);
+            }
+            flat_relations(else_, out);
+        }
+        E::Array(items) => items.iter().for_each(|a| flat_relations(a, out)),
+        E::CallOutput { call, .. } => flat_relations(call, out),
+        _ => {}
     }
 }
 

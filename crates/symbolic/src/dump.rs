@@ -227,10 +227,15 @@ pub fn program_text(p: &CausalProgram) -> String {
     let mut out = String::new();
     let sections = [
         ("parameter blocks", &p.parameter_blocks),
+        ("start value blocks", &p.start_blocks),
         ("initialization blocks", &p.init_blocks),
         ("simulation blocks", &p.blocks),
     ];
     for (title, blocks) in sections {
+        if blocks.is_empty() && std::ptr::eq(blocks, &p.start_blocks) {
+            // most models have none; their dumps stay as they were
+            continue;
+        }
         let _ = writeln!(out, "{title} ({}):", blocks.len());
         blocks_text(p, blocks, 1, &mut out);
     }

@@ -8,6 +8,8 @@
 //!
 //! - [`CausalProgram::parameter_blocks`] compute dependent parameters (run once before
 //!   initialization, and again after `-p NAME=VALUE` overrides of independent parameters).
+//! - [`CausalProgram::start_blocks`] compute the start values that depend on parameters,
+//!   before initialization; they are then also the `pre` values.
 //! - [`CausalProgram::init_blocks`] solve the initialization problem at the start time: after
 //!   them every variable (states, derivatives, algebraics, discretes) holds a consistent value.
 //!   While they run, `initial()` is true and every relation is evaluated live.
@@ -332,6 +334,11 @@ pub struct CausalProgram {
     pub states: Vec<VarId>,
     pub derivatives: Vec<VarId>,
     pub parameter_blocks: Vec<Block>,
+    /// Start values that depend on parameters, computed after the parameters: like literal
+    /// start values ([`ProgVar::start`]) they are the first value and the `pre` value of
+    /// their variables when initialization begins (a discrete `y(start = y0, fixed = true)`
+    /// assigned only in a `when` keeps `pre(y) = y0` until the `when` fires).
+    pub start_blocks: Vec<Block>,
     pub init_blocks: Vec<Block>,
     pub blocks: Vec<Block>,
     pub zero_crossings: Vec<ZeroCrossing>,

@@ -62,6 +62,7 @@ pub fn kind(p: &CausalProgram, name: &str) -> Option<VarKind> {
 pub fn evaluate(p: &CausalProgram) -> Eval<'_> {
     let mut ev = Eval::new(p);
     ev.run(&p.parameter_blocks);
+    ev.run(&p.start_blocks);
     ev.initial = true;
     ev.run(&p.init_blocks);
     ev.initial = false;
