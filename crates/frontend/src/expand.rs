@@ -775,7 +775,11 @@ impl<'a> Flattener<'a> {
                 return self.record_fields(v, &c.parts[1..], c.span);
             }
             if self.find_comp(&env.node, first).is_some() {
-                return self.resolve_in_node(&env.node, &c.parts, env, cx, false, c.span);
+                let r = Resolve {
+                    constant: false,
+                    local: true,
+                };
+                return self.resolve_in_node_as(&env.node, &c.parts, env, cx, r, c.span);
             }
         }
         self.resolve_global(c, env, cx)
@@ -974,6 +978,26 @@ impl<'a> Flattener<'a> {
         constant: bool,
         span: Span,
     ) -> Res<Val> {
+        let r = Resolve {
+            constant,
+            local: false,
+        };
+        self.resolve_in_node_as(node, parts, env, cx, r, span)
+    }
+
+    /// [`Self::resolve_in_node`], saying whether `parts` is a reference written in `node`
+    /// itself: such a local reference to an `inner outer` component denotes the outer one
+    /// (spec 5.4), while the components below see the inner one.
+    fn resolve_in_node_as(
+        &self,
+        node: &NodeRef,
+        parts: &[ast::RefPart],
+        env: &Env,
+        cx: &mut Cx,
+        how: Resolve,
+        span: Span,
+    ) -> Res<Val> {
+        let constant = how.constant;
         let part = &parts[0];
         let Some(comp) = self.find_comp(node, part.name.as_str()) else {
             return err(
@@ -1004,10 +1028,11 @@ impl<'a> Flattener<'a> {
                 ),
             );
         }
-        if comp.prefixes.outer && !comp.prefixes.inner && parts.len() > 1 {
+        let as_outer = comp.prefixes.outer && (!comp.prefixes.inner || how.local);
+        if as_outer && parts.len() > 1 {
             self.check_outer_member(node, &comp, &parts[1])?;
         }
-        let (node, comp) = if comp.prefixes.outer && !comp.prefixes.inner {
+        let (node, comp) = if as_outer {
             // An `outer` constant of a package used inside an instance refers to the
             // `inner` one of the instances enclosing the use.
             let in_package = node.parent.is_none() && !node.path.is_empty();
@@ -1613,7 +1638,8 @@ impl<'a> Flattener<'a> {
 
     /// A call of a user-defined function or record constructor.
     /// For `a.f(x)`, a function called through the scalar component `a`: the instance of `a`
-    /// (the inner one for an outer `a`). The modifiers of a short function definition in
+    /// (the inner one for an outer `a`, also for an `inner outer` one: `a` is a local
+    /// reference). The modifiers of a short function definition in
     /// its class (`function f = g(k = p)`) name parameters of that instance.
     fn call_owner(&self, function: &ast::ComponentRef, env: &Env) -> Option<NodeRef> {
         let [first, _] = function.parts.as_slice() else {
@@ -1624,7 +1650,7 @@ impl<'a> Flattener<'a> {
         }
         let mut comp = self.find_comp(&env.node, first.name.as_str())?;
         let mut node = env.node.clone();
-        if comp.prefixes.outer && !comp.prefixes.inner {
+        if comp.prefixes.outer {
             let (n, ic) = self.inner_of(&node, &comp).ok()?;
             node = n;
             comp = ic;
@@ -3154,4 +3180,13 @@ pub fn statement_exprs(stmts: &[ast::Statement], out: &mut Vec<ast::Expr>) {
             _ => {}
         }
     }
+}
+
+/// How [`Flattener::resolve_in_node_as`] resolves a reference.
+#[derive(Clone, Copy)]
+struct Resolve {
+    /// Only constants and parameters are wanted (a translation-time value).
+    constant: bool,
+    /// The reference is written in the node it starts in (see spec 5.4 on `inner outer`).
+    local: bool,
 }

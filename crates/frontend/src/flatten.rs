@@ -1164,7 +1164,9 @@ impl<'a> Flattener<'a> {
                     );
                 };
                 let mut node = node.clone();
-                if comp.prefixes.outer && !comp.prefixes.inner {
+                // the first part is a local reference: for an `inner outer` component it
+                // denotes the outer one (spec 5.4)
+                if comp.prefixes.outer && (!comp.prefixes.inner || k == 0) {
                     let (n, ic) = self.inner_of(&node, &comp)?;
                     node = n;
                     comp = ic;

@@ -9,6 +9,13 @@
 //! are ordinary equations here. `homotopy(actual, simplified)` was replaced by `actual` during
 //! conversion.
 //!
+//! The `pre` values of discrete variables are the start values, except for those variables
+//! whose `pre(v)` an initial equation mentions (`pre(newActive) = pre(localActive)` of the
+//! MSL's state graph steps, `pre(t_start) = time`): there `pre(v)` is an unknown of its own
+//! (a hidden variable `pre(v)` standing for it in every initialization equation), with
+//! `pre(v) = start` as a start-value equation that the initial equations override, and a
+//! variable held by an inactive `when` is `v = pre(v)` (spec 8.6).
+//!
 //! Balancing: equations generated from start values are matched last and unknowns that are
 //! states are matched last, so that
 //! - an under-determined system fixes free states (then other variables) at their start
@@ -17,12 +24,13 @@
 //!   warning naming them; each dropped equation becomes a warning-level `Assert` at the end of
 //!   the initialization blocks, so an inconsistent one is reported at run time.
 
-use crate::ir::{ExprId, VarIx};
+use crate::ir::{ExprId, Node, VarIx};
 use crate::matching::{self, NONE};
-use crate::model::{Effect, EqBody, Model, SEq, VKind, WhenItem};
+use crate::model::{Effect, EqBody, Model, SEq, SVar, VKind, WhenItem};
 use crate::solve::{self, LoopStats, WBlock};
 use moss_frontend::flat::{AssertLevel, Expr, Statement};
 use moss_syntax::Diagnostic;
+use std::collections::HashMap;
 
 fn start_expr(m: &mut Model, v: VarIx) -> ExprId {
     match m.vars[v as usize].start {
@@ -39,12 +47,24 @@ fn start_eq(m: &mut Model, v: VarIx) -> SEq {
     eq
 }
 
-/// Equations of the initialization problem (before balancing), and the index of the first
-/// one that comes from an initial equation or a start value (those may be dropped).
-fn collect_equations(m: &mut Model) -> (Vec<SEq>, usize) {
+/// Equations of the initialization problem (before balancing), the index of the first one
+/// that comes from an initial equation or a start value (those may be dropped), and the
+/// index of the first default `pre(v) = start` (those are last, and dropped silently: an
+/// initial equation saying otherwise is the normal case, not a conflict).
+fn collect_equations(m: &mut Model) -> (Vec<SEq>, usize, usize) {
     let mut eqs = Vec::new();
     let sim = m.eqs.clone();
     let by_initial_units = outputs_of_initial_units(m);
+    let pre_of = pre_unknowns(m);
+    // a variable that keeps its `pre` value during initialization
+    let held = |m: &mut Model, v: VarIx| match pre_of.get(&v) {
+        Some(&p) => {
+            let lhs = m.arena.var(v);
+            let rhs = m.arena.var(p);
+            SEq::new(EqBody::Eq { lhs, rhs }, m.vars[v as usize].origin.clone())
+        }
+        None => start_eq(m, v),
+    };
     for eq in sim {
         match &eq.body {
             // an algorithm made of when-statements that do not fire at initialization: its
@@ -55,7 +75,7 @@ fn collect_equations(m: &mut Model) -> (Vec<SEq>, usize) {
             {
                 for &v in outputs {
                     if !by_initial_units[v as usize] {
-                        eqs.push(start_eq(m, v));
+                        eqs.push(held(m, v));
                     }
                 }
             }
@@ -93,7 +113,7 @@ fn collect_equations(m: &mut Model) -> (Vec<SEq>, usize) {
                 }
                 for v in eq.fixed_outputs().unwrap_or_default() {
                     if !assigned_initially.contains(&v) && !by_initial_units[v as usize] {
-                        eqs.push(start_eq(m, v));
+                        eqs.push(held(m, v));
                     }
                 }
             }
@@ -108,7 +128,80 @@ fn collect_equations(m: &mut Model) -> (Vec<SEq>, usize) {
             eqs.push(start_eq(m, v));
         }
     }
-    (eqs, first_initial)
+    let first_pre_default = eqs.len();
+    if !pre_of.is_empty() {
+        let mut pre_of: Vec<(VarIx, VarIx)> = pre_of.into_iter().collect();
+        pre_of.sort_unstable();
+        substitute_pre(m, &mut eqs, &pre_of);
+        for &(v, p) in &pre_of {
+            // `pre(v) = start`, shown as written
+            let mut eq = start_eq(m, p);
+            let pre = m.arena.intern(Node::Pre(v));
+            if let EqBody::Eq { rhs, .. } = eq.body {
+                eq.shown = Some((pre, rhs));
+            }
+            eqs.push(eq);
+        }
+    }
+    (eqs, first_initial, first_pre_default)
+}
+
+/// The discrete variables whose `pre` value is an unknown of the initialization problem
+/// (those an initial equation mentions in `pre(...)`), each mapped to the hidden variable
+/// created to stand for it.
+fn pre_unknowns(m: &mut Model) -> HashMap<VarIx, VarIx> {
+    let mut mentioned = Vec::new();
+    for eq in &m.init_eqs {
+        match &eq.body {
+            EqBody::Eq { lhs, rhs } => {
+                m.arena.pre_vars_of(*lhs, &mut mentioned);
+                m.arena.pre_vars_of(*rhs, &mut mentioned);
+            }
+            EqBody::Call { args, .. } => {
+                for &a in args {
+                    m.arena.pre_vars_of(a, &mut mentioned);
+                }
+            }
+            _ => {}
+        }
+    }
+    mentioned.sort_unstable();
+    mentioned.dedup();
+    let mut out = HashMap::new();
+    for v in mentioned {
+        let sv = &m.vars[v as usize];
+        if sv.kind != VKind::Discrete || sv.eliminated {
+            continue;
+        }
+        let mut p = SVar::new(format!("pre({})", sv.name), VKind::Discrete, sv.ty);
+        p.start = sv.start;
+        p.hidden = true;
+        p.protected_from_alias = true;
+        p.origin = sv.origin.clone();
+        p.description = format!("pre value of {} at initialization", sv.name);
+        out.insert(v, m.add_var(p));
+    }
+    out
+}
+
+/// Replace `pre(v)` by its unknown in every equation of the initialization problem (the
+/// `shown` text keeps `pre(v)`). Event relations are rewritten too: initialization
+/// evaluates them live.
+fn substitute_pre(m: &mut Model, eqs: &mut [SEq], pre_of: &[(VarIx, VarIx)]) {
+    let map: HashMap<VarIx, VarIx> = pre_of.iter().copied().collect();
+    let mut memo = HashMap::new();
+    let mut leaf = |a: &mut crate::ir::Arena, n: &Node| match n {
+        Node::Pre(v) => map.get(v).map(|&p| a.var(p)),
+        _ => None,
+    };
+    for eq in eqs.iter_mut() {
+        if matches!(eq.body, EqBody::Eq { .. } | EqBody::Call { .. }) {
+            let arena = &mut m.arena;
+            crate::model::map_exprs(&mut eq.body, &mut |e| {
+                arena.substitute(e, &mut leaf, false, &mut memo)
+            });
+        }
+    }
 }
 
 /// Variables computed by units of the initial equations (initial algorithms, calls).
@@ -143,10 +236,16 @@ pub fn initialization(
     is_state: &[bool],
     stats: &mut LoopStats,
 ) -> Result<(Vec<WBlock>, Vec<SEq>), Vec<Diagnostic>> {
-    let (mut eqs, first_initial) = collect_equations(m);
+    let (mut eqs, first_initial, first_pre_default) = collect_equations(m);
     let mut unknown: Vec<bool> = m.vars.iter().map(|v| v.is_unknown()).collect();
     unknown.resize(m.vars.len(), false);
-    balance(m, &mut eqs, first_initial, &unknown, is_state)?;
+    balance(
+        m,
+        &mut eqs,
+        (first_initial, first_pre_default),
+        &unknown,
+        is_state,
+    )?;
     let blocks = solve::causalize(
         m,
         &eqs,
@@ -161,7 +260,7 @@ pub fn initialization(
 fn balance(
     m: &mut Model,
     eqs: &mut Vec<SEq>,
-    first_initial: usize,
+    (first_initial, first_pre_default): (usize, usize),
     unknown: &[bool],
     is_state: &[bool],
 ) -> Result<(), Vec<Diagnostic>> {
@@ -203,7 +302,18 @@ fn balance(
         .collect();
     let not_state = |v: VarIx| allowed(v) && !state(v);
     let phase1 = matching::maximum_matching(&model_eqs, &adj, m.vars.len(), &not_state, None);
-    let mt = matching::maximum_matching(&order, &adj, m.vars.len(), &allowed, Some(phase1));
+    // Then the initial equations, before any start-value equation: the greedy pass of one
+    // matching over both would let `pre(v) = start` take `pre(v)` before the initial
+    // equation that determines it through a chain (`active = true`, `active = pre(newActive)`,
+    // `pre(newActive) = pre(active)`) is reached, and augmenting paths never unmatch an
+    // equation, so the initial equation would be dropped instead.
+    let given: Vec<u32> = order
+        .iter()
+        .copied()
+        .filter(|&e| !eqs[e as usize].from_start)
+        .collect();
+    let phase2 = matching::maximum_matching(&given, &adj, m.vars.len(), &allowed, Some(phase1));
+    let mt = matching::maximum_matching(&order, &adj, m.vars.len(), &allowed, Some(phase2));
     // over-determined: drop unmatched start/initial equations
     let mut dropped = Vec::new();
     let mut checks = Vec::new();
@@ -217,12 +327,15 @@ fn balance(
         if !droppable {
             continue;
         }
+        keep[e as usize] = false;
+        if e as usize >= first_pre_default {
+            continue;
+        }
         let text = m.eq_text(eq);
         if let EqBody::Eq { lhs, rhs } = eq.body {
             checks.push(consistency_check(m, lhs, rhs, &text, eq.origin.clone()));
         }
         dropped.push(text);
-        keep[e as usize] = false;
     }
     if !dropped.is_empty() {
         m.warnings.push(format!(

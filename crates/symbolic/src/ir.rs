@@ -591,6 +591,28 @@ impl Arena {
         out[start..].sort_unstable();
     }
 
+    /// Appends the variables `v` of every `pre(v)` occurring in `e` to `out` (relation
+    /// operands included), each once among those appended.
+    pub fn pre_vars_of(&mut self, e: ExprId, out: &mut Vec<VarIx>) {
+        let start = out.len();
+        let gen = self.next_generation();
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            if self.stamp[x as usize] == gen {
+                continue;
+            }
+            self.stamp[x as usize] = gen;
+            match &self.nodes[x as usize] {
+                Node::Pre(v) => out.push(*v),
+                Node::Call(..) if self.structure_of.contains_key(&x) => {
+                    stack.push(self.structure_of[&x]);
+                }
+                n => push_children(n, &mut stack),
+            }
+        }
+        out[start..].sort_unstable();
+    }
+
     /// Size of `e` written out as a tree (as program expressions are), saturating at `cap`;
     /// shared subexpressions count once per use.
     pub fn tree_size(&self, e: ExprId, cap: usize, memo: &mut HashMap<ExprId, usize>) -> usize {
