@@ -563,37 +563,26 @@ impl Arena {
     /// `skip_event_rel`, operands of event-generating relations are skipped too (they are
     /// inputs for sorting).
     pub fn vars_of(&mut self, e: ExprId, skip_event_rel: bool, out: &mut Vec<VarIx>) {
-        let start = out.len();
-        let gen = self.next_generation();
-        let mut stack = vec![e];
-        while let Some(x) = stack.pop() {
-            if self.stamp[x as usize] == gen {
-                continue;
-            }
-            self.stamp[x as usize] = gen;
-            match &self.nodes[x as usize] {
-                Node::Var(v) => out.push(*v),
-                Node::Rel {
-                    lhs, rhs, event, ..
-                } => {
-                    if !(skip_event_rel && *event) {
-                        stack.push(*lhs);
-                        stack.push(*rhs);
-                    }
-                }
-                Node::Call(..) if self.structure_of.contains_key(&x) => {
-                    stack.push(self.structure_of[&x]);
-                }
-                n => push_children(n, &mut stack),
-            }
-        }
-        // each node is visited once, so a variable appears once among the appended ones
-        out[start..].sort_unstable();
+        self.gather(e, out, |n| match n {
+            Node::Var(v) => Leaf::Take(*v),
+            Node::Rel { event: true, .. } if skip_event_rel => Leaf::Prune,
+            _ => Leaf::Descend,
+        });
     }
 
     /// Appends the variables `v` of every `pre(v)` occurring in `e` to `out` (relation
     /// operands included), each once among those appended.
     pub fn pre_vars_of(&mut self, e: ExprId, out: &mut Vec<VarIx>) {
+        self.gather(e, out, |n| match n {
+            Node::Pre(v) => Leaf::Take(*v),
+            _ => Leaf::Descend,
+        });
+    }
+
+    /// Appends what `pick` takes from the nodes of `e` to `out`, each node visited once
+    /// (through the structure of calls that have one), and sorts what it appended; what
+    /// `out` held before is left alone, so gathering over many expressions stays linear.
+    fn gather(&mut self, e: ExprId, out: &mut Vec<VarIx>, pick: impl Fn(&Node) -> Leaf) {
         let start = out.len();
         let gen = self.next_generation();
         let mut stack = vec![e];
@@ -602,14 +591,19 @@ impl Arena {
                 continue;
             }
             self.stamp[x as usize] = gen;
-            match &self.nodes[x as usize] {
-                Node::Pre(v) => out.push(*v),
-                Node::Call(..) if self.structure_of.contains_key(&x) => {
-                    stack.push(self.structure_of[&x]);
-                }
-                n => push_children(n, &mut stack),
+            let node = &self.nodes[x as usize];
+            match pick(node) {
+                Leaf::Take(v) => out.push(v),
+                Leaf::Prune => {}
+                Leaf::Descend => match node {
+                    Node::Call(..) if self.structure_of.contains_key(&x) => {
+                        stack.push(self.structure_of[&x]);
+                    }
+                    n => push_children(n, &mut stack),
+                },
             }
         }
+        // each node is visited once, so a variable appears once among the appended ones
         out[start..].sort_unstable();
     }
 
@@ -1311,6 +1305,16 @@ pub fn fmt_num(v: f64) -> String {
     } else {
         format!("{v}")
     }
+}
+
+/// What [`Arena::gather`] does with a node.
+enum Leaf {
+    /// Append this variable (and do not descend).
+    Take(VarIx),
+    /// Neither append nor descend.
+    Prune,
+    /// Descend into the children.
+    Descend,
 }
 
 #[cfg(test)]
