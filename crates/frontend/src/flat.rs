@@ -48,6 +48,9 @@ pub enum ScalarType {
     Integer,
     Boolean,
     String,
+    /// A clock (spec 16.3): only clock constructors, clock operators and other clocks are
+    /// assigned to it; the clock pass of `moss-symbolic` removes clock variables.
+    Clock,
     /// Enumeration with its full type name and literal names (1-based values).
     Enumeration {
         name: Arc<str>,
@@ -213,6 +216,24 @@ pub const BUILTINS: &[&str] = &[
     "delay",
     "cardinality",
     "semiLinear",
+    // synchronous language (spec 16): clock constructors and clock operators, removed by the
+    // clock pass of `moss-symbolic` (`sample` with a Clock or without a second argument)
+    "Clock",
+    "previous",
+    "hold",
+    "subSample",
+    "superSample",
+    "shiftSample",
+    "backSample",
+    "noClock",
+    "firstTick",
+    "interval",
+    // state machines (spec 17)
+    "transition",
+    "initialState",
+    "activeState",
+    "ticksInState",
+    "timeInState",
     // scalar math
     "abs",
     "sign",

@@ -556,6 +556,7 @@ impl<'a> Flattener<'a> {
             Base::Integer => ScalarType::Integer,
             Base::Boolean => ScalarType::Boolean,
             Base::String => ScalarType::String,
+            Base::Clock => ScalarType::Clock,
             Base::Enum(c, lits) => ScalarType::Enumeration {
                 name: Arc::from(self.lk.name_of(*c).as_str()),
                 literals: lits.clone(),
@@ -1482,6 +1483,7 @@ impl<'a> Flattener<'a> {
             Base::Integer => "Integer".into(),
             Base::Boolean => "Boolean".into(),
             Base::String => "String".into(),
+            Base::Clock => "Clock".into(),
             Base::Enum(c, _) => format!("the enumeration `{}`", self.lk.name_of(*c)),
             Base::Class(c) => format!("`{}`", self.lk.name_of(*c)),
         }

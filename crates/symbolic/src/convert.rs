@@ -221,6 +221,8 @@ fn value_type(t: &ScalarType) -> ValueType {
         ScalarType::Integer => ValueType::Integer,
         ScalarType::Boolean => ValueType::Boolean,
         ScalarType::String => ValueType::String,
+        // Clock variables are removed by the clock pass before conversion.
+        ScalarType::Clock => ValueType::Boolean,
         ScalarType::Enumeration { .. } => ValueType::Enumeration,
     }
 }
