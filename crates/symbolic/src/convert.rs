@@ -1241,6 +1241,52 @@ impl<'a> Conv<'a> {
         self.combine_if(conds, bodies, o, out)
     }
 
+    /// When every branch assigns the same variables (`v = ...`), each in its own order, the
+    /// equations are put in the first branch's order, so that equation k of the combined
+    /// if-equation determines one variable instead of coupling several (a clocked counter
+    /// written `if c then n = ...; b = ...; else b = ...; n = ...; end if`).
+    fn align_branches_by_lhs(&self, bodies: Vec<Vec<SEq>>) -> Vec<Vec<SEq>> {
+        let lhs_of = |e: &SEq| match &e.body {
+            EqBody::Eq { lhs, .. } if matches!(self.m.arena.node(*lhs), Node::Var(_)) => Some(*lhs),
+            _ => None,
+        };
+        let order: Option<Vec<ExprId>> = bodies[0].iter().map(lhs_of).collect();
+        let Some(order) = order else { return bodies };
+        let distinct: std::collections::HashSet<ExprId> = order.iter().copied().collect();
+        if distinct.len() != order.len() {
+            return bodies;
+        }
+        // position in the first branch's order of each equation of every branch
+        let mut perms: Vec<Vec<usize>> = Vec::with_capacity(bodies.len());
+        for body in &bodies {
+            let mut perm = Vec::with_capacity(body.len());
+            let mut seen = vec![false; order.len()];
+            for e in body {
+                let k = lhs_of(e).and_then(|l| order.iter().position(|o| *o == l));
+                match k {
+                    Some(k) if !seen[k] => {
+                        seen[k] = true;
+                        perm.push(k);
+                    }
+                    // a branch that does not assign the same variables: keep the written order
+                    _ => return bodies,
+                }
+            }
+            perms.push(perm);
+        }
+        bodies
+            .into_iter()
+            .zip(perms)
+            .map(|(body, perm)| {
+                let mut slots: Vec<Option<SEq>> = vec![None; perm.len()];
+                for (e, k) in body.into_iter().zip(perm) {
+                    slots[k] = Some(e);
+                }
+                slots.into_iter().flatten().collect()
+            })
+            .collect()
+    }
+
     fn combine_if(
         &mut self,
         conds: Vec<ExprId>,
@@ -1262,6 +1308,7 @@ impl<'a> Conv<'a> {
             );
             return;
         }
+        let bodies = self.align_branches_by_lhs(bodies);
         for k in 0..counts[0] {
             let mut lhs_var: Option<ExprId> = None;
             let mut same_lhs = true;

@@ -4,7 +4,7 @@
 //! clock-typed expression to its normal form and the equations that define clocks are dropped.
 
 use super::rational::Rational;
-use super::util::{eval_integer, expr_type, is_clock_expr, VarTable};
+use super::util::{eval_integer, eval_string, expr_type, is_clock_expr, VarTable};
 use moss_frontend::flat::{Equation, Expr, Origin, ScalarType};
 use moss_syntax::{Diagnostic, Span};
 use std::collections::HashMap;
@@ -15,6 +15,11 @@ pub enum BaseClock {
     /// `Clock(intervalCounter, resolution)` or `Clock(interval)`: ticks at the start time and
     /// then every `interval` seconds (an expression of parameters).
     Periodic { interval: Expr },
+    /// `Clock(intervalCounter, resolution)` with both known at translation time: exact
+    /// rational periods in seconds. All such clocks share this one base, their factors being
+    /// their periods, so that the clocks of one base partition combine exactly (spec 16.7.3);
+    /// the lowering gives each connected base partition its own tick source.
+    Exact,
     /// `Clock(condition, startInterval)`: ticks when `condition` becomes true.
     Event {
         condition: Expr,
@@ -277,7 +282,7 @@ impl<'a> ClockEnv<'a> {
         span: Span,
         depth: usize,
     ) -> Result<Option<NClock>, Diagnostic> {
-        let new_base = |env: &mut Self, b: BaseClock| {
+        let new_base = |env: &mut Self, b: BaseClock| -> Result<Option<NClock>, Diagnostic> {
             let id = match env.bases.iter().position(|x| *x == b) {
                 Some(i) => i,
                 None => {
@@ -296,10 +301,10 @@ impl<'a> ClockEnv<'a> {
         match args {
             [] => Ok(None),
             [c, method] if is_clock_expr(c, self.vars) => {
-                let Expr::String(m) = method else {
+                let Some(m) = eval_string(method, self.vars) else {
                     return Err(Diagnostic::error(
                         span,
-                        "the solver method of `Clock(c, solverMethod)` must be a String literal",
+                        "the solver method of `Clock(c, solverMethod)` must be a String known at translation time",
                     ));
                 };
                 let inner = self.resolve_depth(c, span, depth + 1)?;
@@ -322,6 +327,18 @@ impl<'a> ClockEnv<'a> {
                 }
                 ScalarType::Integer => {
                     let resolution = rest.first().cloned().unwrap_or(Expr::Integer(1));
+                    let exact = (eval_integer(a, self.vars), eval_integer(&resolution, self.vars));
+                    if let (Some(n), Some(r)) = exact {
+                        if n <= 0 || r <= 0 {
+                            return Err(Diagnostic::error(
+                                span,
+                                format!("`Clock({n}, {r})`: the interval counter and the resolution must be positive"),
+                            ));
+                        }
+                        let mut c = new_base(self, BaseClock::Exact)?.expect("a base clock");
+                        c.factor = Rational::new(n, r);
+                        return Ok(Some(c));
+                    }
                     if let Some(r) = eval_integer(&resolution, self.vars) {
                         if r <= 0 {
                             return Err(Diagnostic::error(

@@ -39,6 +39,8 @@ pub struct BaseInfo {
 
 /// A clocked partition during lowering.
 pub struct Part {
+    /// Index into [`Lowering::bases`].
+    pub base: usize,
     pub clock: NClock,
     /// Every `a`-th base tick, from base tick `b` on.
     pub a: i64,
@@ -62,11 +64,19 @@ pub struct Lowering<'a> {
     pub parts: Vec<Part>,
     prev_of: HashMap<(usize, String), String>,
     counter: usize,
+    /// The clocked partition of each variable of the flat model (by index).
+    pub var_part: Vec<Option<usize>>,
 }
 
 impl<'a> Lowering<'a> {
-    pub fn new(vars: &'a VarTable<'a>, bases: Vec<BaseInfo>, parts: Vec<Part>) -> Self {
+    pub fn new(
+        vars: &'a VarTable<'a>,
+        bases: Vec<BaseInfo>,
+        parts: Vec<Part>,
+        var_part: Vec<Option<usize>>,
+    ) -> Self {
         Lowering {
+            var_part,
             vars,
             new_vars: Vec::new(),
             bases,
@@ -266,10 +276,14 @@ impl<'a> Lowering<'a> {
             _ => false,
         };
         if func == "hold" {
-            let mut a = args.first().cloned().unwrap_or(Expr::Real(0.0));
-            self.rewrite(&mut a, None, origin)?;
-            return Ok(Some(a));
+            let a = args.first().cloned().unwrap_or(Expr::Real(0.0));
+            return self.hold(a, origin).map(Some);
         }
+        // `interval(u)` and `firstTick(u)` are about the clock of `u`.
+        let p = match (func, args.first()) {
+            ("interval" | "firstTick", Some(u)) => self.partition_of(u).or(p),
+            _ => p,
+        };
         let Some(p) = p else {
             if matches!(func, "previous" | "firstTick" | "interval") || clocked_input(func, args) {
                 return Err(Diagnostic::error(
@@ -286,15 +300,16 @@ impl<'a> Lowering<'a> {
                     format!("`{func}` needs an argument"),
                 ));
             };
-            let mut u = u.clone();
-            // The argument belongs to another partition: rewrite it there (continuous-time
-            // for `sample`, the argument's own clocked partition otherwise, whose tick
-            // inputs it already refers to).
-            self.rewrite(&mut u, None, origin)?;
+            let u = u.clone();
+            // The argument belongs to another partition, continuous-time for `sample` (its
+            // left limit), clocked for the others (its latest value, or its start value
+            // before that partition's first tick, like `hold`).
             let value = if func == "sample" {
-                left_limit(&u, self.vars)
+                let mut v = u.clone();
+                self.rewrite(&mut v, None, origin)?;
+                left_limit(&v, self.vars)
             } else {
-                u.clone()
+                self.hold(u.clone(), origin)?
             };
             let what = format!("`{func}` input of a clocked partition");
             return Ok(Some(self.tick_input(p, &u, value, origin, &what)));
@@ -329,6 +344,34 @@ impl<'a> Lowering<'a> {
             },
             _ => Ok(None),
         }
+    }
+
+    /// The clocked partition of the first variable of `u`.
+    fn partition_of(&self, u: &Expr) -> Option<usize> {
+        let mut part = None;
+        walk::visit(u, &mut |x| {
+            if let Expr::Var { name, .. } = x {
+                if part.is_none() {
+                    part = self.vars.index(name).and_then(|i| self.var_part[i]);
+                }
+            }
+        });
+        part
+    }
+
+    /// `hold(u)`: `u` itself once its partition has ticked, the start value of `u` before
+    /// (spec 16.5.1).
+    fn hold(&mut self, u: Expr, origin: &Origin) -> Result<Expr, Diagnostic> {
+        // `u` is an expression of its own partition (`shiftSample(previous(x))`)
+        let part = self.partition_of(&u);
+        let mut held = u;
+        self.rewrite(&mut held, part, origin)?;
+        let Some(q) = part else { return Ok(held) };
+        let before_first_tick = bin(BinaryOp::Eq, var(&self.parts[q].ticks), Expr::Integer(0));
+        Ok(Expr::If {
+            branches: vec![(before_first_tick, start_values(&held, self.vars))],
+            else_: Box::new(held),
+        })
     }
 
     /// The stand-in for `der(x)` in a discretized partition.
@@ -421,7 +464,7 @@ impl<'a> Lowering<'a> {
             let origin = self
                 .parts
                 .iter()
-                .find(|p| p.clock.base == b)
+                .find(|p| p.base == b)
                 .map(|p| p.origin.clone())
                 .unwrap_or_default();
             let base = &self.bases[b];
@@ -435,6 +478,7 @@ impl<'a> Lowering<'a> {
                     ],
                 ),
                 BaseClock::Event { condition, .. } => condition.clone(),
+                BaseClock::Exact => unreachable!("exact clocks are periodic after inference"),
             };
             self.add_var(
                 &tick,
@@ -476,7 +520,7 @@ impl<'a> Lowering<'a> {
         for p in 0..self.parts.len() {
             self.discretize_partition(p, &mut eqs)?;
             let part = &self.parts[p];
-            let base = &self.bases[part.clock.base];
+            let base = &self.bases[part.base];
             let origin = part.origin.clone();
             let condition = if part.a == 1 && part.b == 0 {
                 var(&base.tick)
@@ -572,6 +616,25 @@ impl<'a> Lowering<'a> {
             });
         }
         Ok(())
+    }
+}
+
+/// `u` with every variable replaced by its start value.
+fn start_values(u: &Expr, vars: &VarTable) -> Expr {
+    match u {
+        Expr::Var { name, subscripts } if subscripts.is_empty() => match vars.get(name) {
+            Some(v) if !vars.is_parameter(name) => v
+                .attrs
+                .start
+                .clone()
+                .unwrap_or_else(|| default_value(&v.ty)),
+            _ => u.clone(),
+        },
+        _ => {
+            let mut e = u.clone();
+            walk::exprs_mut(&mut e, &mut |x| *x = start_values(x, vars));
+            e
+        }
     }
 }
 

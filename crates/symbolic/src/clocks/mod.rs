@@ -212,13 +212,31 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
     }
     let clocks = infer::infer_clocks(&nodes, &edges)?;
     // 4. base clocks: counting resolution
+    // Exact clocks share one base in inference; each base partition (nodes connected by
+    // sampling operators) gets its own tick source, so unrelated exact clocks do not force
+    // a common fine resolution on each other.
+    let mut components = Partitions::new(nodes.len());
+    for e in &edges {
+        components.join_all(&[e.from, e.to]);
+    }
     let mut bases: Vec<BaseInfo> = Vec::new();
-    let mut base_index: HashMap<usize, usize> = HashMap::new();
-    for c in &clocks {
+    let mut base_of_key: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut node_base: Vec<usize> = Vec::with_capacity(nodes.len());
+    for (k, c) in clocks.iter().enumerate() {
         let l = lcm(c.factor.den(), c.shift.den());
-        let idx = *base_index.entry(c.base).or_insert_with(|| {
+        let key = match env.bases[c.base] {
+            BaseClock::Exact => (c.base, components.find(k)),
+            _ => (c.base, usize::MAX),
+        };
+        let idx = *base_of_key.entry(key).or_insert_with(|| {
+            let clock = match &env.bases[c.base] {
+                BaseClock::Exact => BaseClock::Periodic {
+                    interval: Expr::Real(1.0),
+                },
+                other => other.clone(),
+            };
             bases.push(BaseInfo {
-                clock: env.bases[c.base].clone(),
+                clock,
                 l: 1,
                 tick: format!("$clock{}.tick", bases.len() + 1),
                 count: format!("$clock{}.count", bases.len() + 1),
@@ -226,10 +244,11 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
             bases.len() - 1
         });
         bases[idx].l = lcm(bases[idx].l, l);
+        node_base.push(idx);
     }
     let mut lparts: Vec<Part> = Vec::with_capacity(nodes.len());
     for (k, (c, n)) in clocks.iter().zip(&nodes).enumerate() {
-        let bi = base_index[&c.base];
+        let bi = node_base[k];
         let base = &bases[bi];
         let l = Rational::int(base.l);
         let (a, b) = (c.factor * l, c.shift * l);
@@ -264,6 +283,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
                 Expr::Integer(base.l),
             ),
             BaseClock::Event { .. } => var(&format!("{prefix}.interval")),
+            BaseClock::Exact => unreachable!("exact clocks are periodic after inference"),
         };
         let solver = SolverMethod::parse(c.solver.as_deref());
         let needs_solver = items
@@ -279,6 +299,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
             }
         };
         lparts.push(Part {
+            base: bi,
             clock: c.clone(),
             a: a.num(),
             b: b.num(),
@@ -296,13 +317,12 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         });
     }
     // 5. rewrite
-    let mut low = Lowering::new(&vars, bases, lparts);
+    let var_part: Vec<Option<usize>> = (0..flat.variables.len())
+        .map(|v| node_of.get(&parts.find(v)).copied())
+        .collect();
+    let mut low = Lowering::new(&vars, bases, lparts, var_part);
     for k in 0..low.parts.len() {
-        if let BaseClock::Event { start_interval, .. } = low.bases
-            [base_index[&low.parts[k].clock.base]]
-            .clock
-            .clone()
-        {
+        if let BaseClock::Event { start_interval, .. } = low.bases[node_base[k]].clock.clone() {
             add_event_interval(&mut low, k, start_interval);
         }
     }

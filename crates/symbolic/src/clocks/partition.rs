@@ -161,7 +161,11 @@ fn scan_call(func: &str, args: &[Expr], vars: &VarTable, s: &mut ItemScan) {
         _ => {}
     }
     if matches!(func, "firstTick" | "interval") {
-        // `interval(u)` and `firstTick(u)` only name the clock of `u`.
+        // `interval(u)` and `firstTick(u)` are about the clock of `u`: the expression is
+        // evaluated on that clock (`Real Ts = interval(y)` ticks with `y`).
+        for a in args.iter().filter(|a| !is_clock_expr(a, vars)) {
+            scan_expr(a, vars, s);
+        }
         return;
     }
     if is_clock_expr(

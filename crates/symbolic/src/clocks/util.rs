@@ -184,6 +184,21 @@ fn eval_integer_depth(e: &Expr, vars: &VarTable, depth: usize) -> Option<i64> {
     }
 }
 
+/// The value of a String literal or of a String parameter bound to one.
+pub fn eval_string(e: &Expr, vars: &VarTable) -> Option<String> {
+    let mut e = e;
+    for _ in 0..32 {
+        match e {
+            Expr::String(s) => return Some(s.clone()),
+            Expr::Var { name, .. } if vars.is_parameter(name) => {
+                e = vars.get(name)?.binding.as_ref()?
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// The default value of a type (the start value when none is given).
 pub fn default_value(ty: &ScalarType) -> Expr {
     match ty {
