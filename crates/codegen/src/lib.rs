@@ -18,6 +18,7 @@ mod linalg;
 mod machine;
 pub mod model;
 mod native;
+mod native_random;
 mod pretty;
 mod solve;
 mod sparse;

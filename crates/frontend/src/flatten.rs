@@ -924,16 +924,17 @@ impl<'a> Flattener<'a> {
             let v = lower_ifs_in_when(v);
             for e in &v {
                 if let Equation::Equal { lhs, origin, .. } = e {
+                    // `(r, state) = f(pre(state))`: outputs are variables or arrays of them
+                    fn assignable(e: &Expr) -> bool {
+                        match e {
+                            Expr::Var { .. } => true,
+                            Expr::Array(items) => items.iter().all(assignable),
+                            _ => false,
+                        }
+                    }
                     let ok = match lhs {
-                        Expr::Var { .. } => true,
-                        Expr::Tuple(items) => items
-                            .iter()
-                            .flatten()
-                            .all(|x| matches!(x, Expr::Var { .. })),
-                        Expr::Array(items) => items
-                            .iter()
-                            .all(|x| matches!(x, Expr::Var { .. } | Expr::Array(_))),
-                        _ => false,
+                        Expr::Tuple(items) => items.iter().flatten().all(assignable),
+                        other => assignable(other),
                     };
                     if !ok {
                         return err(

@@ -977,6 +977,21 @@ impl<'a> Conv<'a> {
     }
 
     fn equal(&mut self, lhs: &flat::Expr, rhs: &flat::Expr, o: &Origin, out: &mut Vec<SEq>) {
+        /// The variables `v` of targets that are all `pre(v)`.
+        fn pre_targets(items: &[flat::Expr]) -> Option<Vec<String>> {
+            items
+                .iter()
+                .map(|i| match i {
+                    flat::Expr::Call { func, args } if func == "pre" => match args.as_slice() {
+                        [flat::Expr::Var { name, subscripts }] if subscripts.is_empty() => {
+                            Some(name.clone())
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect()
+        }
         use flat::Expr as E;
         match (lhs, rhs) {
             (E::Tuple(targets), E::Call { func, args }) => {
@@ -1007,6 +1022,22 @@ impl<'a> Conv<'a> {
                             eq.loop_residue = true;
                         }
                     }
+                    return;
+                }
+                if let Some(vars) = pre_targets(items) {
+                    // `pre(state) = f(...)` in an initial equation: the call determines the
+                    // pre values (unknowns of the initialization problem of their own)
+                    let outputs = vars.iter().map(|n| self.lookup(n, o)).collect();
+                    let mut eq = SEq::new(
+                        EqBody::Call {
+                            outputs,
+                            func: func.clone(),
+                            args,
+                        },
+                        o.clone(),
+                    );
+                    eq.pre_outputs = true;
+                    out.push(eq);
                     return;
                 }
                 if !items.iter().all(|i| matches!(i, E::Var { .. })) {
