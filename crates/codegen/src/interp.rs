@@ -120,7 +120,14 @@ impl Interpreter {
         self.m.event_mode = false;
         let mut rt = self.rt();
         let code = rt.code;
-        let result = rt.run_steps(&code.steps).and_then(|()| rt.record_delays());
+        // blocks whose inputs are constant between events keep their values (event_only.rs)
+        let result = code
+            .steps
+            .iter()
+            .zip(&code.steps_event_only)
+            .filter(|(_, &event_only)| !event_only)
+            .try_for_each(|(s, _)| rt.run_step(s))
+            .and_then(|()| rt.record_delays());
         self.continuous_valid = result.is_ok();
         result
     }

@@ -12,6 +12,7 @@
 
 mod builtins;
 mod compile;
+mod event_only;
 mod func;
 pub mod interp;
 mod linalg;
