@@ -37,7 +37,9 @@ fn classify(b: &Block, varying: &mut [bool]) -> bool {
         let mut outputs = Vec::new();
         outputs_of(b, &mut outputs);
         for v in outputs {
-            varying[v as usize] = true;
+            if let Some(slot) = varying.get_mut(v as usize) {
+                *slot = true;
+            }
         }
     }
     event_only
@@ -82,7 +84,7 @@ fn expr_varies(x: &PExpr, varying: &[bool]) -> bool {
         // `sample`, `initial()` and `terminal()` are true in event mode only: what they
         // compute is not the same between events as at the end of the event
         PExpr::Time | PExpr::Initial | PExpr::Terminal | PExpr::Sample(_) => true,
-        PExpr::Var(v) => varying[*v as usize],
+        PExpr::Var(v) => varying.get(*v as usize).copied().unwrap_or(true),
         PExpr::Const(_) | PExpr::Str(_) | PExpr::Pre(_) => false,
         PExpr::Neg(a) | PExpr::Not(a) => expr_varies(a, varying),
         PExpr::Arith(_, a, b) | PExpr::And(a, b) | PExpr::Or(a, b) => {

@@ -1440,8 +1440,13 @@ impl<'a> Flattener<'a> {
                 if let Some(formals) = synchronous_formals(&fname) {
                     let args = place_synchronous_args(&fname, formals, positional, named, span)?;
                     let mut vals = Vec::with_capacity(args.len());
-                    for a in args {
+                    for (k, a) in args.into_iter().enumerate() {
                         vals.push(match a {
+                            SyncArg::Given(a)
+                                if crate::state_machines::is_state_argument(&fname, k) =>
+                            {
+                                self.state_reference(a, &fname, env, cx)?
+                            }
                             SyncArg::Given(a) => self.expand(a, env, cx)?,
                             SyncArg::Default(e) => Val::S(e),
                         });
@@ -2638,6 +2643,7 @@ fn synchronous_formals(name: &str) -> Option<&'static [(&'static str, Option<Syn
             ("synchronize", Some(Bool(false))),
             ("priority", Some(Int(1))),
         ],
+        "initialState" | "activeState" => &[("state", None)],
         _ => return None,
     })
 }

@@ -1293,7 +1293,7 @@ impl<'a> Flattener<'a> {
         }
     }
 
-    fn connect_indices(
+    pub(crate) fn connect_indices(
         &self,
         subs: &[ast::Subscript],
         dims: &[usize],

@@ -55,6 +55,9 @@ pub struct Part {
     pub solver: SolverMethod,
     /// `x` → `der(x)` stand-in, for the discretization equations.
     pub states: Vec<(String, String)>,
+    /// The partition starts ticking after the simulation starts (shifted, or an event
+    /// clock): until its first tick its variables keep their start values.
+    pub starts_late: bool,
 }
 
 pub struct Lowering<'a> {
@@ -421,8 +424,35 @@ impl<'a> Lowering<'a> {
             }
         });
         result?;
+        if let (Some(p), Equation::Equal { lhs, rhs, .. }) = (p, &mut eq) {
+            if self.parts[p].starts_late {
+                self.hold_start_until_first_tick(p, lhs, rhs);
+            }
+        }
         out.push(eq);
         Ok(())
+    }
+
+    /// `x = e` becomes `x = if ticks == 0 then x.start else e`: a clocked variable has its
+    /// start value before the first tick of its clock (spec 16.9).
+    fn hold_start_until_first_tick(&self, p: usize, lhs: &Expr, rhs: &mut Expr) {
+        let Expr::Var { name, subscripts } = lhs else {
+            return;
+        };
+        let Some(v) = self.vars.get(name).filter(|_| subscripts.is_empty()) else {
+            return;
+        };
+        let start = v
+            .attrs
+            .start
+            .clone()
+            .unwrap_or_else(|| default_value(&v.ty));
+        let before = bin(BinaryOp::Eq, var(&self.parts[p].ticks), Expr::Integer(0));
+        let e = std::mem::replace(rhs, Expr::Real(0.0));
+        *rhs = Expr::If {
+            branches: vec![(before, start)],
+            else_: Box::new(e),
+        };
     }
 
     /// Rewrites an algorithm section of partition `p` (clocked `when` statements give their

@@ -314,6 +314,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
             },
             solver,
             states: Vec::new(),
+            starts_late: b.num() > 0,
         });
     }
     // 5. rewrite
