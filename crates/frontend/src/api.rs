@@ -164,6 +164,7 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     model.initial_equations = col.initial_equations;
     model.algorithms = col.algorithms;
     model.initial_algorithms = col.initial_algorithms;
+    model.inner_outer = std::mem::take(&mut col.inner_outer);
     replace_streams(&mut model, &instream);
     crate::overconstrained::replace_queries(
         &mut model,

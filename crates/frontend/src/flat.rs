@@ -471,4 +471,7 @@ pub struct FlatModel {
     pub experiment: Experiment,
     /// The source files the spans point into.
     pub sources: Arc<moss_syntax::SourceMap>,
+    /// Variables declared `inner outer` (an intermediate level of a state machine), each
+    /// with the variable of the enclosing level it stands for as `outer`.
+    pub inner_outer: Vec<(String, String)>,
 }

@@ -29,6 +29,8 @@ pub struct Collected {
     pub inside_flows: Vec<String>,
     /// Variables declared in expandable connectors: name → (connector path, element name).
     pub bus_vars: Vec<(String, (String, String))>,
+    /// See [`FlatModel::inner_outer`].
+    pub inner_outer: Vec<(String, String)>,
 }
 
 pub fn origin(span: Span, node: &NodeRef) -> Origin {
@@ -656,6 +658,14 @@ impl<'a> Flattener<'a> {
         let description = comp.decl.description.text();
         let evaluate =
             variability <= Variability::Parameter && annotated_evaluate(&comp.decl.description);
+        // an `inner outer` variable stands for the outer one at the next level up (what the
+        // state machine lowering merges definitions into, spec 17.3.7)
+        let outer_name = if comp.prefixes.inner && comp.prefixes.outer {
+            let (n, c) = self.inner_of(node, comp)?;
+            Some(qualified(&n, &c.name))
+        } else {
+            None
+        };
         for idx in index_tuples(dims) {
             let path: Vec<usize> = idx.iter().map(|i| i - 1).collect();
             let name = if idx.is_empty() {
@@ -663,6 +673,14 @@ impl<'a> Flattener<'a> {
             } else {
                 format!("{base_name}{}", format_indices(&idx))
             };
+            if let Some(o) = &outer_name {
+                let outer = if idx.is_empty() {
+                    o.clone()
+                } else {
+                    format!("{o}{}", format_indices(&idx))
+                };
+                out.inner_outer.push((name.clone(), outer));
+            }
             let bval = binding.as_ref().map(|(v, s)| (v.index_path(&path), *s));
             let bexpr = match bval {
                 Some((Val::S(e), s)) => Some((e, s)),

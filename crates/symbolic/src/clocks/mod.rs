@@ -17,6 +17,7 @@ pub mod infer;
 pub mod lower;
 pub mod partition;
 pub mod rational;
+pub mod state_machines;
 pub mod util;
 
 use clock::{BaseClock, ClockEnv};
@@ -47,8 +48,10 @@ const CLOCK_OPERATORS: &[&str] = &[
 
 /// Lowers the clocked partitions of `flat`; `Ok(None)` when the model has none.
 pub fn lower_clocks(flat: &FlatModel) -> Result<Option<FlatModel>, Vec<Diagnostic>> {
+    let machines = state_machines::lower_state_machines(flat).map_err(|d| vec![d])?;
+    let flat = machines.as_ref().unwrap_or(flat);
     if !uses_clocks(flat) {
-        return Ok(None);
+        return Ok(machines);
     }
     lower_synchronous(flat).map(Some).map_err(|d| vec![d])
 }
@@ -360,6 +363,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         functions: flat.functions.clone(),
         experiment: flat.experiment.clone(),
         sources: flat.sources.clone(),
+        inner_outer: flat.inner_outer.clone(),
     };
     for (v, clocked) in flat.variables.iter().zip(clocked_vars) {
         if v.ty == ScalarType::Clock {
