@@ -11,6 +11,10 @@
 //!
 //! A model without clocks passes through untouched (`Ok(None)`).
 
+// The pass stops at its first error, once per translation: returning the diagnostic by
+// value keeps the code plain, and its size does not matter on that path.
+#![allow(clippy::result_large_err)]
+
 pub mod clock;
 pub mod discretize;
 pub mod infer;
@@ -182,7 +186,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
                 .map(|&v| parts.find(v))
                 .and_then(|c| node_of.get(&c).copied());
             match b {
-                Boundary::Hold if inner.first().is_some() && inner_node.is_none() => {
+                Boundary::Hold if !inner.is_empty() && inner_node.is_none() => {
                     return Err(Diagnostic::error(
                         span,
                         "`hold` of a signal that is not clocked",
@@ -325,8 +329,8 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         .map(|v| node_of.get(&parts.find(v)).copied())
         .collect();
     let mut low = Lowering::new(&vars, bases, lparts, var_part);
-    for k in 0..low.parts.len() {
-        if let BaseClock::Event { start_interval, .. } = low.bases[node_base[k]].clock.clone() {
+    for (k, &bi) in node_base.iter().enumerate() {
+        if let BaseClock::Event { start_interval, .. } = low.bases[bi].clock.clone() {
             add_event_interval(&mut low, k, start_interval);
         }
     }

@@ -243,7 +243,7 @@ fn group_machines(
         machines[m].transitions.push(t);
     }
     for (k, m) in machines.iter_mut().enumerate() {
-        m.transitions.sort_by(|a, b| b.priority.cmp(&a.priority));
+        m.transitions.sort_by_key(|t| std::cmp::Reverse(t.priority));
         for w in m.transitions.windows(2) {
             if w[0].from == w[1].from && w[0].priority == w[1].priority {
                 return Err(Diagnostic::error(
@@ -755,6 +755,9 @@ fn exclusive(a: &str, b: &str, machines: &[Machine], index: &StateIndex) -> bool
         .any(|x| cb.iter().any(|y| x != y && index[x].0 == index[y].0))
 }
 
+/// One definition of a variable in a state: (state, right-hand side, where).
+type Definition = (String, Expr, Origin);
+
 /// Equations of states become guarded, merged definitions.
 fn guard_state_equations(
     equations: Vec<Equation>,
@@ -764,7 +767,7 @@ fn guard_state_equations(
 ) -> Result<Vec<Equation>, Diagnostic> {
     let mut out = Vec::with_capacity(equations.len());
     // variable -> [(state, rhs, origin)]
-    let mut defs: Vec<(String, Vec<(String, Expr, Origin)>)> = Vec::new();
+    let mut defs: Vec<(String, Vec<Definition>)> = Vec::new();
     let mut def_index: HashMap<String, usize> = HashMap::new();
     let mut plain_defs: HashMap<String, Origin> = HashMap::new();
     for eq in equations {
