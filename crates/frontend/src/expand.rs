@@ -1424,10 +1424,19 @@ impl<'a> Flattener<'a> {
                     );
                 }
                 if fname == "getInstanceName" {
+                    // the simulated class's simple name, then the instance path (spec
+                    // 3.7.4: "Vehicle.engine.controller"); the MSL seeds its noise
+                    // generators with a hash of it
+                    let mut root = env.node.clone();
+                    while let Some(p) = root.parent.clone() {
+                        root = p;
+                    }
+                    let top = self.lk.name_of(root.class);
+                    let simple = top.rsplit('.').next().unwrap_or(&top).to_string();
                     let path = if env.node.path.is_empty() {
-                        self.lk.name_of(env.node.class)
+                        simple
                     } else {
-                        env.node.path.clone()
+                        format!("{simple}.{}", env.node.path)
                     };
                     return Ok(Val::S(Expr::String(path)));
                 }
