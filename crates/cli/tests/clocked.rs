@@ -6,7 +6,7 @@
 
 mod library_support;
 
-use library_support::{assert_close, moss_command, scratch_dir, simulate_source};
+use library_support::{assert_close, simulate_source, translate_failure};
 
 /// `x = previous(x) + sample(time)` with `x.start = 1` on a 0.1 s clock: at tick i (t = 0.1 i)
 /// `x = 1 + 0.1 (0 + 1 + ... + i) = 1 + 0.05 i (i + 1)`; `hold` keeps it until the next tick.
@@ -199,20 +199,10 @@ end ExactClocks;
 /// Two different base clocks meeting in one partition are rejected, naming both places.
 #[test]
 fn conflicting_clocks_are_located_errors() {
-    let dir = scratch_dir("conflict");
-    let file = dir.join("Conflict.mo");
-    std::fs::write(
-        &file,
+    let stderr = translate_failure(
+        "Conflict",
         "model Conflict\n  Real u = time;\n  Real y;\nequation\n  y = sample(u, Clock(0.1))\n    + sample(u, Clock(0.2));\nend Conflict;\n",
-    )
-    .expect("writes the model");
-    let out = moss_command()
-        .arg("translate")
-        .arg(&file)
-        .output()
-        .expect("runs moss");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "a model error: {stderr}");
+    );
     assert!(
         stderr.contains("conflicting clocks"),
         "names the problem: {stderr}"
@@ -228,20 +218,10 @@ fn conflicting_clocks_are_located_errors() {
 /// are refused with a clear message.
 #[test]
 fn unsupported_solver_method_is_named() {
-    let dir = scratch_dir("solver");
-    let file = dir.join("Rk.mo");
-    std::fs::write(
-        &file,
+    let stderr = translate_failure(
+        "Rk",
         "model Rk\n  Real x(start = 1);\nequation\n  der(x) = -x + 0*sample(0, Clock(Clock(0.1), solverMethod = \"ExplicitRungeKutta4\"));\nend Rk;\n",
-    )
-    .expect("writes the model");
-    let out = moss_command()
-        .arg("translate")
-        .arg(&file)
-        .output()
-        .expect("runs moss");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "a model error: {stderr}");
+    );
     assert!(
         stderr.contains("ExplicitRungeKutta4") && stderr.contains("ImplicitEuler"),
         "names the method and the supported ones: {stderr}"

@@ -5,7 +5,7 @@
 
 mod library_support;
 
-use library_support::{moss_command, scratch_dir, simulate_source, Trajectories};
+use library_support::{simulate_source, translate_failure, Trajectories};
 
 /// Values of `name` at ticks 0, 1, ... of a 0.1 s clock (read mid-interval).
 fn per_tick(run: &Trajectories, name: &str, ticks: usize) -> Vec<i64> {
@@ -207,23 +207,10 @@ fn hierarchical_and_parallel_example_of_the_specification() {
     );
 }
 
-fn translate_error(name: &str, source: &str) -> String {
-    let dir = scratch_dir(name);
-    let file = dir.join(format!("{name}.mo"));
-    std::fs::write(&file, source).expect("writes the model");
-    let out = moss_command()
-        .arg("translate")
-        .arg(&file)
-        .output()
-        .expect("runs moss");
-    assert_eq!(out.status.code(), Some(1), "a model error");
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 /// Two parallel machines assigning one variable violate the single-assignment rule.
 #[test]
 fn parallel_assignments_are_rejected() {
-    let stderr = translate_error(
+    let stderr = translate_failure(
         "Parallel",
         r#"
 model Parallel
@@ -257,7 +244,7 @@ end Parallel;
 
 #[test]
 fn machine_without_initial_state_is_rejected() {
-    let stderr = translate_error(
+    let stderr = translate_failure(
         "NoInitial",
         r#"
 model NoInitial

@@ -647,15 +647,7 @@ fn check_reinit(model: &FlatModel) -> Res<()> {
 }
 
 fn eq_span(e: &Equation) -> Span {
-    match e {
-        Equation::Equal { origin, .. }
-        | Equation::If { origin, .. }
-        | Equation::When { origin, .. }
-        | Equation::Reinit { origin, .. }
-        | Equation::Assert { origin, .. }
-        | Equation::Terminate { origin, .. }
-        | Equation::Call { origin, .. } => origin.span,
-    }
+    e.origin().span
 }
 
 fn number(e: &ast::Expr) -> Option<f64> {

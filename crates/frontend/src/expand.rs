@@ -2491,7 +2491,7 @@ impl<'a> Flattener<'a> {
         if n == 1 && ELEMENTWISE.contains(&name) {
             return Ok(args[0].map(&mut |x| fold::call(name, vec![x])));
         }
-        if n >= 1 && CLOCKED_ELEMENTWISE.contains(&name) && matches!(args[0], Val::A(_)) {
+        if n >= 1 && clocked_elementwise(name) && matches!(args[0], Val::A(_)) {
             // `sample(u, c)`, `previous(u)`, `subSample(u, 2)`, ... on an array `u` apply to
             // each element with the other arguments shared.
             let rest: Vec<Expr> = args[1..].iter().map(Val::to_expr).collect();
@@ -2618,17 +2618,13 @@ const ELEMENTWISE: &[&str] = &[
     "Integer", "Real", "Boolean",
 ];
 
-/// Clock operators applied element by element to an array first argument (spec 16.5).
-const CLOCKED_ELEMENTWISE: &[&str] = &[
-    "sample",
-    "previous",
-    "hold",
-    "subSample",
-    "superSample",
-    "shiftSample",
-    "backSample",
-    "noClock",
-];
+/// Clock operators applied element by element to an array first argument (spec 16.5):
+/// `sample` and the operators of [`crate::flat::CLOCK_OPERATORS`] that take a signal.
+fn clocked_elementwise(name: &str) -> bool {
+    name == "sample"
+        || (crate::flat::CLOCK_OPERATORS.contains(&name)
+            && !matches!(name, "Clock" | "firstTick" | "interval"))
+}
 
 /// An argument of a synchronous built-in after named arguments are placed.
 enum SyncArg<'a> {

@@ -198,6 +198,21 @@ pub enum BinaryOp {
     Ne,
 }
 
+/// The clock constructor and the clock operators of spec chapter 16 (besides `sample`, which
+/// is also the time-event operator of chapter 3).
+pub const CLOCK_OPERATORS: &[&str] = &[
+    "Clock",
+    "previous",
+    "hold",
+    "subSample",
+    "superSample",
+    "shiftSample",
+    "backSample",
+    "noClock",
+    "firstTick",
+    "interval",
+];
+
 /// Built-in operators and functions that may appear in [`Expr::Call`] under their plain name.
 /// Everything else called must be a key of [`FlatModel::functions`].
 pub const BUILTINS: &[&str] = &[
@@ -216,8 +231,8 @@ pub const BUILTINS: &[&str] = &[
     "delay",
     "cardinality",
     "semiLinear",
-    // synchronous language (spec 16): clock constructors and clock operators, removed by the
-    // clock pass of `moss-symbolic` (`sample` with a Clock or without a second argument)
+    // synchronous language (spec 16): [`CLOCK_OPERATORS`], removed by the clock pass of
+    // `moss-symbolic` (as is `sample` with a Clock or without a second argument)
     "Clock",
     "previous",
     "hold",
@@ -333,6 +348,21 @@ pub enum Equation {
         args: Vec<Expr>,
         origin: Origin,
     },
+}
+
+impl Equation {
+    /// Where the equation was written.
+    pub fn origin(&self) -> &Origin {
+        match self {
+            Equation::Equal { origin, .. }
+            | Equation::If { origin, .. }
+            | Equation::When { origin, .. }
+            | Equation::Reinit { origin, .. }
+            | Equation::Assert { origin, .. }
+            | Equation::Terminate { origin, .. }
+            | Equation::Call { origin, .. } => origin,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -510,41 +510,11 @@ impl<'a> Lowering<'a> {
                 BaseClock::Event { condition, .. } => condition.clone(),
                 BaseClock::Exact => unreachable!("exact clocks are periodic after inference"),
             };
-            self.add_var(
-                &tick,
-                ScalarType::Boolean,
-                Variability::Discrete,
-                None,
-                &origin,
-                "base clock tick",
-            );
-            self.add_var(
-                &count,
-                ScalarType::Integer,
-                Variability::Discrete,
-                Some(Expr::Integer(0)),
-                &origin,
-                "number of ticks of the base clock",
-            );
-            eqs.push(Equation::Equal {
-                lhs: var(&tick),
-                rhs: source,
-                origin: origin.clone(),
-            });
+            let when = self.tick_and_counter(&tick, source, &count, "the base clock", &origin);
+            eqs.push(when.0);
             eqs.push(Equation::When {
-                branches: vec![(
-                    var(&tick),
-                    vec![Equation::Equal {
-                        lhs: var(&count),
-                        rhs: bin(
-                            BinaryOp::Add,
-                            call("pre", vec![var(&count)]),
-                            Expr::Integer(1),
-                        ),
-                        origin: origin.clone(),
-                    }],
-                )],
-                origin: origin.clone(),
+                branches: vec![(var(&tick), vec![when.1])],
+                origin,
             });
         }
         for p in 0..self.parts.len() {
@@ -570,36 +540,10 @@ impl<'a> Lowering<'a> {
                 )
             };
             let (tick, ticks) = (part.tick.clone(), part.ticks.clone());
-            self.add_var(
-                &tick,
-                ScalarType::Boolean,
-                Variability::Discrete,
-                None,
-                &origin,
-                "tick of a clocked partition",
-            );
-            self.add_var(
-                &ticks,
-                ScalarType::Integer,
-                Variability::Discrete,
-                Some(Expr::Integer(0)),
-                &origin,
-                "number of ticks of a clocked partition",
-            );
-            eqs.push(Equation::Equal {
-                lhs: var(&tick),
-                rhs: condition,
-                origin: origin.clone(),
-            });
-            let mut body = vec![Equation::Equal {
-                lhs: var(&ticks),
-                rhs: bin(
-                    BinaryOp::Add,
-                    call("pre", vec![var(&ticks)]),
-                    Expr::Integer(1),
-                ),
-                origin: origin.clone(),
-            }];
+            let (tick_eq, count_eq) =
+                self.tick_and_counter(&tick, condition, &ticks, "a clocked partition", &origin);
+            eqs.push(tick_eq);
+            let mut body = vec![count_eq];
             body.append(&mut self.parts[p].updates);
             eqs.push(Equation::When {
                 branches: vec![(var(&tick), body)],
@@ -607,6 +551,52 @@ impl<'a> Lowering<'a> {
             });
         }
         Ok(eqs)
+    }
+
+    /// The Boolean `tick = condition` and its counter: the tick equation, and the counting
+    /// `count = pre(count) + 1` for the `when tick` clause.
+    fn tick_and_counter(
+        &mut self,
+        tick: &str,
+        condition: Expr,
+        count: &str,
+        of_what: &str,
+        origin: &Origin,
+    ) -> (Equation, Equation) {
+        let tick_text = format!("tick of {of_what}");
+        self.add_var(
+            tick,
+            ScalarType::Boolean,
+            Variability::Discrete,
+            None,
+            origin,
+            &tick_text,
+        );
+        let count_text = format!("number of ticks of {of_what}");
+        let zero = Some(Expr::Integer(0));
+        self.add_var(
+            count,
+            ScalarType::Integer,
+            Variability::Discrete,
+            zero,
+            origin,
+            &count_text,
+        );
+        let tick_eq = Equation::Equal {
+            lhs: var(tick),
+            rhs: condition,
+            origin: origin.clone(),
+        };
+        let count_eq = Equation::Equal {
+            lhs: var(count),
+            rhs: bin(
+                BinaryOp::Add,
+                call("pre", vec![var(count)]),
+                Expr::Integer(1),
+            ),
+            origin: origin.clone(),
+        };
+        (tick_eq, count_eq)
     }
 
     fn discretize_partition(

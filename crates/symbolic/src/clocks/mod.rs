@@ -36,20 +36,6 @@ use rational::{lcm, Rational};
 use std::collections::HashMap;
 use util::{bin, call, var, VarTable};
 
-/// Operators whose presence makes a model synchronous.
-const CLOCK_OPERATORS: &[&str] = &[
-    "Clock",
-    "previous",
-    "hold",
-    "subSample",
-    "superSample",
-    "shiftSample",
-    "backSample",
-    "noClock",
-    "firstTick",
-    "interval",
-];
-
 /// Lowers the clocked partitions of `flat`; `Ok(None)` when the model has none.
 pub fn lower_clocks(flat: &FlatModel) -> Result<Option<FlatModel>, Vec<Diagnostic>> {
     let machines = state_machines::lower_state_machines(flat).map_err(|d| vec![d])?;
@@ -68,7 +54,8 @@ fn uses_clocks(flat: &FlatModel) -> bool {
     let mut look = |e: &Expr| {
         walk::visit(e, &mut |x| {
             if let Expr::Call { func, args } = x {
-                if CLOCK_OPERATORS.contains(&func.as_str()) || (func == "sample" && args.len() == 1)
+                if moss_frontend::flat::CLOCK_OPERATORS.contains(&func.as_str())
+                    || (func == "sample" && args.len() == 1)
                 {
                     found = true;
                 }

@@ -261,13 +261,5 @@ pub fn item_origin<'m>(
 }
 
 pub fn equation_origin(eq: &Equation) -> &Origin {
-    match eq {
-        Equation::Equal { origin, .. }
-        | Equation::If { origin, .. }
-        | Equation::When { origin, .. }
-        | Equation::Reinit { origin, .. }
-        | Equation::Assert { origin, .. }
-        | Equation::Terminate { origin, .. }
-        | Equation::Call { origin, .. } => origin,
-    }
+    eq.origin()
 }
