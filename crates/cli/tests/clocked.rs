@@ -227,3 +227,45 @@ fn unsupported_solver_method_is_named() {
         "names the method and the supported ones: {stderr}"
     );
 }
+
+/// `Clock(dt)` with an interval computed in its own partition: the first tick at the start,
+/// each next one `dt` (as computed at the tick) later; `interval()` is the time since the
+/// previous tick.
+#[test]
+fn clock_with_a_varying_interval() {
+    let run = simulate_source(
+        "VaryingClock",
+        r#"
+model VaryingClock
+  Integer n(start = 0);
+  Real dt(start = 0.1);
+  Real t_tick;
+  Real h;
+equation
+  when Clock(dt) then
+    n = previous(n) + 1;
+    dt = if n < 3 then 0.1 else 0.2;
+    t_tick = sample(time);
+    h = interval();
+  end when;
+end VaryingClock;
+"#,
+        &["--stop-time", "0.95"],
+    );
+    let ticks = [0.0, 0.1, 0.2, 0.4, 0.6, 0.8];
+    for (k, t) in ticks.iter().enumerate() {
+        assert_close(
+            &format!("tick {k} count"),
+            run.at("n", t + 0.05),
+            (k + 1) as f64,
+            0.0,
+        );
+        assert_close(
+            &format!("tick {k} time"),
+            run.at("t_tick", t + 0.05),
+            *t,
+            1e-9,
+        );
+    }
+    assert_close("interval after the switch", run.last("h"), 0.2, 1e-9);
+}

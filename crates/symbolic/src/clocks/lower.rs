@@ -508,12 +508,50 @@ impl<'a> Lowering<'a> {
                     ],
                 ),
                 BaseClock::Event { condition, .. } => condition.clone(),
+                // the next tick's time, set at each tick (read as `pre`: the tick's own update
+                // must not feed back into it); `not initial()` so that the first tick, due at
+                // the start, is an edge of the condition after initialization
+                BaseClock::Variable { .. } => bin(
+                    BinaryOp::And,
+                    bin(
+                        BinaryOp::Ge,
+                        Expr::Time,
+                        call("pre", vec![var(&format!("{tick}.next"))]),
+                    ),
+                    Expr::Unary {
+                        op: moss_frontend::flat::UnaryOp::Not,
+                        arg: Box::new(call("initial", vec![])),
+                    },
+                ),
                 BaseClock::Exact => unreachable!("exact clocks are periodic after inference"),
+            };
+            let next_update = match &base.clock {
+                BaseClock::Variable { interval } => Some(interval.clone()),
+                _ => None,
             };
             let when = self.tick_and_counter(&tick, source, &count, "the base clock", &origin);
             eqs.push(when.0);
+            let mut body = vec![when.1];
+            if let Some(interval) = next_update {
+                let next = format!("{tick}.next");
+                let text = "time of the next tick of a clock with a varying interval";
+                let far_past = Some(Expr::Real(-1e300));
+                self.add_var(
+                    &next,
+                    ScalarType::Real,
+                    Variability::Discrete,
+                    far_past,
+                    &origin,
+                    text,
+                );
+                body.push(Equation::Equal {
+                    lhs: var(&next),
+                    rhs: bin(BinaryOp::Add, Expr::Time, interval),
+                    origin: origin.clone(),
+                });
+            }
             eqs.push(Equation::When {
-                branches: vec![(var(&tick), vec![when.1])],
+                branches: vec![(var(&tick), body)],
                 origin,
             });
         }
@@ -659,7 +697,7 @@ fn start_values(u: &Expr, vars: &VarTable) -> Expr {
 }
 
 /// `sample(u)` is the left limit of `u` at the tick: every variable read as `pre(v)`.
-fn left_limit(u: &Expr, vars: &VarTable) -> Expr {
+pub fn left_limit(u: &Expr, vars: &VarTable) -> Expr {
     match u {
         Expr::Var { name, subscripts } if subscripts.is_empty() => {
             if vars.is_parameter(name) || vars.get(name).is_none() {

@@ -246,18 +246,18 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         let base = &bases[bi];
         let l = Rational::int(base.l);
         let (a, b) = (c.factor * l, c.shift * l);
-        if let BaseClock::Event { .. } = base.clock {
+        if let BaseClock::Event { .. } | BaseClock::Variable { .. } = base.clock {
             if base.l != 1 {
                 return Err(Diagnostic::error(
                     n.span,
-                    "an event clock cannot be super-sampled or shifted by a fraction of its interval",
+                    "an event clock or a clock with a varying interval cannot be super-sampled or shifted by a fraction of its interval",
                 )
                 .with_secondary(env.base_origins[c.base], "the event clock")
                 .with_help("an event clock has no interval to divide; use subSample or shiftSample by whole ticks"));
             }
         }
         if let BaseClock::Periodic { interval } = &base.clock {
-            if let Some(name) = first_non_parameter(interval, &vars) {
+            if let Some(name) = util::first_non_parameter(interval, &vars) {
                 return Err(Diagnostic::error(
                     env.base_origins[c.base],
                     format!("the interval of this clock depends on `{name}`, which is not a parameter"),
@@ -276,7 +276,9 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
                 ),
                 Expr::Integer(base.l),
             ),
-            BaseClock::Event { .. } => var(&format!("{prefix}.interval")),
+            BaseClock::Event { .. } | BaseClock::Variable { .. } => {
+                var(&format!("{prefix}.interval"))
+            }
             BaseClock::Exact => unreachable!("exact clocks are periodic after inference"),
         };
         let solver = SolverMethod::parse(c.solver.as_deref());
@@ -317,8 +319,15 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         .collect();
     let mut low = Lowering::new(&vars, bases, lparts, var_part);
     for (k, &bi) in node_base.iter().enumerate() {
-        if let BaseClock::Event { start_interval, .. } = low.bases[bi].clock.clone() {
-            add_event_interval(&mut low, k, start_interval);
+        match low.bases[bi].clock.clone() {
+            BaseClock::Event { start_interval, .. } => {
+                add_event_interval(&mut low, k, start_interval)
+            }
+            // the first tick's interval, as the clock was defined before that tick
+            BaseClock::Variable { interval } => {
+                add_event_interval(&mut low, k, lower::left_limit(&interval, &vars))
+            }
+            _ => {}
         }
     }
     let mut equations = Vec::with_capacity(flat.equations.len());
@@ -418,16 +427,4 @@ fn add_event_interval(low: &mut Lowering, k: usize, start_interval: Expr) {
         rhs: Expr::Time,
         origin,
     });
-}
-
-fn first_non_parameter(e: &Expr, vars: &VarTable) -> Option<String> {
-    let mut found = None;
-    walk::visit(e, &mut |x| {
-        if let Expr::Var { name, .. } = x {
-            if found.is_none() && !vars.is_parameter(name) {
-                found = Some(name.clone());
-            }
-        }
-    });
-    found
 }
