@@ -311,6 +311,8 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
             solver,
             states: Vec::new(),
             starts_late: b.num() > 0,
+            equations: Vec::new(),
+            inputs: Vec::new(),
         });
     }
     // 5. rewrite
@@ -335,7 +337,11 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
     for ((item, _), node) in items.iter().zip(&item_node) {
         match *item {
             Item::Equation(i) => {
-                low.rewrite_equation(flat.equations[i].clone(), *node, &mut equations)?
+                let first = equations.len();
+                low.rewrite_equation(flat.equations[i].clone(), *node, &mut equations)?;
+                if let Some(p) = *node {
+                    low.parts[p].equations.extend(first..equations.len());
+                }
             }
             Item::Algorithm(i) => {
                 let a = &flat.algorithms[i];
@@ -347,7 +353,8 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
             }
         }
     }
-    equations.extend(low.tick_equations()?);
+    let ticking = low.tick_equations(&equations)?;
+    equations.extend(ticking);
     // clocked variables are algebraic between ticks: their `fixed` start values belong to
     // `previous`, not to the initialization problem
     let clocked_vars: Vec<bool> = (0..flat.variables.len())
