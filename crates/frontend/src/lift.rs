@@ -21,6 +21,7 @@ struct Lifted {
 /// Replace elements of array-valued calls in equations by auxiliary variables. `dims` gives
 /// the result dimensions recorded by the expander, keyed by the printed call.
 pub fn lift_array_calls(model: &mut FlatModel, dims: &HashMap<String, Vec<usize>>) {
+    lift_start_calls(model);
     let mut lifted: Vec<Lifted> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::default();
     for eq in model.equations.iter_mut() {
@@ -53,6 +54,83 @@ pub fn lift_array_calls(model: &mut FlatModel, dims: &HashMap<String, Vec<usize>
             lhs: names_array(&l.name, &l.dims, &mut Vec::new()),
             rhs: l.call,
             origin: l.origin,
+        });
+    }
+}
+
+/// Start values that are elements of one array-valued call the frontend could not evaluate
+/// (`discrete Integer state[2](start = initialState(seed))`, an external function) become
+/// one initial equation for the whole array: `pre(state) = initialState(seed)` for discrete
+/// variables (their start value is their `pre` value at initialization), `x = f(...)` for
+/// variables with `fixed = true`; for the others the start value was only a guess and is
+/// dropped.
+fn lift_start_calls(model: &mut FlatModel) {
+    // call (printed) -> (call, [(element index, variable name, discrete, fixed)])
+    type Element = (Vec<usize>, String, bool, bool);
+    let mut groups: Vec<(Expr, Vec<Element>, Origin)> = Vec::new();
+    let mut by_key: HashMap<String, usize> = HashMap::default();
+    for v in model.variables.iter_mut() {
+        let Some(Expr::Call { func, args }) = &v.attrs.start else {
+            continue;
+        };
+        if func != "[]" {
+            continue;
+        }
+        let Some((call, idx)) = args.split_first() else {
+            continue;
+        };
+        let indices: Option<Vec<usize>> = idx
+            .iter()
+            .map(|i| match i {
+                Expr::Integer(k) if *k >= 1 => Some(*k as usize),
+                _ => None,
+            })
+            .collect();
+        let Some(indices) = indices else { continue };
+        let key = crate::print::print_expr(call);
+        let k = *by_key.entry(key).or_insert_with(|| {
+            groups.push((call.clone(), Vec::new(), v.origin.clone()));
+            groups.len() - 1
+        });
+        let discrete = v.variability == Variability::Discrete || !matches!(v.ty, ScalarType::Real);
+        groups[k].1.push((
+            indices,
+            v.name.clone(),
+            discrete,
+            v.attrs.fixed == Some(true),
+        ));
+        v.attrs.start = None;
+    }
+    for (call, mut elements, origin) in groups {
+        elements.sort();
+        // only a call whose every element is a start value, in order, can be equated whole
+        let whole = elements
+            .iter()
+            .enumerate()
+            .all(|(i, (idx, ..))| idx.len() == 1 && idx[0] == i + 1);
+        let all_discrete = elements.iter().all(|e| e.2);
+        let all_fixed = elements.iter().all(|e| e.3);
+        if !whole || !(all_discrete || all_fixed) {
+            continue;
+        }
+        let target = |name: &str| {
+            let v = Expr::Var {
+                name: name.to_string(),
+                subscripts: Vec::new(),
+            };
+            if all_discrete {
+                Expr::Call {
+                    func: "pre".into(),
+                    args: vec![v],
+                }
+            } else {
+                v
+            }
+        };
+        model.initial_equations.push(Equation::Equal {
+            lhs: Expr::Array(elements.iter().map(|e| target(&e.1)).collect()),
+            rhs: call,
+            origin,
         });
     }
 }

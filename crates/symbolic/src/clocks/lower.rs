@@ -386,6 +386,33 @@ impl<'a> Lowering<'a> {
         })
     }
 
+    /// `pre(x)` of a clocked `x` in an initial equation (a start value given by a function,
+    /// `pre(state) = initialState(seed)`) is the value `previous(x)` has at the first tick.
+    pub fn clocked_pre_in_initial_equations(&mut self, eqs: &[Equation]) -> Vec<Equation> {
+        let mut out = eqs.to_vec();
+        for eq in &mut out {
+            let origin = eq.origin().clone();
+            walk::equation_exprs_mut(eq, &mut |e| self.redirect_pre(e, &origin));
+        }
+        out
+    }
+
+    fn redirect_pre(&mut self, e: &mut Expr, origin: &Origin) {
+        if let Expr::Call { func, args } = e {
+            if func == "pre" {
+                if let [Expr::Var { name, subscripts }] = args.as_slice() {
+                    let part = self.vars.index(name).and_then(|i| self.var_part[i]);
+                    if let (Some(p), true) = (part, subscripts.is_empty()) {
+                        let prev = self.previous_of(p, &name.clone(), origin);
+                        args[0] = var(&prev);
+                    }
+                    return;
+                }
+            }
+        }
+        walk::exprs_mut(e, &mut |x| self.redirect_pre(x, origin));
+    }
+
     /// The stand-in for `der(x)` in a discretized partition.
     fn derivative_of(&mut self, p: usize, x: &str, origin: &Origin) -> String {
         if let Some((_, d)) = self.parts[p].states.iter().find(|(s, _)| s == x) {

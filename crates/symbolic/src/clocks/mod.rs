@@ -353,6 +353,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
             }
         }
     }
+    let initial_equations = low.clocked_pre_in_initial_equations(&flat.initial_equations);
     let ticking = low.tick_equations(&equations)?;
     equations.extend(ticking);
     // clocked variables are algebraic between ticks: their `fixed` start values belong to
@@ -364,7 +365,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         name: flat.name.clone(),
         variables: Vec::with_capacity(flat.variables.len() + low.new_vars.len()),
         equations,
-        initial_equations: flat.initial_equations.clone(),
+        initial_equations,
         algorithms,
         initial_algorithms: flat.initial_algorithms.clone(),
         functions: flat.functions.clone(),
