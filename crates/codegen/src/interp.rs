@@ -93,6 +93,25 @@ impl Interpreter {
         &self.m.warnings
     }
 
+    /// Drive the top-level input in `slot` from outside (an FMU's `fmi2SetReal`): the value
+    /// holds from now on, and also through later calls of `initialize` (which otherwise
+    /// start every input at its start value).
+    pub fn set_input(&mut self, slot: u32, value: f64) -> Result<(), RuntimeError> {
+        let kind = self.program.vars.get(slot as usize).map(|v| v.kind);
+        if kind != Some(VarKind::Input) {
+            return Err(RuntimeError {
+                time: self.m.time(),
+                message: format!("cannot set slot {slot} as an input: it is not a top-level input"),
+                details: vec![],
+            });
+        }
+        self.overrides.retain(|(s, _)| *s != slot);
+        self.overrides.push((slot, value));
+        self.m.mem[slot as usize] = value;
+        self.continuous_valid = false;
+        Ok(())
+    }
+
     fn rt(&mut self) -> Rt<'_> {
         Rt {
             code: &self.code,

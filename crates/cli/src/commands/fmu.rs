@@ -1,0 +1,323 @@
+//! `moss fmu MODEL_OR_FILE -o Model.fmu`: export a model as a Functional Mock-up Unit.
+//!
+//! The FMU holds three things: `modelDescription.xml` (written by `moss_fmi::description`),
+//! the model's translated program (`resources/moss_model.bin`, see `moss_fmi::payload`) and
+//! the prebuilt runtime library (`binaries/linux64/<modelIdentifier>.so`), which is the same
+//! file for every model: the `moss-fmi` crate built as a cdylib. No C compiler is involved.
+//!
+//! Where the runtime library comes from, in this order: `--runtime FILE`, the environment
+//! variable `MOSS_FMI_RUNTIME`, `libmoss_fmi.so` beside the `moss` executable (where cargo
+//! puts it when it builds the workspace, `moss-cli` depending on `moss-fmi`), then
+//! `deps/libmoss_fmi.so` there. Without one the command stops with a usage error that says
+//! how to build it.
+//!
+//! Before writing anything the model is compiled and initialized once, so an FMU that would
+//! fail at `fmi2Instantiate` or at initialization is reported here, with moss's diagnostics.
+//!
+//! Exit status: 0 success, 1 model error, 2 usage error (bad options, no runtime library).
+
+use super::common::{load_model, LibArgs};
+use moss_codegen::{ExecutableModel, Interpreter};
+use moss_fmi::description::{self, Interfaces};
+use moss_fmi::payload::{Payload, RESOURCE_FILE};
+use moss_frontend::flat::{Causality, FlatModel};
+use moss_symbolic::program::VarKind;
+use moss_symbolic::CausalProgram;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `moss fmu`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Class name (e.g. `Modelica.Mechanics.Rotational.Examples.CoupledClutches`) or a `.mo`
+    /// file (its last top-level class).
+    #[arg(value_name = "MODEL_OR_FILE")]
+    pub model: String,
+    /// The FMU to write [default: `<ModelName>.fmu`, the last part of the class name].
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// FMI version: 2 (3 is not supported yet).
+    #[arg(long = "fmi", default_value = "2", value_name = "VERSION")]
+    pub fmi: String,
+    /// Interfaces: `me` (Model Exchange), `cs` (Co-Simulation) or `both`.
+    #[arg(long, default_value = "both", value_parser = parse_kind)]
+    pub kind: Kind,
+    /// Change a parameter's default value in the FMU: `-p NAME=VALUE` (repeatable).
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE", value_parser = super::simulate::parse_param)]
+    pub params: Vec<(String, f64)>,
+    /// The FMU runtime library to package [default: `libmoss_fmi.so` beside `moss`].
+    #[arg(long, value_name = "FILE")]
+    pub runtime: Option<PathBuf>,
+    #[command(flatten)]
+    pub libs: LibArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    ModelExchange,
+    CoSimulation,
+    Both,
+}
+
+fn parse_kind(s: &str) -> Result<Kind, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "me" | "modelexchange" => Ok(Kind::ModelExchange),
+        "cs" | "cosimulation" => Ok(Kind::CoSimulation),
+        "both" => Ok(Kind::Both),
+        _ => Err(format!("unknown FMU kind `{s}`; use me, cs or both")),
+    }
+}
+
+fn usage(msg: &str, help: &str) -> u8 {
+    eprintln!("error: {msg}");
+    eprintln!("   = help: {help}");
+    super::EXIT_USAGE
+}
+
+pub fn run(args: Args) -> u8 {
+    let started = Instant::now();
+    match args.fmi.as_str() {
+        "2" | "2.0" => {}
+        "3" | "3.0" => {
+            return usage(
+                "FMI 3.0 export is not supported yet",
+                "export with --fmi 2 (the default), which FMPy, OMSimulator, Simulink and most importers read",
+            )
+        }
+        v => return usage(&format!("unknown FMI version `{v}`"), "use --fmi 2"),
+    }
+    let runtime = match find_runtime(args.runtime.as_deref()) {
+        Ok(p) => p,
+        Err(msg) => {
+            return usage(
+                &msg,
+                "build the runtime with `cargo build -p moss-fmi` (add --release for a release moss), or name it with --runtime FILE or MOSS_FMI_RUNTIME",
+            )
+        }
+    };
+    let flat = match load_model(&args.libs, &args.model) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let outputs = top_level_outputs(&flat.model);
+    let mut program = match moss_symbolic::translate(&flat.model) {
+        Ok(p) => p,
+        Err(diags) => {
+            eprint!(
+                "{}",
+                moss_syntax::diag::render_all(&diags, &flat.model.sources)
+            );
+            return super::EXIT_MODEL_ERROR;
+        }
+    };
+    for w in &program.report.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Err(msg) = apply_parameters(&mut program, &args.params) {
+        return usage(
+            &msg,
+            "-p takes independent parameters of the model: NAME=VALUE",
+        );
+    }
+    if let Err(msg) = try_initialize(&program) {
+        eprintln!("error: the model cannot be initialized, so its FMU could not run: {msg}");
+        return super::EXIT_MODEL_ERROR;
+    }
+    let path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{}.fmu", short_name(&program.name))));
+    let ifs = Interfaces {
+        model_exchange: args.kind != Kind::CoSimulation,
+        co_simulation: args.kind != Kind::ModelExchange,
+        model_identifier: description::model_identifier(&program.name),
+    };
+    let payload = match Payload::new(program, outputs) {
+        Ok(p) => p,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return super::EXIT_MODEL_ERROR;
+        }
+    };
+    match write_fmu(&path, &payload, &ifs, &runtime) {
+        Ok(size) => {
+            eprintln!(
+                "wrote {} ({:.1} MB, FMI 2.0 {}) in {:.2} s",
+                path.display(),
+                size as f64 / 1e6,
+                match args.kind {
+                    Kind::ModelExchange => "Model Exchange",
+                    Kind::CoSimulation => "Co-Simulation",
+                    Kind::Both => "Model Exchange and Co-Simulation",
+                },
+                started.elapsed().as_secs_f64()
+            );
+            super::EXIT_OK
+        }
+        Err(msg) => {
+            eprintln!("error: cannot write {}: {msg}", path.display());
+            super::EXIT_MODEL_ERROR
+        }
+    }
+}
+
+/// The last part of a class name (`A.B.C` → `C`), for the default file name.
+fn short_name(name: &str) -> &str {
+    name.rsplit('.').next().unwrap_or(name)
+}
+
+/// Outputs of the model itself (not of its components): `y`, `y[2]`, but not `a.y`.
+fn top_level_outputs(flat: &FlatModel) -> Vec<String> {
+    flat.variables
+        .iter()
+        .filter(|v| v.causality == Causality::Output && is_top_level(&v.name))
+        .map(|v| v.name.clone())
+        .collect()
+}
+
+/// No `.` outside subscripts.
+fn is_top_level(name: &str) -> bool {
+    let mut depth = 0;
+    for c in name.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            '.' if depth == 0 => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
+/// `-p NAME=VALUE`: new default values of independent parameters, written into the program
+/// (so they are also the start values modelDescription.xml shows).
+fn apply_parameters(program: &mut CausalProgram, params: &[(String, f64)]) -> Result<(), String> {
+    if params.is_empty() {
+        return Ok(());
+    }
+    // The interpreter's checks give the same messages as `moss simulate -p`.
+    let mut probe = Interpreter::new(program.clone()).map_err(|e| e.to_string())?;
+    for (name, value) in params {
+        probe.set_parameter(name, *value).map_err(|e| e.message)?;
+        let (slot, raw) = match program.var_by_name(name) {
+            Some(slot) => (slot, *value),
+            None => {
+                let a = program
+                    .aliases
+                    .iter()
+                    .find(|a| &a.name == name)
+                    .ok_or_else(|| format!("no parameter `{name}`"))?;
+                (a.target, (value - a.offset) / a.scale)
+            }
+        };
+        let var = &mut program.vars[slot as usize];
+        debug_assert_eq!(var.kind, VarKind::Parameter);
+        var.start = raw;
+    }
+    Ok(())
+}
+
+/// Compile and initialize the program once, as `fmi2Instantiate` and
+/// `fmi2ExitInitializationMode` will.
+fn try_initialize(program: &CausalProgram) -> Result<(), String> {
+    let mut model = Interpreter::new(program.clone()).map_err(|e| e.to_string())?;
+    let t0 = program.experiment.start_time.unwrap_or(0.0);
+    model.initialize(t0).map_err(|e| e.to_string())
+}
+
+/// The runtime library to package (see the module documentation for the search order).
+fn find_runtime(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(p) = explicit {
+        return if p.is_file() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(format!("--runtime {}: no such file", p.display()))
+        };
+    }
+    if let Some(p) = std::env::var_os("MOSS_FMI_RUNTIME") {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("MOSS_FMI_RUNTIME={}: no such file", p.display()))
+        };
+    }
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot locate the moss executable: {e}"))?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    // Cargo writes the library to `deps/` whenever it builds `moss-cli`, and copies it
+    // beside the executable only when `moss-fmi` itself is built: the newer one is current.
+    let candidates = [
+        dir.join(moss_fmi::RUNTIME_LIBRARY),
+        dir.join("deps").join(moss_fmi::RUNTIME_LIBRARY),
+    ];
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    candidates
+        .iter()
+        .filter(|p| p.is_file())
+        .max_by_key(|p| modified(p))
+        .cloned()
+        .ok_or_else(|| {
+            format!(
+                "the FMU runtime library {} is not beside the moss executable ({})",
+                moss_fmi::RUNTIME_LIBRARY,
+                dir.display()
+            )
+        })
+}
+
+/// Write the FMU archive; returns its size in bytes.
+fn write_fmu(
+    path: &Path,
+    payload: &Payload,
+    ifs: &Interfaces,
+    runtime: &Path,
+) -> Result<u64, String> {
+    let table = moss_fmi::variables::table(&payload.program, &payload.outputs);
+    let deps = moss_fmi::deps::Dependencies::default();
+    let xml = description::fmi2(payload, &table, &deps, ifs);
+    let model = payload.to_bytes()?;
+    let library = std::fs::read(runtime)
+        .map_err(|e| format!("cannot read the runtime library {}: {e}", runtime.display()))?;
+    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
+    let mut zip = zip::ZipWriter::new(file);
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    let entries: [(String, &[u8]); 3] = [
+        ("modelDescription.xml".into(), xml.as_bytes()),
+        (
+            format!("binaries/linux64/{}.so", ifs.model_identifier),
+            &library,
+        ),
+        (format!("resources/{RESOURCE_FILE}"), &model),
+    ];
+    for (name, bytes) in entries {
+        zip.start_file(name.as_str(), opts)
+            .map_err(|e| e.to_string())?;
+        zip.write_all(bytes).map_err(|e| e.to_string())?;
+    }
+    let file = zip.finish().map_err(|e| e.to_string())?;
+    file.metadata().map(|m| m.len()).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_level_names() {
+        assert!(is_top_level("y"));
+        assert!(is_top_level("y[2]"));
+        assert!(is_top_level("y[a.b]"));
+        assert!(!is_top_level("a.y"));
+        assert_eq!(short_name("A.B.Model"), "Model");
+    }
+
+    #[test]
+    fn kinds_parse() {
+        assert_eq!(parse_kind("ME"), Ok(Kind::ModelExchange));
+        assert_eq!(parse_kind("cs"), Ok(Kind::CoSimulation));
+        assert!(parse_kind("hybrid").is_err());
+    }
+}

@@ -1,0 +1,271 @@
+//! `modelDescription.xml` for FMI 2.0, written from the variable table ([`crate::variables`])
+//! and the program: variables with causality, variability, initial, start values, units and
+//! descriptions; `ModelStructure` (outputs, derivatives, initial unknowns, each with the
+//! dependencies the program's blocks give); the event indicator count; `DefaultExperiment`
+//! from the `experiment` annotation.
+//!
+//! Written by hand rather than through an XML crate: the document is flat, its element order
+//! is fixed by the schema, and the only escaping needed is that of attribute values.
+
+use crate::deps::Dependencies;
+use crate::payload::Payload;
+use crate::variables::{BaseType, Causality, FmuVar, Initial, Table, Variability};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Which interfaces the FMU offers, and the name of its shared library.
+#[derive(Clone, Debug)]
+pub struct Interfaces {
+    pub model_exchange: bool,
+    pub co_simulation: bool,
+    /// File name (without `.so`) of the library in `binaries/<platform>/`; a C identifier.
+    pub model_identifier: String,
+}
+
+/// A C identifier from a Modelica class name (`A.B.C` → `A_B_C`).
+pub fn model_identifier(model_name: &str) -> String {
+    let mut id: String = model_name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if !id.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        id.insert_str(0, "m_");
+    }
+    id
+}
+
+/// Escape text for a double-quoted XML attribute.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' | '\t' => out.push(' '),
+            c if (c as u32) < 0x20 => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An `xs:double` literal (shortest round-trip form; `INF`, `-INF`, `NaN`).
+pub fn real_text(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "INF" } else { "-INF" }.into()
+    } else {
+        format!("{x:?}")
+    }
+}
+
+fn value_text(ty: BaseType, x: f64) -> String {
+    match ty {
+        BaseType::Real => real_text(x),
+        BaseType::Integer => format!("{}", x.round() as i64),
+        BaseType::Boolean => (x != 0.0).to_string(),
+    }
+}
+
+fn causality_text(c: Causality) -> &'static str {
+    match c {
+        Causality::Parameter => "parameter",
+        Causality::CalculatedParameter => "calculatedParameter",
+        Causality::Input => "input",
+        Causality::Output => "output",
+        Causality::Local => "local",
+    }
+}
+
+fn variability_text(v: Variability) -> &'static str {
+    match v {
+        Variability::Constant => "constant",
+        Variability::Fixed => "fixed",
+        Variability::Discrete => "discrete",
+        Variability::Continuous => "continuous",
+    }
+}
+
+/// The whole `modelDescription.xml` of an FMI 2.0 FMU.
+pub fn fmi2(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfaces) -> String {
+    let p = &payload.program;
+    let mut x = String::new();
+    x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        x,
+        "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"{}\" guid=\"{}\" \
+         generationTool=\"moss {}\" variableNamingConvention=\"structured\" \
+         numberOfEventIndicators=\"{}\">",
+        escape(&p.name),
+        escape(&payload.token),
+        escape(&payload.moss_version),
+        p.zero_crossings.len()
+    );
+    let id = escape(&ifs.model_identifier);
+    if ifs.model_exchange {
+        let _ = writeln!(
+            x,
+            "  <ModelExchange modelIdentifier=\"{id}\" canNotUseMemoryManagementFunctions=\"true\" \
+             canGetAndSetFMUstate=\"false\" canSerializeFMUstate=\"false\" \
+             providesDirectionalDerivative=\"false\"/>"
+        );
+    }
+    if ifs.co_simulation {
+        let _ = writeln!(
+            x,
+            "  <CoSimulation modelIdentifier=\"{id}\" canHandleVariableCommunicationStepSize=\"true\" \
+             canInterpolateInputs=\"false\" maxOutputDerivativeOrder=\"0\" \
+             canNotUseMemoryManagementFunctions=\"true\" canGetAndSetFMUstate=\"false\" \
+             canSerializeFMUstate=\"false\" providesDirectionalDerivative=\"false\"/>"
+        );
+    }
+    unit_definitions(&mut x, table);
+    x.push_str("  <LogCategories>\n");
+    x.push_str("    <Category name=\"logEvents\" description=\"events and mode changes\"/>\n");
+    x.push_str("    <Category name=\"logStatusError\" description=\"errors\"/>\n");
+    x.push_str("  </LogCategories>\n");
+    default_experiment(&mut x, payload);
+    x.push_str("  <ModelVariables>\n");
+    for (vr, v) in table.vars.iter().enumerate() {
+        scalar_variable(&mut x, vr as u32, v);
+    }
+    x.push_str("  </ModelVariables>\n");
+    model_structure(&mut x, table, deps);
+    x.push_str("</fmiModelDescription>\n");
+    x
+}
+
+fn unit_definitions(x: &mut String, table: &Table) {
+    let units: BTreeSet<&str> = table
+        .vars
+        .iter()
+        .filter(|v| v.ty == BaseType::Real && !v.unit.is_empty())
+        .map(|v| v.unit.as_str())
+        .collect();
+    if units.is_empty() {
+        return;
+    }
+    x.push_str("  <UnitDefinitions>\n");
+    for u in units {
+        let _ = writeln!(x, "    <Unit name=\"{}\"/>", escape(u));
+    }
+    x.push_str("  </UnitDefinitions>\n");
+}
+
+fn default_experiment(x: &mut String, payload: &Payload) {
+    let e = &payload.program.experiment;
+    let mut attrs = String::new();
+    let fields = [
+        ("startTime", e.start_time),
+        ("stopTime", e.stop_time),
+        ("tolerance", e.tolerance),
+        ("stepSize", e.interval),
+    ];
+    for (name, value) in fields {
+        if let Some(v) = value.filter(|v| v.is_finite()) {
+            let _ = write!(attrs, " {name}=\"{}\"", real_text(v));
+        }
+    }
+    let _ = writeln!(x, "  <DefaultExperiment{attrs}/>");
+}
+
+fn scalar_variable(x: &mut String, vr: u32, v: &FmuVar) {
+    let _ = write!(
+        x,
+        "    <ScalarVariable name=\"{}\" valueReference=\"{vr}\"",
+        escape(&v.name)
+    );
+    if !v.description.is_empty() {
+        let _ = write!(x, " description=\"{}\"", escape(&v.description));
+    }
+    let _ = write!(
+        x,
+        " causality=\"{}\" variability=\"{}\"",
+        causality_text(v.causality),
+        variability_text(v.variability)
+    );
+    match v.initial {
+        Some(Initial::Exact) => x.push_str(" initial=\"exact\""),
+        Some(Initial::Calculated) => x.push_str(" initial=\"calculated\""),
+        None => {}
+    }
+    x.push_str(">\n      <");
+    x.push_str(match v.ty {
+        BaseType::Real => "Real",
+        BaseType::Integer => "Integer",
+        BaseType::Boolean => "Boolean",
+    });
+    if v.ty == BaseType::Real {
+        if !v.unit.is_empty() {
+            let _ = write!(x, " unit=\"{}\"", escape(&v.unit));
+        }
+        if v.nominal.is_finite() && v.nominal > 0.0 && v.nominal != 1.0 {
+            let _ = write!(x, " nominal=\"{}\"", real_text(v.nominal));
+        }
+    }
+    if let Some(s) = v.start {
+        let _ = write!(x, " start=\"{}\"", value_text(v.ty, s));
+    }
+    if let Some(state) = v.derivative_of {
+        let _ = write!(x, " derivative=\"{}\"", state + 1);
+    }
+    x.push_str("/>\n    </ScalarVariable>\n");
+}
+
+/// `<Unknown index=.. dependencies=..>`: indices are 1-based positions in ModelVariables.
+fn unknown(x: &mut String, vr: u32, deps: Option<&Vec<u32>>) {
+    let _ = write!(x, "      <Unknown index=\"{}\"", vr + 1);
+    if let Some(d) = deps {
+        let list: Vec<String> = d.iter().map(|v| (v + 1).to_string()).collect();
+        let _ = write!(x, " dependencies=\"{}\"", list.join(" "));
+    }
+    x.push_str("/>\n");
+}
+
+fn model_structure(x: &mut String, table: &Table, deps: &Dependencies) {
+    x.push_str("  <ModelStructure>\n");
+    let outputs = table.outputs();
+    if !outputs.is_empty() {
+        x.push_str("    <Outputs>\n");
+        for &vr in &outputs {
+            unknown(x, vr, deps.continuous.get(&vr));
+        }
+        x.push_str("    </Outputs>\n");
+    }
+    if !table.derivatives.is_empty() {
+        x.push_str("    <Derivatives>\n");
+        for &vr in &table.derivatives {
+            unknown(x, vr, deps.continuous.get(&vr));
+        }
+        x.push_str("    </Derivatives>\n");
+    }
+    let initial = initial_unknowns(table);
+    if !initial.is_empty() {
+        x.push_str("    <InitialUnknowns>\n");
+        for vr in initial {
+            unknown(x, vr, deps.initial.get(&vr));
+        }
+        x.push_str("    </InitialUnknowns>\n");
+    }
+    x.push_str("  </ModelStructure>\n");
+}
+
+/// What FMI 2.0 requires in `InitialUnknowns`: outputs not `initial="exact"`, calculated
+/// parameters, and all states and derivatives (here always calculated), in index order.
+pub fn initial_unknowns(table: &Table) -> Vec<u32> {
+    let mut set: BTreeSet<u32> = table.states.iter().copied().collect();
+    set.extend(table.derivatives.iter().copied());
+    for (vr, v) in table.vars.iter().enumerate() {
+        let calculated = v.initial != Some(Initial::Exact);
+        if (v.causality == Causality::Output && calculated)
+            || v.causality == Causality::CalculatedParameter
+        {
+            set.insert(vr as u32);
+        }
+    }
+    set.into_iter().collect()
+}

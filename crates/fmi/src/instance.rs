@@ -1,0 +1,505 @@
+//! One FMU instance in Rust terms: the interpreter of the stored program, the FMI state
+//! machine, and the mapping of FMI calls onto `moss-codegen`'s `ExecutableModel` and
+//! `moss-sim`'s `advance`. The C functions (`fmi2.rs`) only convert arguments and statuses.
+//!
+//! Evaluation is lazy: setting time, states or inputs marks the model stale, and the next
+//! read (derivatives, event indicators, variable values) evaluates it once.
+
+use crate::payload::Payload;
+use crate::variables::{self, BaseType, Causality, Table};
+use moss_codegen::{ExecutableModel, Interpreter};
+use moss_sim::{SimOptions, Solver};
+use moss_symbolic::program::RelOp;
+use moss_symbolic::CausalProgram;
+
+/// The interface an instance was created for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    ModelExchange,
+    CoSimulation,
+}
+
+/// The states of the FMI 2.0 state machine that this runtime distinguishes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Instantiated,
+    Initialization,
+    /// Model Exchange: event mode (also right after initialization).
+    Event,
+    /// Model Exchange: continuous-time mode.
+    Continuous,
+    /// Co-Simulation: between steps.
+    StepComplete,
+    Terminated,
+    /// A call failed with fmi2Error: only getters, reset and freeing are allowed.
+    Error,
+}
+
+/// What `fmi2NewDiscreteStates` reports.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventInfo {
+    pub terminate: bool,
+    pub states_changed: bool,
+    pub next_event_time: Option<f64>,
+}
+
+/// What `fmi2DoStep` reports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepResult {
+    Completed,
+    /// The model called `terminate()` at this time.
+    Terminated {
+        time: f64,
+        message: String,
+    },
+}
+
+pub type Result<T> = std::result::Result<T, String>;
+
+pub struct Instance {
+    pub kind: Kind,
+    /// A copy of the program the interpreter runs: `advance` needs it beside the model, and
+    /// `reset` compiles it again.
+    program: CausalProgram,
+    pub table: Table,
+    model: Interpreter,
+    pub mode: Mode,
+    pub time: f64,
+    start_time: f64,
+    stop_time: Option<f64>,
+    tolerance: Option<f64>,
+    x: Vec<f64>,
+    dx: Vec<f64>,
+    /// Time, states or inputs changed since the model was last evaluated.
+    stale: bool,
+    /// Parameters or inputs changed since `initialize` last ran (initialization mode).
+    init_stale: bool,
+    initialized: bool,
+    /// Model Exchange: `initialize` already ran the event iteration at the start time, so
+    /// the first `fmi2NewDiscreteStates` after it has nothing left to do.
+    initial_event_done: bool,
+    /// Parameter values set before initialization, per slot (what getters return then).
+    pending: std::collections::HashMap<u32, f64>,
+    /// Co-Simulation: `Solver::Auto` starts every step with DOPRI5 until one step finds the
+    /// model stiff; from then on steps use BDF.
+    solver: Solver,
+    pub last_successful_time: f64,
+    pub terminated: bool,
+}
+
+impl Instance {
+    pub fn new(kind: Kind, payload: Payload) -> Result<Instance> {
+        let table = variables::table(&payload.program, &payload.outputs);
+        let model = Interpreter::new(payload.program.clone()).map_err(|e| e.to_string())?;
+        let n = payload.program.states.len();
+        let start_time = payload.program.experiment.start_time.unwrap_or(0.0);
+        Ok(Instance {
+            kind,
+            program: payload.program,
+            table,
+            model,
+            mode: Mode::Instantiated,
+            time: start_time,
+            start_time,
+            stop_time: None,
+            tolerance: None,
+            x: vec![0.0; n],
+            dx: vec![0.0; n],
+            stale: true,
+            init_stale: true,
+            initialized: false,
+            initial_event_done: false,
+            pending: Default::default(),
+            solver: Solver::Auto,
+            last_successful_time: start_time,
+            terminated: false,
+        })
+    }
+
+    pub fn n_states(&self) -> usize {
+        self.x.len()
+    }
+
+    pub fn n_event_indicators(&self) -> usize {
+        self.program.zero_crossings.len()
+    }
+
+    fn expect_mode(&self, what: &str, allowed: &[Mode]) -> Result<()> {
+        if allowed.contains(&self.mode) {
+            Ok(())
+        } else {
+            Err(format!("{what} is not allowed in {:?} mode", self.mode))
+        }
+    }
+
+    pub fn setup_experiment(
+        &mut self,
+        tolerance: Option<f64>,
+        start: f64,
+        stop: Option<f64>,
+    ) -> Result<()> {
+        self.expect_mode("fmi2SetupExperiment", &[Mode::Instantiated])?;
+        if !start.is_finite() || stop.is_some_and(|s| !(s >= start)) {
+            return Err(format!(
+                "invalid experiment: start time {start}, stop time {stop:?}"
+            ));
+        }
+        if tolerance.is_some_and(|t| !(t > 0.0 && t < 1.0)) {
+            return Err(format!("invalid tolerance {tolerance:?}"));
+        }
+        self.start_time = start;
+        self.time = start;
+        self.last_successful_time = start;
+        self.stop_time = stop;
+        self.tolerance = tolerance;
+        Ok(())
+    }
+
+    pub fn enter_initialization(&mut self) -> Result<()> {
+        self.expect_mode("fmi2EnterInitializationMode", &[Mode::Instantiated])?;
+        self.mode = Mode::Initialization;
+        Ok(())
+    }
+
+    /// Solve the initialization problem with the parameters and inputs set so far.
+    fn initialize(&mut self) -> Result<()> {
+        self.model
+            .initialize(self.start_time)
+            .map_err(|e| e.to_string())?;
+        self.model.states(&mut self.x);
+        self.time = self.start_time;
+        self.initialized = true;
+        self.init_stale = false;
+        // `initialize` leaves the event-mode values of the start time in memory.
+        self.stale = false;
+        Ok(())
+    }
+
+    pub fn exit_initialization(&mut self) -> Result<()> {
+        self.expect_mode("fmi2ExitInitializationMode", &[Mode::Initialization])?;
+        if self.init_stale || !self.initialized {
+            self.initialize()?;
+        }
+        if let Some(msg) = self.model.take_initial_terminate() {
+            self.terminated = true;
+            return Err(format!(
+                "the model called terminate() at the start time: {msg}"
+            ));
+        }
+        self.initial_event_done = true;
+        self.mode = match self.kind {
+            Kind::ModelExchange => Mode::Event,
+            Kind::CoSimulation => Mode::StepComplete,
+        };
+        Ok(())
+    }
+
+    pub fn terminate(&mut self) -> Result<()> {
+        if matches!(
+            self.mode,
+            Mode::Event | Mode::Continuous | Mode::StepComplete
+        ) && !self.terminated
+        {
+            // `terminal()` is true once, at the end.
+            self.model
+                .terminate(self.time, &self.x)
+                .map_err(|e| e.to_string())?;
+        }
+        self.mode = Mode::Terminated;
+        Ok(())
+    }
+
+    /// Back to the state right after instantiation (the program is compiled again).
+    pub fn reset(&mut self) -> Result<()> {
+        self.model = Interpreter::new(self.program.clone()).map_err(|e| e.to_string())?;
+        let start = self.program.experiment.start_time.unwrap_or(0.0);
+        self.mode = Mode::Instantiated;
+        self.time = start;
+        self.start_time = start;
+        self.last_successful_time = start;
+        self.stop_time = None;
+        self.tolerance = None;
+        self.stale = true;
+        self.init_stale = true;
+        self.initialized = false;
+        self.initial_event_done = false;
+        self.pending.clear();
+        self.solver = Solver::Auto;
+        self.terminated = false;
+        Ok(())
+    }
+
+    /// Bring the model's memory up to date with time, states and inputs.
+    fn refresh(&mut self) -> Result<()> {
+        match self.mode {
+            Mode::Instantiated => Ok(()),
+            Mode::Initialization => {
+                if self.init_stale || !self.initialized {
+                    self.initialize()?;
+                }
+                Ok(())
+            }
+            _ => {
+                if self.stale && self.initialized {
+                    self.model
+                        .derivatives(self.time, &self.x, &mut self.dx)
+                        .map_err(|e| e.to_string())?;
+                    self.stale = false;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The values of the variables `vrs` (all of type `ty`) into `out`.
+    pub fn get(&mut self, vrs: &[u32], ty: BaseType, out: &mut [f64]) -> Result<()> {
+        for &vr in vrs {
+            self.var_of_type(vr, ty)?;
+        }
+        self.refresh()?;
+        let values = self.model.values();
+        for (o, &vr) in out.iter_mut().zip(vrs) {
+            let v = &self.table.vars[vr as usize];
+            let slot = v.source.slot();
+            let raw = match self.mode {
+                Mode::Instantiated => self
+                    .pending
+                    .get(&slot)
+                    .copied()
+                    .unwrap_or(values[slot as usize]),
+                _ => values[slot as usize],
+            };
+            *o = v.source.read(raw);
+        }
+        Ok(())
+    }
+
+    fn var_of_type(&self, vr: u32, ty: BaseType) -> Result<&variables::FmuVar> {
+        let v = self
+            .table
+            .get(vr)
+            .ok_or_else(|| format!("unknown value reference {vr}"))?;
+        if v.ty != ty {
+            return Err(format!(
+                "`{}` (value reference {vr}) is of type {:?}, not {ty:?}",
+                v.name, v.ty
+            ));
+        }
+        Ok(v)
+    }
+
+    /// Set the variables `vrs` (all of type `ty`): parameters before the end of
+    /// initialization, inputs at any time.
+    pub fn set(&mut self, vrs: &[u32], ty: BaseType, values: &[f64]) -> Result<()> {
+        for (&vr, &value) in vrs.iter().zip(values) {
+            let v = self.var_of_type(vr, ty)?.clone();
+            match v.causality {
+                Causality::Parameter => {
+                    self.expect_mode(
+                        &format!("setting the parameter `{}`", v.name),
+                        &[Mode::Instantiated, Mode::Initialization],
+                    )?;
+                    self.model
+                        .set_parameter(&v.name, value)
+                        .map_err(|e| e.message)?;
+                    let raw = v
+                        .source
+                        .write(value)
+                        .ok_or_else(|| format!("cannot set `{}`", v.name))?;
+                    self.pending.insert(v.source.slot(), raw);
+                    self.init_stale = true;
+                }
+                Causality::Input => {
+                    if matches!(self.mode, Mode::Terminated | Mode::Error) {
+                        return Err(format!("cannot set `{}` after termination", v.name));
+                    }
+                    let raw = v
+                        .source
+                        .write(value)
+                        .ok_or_else(|| format!("cannot set `{}`", v.name))?;
+                    self.model
+                        .set_input(v.source.slot(), raw)
+                        .map_err(|e| e.message)?;
+                    self.stale = true;
+                    self.init_stale = true;
+                }
+                c => {
+                    return Err(format!(
+                        "cannot set `{}`: only parameters and inputs can be set, it is {c:?}",
+                        v.name
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ---- Model Exchange ----
+
+    pub fn set_time(&mut self, t: f64) -> Result<()> {
+        self.expect_mode("fmi2SetTime", &[Mode::Event, Mode::Continuous])?;
+        if !t.is_finite() {
+            return Err(format!("invalid time {t}"));
+        }
+        self.time = t;
+        self.stale = true;
+        Ok(())
+    }
+
+    pub fn set_states(&mut self, x: &[f64]) -> Result<()> {
+        self.expect_mode("fmi2SetContinuousStates", &[Mode::Event, Mode::Continuous])?;
+        self.check_len("states", x.len(), self.x.len())?;
+        self.x.copy_from_slice(x);
+        self.stale = true;
+        Ok(())
+    }
+
+    fn check_len(&self, what: &str, given: usize, expected: usize) -> Result<()> {
+        if given == expected {
+            Ok(())
+        } else {
+            Err(format!("{given} {what} given, the model has {expected}"))
+        }
+    }
+
+    pub fn states(&self, out: &mut [f64]) -> Result<()> {
+        self.check_len("states", out.len(), self.x.len())?;
+        out.copy_from_slice(&self.x);
+        Ok(())
+    }
+
+    pub fn nominals(&self, out: &mut [f64]) -> Result<()> {
+        self.check_len("states", out.len(), self.x.len())?;
+        for (o, &s) in out.iter_mut().zip(&self.program.states) {
+            let n = self.program.vars[s as usize].nominal.abs();
+            *o = if n > 0.0 && n.is_finite() { n } else { 1.0 };
+        }
+        Ok(())
+    }
+
+    pub fn derivatives(&mut self, out: &mut [f64]) -> Result<()> {
+        self.check_len("derivatives", out.len(), self.x.len())?;
+        if !self.initialized {
+            return Err("derivatives are available after initialization".into());
+        }
+        self.stale = true;
+        self.refresh()?;
+        out.copy_from_slice(&self.dx);
+        Ok(())
+    }
+
+    /// Event indicators: one per zero crossing, changing sign exactly where the relation
+    /// changes its value (`g` for `>`/`>=`, `-g` for `<`/`<=`, with `g = lhs - rhs` as the
+    /// program defines it).
+    pub fn event_indicators(&mut self, out: &mut [f64]) -> Result<()> {
+        let n = self.n_event_indicators();
+        self.check_len("event indicators", out.len(), n)?;
+        if !self.initialized {
+            return Err("event indicators are available after initialization".into());
+        }
+        self.model
+            .zero_crossings(self.time, &self.x, out)
+            .map_err(|e| e.to_string())?;
+        for (z, zc) in out.iter_mut().zip(&self.program.zero_crossings) {
+            if matches!(zc.op, RelOp::Lt | RelOp::Le) {
+                *z = -*z;
+            }
+        }
+        // The memory now holds a continuous-mode evaluation at (time, x).
+        self.stale = false;
+        Ok(())
+    }
+
+    pub fn enter_event_mode(&mut self) -> Result<()> {
+        self.expect_mode("fmi2EnterEventMode", &[Mode::Event, Mode::Continuous])?;
+        self.mode = Mode::Event;
+        Ok(())
+    }
+
+    pub fn enter_continuous_mode(&mut self) -> Result<()> {
+        self.expect_mode("fmi2EnterContinuousTimeMode", &[Mode::Event])?;
+        self.mode = Mode::Continuous;
+        Ok(())
+    }
+
+    /// The event iteration at the current time and states (all of it: moss iterates to a
+    /// fixed point in one call, so no further call is needed).
+    pub fn new_discrete_states(&mut self) -> Result<EventInfo> {
+        self.expect_mode("fmi2NewDiscreteStates", &[Mode::Event])?;
+        let mut info = EventInfo::default();
+        if self.initial_event_done {
+            self.initial_event_done = false;
+        } else {
+            let before = self.x.clone();
+            let outcome = self
+                .model
+                .event_update(self.time, &mut self.x)
+                .map_err(|e| e.to_string())?;
+            self.stale = false;
+            info.states_changed = outcome.states_changed || before != self.x;
+            if let Some(msg) = outcome.terminate {
+                self.terminated = true;
+                info.terminate = true;
+                let _ = msg;
+            }
+        }
+        info.next_event_time = self.model.next_time_event(self.time);
+        Ok(info)
+    }
+
+    // ---- Co-Simulation ----
+
+    pub fn do_step(&mut self, t: f64, h: f64) -> Result<StepResult> {
+        self.expect_mode("fmi2DoStep", &[Mode::StepComplete])?;
+        let tol = 1e-9 * t.abs().max(1.0);
+        if (t - self.time).abs() > tol {
+            return Err(format!(
+                "fmi2DoStep from t = {t}, but the FMU is at t = {}",
+                self.time
+            ));
+        }
+        if !(h >= 0.0 && h.is_finite()) {
+            return Err(format!("invalid communication step size {h}"));
+        }
+        let opts = SimOptions {
+            tolerance: self.tolerance,
+            solver: self.solver,
+            max_step: self.max_step(),
+            ..Default::default()
+        };
+        let t1 = self.time + h;
+        let seg = moss_sim::advance(&mut self.model, &self.program, &opts, self.time, t1)
+            .map_err(|e| e.to_string())?;
+        if seg.switched_to_bdf {
+            self.solver = Solver::Bdf;
+        }
+        self.model.states(&mut self.x);
+        self.stale = false;
+        self.time = seg.t_end;
+        self.last_successful_time = seg.t_end;
+        match seg.terminated {
+            Some(message) => {
+                self.terminated = true;
+                Ok(StepResult::Terminated {
+                    time: seg.t_end,
+                    message,
+                })
+            }
+            None => {
+                // Land exactly on the communication point the importer expects.
+                self.time = t + h;
+                Ok(StepResult::Completed)
+            }
+        }
+    }
+
+    /// Largest integration step: a fiftieth of the experiment, as `moss simulate` uses,
+    /// so that results do not depend on the communication step.
+    fn max_step(&self) -> Option<f64> {
+        let exp = &self.program.experiment;
+        let start = exp.start_time.unwrap_or(self.start_time);
+        let stop = self.stop_time.or(exp.stop_time)?;
+        let span = stop - start;
+        (span > 0.0).then_some(span / 50.0)
+    }
+}
