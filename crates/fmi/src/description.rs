@@ -9,7 +9,7 @@
 
 use crate::deps::Dependencies;
 use crate::payload::Payload;
-use crate::variables::{BaseType, Causality, FmuVar, Initial, Table, Variability};
+use crate::variables::{self, BaseType, Causality, FmuVar, Initial, Table, Variability};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -95,14 +95,18 @@ pub fn fmi2(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfa
     let p = &payload.program;
     let mut x = String::new();
     x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    // Structured names tell importers how to build a tree of components; one name outside
+    // that grammar (a generated one, an enumeration subscript) makes them all flat.
+    let structured = table.vars.iter().all(|v| variables::is_structured(&v.name));
     let _ = writeln!(
         x,
         "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"{}\" guid=\"{}\" \
-         generationTool=\"moss {}\" variableNamingConvention=\"structured\" \
+         generationTool=\"moss {}\" variableNamingConvention=\"{}\" \
          numberOfEventIndicators=\"{}\">",
         escape(&p.name),
         escape(&payload.token),
         escape(&payload.moss_version),
+        if structured { "structured" } else { "flat" },
         p.zero_crossings.len()
     );
     let id = escape(&ifs.model_identifier);

@@ -229,7 +229,7 @@ pub fn table(program: &CausalProgram, outputs: &[String]) -> Table {
         push(
             &mut t,
             FmuVar {
-                name: v.name.clone(),
+                name: fmi_name(&v.name),
                 source: Source::Slot(slot as u32),
                 ty,
                 kind,
@@ -251,7 +251,7 @@ pub fn table(program: &CausalProgram, outputs: &[String]) -> Table {
         let Some(ty) = base_type(target.ty).filter(|_| is_exposed(&a.name, target.kind)) else {
             continue;
         };
-        if t.by_name.contains_key(&a.name) {
+        if t.by_name.contains_key(&fmi_name(&a.name)) {
             continue;
         }
         let source = Source::Alias {
@@ -269,7 +269,7 @@ pub fn table(program: &CausalProgram, outputs: &[String]) -> Table {
         push(
             &mut t,
             FmuVar {
-                name: a.name.clone(),
+                name: fmi_name(&a.name),
                 source,
                 ty,
                 kind,
@@ -310,5 +310,131 @@ fn link_states(
         der.derivative_of = Some(sv);
         der.ty = BaseType::Real;
         der.variability = Variability::Continuous;
+    }
+}
+
+/// The FMI name of a program variable: nested derivatives `der(der(x))` become `der(x,2)`,
+/// the form of the structured naming convention; other names are kept.
+pub fn fmi_name(name: &str) -> String {
+    let mut inner = name;
+    let mut order = 0;
+    while let Some(rest) = inner.strip_prefix("der(").and_then(|r| r.strip_suffix(')')) {
+        inner = rest;
+        order += 1;
+    }
+    if order >= 2 {
+        format!("der({inner},{order})")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Whether `name` follows FMI 2.0's structured naming convention: `a.b[1,2].c`, quoted
+/// identifiers, `der(name)` and `der(name,n)`.
+pub fn is_structured(name: &str) -> bool {
+    if let Some(arg) = name.strip_prefix("der(").and_then(|r| r.strip_suffix(')')) {
+        let inner = match arg.rsplit_once(',') {
+            Some((inner, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => inner,
+            _ => arg,
+        };
+        return is_identifier_path(inner);
+    }
+    is_identifier_path(name)
+}
+
+/// `B-name [indices] { "." B-name [indices] }`
+fn is_identifier_path(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    loop {
+        // one name
+        if i < b.len() && b[i] == b'\'' {
+            i += 1;
+            while i < b.len() && b[i] != b'\'' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            if i >= b.len() {
+                return false;
+            }
+            i += 1;
+        } else {
+            if i >= b.len() || !(b[i].is_ascii_alphabetic() || b[i] == b'_') {
+                return false;
+            }
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+        }
+        // optional indices: unsigned integers separated by commas
+        if i < b.len() && b[i] == b'[' {
+            i += 1;
+            loop {
+                let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if digits == 0 {
+                    return false;
+                }
+                i += digits;
+                while i < b.len() && b[i] == b' ' {
+                    i += 1;
+                }
+                match b.get(i) {
+                    Some(b',') => {
+                        i += 1;
+                        while i < b.len() && b[i] == b' ' {
+                            i += 1;
+                        }
+                    }
+                    Some(b']') => {
+                        i += 1;
+                        break;
+                    }
+                    _ => return false,
+                }
+            }
+        }
+        match b.get(i) {
+            None => return true,
+            Some(b'.') => i += 1,
+            Some(_) => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_derivatives_are_renamed() {
+        assert_eq!(fmi_name("der(der(J1.phi))"), "der(J1.phi,2)");
+        assert_eq!(fmi_name("der(x)"), "der(x)");
+        assert_eq!(fmi_name("a.b"), "a.b");
+    }
+
+    #[test]
+    fn structured_names_are_recognised() {
+        for ok in [
+            "x",
+            "a.b[1].c",
+            "a[1,2]",
+            "der(x)",
+            "der(a.b[3])",
+            "der(x,2)",
+            "'q x'.y",
+        ] {
+            assert!(is_structured(ok), "{ok}");
+        }
+        for bad in [
+            "$x",
+            "der(der(x))",
+            "a..b",
+            "x[i]",
+            "1a",
+            "a[1",
+            "pre(x)",
+            "",
+        ] {
+            assert!(!is_structured(bad), "{bad}");
+        }
     }
 }
