@@ -139,12 +139,12 @@ impl Instance {
         stop: Option<f64>,
     ) -> Result<()> {
         self.expect_mode("fmi2SetupExperiment", &[Mode::Instantiated])?;
-        if !start.is_finite() || stop.is_some_and(|s| !(s >= start)) {
+        if !start.is_finite() || stop.is_some_and(|s| s.is_nan() || s < start) {
             return Err(format!(
                 "invalid experiment: start time {start}, stop time {stop:?}"
             ));
         }
-        if tolerance.is_some_and(|t| !(t > 0.0 && t < 1.0)) {
+        if tolerance.is_some_and(|t| t.is_nan() || t <= 0.0 || t >= 1.0) {
             return Err(format!("invalid tolerance {tolerance:?}"));
         }
         self.start_time = start;
@@ -458,7 +458,7 @@ impl Instance {
                 self.time
             ));
         }
-        if !(h >= 0.0 && h.is_finite()) {
+        if h.is_nan() || h < 0.0 || h.is_infinite() {
             return Err(format!("invalid communication step size {h}"));
         }
         let opts = SimOptions {

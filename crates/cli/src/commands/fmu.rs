@@ -275,7 +275,8 @@ fn write_fmu(
     runtime: &Path,
 ) -> Result<u64, String> {
     let table = moss_fmi::variables::table(&payload.program, &payload.outputs);
-    let deps = moss_fmi::deps::Dependencies::default();
+    let initial = description::initial_unknowns(&table);
+    let deps = moss_fmi::deps::analyse(&payload.program, &table, &initial);
     let xml = description::fmi2(payload, &table, &deps, ifs);
     let model = payload.to_bytes()?;
     let library = std::fs::read(runtime)
