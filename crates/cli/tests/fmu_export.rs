@@ -1,5 +1,6 @@
-//! `moss fmu`: FMUs exported by moss, checked from outside with FMPy as another tool would
-//! use them: `fmpy.validate_fmu` must find no problem, and `fmpy.simulate_fmu` runs each FMU
+//! `moss fmu`: FMUs exported by moss (FMI 2.0 and 3.0), checked from outside with FMPy as
+//! another tool would use them: `fmpy.validate_fmu` must find no problem, and
+//! `fmpy.simulate_fmu` runs each FMU
 //! as Model Exchange (FMPy's CVode drives moss's derivatives, event indicators and event
 //! iteration) and as Co-Simulation (moss's own integrators and event loop inside
 //! `fmi2DoStep`). The results are compared with `moss simulate` with the tube method
@@ -31,15 +32,20 @@ fn fmpy_ready() -> bool {
     ok
 }
 
-/// `moss fmu <target> -o <dir>/<name>.fmu <args>`; panics with moss's messages on failure.
-fn export(dir: &Path, target: &str, name: &str, args: &[&str]) -> PathBuf {
-    let fmu = dir.join(format!("{name}.fmu"));
+/// Both FMI versions `moss fmu --fmi` writes.
+const VERSIONS: [&str; 2] = ["2", "3"];
+
+/// `moss fmu <target> --fmi <version> -o <dir>/<name><version>.fmu <args>`; panics with
+/// moss's messages on failure.
+fn export(dir: &Path, target: &str, name: &str, version: &str, args: &[&str]) -> PathBuf {
+    let fmu = dir.join(format!("{name}{version}.fmu"));
     let out = moss_command()
         .current_dir(dir)
         .arg("fmu")
         .arg(target)
         .arg("-o")
         .arg(&fmu)
+        .args(["--fmi", version])
         .args(args)
         .output()
         .expect("runs moss");
@@ -209,23 +215,26 @@ fn bouncing_ball_runs_as_model_exchange_and_co_simulation() {
     }
     let dir = scratch_dir("fmu-ball");
     let model = write_model(&dir, "Ball", BALL);
-    let fmu = export(&dir, &model, "Ball", &[]);
     let reference = moss_reference(&dir, &model, &["h", "apex"]);
-    let (me_csv, me) = run_fmpy(&fmu, "ModelExchange", 0.01, &["h", "apex", "bounces"], None);
-    assert_in_tube(&me_csv, &reference);
-    assert_eq!(
-        me.last("bounces"),
-        impacts_before(9.81, 0.8, 1.0, 3.5) as f64,
-        "impacts before t = 3.5"
-    );
-    let (_, cs) = run_fmpy(&fmu, "CoSimulation", 0.1, &["h", "apex", "bounces"], None);
-    assert_eq!(cs.time().len(), 36, "one row per 0.1 s communication point");
-    for (&t, &h) in cs.time().iter().zip(&cs.get("h")) {
-        let exact = ball_height(9.81, 0.8, 1.0, t);
-        assert!(
-            (h - exact).abs() < 1e-5,
-            "CS height at t = {t}: {h}, closed form {exact}"
+    for version in VERSIONS {
+        let fmu = export(&dir, &model, "Ball", version, &[]);
+        let names = ["h", "apex", "bounces"];
+        let (me_csv, me) = run_fmpy(&fmu, "ModelExchange", 0.01, &names, None);
+        assert_in_tube(&me_csv, &reference);
+        assert_eq!(
+            me.last("bounces"),
+            impacts_before(9.81, 0.8, 1.0, 3.5) as f64,
+            "FMI {version}: impacts before t = 3.5"
         );
+        let (_, cs) = run_fmpy(&fmu, "CoSimulation", 0.1, &names, None);
+        assert_eq!(cs.time().len(), 36, "one row per 0.1 s communication point");
+        for (&t, &h) in cs.time().iter().zip(&cs.get("h")) {
+            let exact = ball_height(9.81, 0.8, 1.0, t);
+            assert!(
+                (h - exact).abs() < 1e-5,
+                "FMI {version} CS height at t = {t}: {h}, closed form {exact}"
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -240,24 +249,32 @@ fn co_simulation_steps_lose_no_event() {
     }
     let dir = scratch_dir("fmu-apex");
     let model = write_model(&dir, "Ball", BALL);
-    // e = 0.85: the impacts accumulate at 5.6 s, well after the stop time
-    let fmu = export(&dir, &model, "Ball", &["--kind", "cs", "-p", "e=0.85"]);
-    let (_, cs) = run_fmpy(&fmu, "CoSimulation", 0.1, &["apex", "bounces"], None);
     let (e, g, h0) = (0.85f64, 9.81f64, 1.0f64);
-    assert_eq!(
-        cs.last("bounces"),
-        impacts_before(g, e, h0, 3.5) as f64,
-        "impacts seen by the FMU"
-    );
-    let mut apexes: Vec<f64> = cs.get("apex");
-    apexes.dedup();
-    assert!(apexes.len() >= 5, "too few apexes recorded: {apexes:?}");
-    for (k, a) in apexes.iter().enumerate() {
-        let expected = h0 * e.powi(2 * k as i32);
-        assert!(
-            (a - expected).abs() < 1e-6,
-            "apex {k}: {a}, expected {expected} (all: {apexes:?})"
+    for version in VERSIONS {
+        // e = 0.85: the impacts accumulate at 5.6 s, well after the stop time
+        let fmu = export(
+            &dir,
+            &model,
+            "Ball",
+            version,
+            &["--kind", "cs", "-p", "e=0.85"],
         );
+        let (_, cs) = run_fmpy(&fmu, "CoSimulation", 0.1, &["apex", "bounces"], None);
+        assert_eq!(
+            cs.last("bounces"),
+            impacts_before(g, e, h0, 3.5) as f64,
+            "FMI {version}: impacts seen by the FMU"
+        );
+        let mut apexes: Vec<f64> = cs.get("apex");
+        apexes.dedup();
+        assert!(apexes.len() >= 5, "too few apexes recorded: {apexes:?}");
+        for (k, a) in apexes.iter().enumerate() {
+            let expected = h0 * e.powi(2 * k as i32);
+            assert!(
+                (a - expected).abs() < 1e-6,
+                "FMI {version}: apex {k}: {a}, expected {expected} (all: {apexes:?})"
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -271,13 +288,15 @@ fn coupled_clutches_match_moss_simulate() {
     }
     let dir = scratch_dir("fmu-clutches");
     let target = "Modelica.Mechanics.Rotational.Examples.CoupledClutches";
-    let fmu = export(&dir, target, "CoupledClutches", &[]);
     let names = ["J1.w", "J2.w", "J3.w", "J4.w"];
     let reference = moss_reference(&dir, target, &names);
-    let (me_csv, _) = run_fmpy(&fmu, "ModelExchange", 0.001, &names, None);
-    assert_in_tube(&me_csv, &reference);
-    let (cs_csv, _) = run_fmpy(&fmu, "CoSimulation", 0.001, &names, None);
-    assert_in_tube(&cs_csv, &reference);
+    for version in VERSIONS {
+        let fmu = export(&dir, target, "CoupledClutches", version, &[]);
+        let (me_csv, _) = run_fmpy(&fmu, "ModelExchange", 0.001, &names, None);
+        assert_in_tube(&me_csv, &reference);
+        let (cs_csv, _) = run_fmpy(&fmu, "CoSimulation", 0.001, &names, None);
+        assert_in_tube(&cs_csv, &reference);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -301,10 +320,13 @@ fn inputs_are_driven_from_outside() {
     }
     let dir = scratch_dir("fmu-input");
     let model = write_model(&dir, "Filter", FILTER);
-    let fmu = export(&dir, &model, "Filter", &[]);
     let table = dir.join("input.csv");
     std::fs::write(&table, "time,u\n0,0\n0.5,0\n0.5,1\n2,1\n").expect("writes the table");
-    for (kind, tol) in [("ModelExchange", 1e-3), ("CoSimulation", 1e-5)] {
+    let runs = VERSIONS.iter().flat_map(|v| {
+        [("ModelExchange", 1e-3), ("CoSimulation", 1e-5)].map(|(kind, tol)| (*v, kind, tol))
+    });
+    for (version, kind, tol) in runs {
+        let fmu = export(&dir, &model, "Filter", version, &[]);
         let (_, run) = run_fmpy(&fmu, kind, 0.05, &["u", "y"], Some(&table));
         for &t in &[0.25, 1.0, 1.5, 2.0] {
             let expected = if t <= 0.5 {
@@ -315,7 +337,7 @@ fn inputs_are_driven_from_outside() {
             let y = run.at("y", t);
             assert!(
                 (y - expected).abs() < tol,
-                "{kind}: y({t}) = {y}, expected {expected}"
+                "FMI {version} {kind}: y({t}) = {y}, expected {expected}"
             );
         }
     }
@@ -355,24 +377,27 @@ fn index_reduced_model_runs_both_ways() {
     }
     let dir = scratch_dir("fmu-geared");
     let model = write_model(&dir, "GearedPair", GEARED);
-    let fmu = export(&dir, &model, "GearedPair", &[]);
     let j = 0.5 + 8.0 / 16.0;
-    for kind in ["ModelExchange", "CoSimulation"] {
+    let runs = VERSIONS
+        .iter()
+        .flat_map(|v| ["ModelExchange", "CoSimulation"].map(|kind| (*v, kind)));
+    for (version, kind) in runs {
+        let fmu = export(&dir, &model, "GearedPair", version, &[]);
         let (_, run) = run_fmpy(&fmu, kind, 0.1, &["loadSpeed"], None);
         for (&t, &w2) in run.time().iter().zip(&run.get("loadSpeed")) {
             let expected = 10.0 * (3.0 * t).sin() / (4.0 * j * 3.0);
             assert!(
                 (w2 - expected).abs() < 1e-4,
-                "{kind}: w2({t}) = {w2}, expected {expected}"
+                "FMI {version} {kind}: w2({t}) = {w2}, expected {expected}"
             );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Exit codes as for every subcommand: FMI 3 is a usage error (not supported yet), a
-/// parameter that is not one is a usage error, a broken model a model error, and no FMU is
-/// written in either case.
+/// Exit codes as for every subcommand: an unknown FMI version or FMU kind and a parameter
+/// that is not one are usage errors, a broken model a model error, and no FMU is written in
+/// any case.
 #[test]
 fn bad_requests_are_refused_with_the_usual_exit_codes() {
     let dir = scratch_dir("fmu-errors");
@@ -383,11 +408,7 @@ fn bad_requests_are_refused_with_the_usual_exit_codes() {
         "model Broken\n  Real x;\nequation\n  der(x) = y;\nend Broken;\n",
     );
     let cases: [(&[&str], i32, &str); 4] = [
-        (
-            &[&model, "--fmi", "3"],
-            2,
-            "FMI 3.0 export is not supported yet",
-        ),
+        (&[&model, "--fmi", "4"], 2, "unknown FMI version"),
         (&[&model, "-p", "h=2"], 2, "cannot set `h`"),
         (&[&model, "--kind", "hybrid"], 2, "unknown FMU kind"),
         (&[&broken], 1, "y"),

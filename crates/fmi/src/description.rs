@@ -115,7 +115,7 @@ pub fn fmi2(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfa
             x,
             "  <ModelExchange modelIdentifier=\"{id}\" canNotUseMemoryManagementFunctions=\"true\" \
              canGetAndSetFMUstate=\"false\" canSerializeFMUstate=\"false\" \
-             providesDirectionalDerivative=\"false\"/>"
+             providesDirectionalDerivative=\"true\"/>"
         );
     }
     if ifs.co_simulation {
@@ -124,7 +124,7 @@ pub fn fmi2(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfa
             "  <CoSimulation modelIdentifier=\"{id}\" canHandleVariableCommunicationStepSize=\"true\" \
              canInterpolateInputs=\"false\" maxOutputDerivativeOrder=\"0\" \
              canNotUseMemoryManagementFunctions=\"true\" canGetAndSetFMUstate=\"false\" \
-             canSerializeFMUstate=\"false\" providesDirectionalDerivative=\"false\"/>"
+             canSerializeFMUstate=\"false\" providesDirectionalDerivative=\"true\"/>"
         );
     }
     unit_definitions(&mut x, table);
@@ -272,4 +272,147 @@ pub fn initial_unknowns(table: &Table) -> Vec<u32> {
         }
     }
     set.into_iter().collect()
+}
+
+/// The whole `modelDescription.xml` of an FMI 3.0 FMU: the same variables and dependencies
+/// as for FMI 2.0, in FMI 3.0's form (typed elements with inline attributes, value
+/// references instead of indices in `ModelStructure`), plus the `independent` variable
+/// `time` and one variable per event indicator, which FMI 3.0 declares as variables.
+pub fn fmi3(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfaces) -> String {
+    let p = &payload.program;
+    let mut x = String::new();
+    x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let structured = table.vars.iter().all(|v| variables::is_structured(&v.name));
+    let _ = writeln!(
+        x,
+        "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"{}\" instantiationToken=\"{}\" \
+         generationTool=\"moss {}\" variableNamingConvention=\"{}\">",
+        escape(&p.name),
+        escape(&payload.token),
+        escape(&payload.moss_version),
+        if structured { "structured" } else { "flat" },
+    );
+    let id = escape(&ifs.model_identifier);
+    if ifs.model_exchange {
+        let _ = writeln!(
+            x,
+            "  <ModelExchange modelIdentifier=\"{id}\" providesDirectionalDerivatives=\"true\"/>"
+        );
+    }
+    if ifs.co_simulation {
+        let _ = writeln!(
+            x,
+            "  <CoSimulation modelIdentifier=\"{id}\" providesDirectionalDerivatives=\"true\" \
+             canHandleVariableCommunicationStepSize=\"true\"/>"
+        );
+    }
+    unit_definitions(&mut x, table);
+    x.push_str("  <LogCategories>\n");
+    x.push_str("    <Category name=\"logEvents\" description=\"events and mode changes\"/>\n");
+    x.push_str("    <Category name=\"logStatusError\" description=\"errors\"/>\n");
+    x.push_str("  </LogCategories>\n");
+    default_experiment(&mut x, payload);
+    x.push_str("  <ModelVariables>\n");
+    let _ = writeln!(
+        x,
+        "    <Float64 name=\"time\" valueReference=\"{}\" causality=\"independent\" \
+         variability=\"continuous\" description=\"Simulation time\"/>",
+        table.time_vr()
+    );
+    for (vr, v) in table.vars.iter().enumerate() {
+        variable3(&mut x, vr as u32, v);
+    }
+    let n_ind = p.zero_crossings.len();
+    for (i, zc) in p.zero_crossings.iter().enumerate() {
+        let _ = writeln!(
+            x,
+            "    <Float64 name=\"{}\" valueReference=\"{}\" description=\"{}\" \
+             causality=\"local\" variability=\"continuous\"/>",
+            event_indicator_name(table, i),
+            table.event_indicator_vr(i),
+            escape(&zc.description)
+        );
+    }
+    x.push_str("  </ModelVariables>\n");
+    x.push_str("  <ModelStructure>\n");
+    let element = |x: &mut String, tag: &str, vr: u32, deps: Option<&Vec<u32>>| {
+        let _ = write!(x, "    <{tag} valueReference=\"{vr}\"");
+        if let Some(d) = deps {
+            let list: Vec<String> = d.iter().map(u32::to_string).collect();
+            let _ = write!(x, " dependencies=\"{}\"", list.join(" "));
+        }
+        x.push_str("/>\n");
+    };
+    for vr in table.outputs() {
+        element(&mut x, "Output", vr, deps.continuous.get(&vr));
+    }
+    for &vr in &table.derivatives {
+        element(
+            &mut x,
+            "ContinuousStateDerivative",
+            vr,
+            deps.continuous.get(&vr),
+        );
+    }
+    for vr in initial_unknowns(table) {
+        element(&mut x, "InitialUnknown", vr, deps.initial.get(&vr));
+    }
+    for i in 0..n_ind {
+        element(&mut x, "EventIndicator", table.event_indicator_vr(i), None);
+    }
+    x.push_str("  </ModelStructure>\n");
+    x.push_str("</fmiModelDescription>\n");
+    x
+}
+
+/// Name of event indicator `i`: `_eventIndicator_<i+1>` (made unique should the model have
+/// a variable of that name).
+fn event_indicator_name(table: &Table, i: usize) -> String {
+    let mut name = format!("_eventIndicator_{}", i + 1);
+    while table.vr_of(&name).is_some() {
+        name.insert(0, '_');
+    }
+    name
+}
+
+fn variable3(x: &mut String, vr: u32, v: &FmuVar) {
+    let tag = match v.ty {
+        BaseType::Real => "Float64",
+        BaseType::Integer => "Int32",
+        BaseType::Boolean => "Boolean",
+    };
+    let _ = write!(
+        x,
+        "    <{tag} name=\"{}\" valueReference=\"{vr}\"",
+        escape(&v.name)
+    );
+    if !v.description.is_empty() {
+        let _ = write!(x, " description=\"{}\"", escape(&v.description));
+    }
+    let _ = write!(
+        x,
+        " causality=\"{}\" variability=\"{}\"",
+        causality_text(v.causality),
+        variability_text(v.variability)
+    );
+    match v.initial {
+        Some(Initial::Exact) => x.push_str(" initial=\"exact\""),
+        Some(Initial::Calculated) => x.push_str(" initial=\"calculated\""),
+        None => {}
+    }
+    if v.ty == BaseType::Real {
+        if !v.unit.is_empty() {
+            let _ = write!(x, " unit=\"{}\"", escape(&v.unit));
+        }
+        if v.nominal.is_finite() && v.nominal > 0.0 && v.nominal != 1.0 {
+            let _ = write!(x, " nominal=\"{}\"", real_text(v.nominal));
+        }
+    }
+    if let Some(s) = v.start {
+        let _ = write!(x, " start=\"{}\"", value_text(v.ty, s));
+    }
+    if let Some(state) = v.derivative_of {
+        let _ = write!(x, " derivative=\"{state}\"");
+    }
+    x.push_str("/>\n");
 }

@@ -3,9 +3,9 @@
 //!
 //! Every function converts its C arguments, runs under `catch_unwind` (a panic never
 //! crosses the C boundary; it becomes `fmi2Error` with a logged message) and reports
-//! failures through the importer's logger. Unsupported functions (FMU state, directional
-//! derivatives, input/output derivatives, asynchronous steps) return `fmi2Error` and say
-//! why; modelDescription.xml declares the matching capability flags false.
+//! failures through the importer's logger. Unsupported functions (FMU state, input/output
+//! derivatives, asynchronous steps) return `fmi2Error` and say why; modelDescription.xml
+//! declares the matching capability flags false.
 
 #![allow(clippy::missing_safety_doc)]
 
@@ -100,7 +100,7 @@ impl Fmu {
     }
 }
 
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())
@@ -137,7 +137,7 @@ fn with_fmu(
 }
 
 /// A slice from a C array; an empty slice for `n == 0` (the pointer may then be null).
-unsafe fn slice<'a, T>(p: *const T, n: usize) -> Result<&'a [T], String> {
+pub(crate) unsafe fn slice<'a, T>(p: *const T, n: usize) -> Result<&'a [T], String> {
     if n == 0 {
         Ok(&[])
     } else if p.is_null() {
@@ -147,7 +147,7 @@ unsafe fn slice<'a, T>(p: *const T, n: usize) -> Result<&'a [T], String> {
     }
 }
 
-unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Result<&'a mut [T], String> {
+pub(crate) unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Result<&'a mut [T], String> {
     if n == 0 {
         Ok(&mut [])
     } else if p.is_null() {
@@ -157,7 +157,7 @@ unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Result<&'a mut [T], String> {
     }
 }
 
-unsafe fn text(p: *const c_char) -> Option<String> {
+pub(crate) unsafe fn text(p: *const c_char) -> Option<String> {
     (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
 }
 
@@ -572,18 +572,22 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
 #[no_mangle]
 pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
     c: Component,
-    _unknown: *const ValueReference,
-    _n_unknown: usize,
-    _known: *const ValueReference,
-    _n_known: usize,
-    _dv_known: *const f64,
-    _dv_unknown: *mut f64,
+    unknown: *const ValueReference,
+    n_unknown: usize,
+    known: *const ValueReference,
+    n_known: usize,
+    dv_known: *const f64,
+    dv_unknown: *mut f64,
 ) -> Status {
-    unsupported(
-        c,
-        "fmi2GetDirectionalDerivative",
-        "directional derivatives are not provided yet (providesDirectionalDerivative=false)",
-    )
+    with_fmu(c, "fmi2GetDirectionalDerivative", |fmu| {
+        let unknowns = unsafe { slice(unknown, n_unknown) }?;
+        let knowns = unsafe { slice(known, n_known) }?;
+        let seed = unsafe { slice(dv_known, n_known) }?;
+        let out = unsafe { slice_mut(dv_unknown, n_unknown) }?;
+        fmu.instance
+            .directional_derivative(unknowns, knowns, seed, out)?;
+        Ok(OK)
+    })
 }
 
 // ---------------------------------------------------------------- Model Exchange

@@ -251,8 +251,13 @@ impl Instance {
         }
     }
 
-    /// The values of the variables `vrs` (all of type `ty`) into `out`.
+    /// The values of the variables `vrs` (all of type `ty`) into `out`; for Reals also
+    /// FMI 3.0's `time` and event indicator variables.
     pub fn get(&mut self, vrs: &[u32], ty: BaseType, out: &mut [f64]) -> Result<()> {
+        let extra = |vr: u32| vr as usize >= self.table.vars.len();
+        if ty == BaseType::Real && vrs.iter().any(|&vr| extra(vr)) {
+            return self.get_with_extras(vrs, out);
+        }
         for &vr in vrs {
             self.var_of_type(vr, ty)?;
         }
@@ -270,6 +275,34 @@ impl Instance {
                 _ => values[slot as usize],
             };
             *o = v.source.read(raw);
+        }
+        Ok(())
+    }
+
+    /// [`Instance::get`] for a list that names `time` or event indicators.
+    fn get_with_extras(&mut self, vrs: &[u32], out: &mut [f64]) -> Result<()> {
+        let n_ind = self.n_event_indicators();
+        let mut indicators = None;
+        for (o, &vr) in out.iter_mut().zip(vrs) {
+            if vr == self.table.time_vr() {
+                *o = self.time;
+            } else if vr > self.table.time_vr()
+                && ((vr - self.table.time_vr() - 1) as usize) < n_ind
+            {
+                if indicators.is_none() {
+                    let mut z = vec![0.0; n_ind];
+                    self.event_indicators(&mut z)?;
+                    indicators = Some(z);
+                }
+                let i = (vr - self.table.time_vr() - 1) as usize;
+                *o = indicators.as_ref().map_or(0.0, |z| z[i]);
+            } else if (vr as usize) < self.table.vars.len() {
+                let mut one = [0.0];
+                self.get(&[vr], BaseType::Real, &mut one)?;
+                *o = one[0];
+            } else {
+                return Err(format!("unknown value reference {vr}"));
+            }
         }
         Ok(())
     }
@@ -330,6 +363,132 @@ impl Instance {
                     ))
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// `fmi2GetDirectionalDerivative`: `dv_unknown = J dv_known` with `J` the partial
+    /// derivatives of the unknowns (any Real variables) with respect to the knowns (states and
+    /// inputs) at the current point, in continuous-time mode (relations frozen). When the
+    /// unknowns are state derivatives and the knowns states, the model's symbolic tangent
+    /// program gives `J dv` exactly (if the translation built one); otherwise central
+    /// differences along `dv`, with a step scaled to the knowns' nominal values.
+    pub fn directional_derivative(
+        &mut self,
+        unknowns: &[u32],
+        knowns: &[u32],
+        dv_known: &[f64],
+        dv_unknown: &mut [f64],
+    ) -> Result<()> {
+        if !self.initialized || matches!(self.mode, Mode::Instantiated | Mode::Initialization) {
+            return Err("directional derivatives are available after initialization".into());
+        }
+        for &vr in unknowns.iter().chain(knowns) {
+            self.var_of_type(vr, BaseType::Real)?;
+        }
+        let state_index = |vr: u32| self.table.states.iter().position(|&s| s == vr);
+        let mut seed = vec![0.0; self.x.len()];
+        let mut input_seed = Vec::new();
+        for (&vr, &d) in knowns.iter().zip(dv_known) {
+            let v = &self.table.vars[vr as usize];
+            match state_index(vr) {
+                Some(i) => seed[i] += d,
+                None if v.causality == Causality::Input => input_seed.push((vr, d)),
+                None => {
+                    return Err(format!(
+                        "`{}` is not a known (a state or an input) of a directional derivative",
+                        v.name
+                    ))
+                }
+            }
+        }
+        let derivative_rows: Option<Vec<usize>> = unknowns
+            .iter()
+            .map(|&vr| self.table.derivatives.iter().position(|&d| d == vr))
+            .collect();
+        match derivative_rows {
+            Some(rows) if input_seed.is_empty() && self.model.has_symbolic_jacobian() => {
+                let mut out = vec![0.0; self.x.len()];
+                self.model
+                    .jacobian_times(self.time, &self.x, &seed, &mut out)
+                    .map_err(|e| e.to_string())?;
+                for (o, r) in dv_unknown.iter_mut().zip(rows) {
+                    *o = out[r];
+                }
+                self.stale = true;
+                Ok(())
+            }
+            _ => self.central_difference(unknowns, &seed, &input_seed, dv_unknown),
+        }
+    }
+
+    /// Central differences of the unknowns along the seed of states and inputs.
+    fn central_difference(
+        &mut self,
+        unknowns: &[u32],
+        seed: &[f64],
+        input_seed: &[(u32, f64)],
+        out: &mut [f64],
+    ) -> Result<()> {
+        let inputs: Vec<(u32, f64, f64)> = input_seed
+            .iter()
+            .map(|&(vr, d)| {
+                let slot = self.table.vars[vr as usize].source.slot();
+                (vr, self.model.values()[slot as usize], d)
+            })
+            .collect();
+        // Each known moves by about the cube root of the machine epsilon relative to its
+        // nominal value (inputs: their magnitude, at least 1), which balances truncation and
+        // rounding errors of central differences.
+        let nominal = |n: f64| if n > 0.0 && n.is_finite() { n } else { 1.0 };
+        let ratio = seed
+            .iter()
+            .zip(&self.program.states)
+            .map(|(d, &s)| d.abs() / nominal(self.program.vars[s as usize].nominal.abs()))
+            .chain(inputs.iter().map(|(_, u, d)| d.abs() / u.abs().max(1.0)))
+            .fold(0.0f64, f64::max);
+        if ratio == 0.0 || !ratio.is_finite() {
+            out.iter_mut().for_each(|o| *o = 0.0);
+            return Ok(());
+        }
+        let eps = 6e-6 / ratio;
+        let mut plus = vec![0.0; unknowns.len()];
+        let mut minus = vec![0.0; unknowns.len()];
+        let x0 = self.x.clone();
+        let result = (|| {
+            for (sign, values) in [(1.0, &mut plus), (-1.0, &mut minus)] {
+                let x: Vec<f64> = x0
+                    .iter()
+                    .zip(seed)
+                    .map(|(x, d)| x + sign * eps * d)
+                    .collect();
+                for &(vr, u, d) in &inputs {
+                    let slot = self.table.vars[vr as usize].source.slot();
+                    self.model
+                        .set_input(slot, u + sign * eps * d)
+                        .map_err(|e| e.message)?;
+                }
+                self.model
+                    .derivatives(self.time, &x, &mut self.dx)
+                    .map_err(|e| e.to_string())?;
+                let now = self.model.values();
+                for (v, &vr) in values.iter_mut().zip(unknowns) {
+                    let var = &self.table.vars[vr as usize];
+                    *v = var.source.read(now[var.source.slot() as usize]);
+                }
+            }
+            Ok::<(), String>(())
+        })();
+        // Back to the point itself, whatever happened.
+        for &(vr, u, _) in &inputs {
+            let slot = self.table.vars[vr as usize].source.slot();
+            let _ = self.model.set_input(slot, u);
+        }
+        self.x = x0;
+        self.stale = true;
+        result?;
+        for ((o, p), m) in out.iter_mut().zip(&plus).zip(&minus) {
+            *o = (p - m) / (2.0 * eps);
         }
         Ok(())
     }

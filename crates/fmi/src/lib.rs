@@ -13,6 +13,7 @@
 pub mod deps;
 pub mod description;
 pub mod fmi2;
+pub mod fmi3;
 pub mod instance;
 pub mod payload;
 pub mod variables;

@@ -119,6 +119,17 @@ impl Table {
         self.vrs_where(|v| v.causality == Causality::Output)
     }
 
+    /// FMI 3.0's `independent` variable `time`: the value reference after the table's.
+    pub fn time_vr(&self) -> u32 {
+        self.vars.len() as u32
+    }
+
+    /// FMI 3.0 declares event indicators as variables: event indicator `i` (0-based) has
+    /// the value reference `time_vr() + 1 + i`.
+    pub fn event_indicator_vr(&self, i: usize) -> u32 {
+        self.time_vr() + 1 + i as u32
+    }
+
     pub fn inputs(&self) -> Vec<u32> {
         self.vrs_where(|v| v.causality == Causality::Input)
     }

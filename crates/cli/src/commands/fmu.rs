@@ -2,8 +2,9 @@
 //!
 //! The FMU holds three things: `modelDescription.xml` (written by `moss_fmi::description`),
 //! the model's translated program (`resources/moss_model.bin`, see `moss_fmi::payload`) and
-//! the prebuilt runtime library (`binaries/linux64/<modelIdentifier>.so`), which is the same
-//! file for every model: the `moss-fmi` crate built as a cdylib. No C compiler is involved.
+//! the prebuilt runtime library (`binaries/linux64/<modelIdentifier>.so` for FMI 2.0,
+//! `binaries/x86_64-linux/` for FMI 3.0), which is the same file for every model and both
+//! versions: the `moss-fmi` crate built as a cdylib. No C compiler is involved.
 //!
 //! Where the runtime library comes from, in this order: `--runtime FILE`, the environment
 //! variable `MOSS_FMI_RUNTIME`, `libmoss_fmi.so` beside the `moss` executable (where cargo
@@ -37,7 +38,7 @@ pub struct Args {
     /// The FMU to write [default: `<ModelName>.fmu`, the last part of the class name].
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// FMI version: 2 (3 is not supported yet).
+    /// FMI version: 2 (the default, read by most importers) or 3.
     #[arg(long = "fmi", default_value = "2", value_name = "VERSION")]
     pub fmi: String,
     /// Interfaces: `me` (Model Exchange), `cs` (Co-Simulation) or `both`.
@@ -51,6 +52,12 @@ pub struct Args {
     pub runtime: Option<PathBuf>,
     #[command(flatten)]
     pub libs: LibArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Version {
+    Fmi2,
+    Fmi3,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,16 +84,16 @@ fn usage(msg: &str, help: &str) -> u8 {
 
 pub fn run(args: Args) -> u8 {
     let started = Instant::now();
-    match args.fmi.as_str() {
-        "2" | "2.0" => {}
-        "3" | "3.0" => {
+    let version = match args.fmi.as_str() {
+        "2" | "2.0" => Version::Fmi2,
+        "3" | "3.0" => Version::Fmi3,
+        v => {
             return usage(
-                "FMI 3.0 export is not supported yet",
-                "export with --fmi 2 (the default), which FMPy, OMSimulator, Simulink and most importers read",
+                &format!("unknown FMI version `{v}`"),
+                "use --fmi 2 or --fmi 3",
             )
         }
-        v => return usage(&format!("unknown FMI version `{v}`"), "use --fmi 2"),
-    }
+    };
     let runtime = match find_runtime(args.runtime.as_deref()) {
         Ok(p) => p,
         Err(msg) => {
@@ -140,12 +147,16 @@ pub fn run(args: Args) -> u8 {
             return super::EXIT_MODEL_ERROR;
         }
     };
-    match write_fmu(&path, &payload, &ifs, &runtime) {
+    match write_fmu(&path, &payload, &ifs, &runtime, version) {
         Ok(size) => {
             eprintln!(
-                "wrote {} ({:.1} MB, FMI 2.0 {}) in {:.2} s",
+                "wrote {} ({:.1} MB, FMI {} {}) in {:.2} s",
                 path.display(),
                 size as f64 / 1e6,
+                match version {
+                    Version::Fmi2 => "2.0",
+                    Version::Fmi3 => "3.0",
+                },
                 match args.kind {
                     Kind::ModelExchange => "Model Exchange",
                     Kind::CoSimulation => "Co-Simulation",
@@ -273,11 +284,18 @@ fn write_fmu(
     payload: &Payload,
     ifs: &Interfaces,
     runtime: &Path,
+    version: Version,
 ) -> Result<u64, String> {
     let table = moss_fmi::variables::table(&payload.program, &payload.outputs);
     let initial = description::initial_unknowns(&table);
     let deps = moss_fmi::deps::analyse(&payload.program, &table, &initial);
-    let xml = description::fmi2(payload, &table, &deps, ifs);
+    let (xml, platform) = match version {
+        Version::Fmi2 => (description::fmi2(payload, &table, &deps, ifs), "linux64"),
+        Version::Fmi3 => (
+            description::fmi3(payload, &table, &deps, ifs),
+            "x86_64-linux",
+        ),
+    };
     let model = payload.to_bytes()?;
     let library = std::fs::read(runtime)
         .map_err(|e| format!("cannot read the runtime library {}: {e}", runtime.display()))?;
@@ -288,7 +306,7 @@ fn write_fmu(
     let entries: [(String, &[u8]); 3] = [
         ("modelDescription.xml".into(), xml.as_bytes()),
         (
-            format!("binaries/linux64/{}.so", ifs.model_identifier),
+            format!("binaries/{platform}/{}.so", ifs.model_identifier),
             &library,
         ),
         (format!("resources/{RESOURCE_FILE}"), &model),
