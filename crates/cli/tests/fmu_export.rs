@@ -73,7 +73,6 @@ import sys
 import numpy as np
 import fmpy
 from fmpy.validation import validate_fmu
-from fmpy.util import write_csv
 
 fmu, kind, interval, out, names = sys.argv[1:6]
 problems = validate_fmu(fmu)
@@ -86,7 +85,12 @@ if float(interval) > 0:
 if len(sys.argv) > 6:
     kw["input"] = np.genfromtxt(sys.argv[6], delimiter=",", names=True)
 result = fmpy.simulate_fmu(fmu, fmi_type=kind, output=names.split(","), **kw)
-write_csv(out, result)
+# every column as a number (FMPy's own CSV writer spells Booleans True/False)
+columns = result.dtype.names
+with open(out, "w") as f:
+    f.write(",".join('"%s"' % c for c in columns) + "\n")
+    for row in result:
+        f.write(",".join(repr(float(row[c])) for c in columns) + "\n")
 "#;
 
 /// Run the FMU with FMPy as `kind` ("ModelExchange" or "CoSimulation") and read back the
@@ -123,14 +127,19 @@ fn run_fmpy(
     (csv, Trajectories { label, result })
 }
 
-/// `moss compare result reference` passes (the tube method, default tolerance).
+/// `moss compare result reference [--signals FILE]` passes (the tube method, default
+/// tolerance).
 fn assert_in_tube(result: &Path, reference: &Path) {
-    let out = moss_command()
-        .arg("compare")
-        .arg(result)
-        .arg(reference)
-        .output()
-        .expect("runs moss");
+    assert_in_tube_of(result, reference, None);
+}
+
+fn assert_in_tube_of(result: &Path, reference: &Path, signals: Option<&Path>) {
+    let mut cmd = moss_command();
+    cmd.arg("compare").arg(result).arg(reference);
+    if let Some(s) = signals {
+        cmd.arg("--signals").arg(s);
+    }
+    let out = cmd.output().expect("runs moss");
     assert!(
         out.status.success(),
         "{} is not inside the tube of {}:\n{}{}",
@@ -280,9 +289,11 @@ fn co_simulation_steps_lose_no_event() {
 }
 
 /// CoupledClutches from the bundled library (friction elements switching between sliding
-/// and stuck, a mixed continuous/discrete system) agrees with `moss simulate` both ways.
+/// and stuck, a mixed continuous/discrete system) agrees both ways with `moss simulate` and
+/// with the Modelica Association's reference result (its 17 comparison signals, Booleans
+/// and Integers of the friction modes included).
 #[test]
-fn coupled_clutches_match_moss_simulate() {
+fn coupled_clutches_match_moss_simulate_and_the_reference() {
     if !fmpy_ready() {
         return;
     }
@@ -290,12 +301,29 @@ fn coupled_clutches_match_moss_simulate() {
     let target = "Modelica.Mechanics.Rotational.Examples.CoupledClutches";
     let names = ["J1.w", "J2.w", "J3.w", "J4.w"];
     let reference = moss_reference(&dir, target, &names);
+    let data = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/references")
+        .join(target);
+    let (ma_reference, signals) = (
+        data.join("CoupledClutches.csv"),
+        data.join("comparisonSignals.txt"),
+    );
+    let compared: Vec<String> = std::fs::read_to_string(&signals)
+        .expect("reads the signal list")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "time")
+        .map(String::from)
+        .collect();
+    let compared: Vec<&str> = compared.iter().map(String::as_str).collect();
     for version in VERSIONS {
         let fmu = export(&dir, target, "CoupledClutches", version, &[]);
-        let (me_csv, _) = run_fmpy(&fmu, "ModelExchange", 0.001, &names, None);
-        assert_in_tube(&me_csv, &reference);
-        let (cs_csv, _) = run_fmpy(&fmu, "CoSimulation", 0.001, &names, None);
-        assert_in_tube(&cs_csv, &reference);
+        for kind in ["ModelExchange", "CoSimulation"] {
+            let (csv, _) = run_fmpy(&fmu, kind, 0.001, &names, None);
+            assert_in_tube(&csv, &reference);
+            let (csv, _) = run_fmpy(&fmu, kind, 0.001, &compared, None);
+            assert_in_tube_of(&csv, &ma_reference, Some(&signals));
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
