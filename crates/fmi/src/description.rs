@@ -114,7 +114,7 @@ pub fn fmi2(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfa
         let _ = writeln!(
             x,
             "  <ModelExchange modelIdentifier=\"{id}\" canNotUseMemoryManagementFunctions=\"true\" \
-             canGetAndSetFMUstate=\"false\" canSerializeFMUstate=\"false\" \
+             canGetAndSetFMUstate=\"true\" canSerializeFMUstate=\"false\" \
              providesDirectionalDerivative=\"true\"/>"
         );
     }
@@ -123,7 +123,7 @@ pub fn fmi2(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfa
             x,
             "  <CoSimulation modelIdentifier=\"{id}\" canHandleVariableCommunicationStepSize=\"true\" \
              canInterpolateInputs=\"false\" maxOutputDerivativeOrder=\"0\" \
-             canNotUseMemoryManagementFunctions=\"true\" canGetAndSetFMUstate=\"false\" \
+             canNotUseMemoryManagementFunctions=\"true\" canGetAndSetFMUstate=\"true\" \
              canSerializeFMUstate=\"false\" providesDirectionalDerivative=\"true\"/>"
         );
     }
@@ -296,13 +296,15 @@ pub fn fmi3(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfa
     if ifs.model_exchange {
         let _ = writeln!(
             x,
-            "  <ModelExchange modelIdentifier=\"{id}\" providesDirectionalDerivatives=\"true\"/>"
+            "  <ModelExchange modelIdentifier=\"{id}\" canGetAndSetFMUState=\"true\" \
+             providesDirectionalDerivatives=\"true\"/>"
         );
     }
     if ifs.co_simulation {
         let _ = writeln!(
             x,
-            "  <CoSimulation modelIdentifier=\"{id}\" providesDirectionalDerivatives=\"true\" \
+            "  <CoSimulation modelIdentifier=\"{id}\" canGetAndSetFMUState=\"true\" \
+             providesDirectionalDerivatives=\"true\" \
              canHandleVariableCommunicationStepSize=\"true\"/>"
         );
     }

@@ -3,13 +3,13 @@
 //!
 //! Every function converts its C arguments, runs under `catch_unwind` (a panic never
 //! crosses the C boundary; it becomes `fmi2Error` with a logged message) and reports
-//! failures through the importer's logger. Unsupported functions (FMU state, input/output
-//! derivatives, asynchronous steps) return `fmi2Error` and say why; modelDescription.xml
-//! declares the matching capability flags false.
+//! failures through the importer's logger. Unsupported functions (FMU state serialization,
+//! input/output derivatives, asynchronous steps) return `fmi2Error` and say why;
+//! modelDescription.xml declares the matching capability flags false.
 
 #![allow(clippy::missing_safety_doc)]
 
-use crate::instance::{Instance, Kind, StepResult};
+use crate::instance::{Instance, Kind, State, StepResult};
 use crate::payload::{Payload, RESOURCE_FILE};
 use crate::variables::BaseType;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
@@ -522,22 +522,55 @@ fn unsupported(c: Component, func: &str, why: &str) -> Status {
     with_fmu(c, func, |_| Err(format!("not supported: {why}")))
 }
 
-const NO_FMU_STATE: &str =
-    "moss FMUs cannot save and restore their state yet (canGetAndSetFMUstate=false)";
+const NO_SERIALIZATION: &str =
+    "FMU states cannot be serialized yet (canSerializeFMUstate=false); fmi2GetFMUstate and fmi2SetFMUstate work";
 
+/// `fmi2GetFMUstate`: a new state, or the one `*state` points to overwritten (FMI 2.0 lets
+/// the importer reuse a state).
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetFMUstate(c: Component, _state: *mut *mut c_void) -> Status {
-    unsupported(c, "fmi2GetFMUstate", NO_FMU_STATE)
+pub unsafe extern "C" fn fmi2GetFMUstate(c: Component, state: *mut *mut c_void) -> Status {
+    with_fmu(c, "fmi2GetFMUstate", |fmu| {
+        if state.is_null() {
+            return Err("null FMU state pointer".into());
+        }
+        let now = fmu.instance.state();
+        // SAFETY: checked non-null; a non-null `*state` is one this function returned.
+        unsafe {
+            if (*state).is_null() {
+                *state = Box::into_raw(Box::new(now)) as *mut c_void;
+            } else {
+                *((*state) as *mut State) = now;
+            }
+        }
+        Ok(OK)
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SetFMUstate(c: Component, _state: *mut c_void) -> Status {
-    unsupported(c, "fmi2SetFMUstate", NO_FMU_STATE)
+pub unsafe extern "C" fn fmi2SetFMUstate(c: Component, state: *mut c_void) -> Status {
+    with_fmu(c, "fmi2SetFMUstate", |fmu| {
+        if state.is_null() {
+            return Err("null FMU state".into());
+        }
+        // SAFETY: a state fmi2GetFMUstate returned and fmi2FreeFMUstate has not freed.
+        let s = unsafe { &*(state as *const State) };
+        fmu.instance.set_state(s)?;
+        Ok(OK)
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2FreeFMUstate(c: Component, _state: *mut *mut c_void) -> Status {
-    unsupported(c, "fmi2FreeFMUstate", NO_FMU_STATE)
+pub unsafe extern "C" fn fmi2FreeFMUstate(c: Component, state: *mut *mut c_void) -> Status {
+    with_fmu(c, "fmi2FreeFMUstate", |_| {
+        if !state.is_null() && unsafe { !(*state).is_null() } {
+            // SAFETY: a state fmi2GetFMUstate returned, freed once.
+            unsafe {
+                drop(Box::from_raw((*state) as *mut State));
+                *state = std::ptr::null_mut();
+            }
+        }
+        Ok(OK)
+    })
 }
 
 #[no_mangle]
@@ -546,7 +579,7 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
     _state: *mut c_void,
     _size: *mut usize,
 ) -> Status {
-    unsupported(c, "fmi2SerializedFMUstateSize", NO_FMU_STATE)
+    unsupported(c, "fmi2SerializedFMUstateSize", NO_SERIALIZATION)
 }
 
 #[no_mangle]
@@ -556,7 +589,7 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
     _bytes: *mut c_char,
     _size: usize,
 ) -> Status {
-    unsupported(c, "fmi2SerializeFMUstate", NO_FMU_STATE)
+    unsupported(c, "fmi2SerializeFMUstate", NO_SERIALIZATION)
 }
 
 #[no_mangle]
@@ -566,7 +599,7 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     _size: usize,
     _state: *mut *mut c_void,
 ) -> Status {
-    unsupported(c, "fmi2DeSerializeFMUstate", NO_FMU_STATE)
+    unsupported(c, "fmi2DeSerializeFMUstate", NO_SERIALIZATION)
 }
 
 #[no_mangle]

@@ -5,15 +5,15 @@
 //! Supported: Model Exchange and Co-Simulation (without event mode and early return: every
 //! event is handled inside `fmi3DoStep`), Float64, Int32 and Boolean variables (moss's Real,
 //! Integer/enumeration and Boolean), `time` and the event indicators as variables,
-//! directional derivatives. Not supported (error with a message): Scheduled Execution,
-//! clocks, FMU state, adjoint derivatives, configuration mode, output derivatives, the
+//! directional derivatives, FMU state get/set. Not supported (error with a message):
+//! Scheduled Execution, clocks, FMU state serialization, adjoint derivatives, configuration mode, output derivatives, the
 //! variable dependency queries, and the types moss has no variables of (an empty request
 //! for them succeeds).
 
 #![allow(clippy::missing_safety_doc)]
 
 use crate::fmi2::{panic_text, slice, slice_mut, text};
-use crate::instance::{Instance, Kind, StepResult};
+use crate::instance::{Instance, Kind, State, StepResult};
 use crate::payload::{Payload, RESOURCE_FILE};
 use crate::variables::BaseType;
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -620,18 +620,49 @@ pub unsafe extern "C" fn fmi3GetVariableDependencies(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi3GetFMUState(c: Instance3, _state: *mut *mut c_void) -> Status {
-    unsupported(c, "fmi3GetFMUState", NO_FMU_STATE)
+pub unsafe extern "C" fn fmi3GetFMUState(c: Instance3, state: *mut *mut c_void) -> Status {
+    with_fmu(c, "fmi3GetFMUState", |fmu| {
+        if state.is_null() {
+            return Err("null FMU state pointer".into());
+        }
+        let now = fmu.instance.state();
+        // SAFETY: checked non-null; a non-null `*state` is one this function returned.
+        unsafe {
+            if (*state).is_null() {
+                *state = Box::into_raw(Box::new(now)) as *mut c_void;
+            } else {
+                *((*state) as *mut State) = now;
+            }
+        }
+        Ok(OK)
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi3SetFMUState(c: Instance3, _state: *mut c_void) -> Status {
-    unsupported(c, "fmi3SetFMUState", NO_FMU_STATE)
+pub unsafe extern "C" fn fmi3SetFMUState(c: Instance3, state: *mut c_void) -> Status {
+    with_fmu(c, "fmi3SetFMUState", |fmu| {
+        if state.is_null() {
+            return Err("null FMU state".into());
+        }
+        // SAFETY: a state fmi3GetFMUState returned and fmi3FreeFMUState has not freed.
+        let s = unsafe { &*(state as *const State) };
+        fmu.instance.set_state(s)?;
+        Ok(OK)
+    })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi3FreeFMUState(c: Instance3, _state: *mut *mut c_void) -> Status {
-    unsupported(c, "fmi3FreeFMUState", NO_FMU_STATE)
+pub unsafe extern "C" fn fmi3FreeFMUState(c: Instance3, state: *mut *mut c_void) -> Status {
+    with_fmu(c, "fmi3FreeFMUState", |_| {
+        if !state.is_null() && unsafe { !(*state).is_null() } {
+            // SAFETY: a state fmi3GetFMUState returned, freed once.
+            unsafe {
+                drop(Box::from_raw((*state) as *mut State));
+                *state = std::ptr::null_mut();
+            }
+        }
+        Ok(OK)
+    })
 }
 
 #[no_mangle]

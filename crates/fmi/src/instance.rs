@@ -56,6 +56,28 @@ pub enum StepResult {
 
 pub type Result<T> = std::result::Result<T, String>;
 
+/// Everything of an instance that changes while it runs (`fmi2GetFMUstate`): the
+/// interpreter's run-time state and the instance's own fields.
+#[derive(Clone, Debug)]
+pub struct State {
+    model: moss_codegen::interp::Snapshot,
+    mode: Mode,
+    time: f64,
+    start_time: f64,
+    stop_time: Option<f64>,
+    tolerance: Option<f64>,
+    x: Vec<f64>,
+    dx: Vec<f64>,
+    stale: bool,
+    init_stale: bool,
+    initialized: bool,
+    initial_event_done: bool,
+    pending: std::collections::HashMap<u32, f64>,
+    solver: Solver,
+    last_successful_time: f64,
+    terminated: bool,
+}
+
 pub struct Instance {
     pub kind: Kind,
     /// A copy of the program the interpreter runs: `advance` needs it beside the model, and
@@ -226,6 +248,53 @@ impl Instance {
         self.pending.clear();
         self.solver = Solver::Auto;
         self.terminated = false;
+        Ok(())
+    }
+
+    /// A copy of the instance's run-time state.
+    pub fn state(&self) -> State {
+        State {
+            model: self.model.snapshot(),
+            mode: self.mode,
+            time: self.time,
+            start_time: self.start_time,
+            stop_time: self.stop_time,
+            tolerance: self.tolerance,
+            x: self.x.clone(),
+            dx: self.dx.clone(),
+            stale: self.stale,
+            init_stale: self.init_stale,
+            initialized: self.initialized,
+            initial_event_done: self.initial_event_done,
+            pending: self.pending.clone(),
+            solver: self.solver,
+            last_successful_time: self.last_successful_time,
+            terminated: self.terminated,
+        }
+    }
+
+    /// Go back to a state taken with [`Instance::state`] (of this instance: the states of
+    /// another model would not fit, which the sizes check).
+    pub fn set_state(&mut self, s: &State) -> Result<()> {
+        if s.x.len() != self.x.len() {
+            return Err("the FMU state belongs to another model".into());
+        }
+        self.model.restore_snapshot(&s.model);
+        self.mode = s.mode;
+        self.time = s.time;
+        self.start_time = s.start_time;
+        self.stop_time = s.stop_time;
+        self.tolerance = s.tolerance;
+        self.x.clone_from(&s.x);
+        self.dx.clone_from(&s.dx);
+        self.stale = s.stale;
+        self.init_stale = s.init_stale;
+        self.initialized = s.initialized;
+        self.initial_event_done = s.initial_event_done;
+        self.pending.clone_from(&s.pending);
+        self.solver = s.solver;
+        self.last_successful_time = s.last_successful_time;
+        self.terminated = s.terminated;
         Ok(())
     }
 
