@@ -41,6 +41,7 @@ pub struct Interpreter {
 
 /// The run-time state of an [`Interpreter`] (see [`Interpreter::snapshot`]).
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Snapshot {
     m: Machine,
     stats: ModelStats,

@@ -114,7 +114,7 @@ pub fn fmi2(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfa
         let _ = writeln!(
             x,
             "  <ModelExchange modelIdentifier=\"{id}\" canNotUseMemoryManagementFunctions=\"true\" \
-             canGetAndSetFMUstate=\"true\" canSerializeFMUstate=\"false\" \
+             canGetAndSetFMUstate=\"true\" canSerializeFMUstate=\"true\" \
              providesDirectionalDerivative=\"true\"/>"
         );
     }
@@ -124,7 +124,7 @@ pub fn fmi2(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfa
             "  <CoSimulation modelIdentifier=\"{id}\" canHandleVariableCommunicationStepSize=\"true\" \
              canInterpolateInputs=\"false\" maxOutputDerivativeOrder=\"0\" \
              canNotUseMemoryManagementFunctions=\"true\" canGetAndSetFMUstate=\"true\" \
-             canSerializeFMUstate=\"false\" providesDirectionalDerivative=\"true\"/>"
+             canSerializeFMUstate=\"true\" providesDirectionalDerivative=\"true\"/>"
         );
     }
     unit_definitions(&mut x, table);
@@ -296,14 +296,14 @@ pub fn fmi3(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfa
     if ifs.model_exchange {
         let _ = writeln!(
             x,
-            "  <ModelExchange modelIdentifier=\"{id}\" canGetAndSetFMUState=\"true\" \
+            "  <ModelExchange modelIdentifier=\"{id}\" canGetAndSetFMUState=\"true\" canSerializeFMUState=\"true\" \
              providesDirectionalDerivatives=\"true\"/>"
         );
     }
     if ifs.co_simulation {
         let _ = writeln!(
             x,
-            "  <CoSimulation modelIdentifier=\"{id}\" canGetAndSetFMUState=\"true\" \
+            "  <CoSimulation modelIdentifier=\"{id}\" canGetAndSetFMUState=\"true\" canSerializeFMUState=\"true\" \
              providesDirectionalDerivatives=\"true\" \
              canHandleVariableCommunicationStepSize=\"true\"/>"
         );

@@ -3,8 +3,8 @@
 //!
 //! Every function converts its C arguments, runs under `catch_unwind` (a panic never
 //! crosses the C boundary; it becomes `fmi2Error` with a logged message) and reports
-//! failures through the importer's logger. Unsupported functions (FMU state serialization,
-//! input/output derivatives, asynchronous steps) return `fmi2Error` and say why;
+//! failures through the importer's logger. Unsupported functions (input/output derivatives,
+//! asynchronous steps) return `fmi2Error` and say why;
 //! modelDescription.xml declares the matching capability flags false.
 
 #![allow(clippy::missing_safety_doc)]
@@ -522,9 +522,6 @@ fn unsupported(c: Component, func: &str, why: &str) -> Status {
     with_fmu(c, func, |_| Err(format!("not supported: {why}")))
 }
 
-const NO_SERIALIZATION: &str =
-    "FMU states cannot be serialized yet (canSerializeFMUstate=false); fmi2GetFMUstate and fmi2SetFMUstate work";
-
 /// `fmi2GetFMUstate`: a new state, or the one `*state` points to overwritten (FMI 2.0 lets
 /// the importer reuse a state).
 #[no_mangle]
@@ -573,33 +570,69 @@ pub unsafe extern "C" fn fmi2FreeFMUstate(c: Component, state: *mut *mut c_void)
     })
 }
 
+/// The state `state` points to (one `fmi2GetFMUstate` returned).
+unsafe fn state_ref<'a>(state: *mut c_void) -> Result<&'a State, String> {
+    if state.is_null() {
+        Err("null FMU state".into())
+    } else {
+        // SAFETY: a state fmi2GetFMUstate returned and fmi2FreeFMUstate has not freed.
+        Ok(unsafe { &*(state as *const State) })
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
     c: Component,
-    _state: *mut c_void,
-    _size: *mut usize,
+    state: *mut c_void,
+    size: *mut usize,
 ) -> Status {
-    unsupported(c, "fmi2SerializedFMUstateSize", NO_SERIALIZATION)
+    with_fmu(c, "fmi2SerializedFMUstateSize", |_| {
+        let bytes = unsafe { state_ref(state) }?.to_bytes()?;
+        if size.is_null() {
+            return Err("null size pointer".into());
+        }
+        unsafe { *size = bytes.len() };
+        Ok(OK)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fmi2SerializeFMUstate(
     c: Component,
-    _state: *mut c_void,
-    _bytes: *mut c_char,
-    _size: usize,
+    state: *mut c_void,
+    out: *mut c_char,
+    size: usize,
 ) -> Status {
-    unsupported(c, "fmi2SerializeFMUstate", NO_SERIALIZATION)
+    with_fmu(c, "fmi2SerializeFMUstate", |_| {
+        let bytes = unsafe { state_ref(state) }?.to_bytes()?;
+        if size < bytes.len() {
+            return Err(format!(
+                "{size} bytes given, the state needs {}",
+                bytes.len()
+            ));
+        }
+        let out = unsafe { slice_mut(out as *mut u8, bytes.len()) }?;
+        out.copy_from_slice(&bytes);
+        Ok(OK)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     c: Component,
-    _bytes: *const c_char,
-    _size: usize,
-    _state: *mut *mut c_void,
+    bytes: *const c_char,
+    size: usize,
+    state: *mut *mut c_void,
 ) -> Status {
-    unsupported(c, "fmi2DeSerializeFMUstate", NO_SERIALIZATION)
+    with_fmu(c, "fmi2DeSerializeFMUstate", |_| {
+        if state.is_null() {
+            return Err("null FMU state pointer".into());
+        }
+        let read = State::from_bytes(unsafe { slice(bytes as *const u8, size) }?)?;
+        // SAFETY: checked non-null; the importer passes a writable pointer.
+        unsafe { *state = Box::into_raw(Box::new(read)) as *mut c_void };
+        Ok(OK)
+    })
 }
 
 #[no_mangle]

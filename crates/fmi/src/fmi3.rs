@@ -5,8 +5,8 @@
 //! Supported: Model Exchange and Co-Simulation (without event mode and early return: every
 //! event is handled inside `fmi3DoStep`), Float64, Int32 and Boolean variables (moss's Real,
 //! Integer/enumeration and Boolean), `time` and the event indicators as variables,
-//! directional derivatives, FMU state get/set. Not supported (error with a message):
-//! Scheduled Execution, clocks, FMU state serialization, adjoint derivatives, configuration mode, output derivatives, the
+//! directional derivatives, FMU state get/set/serialization. Not supported (error with a
+//! message): Scheduled Execution, clocks, adjoint derivatives, configuration mode, output derivatives, the
 //! variable dependency queries, and the types moss has no variables of (an empty request
 //! for them succeeds).
 
@@ -585,8 +585,6 @@ fn unsupported(c: Instance3, func: &str, why: &str) -> Status {
     with_fmu(c, func, |_| Err(format!("not supported: {why}")))
 }
 
-const NO_FMU_STATE: &str =
-    "moss FMUs cannot save and restore their state yet (canGetAndSetFMUState=false)";
 const NO_CLOCKS: &str = "the FMU has no clocks";
 
 #[no_mangle]
@@ -665,33 +663,69 @@ pub unsafe extern "C" fn fmi3FreeFMUState(c: Instance3, state: *mut *mut c_void)
     })
 }
 
+/// The state `state` points to (one `fmi3GetFMUState` returned).
+unsafe fn state_ref<'a>(state: *mut c_void) -> Result<&'a State, String> {
+    if state.is_null() {
+        Err("null FMU state".into())
+    } else {
+        // SAFETY: a state fmi3GetFMUState returned and fmi3FreeFMUState has not freed.
+        Ok(unsafe { &*(state as *const State) })
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn fmi3SerializedFMUStateSize(
     c: Instance3,
-    _state: *mut c_void,
-    _size: *mut usize,
+    state: *mut c_void,
+    size: *mut usize,
 ) -> Status {
-    unsupported(c, "fmi3SerializedFMUStateSize", NO_FMU_STATE)
+    with_fmu(c, "fmi3SerializedFMUStateSize", |_| {
+        let bytes = unsafe { state_ref(state) }?.to_bytes()?;
+        if size.is_null() {
+            return Err("null size pointer".into());
+        }
+        unsafe { *size = bytes.len() };
+        Ok(OK)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fmi3SerializeFMUState(
     c: Instance3,
-    _state: *mut c_void,
-    _bytes: *mut u8,
-    _size: usize,
+    state: *mut c_void,
+    out: *mut u8,
+    size: usize,
 ) -> Status {
-    unsupported(c, "fmi3SerializeFMUState", NO_FMU_STATE)
+    with_fmu(c, "fmi3SerializeFMUState", |_| {
+        let bytes = unsafe { state_ref(state) }?.to_bytes()?;
+        if size < bytes.len() {
+            return Err(format!(
+                "{size} bytes given, the state needs {}",
+                bytes.len()
+            ));
+        }
+        let out = unsafe { slice_mut(out, bytes.len()) }?;
+        out.copy_from_slice(&bytes);
+        Ok(OK)
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fmi3DeserializeFMUState(
     c: Instance3,
-    _bytes: *const u8,
-    _size: usize,
-    _state: *mut *mut c_void,
+    bytes: *const u8,
+    size: usize,
+    state: *mut *mut c_void,
 ) -> Status {
-    unsupported(c, "fmi3DeserializeFMUState", NO_FMU_STATE)
+    with_fmu(c, "fmi3DeserializeFMUState", |_| {
+        if state.is_null() {
+            return Err("null FMU state pointer".into());
+        }
+        let read = State::from_bytes(unsafe { slice(bytes, size) }?)?;
+        // SAFETY: checked non-null; the importer passes a writable pointer.
+        unsafe { *state = Box::into_raw(Box::new(read)) as *mut c_void };
+        Ok(OK)
+    })
 }
 
 #[no_mangle]

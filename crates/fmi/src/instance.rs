@@ -20,7 +20,7 @@ pub enum Kind {
 }
 
 /// The states of the FMI 2.0 state machine that this runtime distinguishes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Mode {
     Instantiated,
     Initialization,
@@ -57,9 +57,12 @@ pub enum StepResult {
 pub type Result<T> = std::result::Result<T, String>;
 
 /// Everything of an instance that changes while it runs (`fmi2GetFMUstate`): the
-/// interpreter's run-time state and the instance's own fields.
-#[derive(Clone, Debug)]
+/// interpreter's run-time state and the instance's own fields. Serialized with postcard
+/// (`fmi2SerializeFMUstate`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct State {
+    /// Slots of the program the state belongs to (a state of another model is refused).
+    slots: usize,
     model: moss_codegen::interp::Snapshot,
     mode: Mode,
     time: f64,
@@ -73,9 +76,20 @@ pub struct State {
     initialized: bool,
     initial_event_done: bool,
     pending: std::collections::HashMap<u32, f64>,
-    solver: Solver,
+    /// Co-Simulation steps use BDF (see [`Instance`]'s `solver`).
+    bdf: bool,
     last_successful_time: f64,
     terminated: bool,
+}
+
+impl State {
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        postcard::to_stdvec(self).map_err(|e| format!("cannot serialize the FMU state: {e}"))
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<State> {
+        postcard::from_bytes(bytes).map_err(|e| format!("not a serialized FMU state of moss: {e}"))
+    }
 }
 
 pub struct Instance {
@@ -254,6 +268,7 @@ impl Instance {
     /// A copy of the instance's run-time state.
     pub fn state(&self) -> State {
         State {
+            slots: self.program.vars.len(),
             model: self.model.snapshot(),
             mode: self.mode,
             time: self.time,
@@ -267,7 +282,7 @@ impl Instance {
             initialized: self.initialized,
             initial_event_done: self.initial_event_done,
             pending: self.pending.clone(),
-            solver: self.solver,
+            bdf: self.solver == Solver::Bdf,
             last_successful_time: self.last_successful_time,
             terminated: self.terminated,
         }
@@ -276,7 +291,7 @@ impl Instance {
     /// Go back to a state taken with [`Instance::state`] (of this instance: the states of
     /// another model would not fit, which the sizes check).
     pub fn set_state(&mut self, s: &State) -> Result<()> {
-        if s.x.len() != self.x.len() {
+        if s.x.len() != self.x.len() || s.slots != self.program.vars.len() {
             return Err("the FMU state belongs to another model".into());
         }
         self.model.restore_snapshot(&s.model);
@@ -292,7 +307,7 @@ impl Instance {
         self.initialized = s.initialized;
         self.initial_event_done = s.initial_event_done;
         self.pending.clone_from(&s.pending);
-        self.solver = s.solver;
+        self.solver = if s.bdf { Solver::Bdf } else { Solver::Auto };
         self.last_successful_time = s.last_successful_time;
         self.terminated = s.terminated;
         Ok(())

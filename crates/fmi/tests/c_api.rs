@@ -309,6 +309,11 @@ fn bad_calls_are_errors_with_messages() {
             fmi2SerializedFMUstateSize(c, std::ptr::null_mut(), &mut size),
             ERROR
         );
+        let mut state: *mut c_void = std::ptr::null_mut();
+        let junk = c"junk".as_ptr();
+        assert_eq!(fmi2DeSerializeFMUstate(c, junk, 4, &mut state), ERROR);
+        assert!(state.is_null());
+        assert_eq!(fmi2SetRealInputDerivatives(c, &h, 1, &1, &1.0), ERROR);
         assert_eq!(fmi2GetString(c, &h, 1, std::ptr::null_mut()), ERROR);
     }
     initialize(c);
@@ -329,7 +334,8 @@ fn bad_calls_are_errors_with_messages() {
             "cannot set `h`",
             "not Integer",
             "null array",
-            "null FMU state pointer",
+            "null FMU state",
+            "not a serialized FMU state",
             "not allowed in Instantiated mode",
             "not supported",
             "no String variables",
@@ -475,7 +481,8 @@ fn directional_derivatives_agree_with_finite_differences() {
 }
 
 /// `fmi2GetFMUstate`/`fmi2SetFMUstate`: going back to a saved state and stepping again gives
-/// the same trajectory, bit for bit, through the impacts in between.
+/// the same trajectory, bit for bit, through the impacts in between; so does a state that
+/// went through `fmi2SerializeFMUstate` and `fmi2DeSerializeFMUstate`.
 #[test]
 fn fmu_state_rolls_co_simulation_back() {
     let ball = exported_ball("state");
@@ -505,6 +512,25 @@ fn fmu_state_rolls_co_simulation_back() {
     assert_eq!(back, at_half);
     let second = step_to(0.5, 1.5);
     assert_eq!(first, second, "the replay differs");
+    // through bytes
+    let mut size = 0usize;
+    assert_eq!(
+        unsafe { fmi2SerializedFMUstateSize(c, state, &mut size) },
+        OK
+    );
+    let mut bytes = vec![0 as c_char; size];
+    assert_eq!(
+        unsafe { fmi2SerializeFMUstate(c, state, bytes.as_mut_ptr(), size) },
+        OK
+    );
+    let mut read: *mut c_void = std::ptr::null_mut();
+    assert_eq!(
+        unsafe { fmi2DeSerializeFMUstate(c, bytes.as_ptr(), size, &mut read) },
+        OK
+    );
+    assert_eq!(unsafe { fmi2SetFMUstate(c, read) }, OK);
+    assert_eq!(step_to(0.5, 1.5), first, "the replay from bytes differs");
+    assert_eq!(unsafe { fmi2FreeFMUstate(c, &mut read) }, OK);
     // the state may be overwritten in place, then freed once
     assert_eq!(unsafe { fmi2GetFMUstate(c, &mut state) }, OK);
     assert_eq!(unsafe { fmi2FreeFMUstate(c, &mut state) }, OK);
