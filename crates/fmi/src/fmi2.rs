@@ -682,10 +682,17 @@ pub unsafe extern "C" fn fmi2NewDiscreteStates(c: Component, info: *mut EventInf
                 ""
             }
         ));
+        if let Some(msg) = &e.terminate {
+            let text = format!(
+                "the model called terminate() at t = {}: {msg}",
+                fmu.instance.time
+            );
+            fmu.log.emit(&fmu.name, OK, "logEvents", &text);
+        }
         // SAFETY: checked non-null; the importer passes a writable struct.
         let out = unsafe { &mut *info };
         out.new_discrete_states_needed = 0;
-        out.terminate_simulation = c_int::from(e.terminate);
+        out.terminate_simulation = c_int::from(e.terminate.is_some());
         out.nominals_of_continuous_states_changed = 0;
         out.values_of_continuous_states_changed = c_int::from(e.states_changed);
         out.next_event_time_defined = c_int::from(e.next_event_time.is_some());

@@ -905,13 +905,17 @@ pub unsafe extern "C" fn fmi3UpdateDiscreteStates(
 ) -> Status {
     with_fmu(c, "fmi3UpdateDiscreteStates", |fmu| {
         let e = fmu.instance.new_discrete_states()?;
+        let t = fmu.instance.time;
         if fmu.logging_on {
-            let t = fmu.instance.time;
             fmu.log.emit(OK, "logEvents", &format!("event at t = {t}"));
+        }
+        if let Some(msg) = &e.terminate {
+            let text = format!("the model called terminate() at t = {t}: {msg}");
+            fmu.log.emit(OK, "logEvents", &text);
         }
         unsafe {
             put(discrete_states_need_update, false);
-            put(terminate_simulation, e.terminate);
+            put(terminate_simulation, e.terminate.is_some());
             put(nominals_changed, false);
             put(values_changed, e.states_changed);
             put(next_event_time_defined, e.next_event_time.is_some());

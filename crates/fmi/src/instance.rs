@@ -38,7 +38,8 @@ pub enum Mode {
 /// What `fmi2NewDiscreteStates` reports.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EventInfo {
-    pub terminate: bool,
+    /// The message of a `terminate()` the event iteration ran into.
+    pub terminate: Option<String>,
     pub states_changed: bool,
     pub next_event_time: Option<f64>,
 }
@@ -625,6 +626,8 @@ impl Instance {
         if !self.initialized {
             return Err("derivatives are available after initialization".into());
         }
+        // Always evaluate: the memory may hold event-mode or event-indicator values, whose
+        // evaluation does not fill `dx`.
         self.stale = true;
         self.refresh()?;
         out.copy_from_slice(&self.dx);
@@ -680,11 +683,10 @@ impl Instance {
                 .map_err(|e| e.to_string())?;
             self.stale = false;
             info.states_changed = outcome.states_changed || before != self.x;
-            if let Some(msg) = outcome.terminate {
+            if outcome.terminate.is_some() {
                 self.terminated = true;
-                info.terminate = true;
-                let _ = msg;
             }
+            info.terminate = outcome.terminate;
         }
         info.next_event_time = self.model.next_time_event(self.time);
         Ok(info)
@@ -718,8 +720,14 @@ impl Instance {
         }
         self.model.states(&mut self.x);
         self.stale = false;
-        self.time = seg.t_end;
-        self.last_successful_time = seg.t_end;
+        // `t + h` exactly, the communication point the importer expects (or the event time
+        // of a `terminate()`).
+        self.time = if seg.terminated.is_some() {
+            seg.t_end
+        } else {
+            t + h
+        };
+        self.last_successful_time = self.time;
         match seg.terminated {
             Some(message) => {
                 self.terminated = true;
@@ -728,11 +736,7 @@ impl Instance {
                     message,
                 })
             }
-            None => {
-                // Land exactly on the communication point the importer expects.
-                self.time = t + h;
-                Ok(StepResult::Completed)
-            }
+            None => Ok(StepResult::Completed),
         }
     }
 
