@@ -32,7 +32,8 @@ enum Command {
     Translate(commands::translate::Args),
     /// Simulate a model and write its results.
     Simulate(commands::simulate::Args),
-    /// Export a model as a Functional Mock-up Unit (FMI 2.0, Model Exchange and Co-Simulation).
+    /// Export a model as a Functional Mock-up Unit (FMI 2.0 or 3.0, Model Exchange and
+    /// Co-Simulation).
     Fmu(commands::fmu::Args),
     /// Plot variables of one or more result files.
     Plot(commands::plot::Args),
