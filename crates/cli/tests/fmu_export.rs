@@ -339,22 +339,38 @@ equation
 end Filter;
 "#;
 
-/// A top-level input driven by FMPy from a table (a unit step at 0.5 s): the output follows
-/// y = 1 - exp(-(t - 0.5)/T) after the step, as Model Exchange and as Co-Simulation.
+const BLOCK_LAG: &str = r#"
+model BlockLag "The same lag with the library's block and connectors at the top level"
+  Modelica.Blocks.Interfaces.RealInput u "Driving input";
+  Modelica.Blocks.Interfaces.RealOutput y "Filtered input";
+  Modelica.Blocks.Continuous.FirstOrder lag(T = 0.2, initType = Modelica.Blocks.Types.Init.InitialState);
+equation
+  connect(u, lag.u);
+  connect(lag.y, y);
+  annotation(experiment(StopTime = 2, Interval = 0.01));
+end BlockLag;
+"#;
+
+/// A top-level input driven by FMPy from a table (a unit step at 0.5 s), declared as
+/// `input Real` and as a `RealInput` connector: the output follows y = 1 - exp(-(t - 0.5)/T)
+/// after the step, as Model Exchange and as Co-Simulation.
 #[test]
 fn inputs_are_driven_from_outside() {
     if !fmpy_ready() {
         return;
     }
     let dir = scratch_dir("fmu-input");
-    let model = write_model(&dir, "Filter", FILTER);
     let table = dir.join("input.csv");
     std::fs::write(&table, "time,u\n0,0\n0.5,0\n0.5,1\n2,1\n").expect("writes the table");
-    let runs = VERSIONS.iter().flat_map(|v| {
-        [("ModelExchange", 1e-3), ("CoSimulation", 1e-5)].map(|(kind, tol)| (*v, kind, tol))
+    let models = [("Filter", FILTER), ("BlockLag", BLOCK_LAG)];
+    let runs = models.iter().flat_map(|m| {
+        VERSIONS.iter().flat_map(move |v| {
+            [("ModelExchange", 1e-3), ("CoSimulation", 1e-5)].map(|(kind, tol)| (*m, *v, kind, tol))
+        })
     });
-    for (version, kind, tol) in runs {
-        let fmu = export(&dir, &model, "Filter", version, &[]);
+    for ((name, source), version, kind, tol) in runs {
+        let model = write_model(&dir, name, source);
+        let fmu = export(&dir, &model, name, version, &[]);
         let (_, run) = run_fmpy(&fmu, kind, 0.05, &["u", "y"], Some(&table));
         for &t in &[0.25, 1.0, 1.5, 2.0] {
             let expected = if t <= 0.5 {
@@ -365,7 +381,7 @@ fn inputs_are_driven_from_outside() {
             let y = run.at("y", t);
             assert!(
                 (y - expected).abs() < tol,
-                "FMI {version} {kind}: y({t}) = {y}, expected {expected}"
+                "{name}, FMI {version} {kind}: y({t}) = {y}, expected {expected}"
             );
         }
     }
