@@ -9,8 +9,9 @@
 
 use crate::deps::Dependencies;
 use crate::payload::Payload;
+use crate::units;
 use crate::variables::{self, BaseType, Causality, FmuVar, Initial, Table, Variability};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// Which interfaces the FMU offers, and the name of its shared library.
@@ -144,18 +145,40 @@ pub fn fmi2(payload: &Payload, table: &Table, deps: &Dependencies, ifs: &Interfa
 }
 
 fn unit_definitions(x: &mut String, table: &Table) {
-    let units: BTreeSet<&str> = table
+    // unit -> its display units
+    let mut units: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for v in table
         .vars
         .iter()
         .filter(|v| v.ty == BaseType::Real && !v.unit.is_empty())
-        .map(|v| v.unit.as_str())
-        .collect();
+    {
+        let displays = units.entry(v.unit.as_str()).or_default();
+        if !v.display_unit.is_empty() {
+            displays.insert(v.display_unit.as_str());
+        }
+    }
     if units.is_empty() {
         return;
     }
     x.push_str("  <UnitDefinitions>\n");
-    for u in units {
-        let _ = writeln!(x, "    <Unit name=\"{}\"/>", escape(u));
+    for (unit, displays) in units {
+        if displays.is_empty() {
+            let _ = writeln!(x, "    <Unit name=\"{}\"/>", escape(unit));
+            continue;
+        }
+        let _ = writeln!(x, "    <Unit name=\"{}\">", escape(unit));
+        for d in displays {
+            let (factor, offset) = units::conversion(unit, d).unwrap_or((1.0, 0.0));
+            let _ = write!(x, "      <DisplayUnit name=\"{}\"", escape(d));
+            if factor != 1.0 {
+                let _ = write!(x, " factor=\"{}\"", real_text(factor));
+            }
+            if offset != 0.0 {
+                let _ = write!(x, " offset=\"{}\"", real_text(offset));
+            }
+            x.push_str("/>\n");
+        }
+        x.push_str("    </Unit>\n");
     }
     x.push_str("  </UnitDefinitions>\n");
 }
@@ -206,6 +229,9 @@ fn scalar_variable(x: &mut String, vr: u32, v: &FmuVar) {
     if v.ty == BaseType::Real {
         if !v.unit.is_empty() {
             let _ = write!(x, " unit=\"{}\"", escape(&v.unit));
+        }
+        if !v.display_unit.is_empty() {
+            let _ = write!(x, " displayUnit=\"{}\"", escape(&v.display_unit));
         }
         if v.nominal.is_finite() && v.nominal > 0.0 && v.nominal != 1.0 {
             let _ = write!(x, " nominal=\"{}\"", real_text(v.nominal));
@@ -405,6 +431,9 @@ fn variable3(x: &mut String, vr: u32, v: &FmuVar) {
     if v.ty == BaseType::Real {
         if !v.unit.is_empty() {
             let _ = write!(x, " unit=\"{}\"", escape(&v.unit));
+        }
+        if !v.display_unit.is_empty() {
+            let _ = write!(x, " displayUnit=\"{}\"", escape(&v.display_unit));
         }
         if v.nominal.is_finite() && v.nominal > 0.0 && v.nominal != 1.0 {
             let _ = write!(x, " nominal=\"{}\"", real_text(v.nominal));

@@ -16,6 +16,7 @@ pub mod fmi2;
 pub mod fmi3;
 pub mod instance;
 pub mod payload;
+pub mod units;
 pub mod variables;
 
 /// File name of the runtime library as cargo builds it (beside the `moss` binary).

@@ -88,6 +88,9 @@ pub struct FmuVar {
     /// Written as the start attribute (variables with `initial` exact, and inputs).
     pub start: Option<f64>,
     pub unit: String,
+    /// A display unit with a known conversion from `unit` (see [`crate::units`]); set by
+    /// the exporter from the flat model ([`Table::set_display_units`]), empty otherwise.
+    pub display_unit: String,
     pub description: String,
     pub nominal: f64,
     /// For `der(x)`: the value reference of `x`.
@@ -117,6 +120,20 @@ impl Table {
     /// Value references of the outputs, in table order.
     pub fn outputs(&self) -> Vec<u32> {
         self.vrs_where(|v| v.causality == Causality::Output)
+    }
+
+    /// Display units by variable name (the program does not carry them): kept where
+    /// [`crate::units::conversion`] knows how they relate to the variable's unit.
+    pub fn set_display_units<'a>(&mut self, units: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        for (name, display) in units {
+            let Some(&vr) = self.by_name.get(name) else {
+                continue;
+            };
+            let v = &mut self.vars[vr as usize];
+            if crate::units::conversion(&v.unit, display).is_some() {
+                v.display_unit = display.to_string();
+            }
+        }
     }
 
     /// FMI 3.0's `independent` variable `time`: the value reference after the table's.
@@ -249,6 +266,7 @@ pub fn table(program: &CausalProgram, outputs: &[String]) -> Table {
                 initial,
                 start: has_start.then_some(v.start),
                 unit: v.unit.clone(),
+                display_unit: String::new(),
                 description: v.description.clone(),
                 nominal: v.nominal,
                 derivative_of: None,
@@ -289,6 +307,7 @@ pub fn table(program: &CausalProgram, outputs: &[String]) -> Table {
                 initial,
                 start: has_start.then(|| source.read(target.start)),
                 unit: a.unit.clone(),
+                display_unit: String::new(),
                 description: a.description.clone(),
                 nominal: (a.scale * target.nominal).abs(),
                 derivative_of: None,

@@ -41,7 +41,9 @@ fn ball() -> (Payload, Table, deps::Dependencies) {
     let program = moss_symbolic::translate(&flat.model).expect("translates");
     let payload =
         Payload::new(program, vec!["bounces".into(), "energy".into()]).expect("serializes");
-    let table = variables::table(&payload.program, &payload.outputs);
+    let mut table = variables::table(&payload.program, &payload.outputs);
+    // as `moss fmu` does from the flat model; "furlong/s" has no known conversion
+    table.set_display_units([("h", "mm"), ("v", "furlong/s")]);
     let initial = description::initial_unknowns(&table);
     let deps = deps::analyse(&payload.program, &table, &initial);
     (payload, table, deps)
@@ -104,7 +106,13 @@ fn fmi2_description_declares_the_variables() {
         xml.contains("<DefaultExperiment stopTime=\"3.0\" tolerance=\"1e-7\"/>"),
         "{xml}"
     );
-    assert!(xml.contains("<Unit name=\"m\"/>") && xml.contains("<Unit name=\"m/s\"/>"));
+    assert!(
+        xml.contains("<Unit name=\"m\">\n      <DisplayUnit name=\"mm\" factor=\"1000.0\"/>"),
+        "{xml}"
+    );
+    assert!(xml.contains("<Unit name=\"m/s\"/>"), "{xml}");
+    assert!(variable_text(&xml, "h").contains("displayUnit=\"mm\""));
+    assert!(!variable_text(&xml, "v").contains("displayUnit"));
     let e = variable_text(&xml, "e");
     assert!(
         e.contains("causality=\"parameter\" variability=\"fixed\""),

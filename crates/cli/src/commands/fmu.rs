@@ -108,6 +108,7 @@ pub fn run(args: Args) -> u8 {
         Err(code) => return code,
     };
     let outputs = top_level_outputs(&flat.model);
+    let display_units = display_units(&flat.model);
     let mut program = match moss_symbolic::translate(&flat.model) {
         Ok(p) => p,
         Err(diags) => {
@@ -147,7 +148,7 @@ pub fn run(args: Args) -> u8 {
             return super::EXIT_MODEL_ERROR;
         }
     };
-    match write_fmu(&path, &payload, &ifs, &runtime, version) {
+    match write_fmu(&path, &payload, &ifs, &runtime, version, &display_units) {
         Ok(size) => {
             eprintln!(
                 "wrote {} ({:.1} MB, FMI {} {}) in {:.2} s",
@@ -184,6 +185,18 @@ fn top_level_outputs(flat: &FlatModel) -> Vec<String> {
         .iter()
         .filter(|v| v.causality == Causality::Output && is_top_level(&v.name))
         .map(|v| v.name.clone())
+        .collect()
+}
+
+/// `(name, displayUnit)` of the variables that declare one (the causal program keeps units
+/// but not display units; only modelDescription.xml needs them).
+fn display_units(flat: &FlatModel) -> Vec<(String, String)> {
+    flat.variables
+        .iter()
+        .filter_map(|v| {
+            let d = v.attrs.display_unit.as_ref()?;
+            Some((v.name.clone(), d.clone()))
+        })
         .collect()
 }
 
@@ -285,8 +298,10 @@ fn write_fmu(
     ifs: &Interfaces,
     runtime: &Path,
     version: Version,
+    display_units: &[(String, String)],
 ) -> Result<u64, String> {
-    let table = moss_fmi::variables::table(&payload.program, &payload.outputs);
+    let mut table = moss_fmi::variables::table(&payload.program, &payload.outputs);
+    table.set_display_units(display_units.iter().map(|(n, d)| (n.as_str(), d.as_str())));
     let initial = description::initial_unknowns(&table);
     let deps = moss_fmi::deps::analyse(&payload.program, &table, &initial);
     let (xml, platform) = match version {
