@@ -126,6 +126,15 @@ pub struct Instance {
 
 impl Instance {
     pub fn new(kind: Kind, payload: Payload) -> Result<Instance> {
+        let offered = match kind {
+            Kind::ModelExchange => payload.model_exchange,
+            Kind::CoSimulation => payload.co_simulation,
+        };
+        if !offered {
+            return Err(format!(
+                "this FMU was exported without {kind:?} (moss fmu --kind); export it with --kind both"
+            ));
+        }
         let table = variables::table(&payload.program, &payload.outputs);
         let model = Interpreter::new(payload.program.clone()).map_err(|e| e.to_string())?;
         let n = payload.program.states.len();

@@ -23,6 +23,10 @@ pub struct Payload {
     pub token: String,
     /// Full names of the model's top-level outputs (the program does not record causality).
     pub outputs: Vec<String>,
+    /// The interfaces modelDescription.xml declares (`moss fmu --kind`); the runtime
+    /// refuses to instantiate another.
+    pub model_exchange: bool,
+    pub co_simulation: bool,
     pub program: CausalProgram,
 }
 
@@ -35,11 +39,20 @@ impl Payload {
             moss_version: env!("CARGO_PKG_VERSION").to_string(),
             token: String::new(),
             outputs,
+            model_exchange: true,
+            co_simulation: true,
             program,
         };
         let bytes = payload.to_bytes()?;
         payload.token = token_of(&bytes);
         Ok(payload)
+    }
+
+    /// Declare only the interfaces given (both by default).
+    pub fn with_interfaces(mut self, model_exchange: bool, co_simulation: bool) -> Payload {
+        self.model_exchange = model_exchange;
+        self.co_simulation = co_simulation;
+        self
     }
 
     pub fn to_bytes(&self) -> Result<Vec<u8>, String> {

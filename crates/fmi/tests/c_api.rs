@@ -284,6 +284,20 @@ fn bad_calls_are_errors_with_messages() {
         instantiate(7, uri, guid, &cb).is_null(),
         "an unknown fmi2Type is refused"
     );
+    // an FMU exported for Model Exchange only refuses Co-Simulation
+    let me_only = exported(BALL, "Ball", "me-only", &["bounces"]);
+    let dir = moss_fmi::fmi2::resource_dir(&me_only.uri.to_string_lossy()).expect("a file URI");
+    let file = dir.join(RESOURCE_FILE);
+    let payload = Payload::from_bytes(&std::fs::read(&file).expect("reads")).expect("payload");
+    let bytes = payload
+        .with_interfaces(true, false)
+        .to_bytes()
+        .expect("bytes");
+    std::fs::write(&file, bytes).expect("writes");
+    assert!(instantiate(1, &me_only.uri, &me_only.guid, &cb).is_null());
+    let me = instantiate(0, &me_only.uri, &me_only.guid, &cb);
+    assert!(!me.is_null(), "Model Exchange is offered");
+    unsafe { fmi2FreeInstance(me) };
     let c = instantiate(0, uri, guid, &cb);
     assert!(!c.is_null());
     let h = ball.vr("h");
@@ -330,6 +344,7 @@ fn bad_calls_are_errors_with_messages() {
     if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
         for fragment in [
             "does not match",
+            "exported without CoSimulation",
             "unknown value reference 9999",
             "cannot set `h`",
             "not Integer",

@@ -142,7 +142,7 @@ pub fn run(args: Args) -> u8 {
         model_identifier: description::model_identifier(&program.name),
     };
     let payload = match Payload::new(program, outputs) {
-        Ok(p) => p,
+        Ok(p) => p.with_interfaces(ifs.model_exchange, ifs.co_simulation),
         Err(msg) => {
             eprintln!("error: {msg}");
             return super::EXIT_MODEL_ERROR;
