@@ -1,6 +1,7 @@
 //! One FMU instance in Rust terms: the interpreter of the stored program, the FMI state
 //! machine, and the mapping of FMI calls onto `moss-codegen`'s `ExecutableModel` and
-//! `moss-sim`'s `advance`. The C functions (`fmi2.rs`) only convert arguments and statuses.
+//! `moss-sim`'s `advance`. The C functions (`fmi2.rs`, `fmi3.rs`) only convert arguments and
+//! statuses.
 //!
 //! Evaluation is lazy: setting time, states or inputs marks the model stale, and the next
 //! read (derivatives, event indicators, variable values) evaluates it once.
@@ -19,7 +20,8 @@ pub enum Kind {
     CoSimulation,
 }
 
-/// The states of the FMI 2.0 state machine that this runtime distinguishes.
+/// The states of the FMI state machine that this runtime distinguishes (FMI 3.0's step mode
+/// is `StepComplete`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Mode {
     Instantiated,
@@ -31,8 +33,6 @@ pub enum Mode {
     /// Co-Simulation: between steps.
     StepComplete,
     Terminated,
-    /// A call failed with fmi2Error: only getters, reset and freeing are allowed.
-    Error,
 }
 
 /// What `fmi2NewDiscreteStates` reports.
@@ -184,7 +184,7 @@ impl Instance {
         start: f64,
         stop: Option<f64>,
     ) -> Result<()> {
-        self.expect_mode("fmi2SetupExperiment", &[Mode::Instantiated])?;
+        self.expect_mode("setting up the experiment", &[Mode::Instantiated])?;
         if !start.is_finite() || stop.is_some_and(|s| s.is_nan() || s < start) {
             return Err(format!(
                 "invalid experiment: start time {start}, stop time {stop:?}"
@@ -202,7 +202,7 @@ impl Instance {
     }
 
     pub fn enter_initialization(&mut self) -> Result<()> {
-        self.expect_mode("fmi2EnterInitializationMode", &[Mode::Instantiated])?;
+        self.expect_mode("entering initialization mode", &[Mode::Instantiated])?;
         self.mode = Mode::Initialization;
         Ok(())
     }
@@ -222,7 +222,7 @@ impl Instance {
     }
 
     pub fn exit_initialization(&mut self) -> Result<()> {
-        self.expect_mode("fmi2ExitInitializationMode", &[Mode::Initialization])?;
+        self.expect_mode("leaving initialization mode", &[Mode::Initialization])?;
         if self.init_stale || !self.initialized {
             self.initialize()?;
         }
@@ -437,7 +437,7 @@ impl Instance {
                     self.init_stale = true;
                 }
                 Causality::Input => {
-                    if matches!(self.mode, Mode::Terminated | Mode::Error) {
+                    if self.mode == Mode::Terminated {
                         return Err(format!("cannot set `{}` after termination", v.name));
                     }
                     let raw = v
@@ -590,7 +590,7 @@ impl Instance {
     // ---- Model Exchange ----
 
     pub fn set_time(&mut self, t: f64) -> Result<()> {
-        self.expect_mode("fmi2SetTime", &[Mode::Event, Mode::Continuous])?;
+        self.expect_mode("setting the time", &[Mode::Event, Mode::Continuous])?;
         if !t.is_finite() {
             return Err(format!("invalid time {t}"));
         }
@@ -600,7 +600,7 @@ impl Instance {
     }
 
     pub fn set_states(&mut self, x: &[f64]) -> Result<()> {
-        self.expect_mode("fmi2SetContinuousStates", &[Mode::Event, Mode::Continuous])?;
+        self.expect_mode("setting the states", &[Mode::Event, Mode::Continuous])?;
         self.check_len("states", x.len(), self.x.len())?;
         self.x.copy_from_slice(x);
         self.stale = true;
@@ -666,13 +666,13 @@ impl Instance {
     }
 
     pub fn enter_event_mode(&mut self) -> Result<()> {
-        self.expect_mode("fmi2EnterEventMode", &[Mode::Event, Mode::Continuous])?;
+        self.expect_mode("entering event mode", &[Mode::Event, Mode::Continuous])?;
         self.mode = Mode::Event;
         Ok(())
     }
 
     pub fn enter_continuous_mode(&mut self) -> Result<()> {
-        self.expect_mode("fmi2EnterContinuousTimeMode", &[Mode::Event])?;
+        self.expect_mode("entering continuous-time mode", &[Mode::Event])?;
         self.mode = Mode::Continuous;
         Ok(())
     }
@@ -680,7 +680,7 @@ impl Instance {
     /// The event iteration at the current time and states (all of it: moss iterates to a
     /// fixed point in one call, so no further call is needed).
     pub fn new_discrete_states(&mut self) -> Result<EventInfo> {
-        self.expect_mode("fmi2NewDiscreteStates", &[Mode::Event])?;
+        self.expect_mode("the event iteration", &[Mode::Event])?;
         let mut info = EventInfo::default();
         if self.initial_event_done {
             self.initial_event_done = false;
@@ -704,11 +704,11 @@ impl Instance {
     // ---- Co-Simulation ----
 
     pub fn do_step(&mut self, t: f64, h: f64) -> Result<StepResult> {
-        self.expect_mode("fmi2DoStep", &[Mode::StepComplete])?;
+        self.expect_mode("a co-simulation step", &[Mode::StepComplete])?;
         let tol = 1e-9 * t.abs().max(1.0);
         if (t - self.time).abs() > tol {
             return Err(format!(
-                "fmi2DoStep from t = {t}, but the FMU is at t = {}",
+                "a step from t = {t}, but the FMU is at t = {}",
                 self.time
             ));
         }
