@@ -439,9 +439,9 @@ fn index_reduced_model_runs_both_ways() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Exit codes as for every subcommand: an unknown FMI version or FMU kind and a parameter
-/// that is not one are usage errors, a broken model a model error, and no FMU is written in
-/// any case.
+/// Exit codes as for every subcommand: an unknown FMI version or FMU kind, a parameter that
+/// is not one and a runtime library that is missing or not this build's are usage errors, a
+/// broken model a model error, and no FMU is written in any case.
 #[test]
 fn bad_requests_are_refused_with_the_usual_exit_codes() {
     let dir = scratch_dir("fmu-errors");
@@ -451,10 +451,25 @@ fn bad_requests_are_refused_with_the_usual_exit_codes() {
         "Broken",
         "model Broken\n  Real x;\nequation\n  der(x) = y;\nend Broken;\n",
     );
-    let cases: [(&[&str], i32, &str); 4] = [
+    // a file that is no runtime library of this moss (a library built from other sources
+    // looks the same: it lacks this build's fingerprint marker)
+    let stale = dir.join("libstale.so");
+    std::fs::write(&stale, b"\x7fELF not the runtime").expect("writes the file");
+    let stale = stale.to_string_lossy().into_owned();
+    let cases: [(&[&str], i32, &str); 6] = [
         (&[&model, "--fmi", "4"], 2, "unknown FMI version"),
         (&[&model, "-p", "h=2"], 2, "cannot set `h`"),
         (&[&model, "--kind", "hybrid"], 2, "unknown FMU kind"),
+        (
+            &[&model, "--runtime", &stale],
+            2,
+            "not built from the same sources",
+        ),
+        (
+            &[&model, "--runtime", "/nonexistent/lib.so"],
+            2,
+            "no such file",
+        ),
         (&[&broken], 1, "y"),
     ];
     for (args, code, message) in cases {

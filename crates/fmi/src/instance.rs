@@ -84,12 +84,20 @@ pub struct State {
 }
 
 impl State {
+    /// The fingerprint of the serialized types ([`crate::payload::FINGERPRINT`]), then the
+    /// state: a state serialized by another build is refused, not misread.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        postcard::to_stdvec(self).map_err(|e| format!("cannot serialize the FMU state: {e}"))
+        let tagged = (crate::payload::FINGERPRINT, self);
+        postcard::to_stdvec(&tagged).map_err(|e| format!("cannot serialize the FMU state: {e}"))
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<State> {
-        postcard::from_bytes(bytes).map_err(|e| format!("not a serialized FMU state of moss: {e}"))
+        let (fingerprint, rest) = postcard::take_from_bytes::<u64>(bytes)
+            .map_err(|e| format!("not a serialized FMU state of moss: {e}"))?;
+        if fingerprint != crate::payload::FINGERPRINT {
+            return Err("not a serialized FMU state of moss: written by another build".into());
+        }
+        postcard::from_bytes(rest).map_err(|e| format!("not a serialized FMU state of moss: {e}"))
     }
 }
 

@@ -10,13 +10,80 @@ use serde::{Deserialize, Serialize};
 /// File name of the payload inside `resources/`.
 pub const RESOURCE_FILE: &str = "moss_model.bin";
 
-/// Bumped whenever the layout of [`Payload`] or of the program changes incompatibly: a
-/// runtime refuses payloads of another format instead of misreading them.
-pub const FORMAT: u32 = 1;
+/// FNV-1a over `bytes`, continuing from `h` (usable in constants).
+const fn fnv(bytes: &[u8], mut h: u64) -> u64 {
+    let mut i = 0;
+    while i < bytes.len() {
+        h = (h ^ bytes[i] as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        i += 1;
+    }
+    h
+}
+
+/// A hash of the sources of every type that is serialized (the payload, the causal program
+/// and the flat types it holds, the FMU state): postcard has no schema, so exporter and
+/// runtime must be built from the same definitions. Any change to these files changes it,
+/// with no number to remember to bump; an FMU is always self-consistent (it carries its own
+/// runtime), only a `moss` binary and a runtime library built from different sources differ.
+pub const FINGERPRINT: u64 = {
+    let mut h = 0xcbf2_9ce4_8422_2325;
+    h = fnv(include_bytes!("payload.rs"), h);
+    h = fnv(include_bytes!("instance.rs"), h);
+    h = fnv(include_bytes!("../../symbolic/src/program.rs"), h);
+    h = fnv(include_bytes!("../../frontend/src/flat.rs"), h);
+    h = fnv(include_bytes!("../../syntax/src/source.rs"), h);
+    h = fnv(include_bytes!("../../codegen/src/machine.rs"), h);
+    h = fnv(include_bytes!("../../codegen/src/model.rs"), h);
+    h = fnv(include_bytes!("../../codegen/src/interp.rs"), h);
+    h
+};
+
+/// [`FINGERPRINT`] as bytes after a fixed tag, kept in the runtime library so that `moss fmu`
+/// can check a library file before packaging it ([`library_matches`]).
+pub static MARKER: [u8; 24] = marker();
+
+const fn marker() -> [u8; 24] {
+    let tag = *b"moss-fmi-fingerprint";
+    let fp = FINGERPRINT.to_le_bytes();
+    let mut m = [0u8; 24];
+    let mut i = 0;
+    while i < 20 {
+        m[i] = tag[i];
+        i += 1;
+    }
+    let mut k = 0;
+    while k < 4 {
+        // the low half suffices to tell builds apart; the tag plus 4 bytes keeps it short
+        m[20 + k] = fp[k];
+        k += 1;
+    }
+    m
+}
+
+/// The fingerprint this library was built with, read from [`MARKER`] in memory: reading it
+/// (rather than using the constant) keeps the marker in the linked library.
+fn runtime_fingerprint() -> u32 {
+    // SAFETY: reading 4 initialized bytes of a static.
+    let low: [u8; 4] =
+        unsafe { std::ptr::read_volatile(MARKER[20..24].as_ptr() as *const [u8; 4]) };
+    u32::from_le_bytes(low)
+}
+
+/// Whether the runtime library `bytes` was built from the same sources as this `moss`.
+pub fn library_matches(bytes: &[u8]) -> bool {
+    bytes.windows(MARKER.len()).any(|w| w == MARKER)
+}
+
+/// What precedes the payload in the file: read first, so that a payload from other sources
+/// is refused with a message instead of being misread.
+#[derive(Serialize, Deserialize, Debug)]
+struct Header {
+    fingerprint: u32,
+    moss_version: String,
+}
 
 #[derive(Serialize, Deserialize, Debug)]
 pub struct Payload {
-    pub format: u32,
     /// Version of moss that exported the FMU (for messages).
     pub moss_version: String,
     /// The `guid` / `instantiationToken` of modelDescription.xml; `fmi2Instantiate` checks it.
@@ -35,7 +102,6 @@ impl Payload {
     /// exports of the same model agree and different models differ.
     pub fn new(program: CausalProgram, outputs: Vec<String>) -> Result<Payload, String> {
         let mut payload = Payload {
-            format: FORMAT,
             moss_version: env!("CARGO_PKG_VERSION").to_string(),
             token: String::new(),
             outputs,
@@ -55,21 +121,33 @@ impl Payload {
         self
     }
 
+    /// The header, then the payload.
     pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
-        postcard::to_stdvec(self).map_err(|e| format!("cannot serialize the model: {e}"))
+        let header = Header {
+            fingerprint: FINGERPRINT as u32,
+            moss_version: self.moss_version.clone(),
+        };
+        let fail = |e: postcard::Error| format!("cannot serialize the model: {e}");
+        let mut bytes = postcard::to_stdvec(&header).map_err(fail)?;
+        bytes.extend(postcard::to_stdvec(self).map_err(fail)?);
+        Ok(bytes)
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<Payload, String> {
-        let payload: Payload = postcard::from_bytes(bytes).map_err(|e| {
-            format!("cannot read the model stored in the FMU ({e}); was it exported by another version of moss?")
-        })?;
-        if payload.format != FORMAT {
+        let (header, rest) = postcard::take_from_bytes::<Header>(bytes)
+            .map_err(|e| format!("the model file of the FMU is not one moss writes ({e})"))?;
+        if header.fingerprint != runtime_fingerprint() {
             return Err(format!(
-                "the model stored in the FMU has format {} (exported by moss {}), this runtime reads format {FORMAT}",
-                payload.format, payload.moss_version
+                "the model stored in the FMU was exported by a moss {} built from other sources \
+                 than this runtime library (fingerprint {:08x}, runtime {:08x}); export it again \
+                 with the moss this library belongs to",
+                header.moss_version,
+                header.fingerprint,
+                runtime_fingerprint()
             ));
         }
-        Ok(payload)
+        postcard::from_bytes(rest)
+            .map_err(|e| format!("cannot read the model stored in the FMU: {e}"))
     }
 }
 
@@ -116,6 +194,28 @@ mod tests {
     #[test]
     fn garbage_is_an_error_not_a_panic() {
         let e = Payload::from_bytes(&[1, 2, 3]).expect_err("not a payload");
-        assert!(e.contains("cannot read"), "{e}");
+        assert!(
+            e.contains("not one moss writes") || e.contains("other sources"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn payloads_of_other_sources_are_refused() {
+        let p = Payload::new(CausalProgram::default(), vec![]).expect("serializes");
+        let mut bytes = p.to_bytes().expect("bytes");
+        // the header starts with the fingerprint (a varint): change its first byte
+        bytes[0] ^= 0x01;
+        let e = Payload::from_bytes(&bytes).expect_err("another fingerprint");
+        assert!(e.contains("built from other sources"), "{e}");
+    }
+
+    #[test]
+    fn the_marker_holds_the_fingerprint() {
+        assert!(library_matches(
+            &[b"xx".as_slice(), &MARKER, b"yy"].concat()
+        ));
+        assert!(!library_matches(b"moss-fmi-fingerprint...."));
+        assert_eq!(runtime_fingerprint(), FINGERPRINT as u32);
     }
 }

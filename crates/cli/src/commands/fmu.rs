@@ -94,12 +94,12 @@ pub fn run(args: Args) -> u8 {
             )
         }
     };
-    let runtime = match find_runtime(args.runtime.as_deref()) {
-        Ok(p) => p,
+    let runtime = match find_runtime(args.runtime.as_deref()).and_then(|p| load_runtime(&p)) {
+        Ok(bytes) => bytes,
         Err(msg) => {
             return usage(
                 &msg,
-                "build the runtime with `cargo build -p moss-fmi` (add --release for a release moss), or name it with --runtime FILE or MOSS_FMI_RUNTIME",
+                "build moss and its runtime together with `cargo build -p moss-cli` (add --release for a release moss), or name the runtime with --runtime FILE or MOSS_FMI_RUNTIME",
             )
         }
     };
@@ -291,12 +291,27 @@ fn find_runtime(explicit: Option<&Path>) -> Result<PathBuf, String> {
         })
 }
 
+/// The runtime library's bytes, if it was built from the same sources as this `moss` (the
+/// payload has no schema: see `moss_fmi::payload::FINGERPRINT`).
+fn load_runtime(path: &Path) -> Result<Vec<u8>, String> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| format!("cannot read the runtime library {}: {e}", path.display()))?;
+    if moss_fmi::payload::library_matches(&bytes) {
+        Ok(bytes)
+    } else {
+        Err(format!(
+            "the runtime library {} was not built from the same sources as this moss",
+            path.display()
+        ))
+    }
+}
+
 /// Write the FMU archive; returns its size in bytes.
 fn write_fmu(
     path: &Path,
     payload: &Payload,
     ifs: &Interfaces,
-    runtime: &Path,
+    library: &[u8],
     version: Version,
     display_units: &[(String, String)],
 ) -> Result<u64, String> {
@@ -312,8 +327,6 @@ fn write_fmu(
         ),
     };
     let model = payload.to_bytes()?;
-    let library = std::fs::read(runtime)
-        .map_err(|e| format!("cannot read the runtime library {}: {e}", runtime.display()))?;
     let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
     let mut zip = zip::ZipWriter::new(file);
     let opts = zip::write::SimpleFileOptions::default()
@@ -322,7 +335,7 @@ fn write_fmu(
         ("modelDescription.xml".into(), xml.as_bytes()),
         (
             format!("binaries/{platform}/{}.so", ifs.model_identifier),
-            &library,
+            library,
         ),
         (format!("resources/{RESOURCE_FILE}"), &model),
     ];
