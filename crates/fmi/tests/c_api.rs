@@ -552,3 +552,32 @@ fn fmu_state_rolls_co_simulation_back() {
     assert!(state.is_null());
     unsafe { fmi2FreeInstance(c) };
 }
+
+/// Parameters set before initialization (as FMPy's `start_values` do) are read back before
+/// initialization, enter the initialization problem (`h(start = h0)`), and stay after it.
+#[test]
+fn parameters_set_before_initialization_change_the_run() {
+    let ball = exported_ball("params");
+    let cb = callbacks();
+    let c = instantiate(1, &ball.uri, &ball.guid, &cb);
+    assert!(!c.is_null());
+    let (h0, h) = (ball.vr("h0"), ball.vr("h"));
+    let mut v = 0.0;
+    unsafe {
+        assert_eq!(fmi2SetReal(c, &h0, 1, &2.0), OK);
+        assert_eq!(fmi2GetReal(c, &h0, 1, &mut v), OK);
+        assert_eq!(v, 2.0, "the set value before initialization");
+    }
+    initialize(c);
+    unsafe {
+        assert_eq!(fmi2GetReal(c, &h, 1, &mut v), OK);
+        assert_eq!(v, 2.0, "h starts at h0");
+        assert_eq!(fmi2DoStep(c, 0.0, 0.5, 0), OK);
+        assert_eq!(fmi2GetReal(c, &h, 1, &mut v), OK);
+        // free fall, no impact before sqrt(2 h0 / g) = 0.64 s
+        assert!((v - (2.0 - 0.5 * 9.81 * 0.25)).abs() < 1e-9, "h(0.5) = {v}");
+        assert_eq!(fmi2GetReal(c, &h0, 1, &mut v), OK);
+        assert_eq!(v, 2.0);
+        fmi2FreeInstance(c);
+    }
+}
