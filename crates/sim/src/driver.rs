@@ -227,6 +227,9 @@ pub struct Segment {
 /// Integrate an initialized model from `t0` to `t1` with the event loop of [`run`]: every
 /// state event inside the segment is located and handled, time events are hit exactly, and
 /// the model is left evaluated at `t1` with its states there (`ExecutableModel::states`).
+/// The segment starts from the model's current states: those of its last evaluation (the
+/// interpreter keeps them in its memory), so the end of one segment is the start of the
+/// next.
 /// No rows are recorded and `terminal()` is not evaluated at `t1`. This is a co-simulation
 /// step (`fmi2DoStep`): the integrator starts afresh at `t0` because inputs may have changed
 /// there. From `opts` only the tolerance, solver, Jacobian mode, maximum step and chattering
