@@ -84,71 +84,18 @@ fn usage(msg: &str, help: &str) -> u8 {
 
 pub fn run(args: Args) -> u8 {
     let started = Instant::now();
-    let version = match args.fmi.as_str() {
-        "2" | "2.0" => Version::Fmi2,
-        "3" | "3.0" => Version::Fmi3,
-        v => {
-            return usage(
-                &format!("unknown FMI version `{v}`"),
-                "use --fmi 2 or --fmi 3",
-            )
-        }
-    };
-    let runtime = match find_runtime(args.runtime.as_deref()).and_then(|p| load_runtime(&p)) {
-        Ok(bytes) => bytes,
-        Err(msg) => {
-            return usage(
-                &msg,
-                "build moss and its runtime together with `cargo build -p moss-cli` (add --release for a release moss), or name the runtime with --runtime FILE or MOSS_FMI_RUNTIME",
-            )
-        }
-    };
-    let flat = match load_model(&args.libs, &args.model) {
-        Ok(f) => f,
+    let (version, runtime) = match check_usage(&args) {
+        Ok(v) => v,
         Err(code) => return code,
     };
-    let outputs = top_level_outputs(&flat.model);
-    let display_units = display_units(&flat.model);
-    let mut program = match moss_symbolic::translate(&flat.model) {
-        Ok(p) => p,
-        Err(diags) => {
-            eprint!(
-                "{}",
-                moss_syntax::diag::render_all(&diags, &flat.model.sources)
-            );
-            return super::EXIT_MODEL_ERROR;
-        }
+    let export = match prepare(&args) {
+        Ok(e) => e,
+        Err(code) => return code,
     };
-    for w in &program.report.warnings {
-        eprintln!("warning: {w}");
-    }
-    if let Err(msg) = apply_parameters(&mut program, &args.params) {
-        return usage(
-            &msg,
-            "-p takes independent parameters of the model: NAME=VALUE",
-        );
-    }
-    if let Err(msg) = try_initialize(&program) {
-        eprintln!("error: the model cannot be initialized, so its FMU could not run: {msg}");
-        return super::EXIT_MODEL_ERROR;
-    }
-    let path = args
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("{}.fmu", short_name(&program.name))));
-    let ifs = Interfaces {
-        model_exchange: args.kind != Kind::CoSimulation,
-        co_simulation: args.kind != Kind::ModelExchange,
-        model_identifier: description::model_identifier(&program.name),
-    };
-    let payload = match Payload::new(program, outputs) {
-        Ok(p) => p.with_interfaces(ifs.model_exchange, ifs.co_simulation),
-        Err(msg) => {
-            eprintln!("error: {msg}");
-            return super::EXIT_MODEL_ERROR;
-        }
-    };
-    match write_fmu(&path, &payload, &ifs, &runtime, version, &display_units) {
+    let path = args.output.clone().unwrap_or_else(|| {
+        PathBuf::from(format!("{}.fmu", short_name(&export.payload.program.name)))
+    });
+    match write_fmu(&path, &export, &runtime, version) {
         Ok(size) => {
             eprintln!(
                 "wrote {} ({:.1} MB, FMI {} {}) in {:.2} s",
@@ -172,6 +119,79 @@ pub fn run(args: Args) -> u8 {
             super::EXIT_MODEL_ERROR
         }
     }
+}
+
+/// The FMI version and the runtime library's bytes, or the exit code of a usage error.
+fn check_usage(args: &Args) -> Result<(Version, Vec<u8>), u8> {
+    let version = match args.fmi.as_str() {
+        "2" | "2.0" => Version::Fmi2,
+        "3" | "3.0" => Version::Fmi3,
+        v => {
+            return Err(usage(
+                &format!("unknown FMI version `{v}`"),
+                "use --fmi 2 or --fmi 3",
+            ))
+        }
+    };
+    let runtime = find_runtime(args.runtime.as_deref())
+        .and_then(|p| load_runtime(&p))
+        .map_err(|msg| {
+            usage(
+                &msg,
+                "build moss and its runtime together with `cargo build -p moss-cli` (add --release for a release moss), or name the runtime with --runtime FILE or MOSS_FMI_RUNTIME",
+            )
+        })?;
+    Ok((version, runtime))
+}
+
+/// What goes into the FMU besides the runtime.
+struct Export {
+    payload: Payload,
+    interfaces: Interfaces,
+    /// `(name, displayUnit)` from the flat model.
+    display_units: Vec<(String, String)>,
+}
+
+/// Flatten, translate, apply `-p`, and initialize once; printing diagnostics, or returning
+/// the exit code.
+fn prepare(args: &Args) -> Result<Export, u8> {
+    let flat = load_model(&args.libs, &args.model)?;
+    let outputs = top_level_outputs(&flat.model);
+    let display_units = display_units(&flat.model);
+    let mut program = moss_symbolic::translate(&flat.model).map_err(|diags| {
+        let text = moss_syntax::diag::render_all(&diags, &flat.model.sources);
+        eprint!("{text}");
+        super::EXIT_MODEL_ERROR
+    })?;
+    for w in &program.report.warnings {
+        eprintln!("warning: {w}");
+    }
+    apply_parameters(&mut program, &args.params).map_err(|msg| {
+        usage(
+            &msg,
+            "-p takes independent parameters of the model: NAME=VALUE",
+        )
+    })?;
+    try_initialize(&program).map_err(|msg| {
+        eprintln!("error: the model cannot be initialized, so its FMU could not run: {msg}");
+        super::EXIT_MODEL_ERROR
+    })?;
+    let interfaces = Interfaces {
+        model_exchange: args.kind != Kind::CoSimulation,
+        co_simulation: args.kind != Kind::ModelExchange,
+        model_identifier: description::model_identifier(&program.name),
+    };
+    let payload = Payload::new(program, outputs)
+        .map_err(|msg| {
+            eprintln!("error: {msg}");
+            super::EXIT_MODEL_ERROR
+        })?
+        .with_interfaces(interfaces.model_exchange, interfaces.co_simulation);
+    Ok(Export {
+        payload,
+        interfaces,
+        display_units,
+    })
 }
 
 /// The last part of a class name (`A.B.C` → `C`), for the default file name.
@@ -306,17 +326,19 @@ fn load_runtime(path: &Path) -> Result<Vec<u8>, String> {
     }
 }
 
-/// Write the FMU archive; returns its size in bytes.
+/// Write the FMU archive; returns its size in bytes. The archive is written beside `path`
+/// and renamed at the end, so a failure never leaves a truncated FMU behind.
 fn write_fmu(
     path: &Path,
-    payload: &Payload,
-    ifs: &Interfaces,
+    export: &Export,
     library: &[u8],
     version: Version,
-    display_units: &[(String, String)],
 ) -> Result<u64, String> {
+    let payload = &export.payload;
+    let ifs = &export.interfaces;
     let mut table = moss_fmi::variables::table(&payload.program, &payload.outputs);
-    table.set_display_units(display_units.iter().map(|(n, d)| (n.as_str(), d.as_str())));
+    let display_units = export.display_units.iter();
+    table.set_display_units(display_units.map(|(n, d)| (n.as_str(), d.as_str())));
     let initial = description::initial_unknowns(&table);
     let deps = moss_fmi::deps::analyse(&payload.program, &table, &initial);
     let (xml, platform) = match version {
@@ -327,10 +349,6 @@ fn write_fmu(
         ),
     };
     let model = payload.to_bytes()?;
-    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
-    let mut zip = zip::ZipWriter::new(file);
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
     let entries: [(String, &[u8]); 3] = [
         ("modelDescription.xml".into(), xml.as_bytes()),
         (
@@ -339,6 +357,23 @@ fn write_fmu(
         ),
         (format!("resources/{RESOURCE_FILE}"), &model),
     ];
+    let partial = path.with_extension("fmu.part");
+    let written = write_zip(&partial, &entries).and_then(|size| {
+        std::fs::rename(&partial, path).map_err(|e| e.to_string())?;
+        Ok(size)
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    written
+}
+
+/// A zip archive of `entries` (deflated) at `path`; returns its size in bytes.
+fn write_zip(path: &Path, entries: &[(String, &[u8])]) -> Result<u64, String> {
+    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
+    let mut zip = zip::ZipWriter::new(file);
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
     for (name, bytes) in entries {
         zip.start_file(name.as_str(), opts)
             .map_err(|e| e.to_string())?;
