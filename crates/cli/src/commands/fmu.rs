@@ -7,10 +7,11 @@
 //! versions: the `moss-fmi` crate built as a cdylib. No C compiler is involved.
 //!
 //! Where the runtime library comes from, in this order: `--runtime FILE`, the environment
-//! variable `MOSS_FMI_RUNTIME`, `libmoss_fmi.so` beside the `moss` executable (where cargo
-//! puts it when it builds the workspace, `moss-cli` depending on `moss-fmi`), then
-//! `deps/libmoss_fmi.so` there. Without one the command stops with a usage error that says
-//! how to build it.
+//! variable `MOSS_FMI_RUNTIME`, then the newest of `libmoss_fmi.so` beside the `moss`
+//! executable and `deps/libmoss_fmi.so` there (cargo builds it into `deps/` with `moss`,
+//! `moss-cli` depending on `moss-fmi`) that was built from the same sources as this `moss`
+//! (`moss_fmi::payload::library_matches`). Without one the command stops with a usage error
+//! that says how to build it.
 //!
 //! Before writing anything the model is compiled and initialized once, so an FMU that would
 //! fail at `fmi2Instantiate` or at initialization is reported here, with moss's diagnostics.
@@ -133,9 +134,7 @@ fn check_usage(args: &Args) -> Result<(Version, Vec<u8>), u8> {
             ))
         }
     };
-    let runtime = find_runtime(args.runtime.as_deref())
-        .and_then(|p| load_runtime(&p))
-        .map_err(|msg| {
+    let runtime = runtime_library(args.runtime.as_deref()).map_err(|msg| {
             usage(
                 &msg,
                 "build moss and its runtime together with `cargo build -p moss-cli` (add --release for a release moss), or name the runtime with --runtime FILE or MOSS_FMI_RUNTIME",
@@ -270,45 +269,52 @@ fn try_initialize(program: &CausalProgram) -> Result<(), String> {
     model.initialize(t0).map_err(|e| e.to_string())
 }
 
-/// The runtime library to package (see the module documentation for the search order).
-fn find_runtime(explicit: Option<&Path>) -> Result<PathBuf, String> {
+/// The runtime library to package, as bytes (see the module documentation for the search
+/// order).
+fn runtime_library(explicit: Option<&Path>) -> Result<Vec<u8>, String> {
     if let Some(p) = explicit {
-        return if p.is_file() {
-            Ok(p.to_path_buf())
-        } else {
-            Err(format!("--runtime {}: no such file", p.display()))
-        };
+        if !p.is_file() {
+            return Err(format!("--runtime {}: no such file", p.display()));
+        }
+        return load_runtime(p);
     }
     if let Some(p) = std::env::var_os("MOSS_FMI_RUNTIME") {
         let p = PathBuf::from(p);
-        return if p.is_file() {
-            Ok(p)
-        } else {
-            Err(format!("MOSS_FMI_RUNTIME={}: no such file", p.display()))
-        };
+        if !p.is_file() {
+            return Err(format!("MOSS_FMI_RUNTIME={}: no such file", p.display()));
+        }
+        return load_runtime(&p);
     }
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot locate the moss executable: {e}"))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     // Cargo writes the library to `deps/` whenever it builds `moss-cli`, and copies it
-    // beside the executable only when `moss-fmi` itself is built: the newer one is current.
-    let candidates = [
+    // beside the executable only when `moss-fmi` itself is built: one of them may be left
+    // from another build, so the newest that was built with this moss is taken.
+    let mut candidates: Vec<PathBuf> = [
         dir.join(moss_fmi::RUNTIME_LIBRARY),
         dir.join("deps").join(moss_fmi::RUNTIME_LIBRARY),
-    ];
+    ]
+    .into_iter()
+    .filter(|p| p.is_file())
+    .collect();
+    if candidates.is_empty() {
+        return Err(format!(
+            "the FMU runtime library {} is not beside the moss executable ({})",
+            moss_fmi::RUNTIME_LIBRARY,
+            dir.display()
+        ));
+    }
     let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    candidates
-        .iter()
-        .filter(|p| p.is_file())
-        .max_by_key(|p| modified(p))
-        .cloned()
-        .ok_or_else(|| {
-            format!(
-                "the FMU runtime library {} is not beside the moss executable ({})",
-                moss_fmi::RUNTIME_LIBRARY,
-                dir.display()
-            )
-        })
+    candidates.sort_by_key(|p| std::cmp::Reverse(modified(p)));
+    let mut last_error = String::new();
+    for p in &candidates {
+        match load_runtime(p) {
+            Ok(bytes) => return Ok(bytes),
+            Err(e) => last_error = e,
+        }
+    }
+    Err(last_error)
 }
 
 /// The runtime library's bytes, if it was built from the same sources as this `moss` (the
