@@ -32,6 +32,9 @@ enum Command {
     Translate(commands::translate::Args),
     /// Simulate a model and write its results.
     Simulate(commands::simulate::Args),
+    /// Export a model as a Functional Mock-up Unit (FMI 2.0 or 3.0, Model Exchange and
+    /// Co-Simulation).
+    Fmu(commands::fmu::Args),
     /// Plot variables of one or more result files.
     Plot(commands::plot::Args),
     /// Compare a result with a reference using the tube method.
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Flatten(a) => commands::flatten::run(a),
         Command::Translate(a) => commands::translate::run(a),
         Command::Simulate(a) => commands::simulate::run(a),
+        Command::Fmu(a) => commands::fmu::run(a),
         Command::Plot(a) => commands::plot::run(a),
         Command::Compare(a) => commands::compare::run(a),
     };

@@ -39,6 +39,20 @@ pub struct Interpreter {
     continuous_valid: bool,
 }
 
+/// The run-time state of an [`Interpreter`] (see [`Interpreter::snapshot`]).
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Snapshot {
+    m: Machine,
+    stats: ModelStats,
+    overrides: Vec<(u32, f64)>,
+    sample_state: Vec<(f64, f64, u64)>,
+    time_events: Vec<f64>,
+    pending_terminate: Option<String>,
+    last_change: Vec<f64>,
+    continuous_valid: bool,
+}
+
 impl Interpreter {
     /// Compile the program's expressions into the interpreter's internal form.
     pub fn new(program: CausalProgram) -> Result<Interpreter, RuntimeError> {
@@ -91,6 +105,53 @@ impl Interpreter {
     /// Warnings raised by `assert(..., level = AssertionLevel.warning)`.
     pub fn warning_messages(&self) -> &[String] {
         &self.m.warnings
+    }
+
+    /// A copy of everything that changes while the model runs (memory, `pre` values,
+    /// relations, samples, delay histories; not the compiled code), to go back to later with
+    /// [`Interpreter::restore_snapshot`] (an FMU's `fmi2GetFMUstate`/`fmi2SetFMUstate`).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            m: self.m.clone(),
+            stats: self.stats.clone(),
+            overrides: self.overrides.clone(),
+            sample_state: self.sample_state.clone(),
+            time_events: self.time_events.clone(),
+            pending_terminate: self.pending_terminate.clone(),
+            last_change: self.last_change.clone(),
+            continuous_valid: self.continuous_valid,
+        }
+    }
+
+    /// Go back to a [`Interpreter::snapshot`] of this interpreter.
+    pub fn restore_snapshot(&mut self, s: &Snapshot) {
+        self.m.clone_from(&s.m);
+        self.stats.clone_from(&s.stats);
+        self.overrides.clone_from(&s.overrides);
+        self.sample_state.clone_from(&s.sample_state);
+        self.time_events.clone_from(&s.time_events);
+        self.pending_terminate.clone_from(&s.pending_terminate);
+        self.last_change.clone_from(&s.last_change);
+        self.continuous_valid = s.continuous_valid;
+    }
+
+    /// Drive the top-level input in `slot` from outside (an FMU's `fmi2SetReal`): the value
+    /// holds from now on, and also through later calls of `initialize` (which otherwise
+    /// start every input at its start value).
+    pub fn set_input(&mut self, slot: u32, value: f64) -> Result<(), RuntimeError> {
+        let kind = self.program.vars.get(slot as usize).map(|v| v.kind);
+        if kind != Some(VarKind::Input) {
+            return Err(RuntimeError {
+                time: self.m.time(),
+                message: format!("cannot set slot {slot} as an input: it is not a top-level input"),
+                details: vec![],
+            });
+        }
+        self.overrides.retain(|(s, _)| *s != slot);
+        self.overrides.push((slot, value));
+        self.m.mem[slot as usize] = value;
+        self.continuous_valid = false;
+        Ok(())
     }
 
     fn rt(&mut self) -> Rt<'_> {

@@ -13,6 +13,7 @@
 
 /// Runtime state of one model instance.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Machine {
     pub mem: Vec<f64>,
     /// Number of slots (`program.vars.len()`).
@@ -58,6 +59,7 @@ pub struct Machine {
 /// expression is taken as constant at its value at the start (the Modelica definition of
 /// `delay`), after the event iteration there.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DelayLine {
     times: Vec<f64>,
     values: Vec<f64>,

@@ -41,6 +41,7 @@ pub struct EventOutcome {
 
 /// Counters kept by the executable model.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ModelStats {
     pub derivative_evaluations: u64,
     pub zero_crossing_evaluations: u64,

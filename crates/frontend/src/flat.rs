@@ -21,12 +21,14 @@ use std::sync::Arc;
 
 /// Where a flat item came from: the source span and the instance path (e.g. `inertia1`).
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Origin {
     pub span: Span,
     pub instance: Arc<str>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Variability {
     Constant,
     Parameter,
@@ -35,6 +37,7 @@ pub enum Variability {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Causality {
     Input,
     Output,
@@ -43,6 +46,7 @@ pub enum Causality {
 
 /// Scalar type of a flat variable.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ScalarType {
     Real,
     Integer,
@@ -59,6 +63,7 @@ pub enum ScalarType {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum StateSelect {
     Never,
     Avoid,
@@ -69,6 +74,7 @@ pub enum StateSelect {
 
 /// Type attributes of a scalar variable, already evaluated where possible.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Attributes {
     pub start: Option<Expr>,
     pub fixed: Option<bool>,
@@ -82,6 +88,7 @@ pub struct Attributes {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Variable {
     /// Full scalar name, e.g. `clutch1.mode` or `table[2,1]`.
     pub name: String,
@@ -105,6 +112,7 @@ pub struct Variable {
 
 /// Flat expression. Shared by equations, algorithms and function bodies.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Expr {
     Real(f64),
     Integer(i64),
@@ -163,6 +171,7 @@ pub enum Expr {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Subscript {
     Index(Expr),
     /// `:` (whole dimension)
@@ -170,12 +179,14 @@ pub enum Subscript {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum UnaryOp {
     Neg,
     Not,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BinaryOp {
     Add,
     Sub,
@@ -304,6 +315,7 @@ pub const BUILTINS: &[&str] = &[
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum AssertLevel {
     Error,
     Warning,
@@ -312,6 +324,7 @@ pub enum AssertLevel {
 /// A flat equation. Inside `when` branches only `Equal` (with a variable or tuple on the left),
 /// `Reinit`, `Assert`, `Terminate` and `Call` appear.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Equation {
     Equal {
         lhs: Expr,
@@ -366,6 +379,7 @@ impl Equation {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Statement {
     /// `target := value`; target is `Expr::Var` (possibly subscripted inside functions).
     Assign {
@@ -429,6 +443,7 @@ pub enum Statement {
 
 /// An algorithm section of the model: statements on scalar model variables.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Algorithm {
     pub statements: Vec<Statement>,
     pub origin: Origin,
@@ -436,6 +451,7 @@ pub struct Algorithm {
 
 /// A formal parameter or local of a function. Dimensions: `None` for `:`.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FunctionVar {
     pub name: String,
     pub ty: ScalarType,
@@ -444,6 +460,7 @@ pub struct FunctionVar {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum FunctionBody {
     Algorithm(Vec<Statement>),
     /// `external "C" out = name(args)`; only known library functions can be executed.
@@ -457,6 +474,7 @@ pub enum FunctionBody {
 
 /// `annotation(derivative(order=2, noDerivative=x, zeroDerivative=y) = f_der)`
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DerivativeAnnotation {
     pub function: String,
     pub order: u32,
@@ -465,6 +483,7 @@ pub struct DerivativeAnnotation {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Function {
     /// Full name, e.g. `Modelica.Math.Vectors.interpolate`.
     pub name: String,
@@ -481,6 +500,7 @@ pub struct Function {
 
 /// Values of the `experiment` annotation; `None` where the model says nothing.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Experiment {
     pub start_time: Option<f64>,
     pub stop_time: Option<f64>,

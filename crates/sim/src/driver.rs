@@ -210,6 +210,85 @@ pub fn run<Rec: Recorder>(
     }
 }
 
+/// How one segment driven by [`advance`] ended.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Segment {
+    /// Where the segment ended: its stop time, or the event time of a `terminate()`.
+    pub t_end: f64,
+    /// The message of `terminate()` if the model ended the run inside the segment.
+    pub terminated: Option<String>,
+    /// `Solver::Auto` found the problem stiff and continued with BDF: later segments should
+    /// start with BDF.
+    pub switched_to_bdf: bool,
+    pub state_events: u64,
+    pub time_events: u64,
+}
+
+/// Integrate an initialized model from `t0` to `t1` with the event loop of [`run`]: every
+/// state event inside the segment is located and handled, time events are hit exactly, and
+/// the model is left evaluated at `t1` with its states there (`ExecutableModel::states`).
+/// The segment starts from the model's current states: those of its last evaluation (the
+/// interpreter keeps them in its memory), so the end of one segment is the start of the
+/// next.
+/// No rows are recorded and `terminal()` is not evaluated at `t1`. This is a co-simulation
+/// step (`fmi2DoStep`): the integrator starts afresh at `t0` because inputs may have changed
+/// there. From `opts` only the tolerance, solver, Jacobian mode, maximum step and chattering
+/// guard are used.
+pub fn advance(
+    model: &mut dyn ExecutableModel,
+    program: &CausalProgram,
+    opts: &SimOptions,
+    t0: f64,
+    t1: f64,
+) -> Result<Segment, SimErrorKind> {
+    let seg_opts = SimOptions {
+        start_time: Some(t0),
+        stop_time: Some(t1),
+        interval: Some((t1 - t0).max(f64::MIN_POSITIVE)),
+        intervals: None,
+        parameters: Vec::new(),
+        progress: None,
+        ..opts.clone()
+    };
+    let resolved = resolve(&seg_opts, program).map_err(SimErrorKind::Options)?;
+    let mut stats = SimStats::default();
+    let mut recorder = NoRows;
+    let mut event_loop = EventLoop::new(
+        model,
+        program,
+        &seg_opts,
+        resolved,
+        &mut stats,
+        &mut recorder,
+    );
+    event_loop.segment = true;
+    let outcome = event_loop.run();
+    let switched_to_bdf = opts.solver == Solver::Auto && !event_loop.may_switch_to_bdf;
+    let t_event = event_loop.last_event_time;
+    drop(event_loop);
+    let terminated = outcome?;
+    Ok(Segment {
+        t_end: if terminated.is_some() { t_event } else { t1 },
+        terminated,
+        switched_to_bdf,
+        state_events: stats.state_events,
+        time_events: stats.time_events,
+    })
+}
+
+/// The recorder of [`advance`]: keeps nothing (so going back to a checkpoint is always
+/// possible).
+struct NoRows;
+
+impl Recorder for NoRows {
+    type Output = ();
+    fn record(&mut self, _t: f64, _values: &[f64]) {}
+    fn finish(self) {}
+    fn truncate(&mut self, _rows: usize) -> bool {
+        true
+    }
+}
+
 /// Relation of each zero crossing (`>` when the program does not say).
 fn crossing_ops(program: &CausalProgram, n: usize) -> Vec<RelOp> {
     (0..n)
@@ -279,6 +358,9 @@ struct EventLoop<'a, Rec: Recorder> {
     /// The next checkpoint, taken during the run (see `advance_checkpoint`).
     candidate: Option<Checkpoint>,
     steps_since_candidate: u32,
+    /// One segment of a longer run driven from outside ([`advance`]): the stop time is a
+    /// communication point, not the end, so `terminal()` is not evaluated there.
+    segment: bool,
 }
 
 /// A point to go back to: the last (re)start, or a later accepted step before which the
@@ -334,6 +416,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             checkpoint: None,
             candidate: None,
             steps_since_candidate: 0,
+            segment: false,
             ops: crossing_ops(program, nz),
             frozen: model.relation_values().to_vec(),
             g_prev: vec![0.0; nz],
@@ -413,6 +496,13 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         // Grid points left (only when the last event landed on the stop time).
         self.record_grid_through(stop)?;
         self.x.copy_from_slice(self.integ.x());
+        if self.segment {
+            // Leave the model evaluated at the end point, where the caller reads it.
+            self.model
+                .derivatives(stop, &self.x, &mut self.dx)
+                .map_err(SimErrorKind::Runtime)?;
+            return Ok(None);
+        }
         self.model
             .terminate(stop, &self.x)
             .map_err(SimErrorKind::Runtime)?;

@@ -12,7 +12,8 @@
 //! - [`record`]: which variables go into the [`SimResult`] and how they are stored.
 //!
 //! Entry points: [`simulate`] and [`simulate_with_stats`] (rows kept in memory), and
-//! [`simulate_to_file`] (rows written as they are produced).
+//! [`simulate_to_file`] (rows written as they are produced); [`advance`] integrates one
+//! segment of a run driven from outside (an FMU's co-simulation step).
 
 // Numerical kernels index several arrays in lockstep; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
@@ -29,7 +30,7 @@ pub mod options;
 pub mod record;
 pub mod system;
 
-pub use driver::{Chattering, SimErrorKind, SimStats};
+pub use driver::{advance, Chattering, Segment, SimErrorKind, SimStats};
 pub use integrator::{Integrator, IntegratorStats, StepError};
 pub use options::{ChatteringGuard, SimOptions, Solver};
 pub use system::{OdeSystem, Tolerances};

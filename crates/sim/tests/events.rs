@@ -490,3 +490,51 @@ fn a_streamed_result_file_equals_the_file_of_the_result_in_memory() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `advance` (one segment of the event loop, an FMU's co-simulation step): stepping the ball
+/// in 0.1 s segments, with impacts inside segments, gives the closed-form heights at every
+/// segment end and counts every impact, as one whole run does; a segment leaves the model's
+/// states at its end.
+#[test]
+fn segments_handle_the_events_inside_them() {
+    let mut model = bouncing_ball();
+    let program = model.program();
+    let opts = SimOptions {
+        tolerance: Some(1e-8),
+        max_step: Some(0.06),
+        ..Default::default()
+    };
+    moss_codegen::ExecutableModel::initialize(&mut model, 0.0).expect("initializes");
+    let t1 = (2.0 / G).sqrt();
+    let height = |t: f64| {
+        // closed form: free fall, then flights of 2 e^k t1 starting at the impacts
+        let impacts = impact_times(3.0);
+        match impacts.iter().rposition(|&ti| ti <= t) {
+            None => 1.0 - 0.5 * G * t * t,
+            Some(k) => {
+                let v = E.powi(k as i32 + 1) * G * t1;
+                let s = t - impacts[k];
+                v * s - 0.5 * G * s * s
+            }
+        }
+    };
+    let (mut t, mut state_events) = (0.0, 0);
+    let mut x = [0.0; 2];
+    for k in 1..=30 {
+        let t_next = k as f64 * 0.1;
+        let seg = moss_sim::advance(&mut model, &program, &opts, t, t_next).expect("steps");
+        assert_eq!(seg.t_end, t_next);
+        assert!(seg.terminated.is_none());
+        state_events += seg.state_events;
+        t = t_next;
+        moss_codegen::ExecutableModel::states(&model, &mut x);
+        assert!(
+            (x[0] - height(t)).abs() < 1e-6,
+            "h({t}) = {}, closed form {}",
+            x[0],
+            height(t)
+        );
+    }
+    // each impact is a state event; between impacts the relation h < 0 flips back once
+    assert!(state_events >= impact_times(3.0).len() as u64);
+}

@@ -4,6 +4,7 @@ pub mod check;
 pub mod common;
 pub mod compare;
 pub mod flatten;
+pub mod fmu;
 pub mod parse;
 pub mod plot;
 pub mod simulate;

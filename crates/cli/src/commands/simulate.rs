@@ -92,7 +92,7 @@ fn parse_jacobian(s: &str) -> Result<JacobianMode, String> {
         .ok_or_else(|| format!("unknown Jacobian mode `{s}`; use auto or numeric"))
 }
 
-fn parse_param(s: &str) -> Result<(String, f64), String> {
+pub fn parse_param(s: &str) -> Result<(String, f64), String> {
     let Some((name, value)) = s.split_once('=') else {
         return Err(format!("expected NAME=VALUE, got `{s}`"));
     };

@@ -244,6 +244,8 @@ impl ExecutableModel for TestModel {
     }
     fn derivatives(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError> {
         self.compute(t, x)?;
+        // As the interpreter: the states of the last evaluation are the current ones.
+        self.x.copy_from_slice(x);
         let n = x.len();
         dx.copy_from_slice(&self.values[n..2 * n]);
         Ok(())
