@@ -36,6 +36,9 @@ pub struct Flattener<'a> {
     pub inherited: RefCell<HashMap<usize, Inherited>>,
     /// Cache of evaluated component values (full instance name).
     pub values: RefCell<HashMap<String, Val>>,
+    /// Parameters (not constants) whose values were evaluated into the structure
+    /// ([`crate::flat::FlatModel::structural_parameters`]).
+    pub structural: RefCell<std::collections::BTreeSet<String>>,
     pub types: RefCell<HashMap<usize, Rc<ResolvedType>>>,
     /// Class named by a type name written at a place in the source, looked up from a scope
     /// (when no redeclaration in the instance overrides it): the same for every instance of
@@ -76,6 +79,7 @@ impl<'a> Flattener<'a> {
             depth: Cell::new(0),
             inherited: RefCell::new(HashMap::default()),
             values: RefCell::new(HashMap::default()),
+            structural: RefCell::default(),
             types: RefCell::new(HashMap::default()),
             class_names: RefCell::new(FxHashMap::default()),
             shared_decls: RefCell::new(FxHashMap::default()),

@@ -1077,6 +1077,11 @@ impl<'a> Flattener<'a> {
                 );
             }
             let whole = self.comp_value(node, &comp, span)?;
+            if cx.eval && !is_const {
+                self.structural
+                    .borrow_mut()
+                    .insert(qualified(node, &comp.name));
+            }
             return Ok(select(&whole, &sels, &dims));
         }
         if let Base::Class(c) = ty.base {

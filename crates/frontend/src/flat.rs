@@ -21,12 +21,14 @@ use std::sync::Arc;
 
 /// Where a flat item came from: the source span and the instance path (e.g. `inertia1`).
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Origin {
     pub span: Span,
     pub instance: Arc<str>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Variability {
     Constant,
     Parameter,
@@ -35,6 +37,7 @@ pub enum Variability {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Causality {
     Input,
     Output,
@@ -43,6 +46,7 @@ pub enum Causality {
 
 /// Scalar type of a flat variable.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ScalarType {
     Real,
     Integer,
@@ -56,6 +60,7 @@ pub enum ScalarType {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum StateSelect {
     Never,
     Avoid,
@@ -66,6 +71,7 @@ pub enum StateSelect {
 
 /// Type attributes of a scalar variable, already evaluated where possible.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Attributes {
     pub start: Option<Expr>,
     pub fixed: Option<bool>,
@@ -79,6 +85,7 @@ pub struct Attributes {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Variable {
     /// Full scalar name, e.g. `clutch1.mode` or `table[2,1]`.
     pub name: String,
@@ -102,6 +109,7 @@ pub struct Variable {
 
 /// Flat expression. Shared by equations, algorithms and function bodies.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Expr {
     Real(f64),
     Integer(i64),
@@ -160,6 +168,7 @@ pub enum Expr {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Subscript {
     Index(Expr),
     /// `:` (whole dimension)
@@ -167,12 +176,14 @@ pub enum Subscript {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum UnaryOp {
     Neg,
     Not,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BinaryOp {
     Add,
     Sub,
@@ -268,6 +279,7 @@ pub const BUILTINS: &[&str] = &[
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum AssertLevel {
     Error,
     Warning,
@@ -276,6 +288,7 @@ pub enum AssertLevel {
 /// A flat equation. Inside `when` branches only `Equal` (with a variable or tuple on the left),
 /// `Reinit`, `Assert`, `Terminate` and `Call` appear.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Equation {
     Equal {
         lhs: Expr,
@@ -315,6 +328,7 @@ pub enum Equation {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Statement {
     /// `target := value`; target is `Expr::Var` (possibly subscripted inside functions).
     Assign {
@@ -378,6 +392,7 @@ pub enum Statement {
 
 /// An algorithm section of the model: statements on scalar model variables.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Algorithm {
     pub statements: Vec<Statement>,
     pub origin: Origin,
@@ -385,6 +400,7 @@ pub struct Algorithm {
 
 /// A formal parameter or local of a function. Dimensions: `None` for `:`.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FunctionVar {
     pub name: String,
     pub ty: ScalarType,
@@ -393,6 +409,7 @@ pub struct FunctionVar {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum FunctionBody {
     Algorithm(Vec<Statement>),
     /// `external "C" out = name(args)`; only known library functions can be executed.
@@ -406,6 +423,7 @@ pub enum FunctionBody {
 
 /// `annotation(derivative(order=2, noDerivative=x, zeroDerivative=y) = f_der)`
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DerivativeAnnotation {
     pub function: String,
     pub order: u32,
@@ -414,6 +432,7 @@ pub struct DerivativeAnnotation {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Function {
     /// Full name, e.g. `Modelica.Math.Vectors.interpolate`.
     pub name: String,
@@ -430,6 +449,7 @@ pub struct Function {
 
 /// Values of the `experiment` annotation; `None` where the model says nothing.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Experiment {
     pub start_time: Option<f64>,
     pub stop_time: Option<f64>,
@@ -448,6 +468,10 @@ pub struct FlatModel {
     pub initial_algorithms: Vec<Algorithm>,
     pub functions: BTreeMap<String, Function>,
     pub experiment: Experiment,
+    /// Parameters whose values the frontend used to build the structure (array sizes, `for`
+    /// ranges, `if` conditions, dimension arguments): changing one of them before a run
+    /// would have no effect, so later stages refuse it.
+    pub structural_parameters: Vec<String>,
     /// The source files the spans point into.
     pub sources: Arc<moss_syntax::SourceMap>,
 }

@@ -36,6 +36,7 @@ use std::collections::BTreeMap;
 pub type VarId = u32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum VarKind {
     Constant,
     /// Parameter whose value is given (binding evaluates to a literal, or set by the user).
@@ -56,6 +57,7 @@ pub enum VarKind {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ValueType {
     Real,
     Integer,
@@ -66,6 +68,7 @@ pub enum ValueType {
 
 /// One runtime slot.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ProgVar {
     /// Full Modelica name (`inertia1.w`, `der(inertia1.phi)`), or `$...` for generated ones.
     pub name: String,
@@ -85,6 +88,7 @@ pub struct ProgVar {
 
 /// `name = scale * target + offset`: an eliminated variable recoverable at no cost.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Alias {
     pub name: String,
     pub target: VarId,
@@ -97,6 +101,7 @@ pub struct Alias {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum RelOp {
     Lt,
     Le,
@@ -107,6 +112,7 @@ pub enum RelOp {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ArithOp {
     Add,
     Sub,
@@ -118,6 +124,7 @@ pub enum ArithOp {
 /// Expression of the causal program. Variables are slots; everything is a scalar except
 /// [`PExpr::Array`], which only appears as an argument of a function call.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum PExpr {
     Const(f64),
     Str(String),
@@ -157,6 +164,7 @@ pub enum PExpr {
 
 /// One step of the causal program.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Block {
     /// `var := expr` (an equation solved symbolically for its matched variable).
     Assign {
@@ -224,6 +232,7 @@ pub enum Block {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WhenBranch {
     /// Boolean condition slots (computed by earlier blocks); the branch fires when any of them
     /// is true while its `pre` value is false.
@@ -236,6 +245,7 @@ pub struct WhenBranch {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ZeroCrossing {
     /// `lhs - rhs` of the relation; its sign change is the event.
     pub expr: PExpr,
@@ -251,6 +261,7 @@ pub struct ZeroCrossing {
 /// `s_j` for every state `j` and run `blocks`; then `outputs[i]` holds `(J s)_i`, the
 /// directional derivative of `der(states[i])` along `s` (`None`: identically 0).
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct OdeJacobian {
     pub seeds: Vec<VarId>,
     pub outputs: Vec<Option<VarId>>,
@@ -258,6 +269,7 @@ pub struct OdeJacobian {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SampleDef {
     pub start: PExpr,
     pub interval: PExpr,
@@ -265,6 +277,7 @@ pub struct SampleDef {
 
 /// Figures reported by `moss translate`.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TranslationReport {
     /// (pass name, seconds)
     pub pass_times: Vec<(String, f64)>,
@@ -286,6 +299,7 @@ pub struct TranslationReport {
 
 /// Where the values of the ODE Jacobian come from.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum JacobianSource {
     /// The tangent program [`CausalProgram::ode_jacobian`].
     Symbolic,
@@ -301,6 +315,7 @@ impl Default for JacobianSource {
 
 /// A parameter evaluated at translation time: its value and why it was evaluated.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct EvaluatedParam {
     pub name: String,
     pub value: f64,
@@ -326,6 +341,7 @@ impl TranslationReport {
 }
 
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CausalProgram {
     pub name: String,
     pub vars: Vec<ProgVar>,
