@@ -34,6 +34,9 @@ pub struct Source {
     pub model: String,
     pub libs: Vec<PathBuf>,
     pub use_modelicapath: bool,
+    /// Modifiers of the top-level class (`name`, Modelica value text), for structural
+    /// parameters given other values than the model's ([`Translated::translate`]).
+    pub modifiers: Vec<(String, String)>,
 }
 
 /// One located diagnostic, resolved against its source map (file, 1-based line and column).
@@ -127,19 +130,26 @@ pub struct Run {
 }
 
 impl Translated {
-    /// Flatten and translate `source`, with `modifiers` (`name = value` text) applied to the
-    /// top-level class when given (structural parameters).
+    /// Flatten and translate `source`. With modifiers, the class translated is one that
+    /// extends the model with them (see [`wrapper`]), under the model's name.
     pub fn translate(source: Source) -> Result<Translated, TranslateError> {
-        let load = LoadOptions {
-            libs: source.libs.clone(),
-            use_modelicapath: source.use_modelicapath,
-            use_bundled: true,
-        };
         TRANSLATIONS.fetch_add(1, Ordering::Relaxed);
-        let mut flat = flatten_model(&load, &source.model).map_err(|f| TranslateError {
-            kind: f.kind,
-            diagnostics: locate_all(&f.diagnostics, &f.sources),
-        })?;
+        let mut flat = if source.modifiers.is_empty() {
+            flatten(&source.model, source.libs.clone(), source.use_modelicapath)?
+        } else {
+            let wrapper = Wrapper::write(&source).map_err(|m| TranslateError {
+                kind: FailureKind::Model,
+                diagnostics: vec![Located::plain(m)],
+            })?;
+            let mut libs = wrapper.libs.clone();
+            libs.extend(source.libs.iter().cloned());
+            let flat = flatten(&wrapper.file(), libs, source.use_modelicapath);
+            drop(wrapper);
+            let mut flat = flat?;
+            check_modified(&flat.model, &source.modifiers)?;
+            flat.model.name = wrapper_target_name(&flat.model.name, &source.model);
+            flat
+        };
         let starts = expose_start_values(&mut flat.model);
         let mut warnings: Vec<String> = flat
             .warnings
@@ -283,13 +293,22 @@ impl Translated {
                 structural: false,
             });
         }
-        model
-            .set_parameter(name, value)
-            .map_err(|e| RunError::Parameter {
+        model.set_parameter(name, value).map_err(|e| {
+            let structural = self.is_structural(name);
+            let message = if structural {
+                format!(
+                    "{}; from Python: model.retranslate(params={{\"{name}\": ...}})",
+                    e.message
+                )
+            } else {
+                e.message
+            };
+            RunError::Parameter {
                 name: name.into(),
-                structural: self.is_structural(name),
-                message: e.message,
-            })
+                structural,
+                message,
+            }
+        })
     }
 
     /// A parameter whose value the translation used: evaluated (`Evaluate=true`, or a zero
@@ -329,6 +348,140 @@ impl Translated {
             message: format!("cannot set the start value of `{name}`: {why}"),
             structural: false,
         }
+    }
+}
+
+/// Every modifier must name something the model has: the frontend accepts a modifier of
+/// an element that does not exist in an `extends`, which here would be a silent no-op.
+fn check_modified(
+    flat: &moss_frontend::FlatModel,
+    modifiers: &[(String, String)],
+) -> Result<(), TranslateError> {
+    for (name, _) in modifiers {
+        let found = flat.variables.iter().any(|v| {
+            v.name == *name
+                || v.name
+                    .strip_prefix(name.as_str())
+                    .is_some_and(|rest| rest.starts_with(['[', '.']))
+        });
+        if !found {
+            return Err(TranslateError {
+                kind: FailureKind::Model,
+                diagnostics: vec![Located::plain(format!(
+                    "cannot modify `{name}`: the model has no component of that name"
+                ))],
+            });
+        }
+    }
+    Ok(())
+}
+
+fn flatten(
+    model: &str,
+    libs: Vec<PathBuf>,
+    use_modelicapath: bool,
+) -> Result<moss_frontend::api::Flattened, TranslateError> {
+    let load = LoadOptions {
+        libs,
+        use_modelicapath,
+        use_bundled: true,
+    };
+    flatten_model(&load, model).map_err(|f| TranslateError {
+        kind: f.kind,
+        diagnostics: locate_all(&f.diagnostics, &f.sources),
+    })
+}
+
+/// The class moss translates when structural parameters get new values: a model that
+/// extends the user's model with the modifiers, `model W extends M(n = 4); end W;`. It is
+/// written to a temporary directory that is removed when the wrapper is dropped.
+///
+/// For a class name, the wrapper file extends it by its full name (found on the same library
+/// path). For a `.mo` file, whose last class may not be reachable by name, the wrapper is a
+/// copy of the file with the extending class appended (so it comes last, in the same
+/// `within` scope), and the file's directory is on the library path as it would be.
+struct Wrapper {
+    dir: PathBuf,
+    libs: Vec<PathBuf>,
+}
+
+const WRAPPER_CLASS: &str = "MossStructuralVariant";
+
+static WRAPPERS: AtomicU64 = AtomicU64::new(0);
+
+impl Wrapper {
+    fn write(source: &Source) -> Result<Wrapper, String> {
+        let n = WRAPPERS.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("moss-python-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let mut wrapper = Wrapper { dir, libs: vec![] };
+        let mods: Vec<String> = source
+            .modifiers
+            .iter()
+            .map(|(name, value)| format!("{name} = {value}"))
+            .collect();
+        let mods = mods.join(", ");
+        let is_file = source.model.ends_with(".mo");
+        let (text, libs) = if is_file {
+            let path = std::path::Path::new(&source.model);
+            let original = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let last = last_class_name(&original)
+                .ok_or_else(|| format!("{} defines no class", path.display()))?;
+            let dir = path.parent().map(PathBuf::from).unwrap_or_else(|| ".".into());
+            let text = format!(
+                "{original}\nmodel {WRAPPER_CLASS}\n  extends {last}({mods});\nend {WRAPPER_CLASS};\n"
+            );
+            (text, vec![dir])
+        } else {
+            let text = format!(
+                "model {WRAPPER_CLASS}\n  extends {}({mods});\nend {WRAPPER_CLASS};\n",
+                source.model
+            );
+            (text, vec![])
+        };
+        std::fs::write(wrapper.file(), text)
+            .map_err(|e| format!("cannot write {}: {e}", wrapper.file()))?;
+        wrapper.libs = libs;
+        Ok(wrapper)
+    }
+
+    fn file(&self) -> String {
+        self.dir
+            .join(format!("{WRAPPER_CLASS}.mo"))
+            .display()
+            .to_string()
+    }
+}
+
+impl Drop for Wrapper {
+    fn drop(&mut self) {
+        // best effort: a leftover file in the temporary directory harms nothing
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The name of the last top-level class a Modelica file defines (what `moss` simulates
+/// for a file), from its syntax tree.
+fn last_class_name(text: &str) -> Option<String> {
+    let (tree, _) = moss_syntax::parse_str(moss_syntax::FileId(0), text);
+    tree.classes.last().map(|c| c.class.name.name.to_string())
+}
+
+/// The model's own name for a translated wrapper: the class name for a class, the last
+/// class of the file for a file (the wrapper's name is an implementation detail).
+fn wrapper_target_name(wrapper_name: &str, model: &str) -> String {
+    if model.ends_with(".mo") {
+        let within = wrapper_name
+            .rsplit_once('.')
+            .map(|(w, _)| format!("{w}."))
+            .unwrap_or_default();
+        std::fs::read_to_string(model)
+            .ok()
+            .and_then(|t| last_class_name(&t))
+            .map_or_else(|| wrapper_name.to_string(), |n| format!("{within}{n}"))
+    } else {
+        model.to_string()
     }
 }
 

@@ -60,7 +60,12 @@ pub fn load(
         model,
         libs,
         use_modelicapath: modelicapath,
+        modifiers: vec![],
     };
+    translate(py, source)
+}
+
+fn translate(py: Python<'_>, source: Source) -> PyResult<PyModel> {
     let translated = py.detach(|| Translated::translate(source));
     match translated {
         Ok(t) => Ok(PyModel { inner: Arc::new(t) }),
@@ -240,11 +245,19 @@ impl PyModel {
     }
 
     /// Translate the model again from its source (same class, libraries and
-    /// ``MODELICAPATH``): after editing the files, or to see another structural value. The
-    /// result is a new model; this one is unchanged.
-    fn retranslate(&self, py: Python<'_>) -> PyResult<PyModel> {
-        let source = self.inner.source.clone();
-        load(py, source.model, source.libs, source.use_modelicapath)
+    /// ``MODELICAPATH``), with ``params`` as modifiers of the model: how to give structural
+    /// parameters (array sizes, ``Evaluate=true``, ...) other values, which ``simulate``
+    /// refuses with :class:`StructuralParameterError`. Values are numbers, bools, or
+    /// strings holding Modelica expressions (``"StateSelect.prefer"``). Also picks up edits
+    /// of the source files. Returns a new model; this one is unchanged.
+    #[pyo3(signature = (params=None))]
+    fn retranslate(&self, py: Python<'_>, params: Option<&Bound<'_, PyDict>>) -> PyResult<PyModel> {
+        let mut source = self.inner.source.clone();
+        for (name, text) in crate::options::modifiers_of(params)? {
+            source.modifiers.retain(|(n, _)| *n != name);
+            source.modifiers.push((name, text));
+        }
+        translate(py, source)
     }
 
     /// Run many parameter sets on a pool of Rust threads (the engine of

@@ -134,3 +134,72 @@ pub fn values_of(dict: Option<&Bound<'_, PyDict>>, what: &str) -> PyResult<Vec<(
     }
     Ok(out)
 }
+
+/// `retranslate(params=...)`: each value as Modelica text for a modifier.
+pub fn modifiers_of(dict: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, String)>> {
+    let Some(dict) = dict else {
+        return Ok(vec![]);
+    };
+    let mut out = Vec::with_capacity(dict.len());
+    for (k, v) in dict.iter() {
+        let name: String = k
+            .extract()
+            .map_err(|_| PyTypeError::new_err("the keys of params must be strings"))?;
+        if name.is_empty() || !name.split('.').all(is_identifier_part) {
+            return Err(PyTypeError::new_err(format!(
+                "`{name}` is not a component name such as `n` or `sub.n`"
+            )));
+        }
+        out.push((name.clone(), modelica_text(&v, &name)?));
+    }
+    Ok(out)
+}
+
+/// A plain identifier, optionally with constant subscripts (`x[2]`) — what a modifier name
+/// may be, so that the text cannot change the wrapper class beyond one modification.
+fn is_identifier_part(part: &str) -> bool {
+    let ident_end = part.find('[').unwrap_or(part.len());
+    let (ident, subs) = part.split_at(ident_end);
+    let ident_ok = ident
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && ident.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let subs_ok = subs.is_empty()
+        || (subs.starts_with('[')
+            && subs.ends_with(']')
+            && subs[1..subs.len() - 1]
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ','));
+    ident_ok && subs_ok
+}
+
+fn modelica_text(value: &Bound<'_, PyAny>, name: &str) -> PyResult<String> {
+    if let Ok(b) = value.cast::<PyBool>() {
+        return Ok(b.is_true().to_string());
+    }
+    if let Ok(i) = value.extract::<i64>() {
+        return Ok(i.to_string());
+    }
+    if let Ok(x) = value.extract::<f64>() {
+        if !x.is_finite() {
+            return Err(PyTypeError::new_err(format!(
+                "params[{name:?}] must be finite, not {x}"
+            )));
+        }
+        return Ok(format!("{x:?}"));
+    }
+    if let Ok(s) = value.cast::<PyString>() {
+        let text = s.to_str()?;
+        // A Modelica expression; `;` or a quote could end the modification early.
+        if text.contains([';', '"']) || text.trim().is_empty() {
+            return Err(PyTypeError::new_err(format!(
+                "params[{name:?}] = {text:?} is not a Modelica expression"
+            )));
+        }
+        return Ok(text.to_string());
+    }
+    Err(PyTypeError::new_err(format!(
+        "params[{name:?}] must be a number, a bool or a Modelica expression (str)"
+    )))
+}
