@@ -147,26 +147,28 @@ mod tests {
 
     #[test]
     fn fixed_and_differentiated_literal_starts_become_parameters() {
-        let mut m = FlatModel::default();
-        m.variables = vec![
-            var("a", Some(Expr::Real(1.0)), Some(true)),
-            var("x", Some(Expr::Real(2.0)), None),
-            var("guess", Some(Expr::Real(3.0)), None),
-            var("free", Some(Expr::Real(4.0)), Some(false)),
-            var(
-                "computed",
-                Some(Expr::Var {
-                    name: "p".into(),
-                    subscripts: vec![],
-                }),
-                Some(true),
-            ),
-        ];
-        m.equations = vec![crate::flat::Equation::Equal {
-            lhs: der_of("x"),
-            rhs: der_of("free"),
-            origin: Default::default(),
-        }];
+        let mut m = FlatModel {
+            variables: vec![
+                var("a", Some(Expr::Real(1.0)), Some(true)),
+                var("x", Some(Expr::Real(2.0)), None),
+                var("guess", Some(Expr::Real(3.0)), None),
+                var("free", Some(Expr::Real(4.0)), Some(false)),
+                var(
+                    "computed",
+                    Some(Expr::Var {
+                        name: "p".into(),
+                        subscripts: vec![],
+                    }),
+                    Some(true),
+                ),
+            ],
+            equations: vec![crate::flat::Equation::Equal {
+                lhs: der_of("x"),
+                rhs: der_of("free"),
+                origin: Default::default(),
+            }],
+            ..FlatModel::default()
+        };
         let exposed = expose_start_values(&mut m);
         let names: Vec<&str> = exposed.iter().map(|s| s.variable.as_str()).collect();
         assert_eq!(names, ["a", "x"]);

@@ -413,7 +413,8 @@ impl Wrapper {
     fn write(source: &Source) -> Result<Wrapper, String> {
         let n = WRAPPERS.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("moss-python-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let mut wrapper = Wrapper { dir, libs: vec![] };
         let mods: Vec<String> = source
             .modifiers
@@ -428,7 +429,10 @@ impl Wrapper {
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let last = last_class_name(&original)
                 .ok_or_else(|| format!("{} defines no class", path.display()))?;
-            let dir = path.parent().map(PathBuf::from).unwrap_or_else(|| ".".into());
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
             let text = format!(
                 "{original}\nmodel {WRAPPER_CLASS}\n  extends {last}({mods});\nend {WRAPPER_CLASS};\n"
             );

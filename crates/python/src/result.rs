@@ -40,10 +40,7 @@ impl PyVariable {
         format!("Variable({}{}, {})", self.name, unit, self.kind)
     }
 
-    fn __reduce__<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String, String, String, String))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, VariableArgs)> {
         let class = py.get_type::<PyVariable>().into_any();
         Ok((
             class,
@@ -66,6 +63,9 @@ impl PyVariable {
         }
     }
 }
+
+/// The constructor arguments of a `Variable` (name, unit, description, kind).
+type VariableArgs = (String, String, String, String);
 
 fn kind_name(kind: VarKind) -> &'static str {
     match kind {

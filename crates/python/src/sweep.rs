@@ -75,6 +75,9 @@ pub fn check_outputs(py: Python<'_>, model: &Translated, outputs: &[String]) -> 
     Ok(())
 }
 
+/// The final values of one run's outputs, or why it failed.
+type Row = Result<Vec<f64>, String>;
+
 /// Final values per output (column-major) and the error of each point.
 pub struct Table {
     columns: Vec<Vec<f64>>,
@@ -89,8 +92,7 @@ pub fn run_all(
     opts: &SimOptions,
     threads: usize,
 ) -> Table {
-    let rows: Vec<Mutex<Option<Result<Vec<f64>, String>>>> =
-        inputs.iter().map(|_| Mutex::new(None)).collect();
+    let rows: Vec<Mutex<Option<Row>>> = inputs.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..threads.min(inputs.len()) {
@@ -119,12 +121,7 @@ pub fn run_all(
     table
 }
 
-fn run_one(
-    model: &Translated,
-    input: &RunInput,
-    outputs: &[String],
-    opts: &SimOptions,
-) -> Result<Vec<f64>, String> {
+fn run_one(model: &Translated, input: &RunInput, outputs: &[String], opts: &SimOptions) -> Row {
     let run = model.run(input, opts).map_err(|e| e.to_string())?;
     let result = &run.result;
     let last = result
@@ -143,7 +140,7 @@ fn run_one(
 }
 
 impl Table {
-    fn push(&mut self, row: Result<Vec<f64>, String>, width: usize) {
+    fn push(&mut self, row: Row, width: usize) {
         match row {
             Ok(values) => {
                 for (col, v) in self.columns.iter_mut().zip(values) {
