@@ -224,8 +224,10 @@ impl Translated {
             ));
         }
         let starts = shipped.starts.into_iter().collect();
-        Self::from_program(shipped.source, starts, shipped.warnings, shipped.program)
-            .map_err(|e| e.diagnostics.into_iter().map(|d| d.message).collect())
+        Self::from_program(shipped.source, starts, shipped.warnings, shipped.program).map_err(|e| {
+            let messages: Vec<String> = e.diagnostics.into_iter().map(|d| d.message).collect();
+            messages.join("; ")
+        })
     }
 
     /// Check every parameter and start value of `input` without running (the first error).

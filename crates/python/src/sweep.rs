@@ -48,7 +48,12 @@ pub fn inputs_of(
     // The same names in every point, usually: check each distinct set of names once.
     let mut checked: Vec<Vec<String>> = Vec::new();
     for input in &inputs {
-        let names: Vec<String> = input.params.iter().map(|p| p.0.clone()).collect();
+        let names: Vec<String> = input
+            .params
+            .iter()
+            .chain(&input.start_values)
+            .map(|p| p.0.clone())
+            .collect();
         if !checked.contains(&names) {
             model
                 .check_input(input)
