@@ -79,7 +79,7 @@ class MossError(Exception):
         return (_rebuild, (type(self), self.message, self.diagnostics, self.__dict__))
 
 
-def _rebuild(cls: type, message: str, diagnostics: list, state: dict) -> MossError:
+def _rebuild(cls: "type[MossError]", message: str, diagnostics: list, state: dict) -> MossError:
     err = cls.__new__(cls)
     MossError.__init__(err, message, diagnostics)
     err.__dict__.update(state)
