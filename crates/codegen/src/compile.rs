@@ -296,6 +296,8 @@ pub struct Code {
     pub start_steps: Vec<Step>,
     pub init_steps: Vec<Step>,
     pub steps: Vec<Step>,
+    /// Steps of [`Code::steps`] that need not run between events (`event_only`).
+    pub steps_event_only: Vec<bool>,
     /// The tangent program of the ODE Jacobian (see `moss_symbolic::program::OdeJacobian`).
     pub jacobian_steps: Option<Vec<Step>>,
     pub zc: Vec<ZcCode>,
@@ -369,7 +371,8 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     let mut init_steps = c
         .blocks(&p.init_blocks)
         .map_err(|e| format!("initialization blocks: {e}"))?;
-    let mut steps = c.blocks(&p.blocks)?;
+    let event_only = crate::event_only::event_only_blocks(p);
+    let (mut steps, steps_event_only) = c.blocks_marked(&p.blocks, &event_only)?;
     let mut jacobian_steps = match &p.ode_jacobian {
         Some(j) => Some(
             c.blocks(&j.blocks)
@@ -480,6 +483,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         start_steps,
         init_steps,
         steps,
+        steps_event_only,
         jacobian_steps,
         zc,
         samples,
@@ -603,24 +607,42 @@ fn check_reachable_functions(funcs: &[CFunction], roots: &BTreeSet<u32>) -> Resu
 
 impl Compiler<'_> {
     fn blocks(&mut self, blocks: &[Block]) -> Result<Vec<Step>, String> {
+        Ok(self.blocks_marked(blocks, &[])?.0)
+    }
+
+    /// Compiles `blocks`, consecutive assignments into one tape; `event_only[i]` (missing:
+    /// false) marks blocks that need not run between events, and the returned flags mark the
+    /// steps made of such blocks only.
+    fn blocks_marked(
+        &mut self,
+        blocks: &[Block],
+        event_only: &[bool],
+    ) -> Result<(Vec<Step>, Vec<bool>), String> {
         let mut steps = Vec::new();
+        let mut flags = Vec::new();
         let mut tape: Vec<Instr> = Vec::new();
+        let mut tape_flag = false;
         for (i, b) in blocks.iter().enumerate() {
+            let flag = event_only.get(i).copied().unwrap_or(false);
+            if !tape.is_empty() && (flag != tape_flag || !matches!(b, Block::Assign { .. })) {
+                steps.push(Step::Tape(std::mem::take(&mut tape)));
+                flags.push(tape_flag);
+            }
             if let Block::Assign { var, expr } = b {
                 self.tc.compile_into(expr, *var, &mut tape).map_err(|e| {
                     format!("block {i} (assignment to `{}`): {e}", self.var_name(*var))
                 })?;
+                tape_flag = flag;
                 continue;
             }
-            if !tape.is_empty() {
-                steps.push(Step::Tape(std::mem::take(&mut tape)));
-            }
             steps.push(self.block(b).map_err(|e| format!("block {i}: {e}"))?);
+            flags.push(flag);
         }
         if !tape.is_empty() {
             steps.push(Step::Tape(tape));
+            flags.push(tape_flag);
         }
-        Ok(steps)
+        Ok((steps, flags))
     }
 
     /// `(min, max)` of a variable; ignored when inconsistent.

@@ -29,7 +29,8 @@ impl Ty {
         match t {
             ScalarType::Real => Ty::Real,
             ScalarType::Integer | ScalarType::Enumeration { .. } => Ty::Int,
-            ScalarType::Boolean => Ty::Bool,
+            // functions never take clocks (spec 16.3); the clock pass removed them
+            ScalarType::Boolean | ScalarType::Clock => Ty::Bool,
             ScalarType::String => Ty::Str,
         }
     }

@@ -126,7 +126,14 @@ impl Interpreter {
         self.m.event_mode = false;
         let mut rt = self.rt();
         let code = rt.code;
-        let result = rt.run_steps(&code.steps).and_then(|()| rt.record_delays());
+        // blocks whose inputs are constant between events keep their values (event_only.rs)
+        let result = code
+            .steps
+            .iter()
+            .zip(&code.steps_event_only)
+            .filter(|(_, &event_only)| !event_only)
+            .try_for_each(|(s, _)| rt.run_step(s))
+            .and_then(|()| rt.record_delays());
         self.continuous_valid = result.is_ok();
         result
     }
@@ -266,7 +273,7 @@ impl Interpreter {
                 rt.record_delays()?;
                 rt.refresh_untouched_relations()?;
             }
-            let changed = self.changes_since_pre(rel_before);
+            let changed = self.any_change_since_pre(rel_before);
             for (i, (&now, &before)) in self.m.rel.iter().zip(rel_before.iter()).enumerate() {
                 if now != before {
                     flips[i] += 1;
@@ -275,10 +282,11 @@ impl Interpreter {
                     }
                 }
             }
-            if changed.is_empty() {
+            if !changed {
                 return Ok(pass);
             }
             if pass == MAX_EVENT_ITERATIONS {
+                let changed = self.changes_since_pre(rel_before);
                 return Err(RuntimeError {
                     time: self.m.time(),
                     message: format!(
@@ -293,6 +301,17 @@ impl Interpreter {
             rel_before.copy_from_slice(&self.m.rel);
         }
         Ok(MAX_EVENT_ITERATIONS)
+    }
+
+    /// Did a discrete variable or a relation change in the last pass? (Checked after every
+    /// pass of every event: no text is built here, see [`Self::changes_since_pre`].)
+    fn any_change_since_pre(&self, rel_before: &[bool]) -> bool {
+        let n = self.m.n;
+        let discrete = self.code.discrete.iter().any(|&v| {
+            let (now, pre) = (self.m.mem[v as usize], self.m.mem[n + v as usize]);
+            now != pre && !(now.is_nan() && pre.is_nan())
+        });
+        discrete || self.m.rel.iter().zip(rel_before).any(|(a, b)| a != b)
     }
 
     /// Descriptions of discrete variables and relations that changed in the last pass.

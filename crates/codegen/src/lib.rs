@@ -12,12 +12,14 @@
 
 mod builtins;
 mod compile;
+mod event_only;
 mod func;
 pub mod interp;
 mod linalg;
 mod machine;
 pub mod model;
 mod native;
+mod native_random;
 mod pretty;
 mod solve;
 mod sparse;

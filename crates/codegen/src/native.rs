@@ -3,6 +3,7 @@
 //! names run without a C compiler. Each follows the contract documented in the MSL's
 //! function declarations; the code is written here.
 
+use crate::native_random;
 use crate::value::{VResult, Value};
 use std::io::Write;
 
@@ -47,6 +48,21 @@ pub enum Native {
     /// `nextIndex = ModelicaStrings_skipWhiteSpace(string, startIndex)`: the index of the
     /// first character at or after `startIndex` that is not white space.
     SkipWhiteSpace,
+    /// `ModelicaRandom_xorshift64star(stateIn, stateOut, y)` and the other generators of
+    /// `ModelicaRandom` (see `native_random`).
+    Xorshift64star,
+    Xorshift128plus,
+    Xorshift1024star,
+    /// `ModelicaRandom_setInternalState_xorshift1024star(state, nState, id)`.
+    SetInternalState,
+    /// `y = ModelicaRandom_impureRandom_xorshift1024star(id)`.
+    ImpureRandom,
+    /// `seed = ModelicaRandom_automaticGlobalSeed(dummy)`.
+    AutomaticGlobalSeed,
+    /// `ModelicaRandom_convertRealToIntegers(d, i)`.
+    ConvertRealToIntegers,
+    /// `hash = ModelicaStrings_hashString(string)`.
+    HashString,
 }
 
 /// The native implementation of external C function `name`, if moss has one.
@@ -65,6 +81,14 @@ pub fn native_function(name: &str) -> Option<Native> {
         "ModelicaStrings_substring" => Some(Native::Substring),
         "ModelicaStrings_scanInteger" => Some(Native::ScanInteger),
         "ModelicaStrings_skipWhiteSpace" => Some(Native::SkipWhiteSpace),
+        "ModelicaRandom_xorshift64star" => Some(Native::Xorshift64star),
+        "ModelicaRandom_xorshift128plus" => Some(Native::Xorshift128plus),
+        "ModelicaRandom_xorshift1024star" => Some(Native::Xorshift1024star),
+        "ModelicaRandom_setInternalState_xorshift1024star" => Some(Native::SetInternalState),
+        "ModelicaRandom_impureRandom_xorshift1024star" => Some(Native::ImpureRandom),
+        "ModelicaRandom_automaticGlobalSeed" => Some(Native::AutomaticGlobalSeed),
+        "ModelicaRandom_convertRealToIntegers" => Some(Native::ConvertRealToIntegers),
+        "ModelicaStrings_hashString" => Some(Native::HashString),
         _ => None,
     }
 }
@@ -104,6 +128,17 @@ pub fn call_native(f: Native, args: &[Value]) -> VResult<NativeResult> {
                 text.as_bytes(),
                 start,
             ))))
+        }
+        Native::Xorshift64star => native_random::xorshift64star(args),
+        Native::Xorshift128plus => native_random::xorshift128plus(args),
+        Native::Xorshift1024star => native_random::xorshift1024star(args),
+        Native::SetInternalState => native_random::set_internal_state(args),
+        Native::ImpureRandom => native_random::impure_random(args),
+        Native::AutomaticGlobalSeed => native_random::automatic_global_seed(),
+        Native::ConvertRealToIntegers => native_random::convert_real_to_integers(args),
+        Native::HashString => {
+            let text = string_arg(args, 0, "string")?;
+            Ok(returns(Value::Int(native_random::hash_string(&text))))
         }
     }
 }

@@ -186,6 +186,7 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     model.initial_equations = col.initial_equations;
     model.algorithms = col.algorithms;
     model.initial_algorithms = col.initial_algorithms;
+    model.inner_outer = std::mem::take(&mut col.inner_outer);
     replace_streams(&mut model, &instream);
     crate::overconstrained::replace_queries(
         &mut model,
@@ -669,15 +670,7 @@ fn check_reinit(model: &FlatModel) -> Res<()> {
 }
 
 fn eq_span(e: &Equation) -> Span {
-    match e {
-        Equation::Equal { origin, .. }
-        | Equation::If { origin, .. }
-        | Equation::When { origin, .. }
-        | Equation::Reinit { origin, .. }
-        | Equation::Assert { origin, .. }
-        | Equation::Terminate { origin, .. }
-        | Equation::Call { origin, .. } => origin.span,
-    }
+    e.origin().span
 }
 
 fn number(e: &ast::Expr) -> Option<f64> {

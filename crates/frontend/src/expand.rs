@@ -1429,10 +1429,19 @@ impl<'a> Flattener<'a> {
                     );
                 }
                 if fname == "getInstanceName" {
+                    // the simulated class's simple name, then the instance path (spec
+                    // 3.7.4: "Vehicle.engine.controller"); the MSL seeds its noise
+                    // generators with a hash of it
+                    let mut root = env.node.clone();
+                    while let Some(p) = root.parent.clone() {
+                        root = p;
+                    }
+                    let top = self.lk.name_of(root.class);
+                    let simple = top.rsplit('.').next().unwrap_or(&top).to_string();
                     let path = if env.node.path.is_empty() {
-                        self.lk.name_of(env.node.class)
+                        simple
                     } else {
-                        env.node.path.clone()
+                        format!("{simple}.{}", env.node.path)
                     };
                     return Ok(Val::S(Expr::String(path)));
                 }
@@ -1441,6 +1450,22 @@ impl<'a> Flattener<'a> {
                 }
                 if fname == "homotopy" {
                     return self.homotopy(positional, named, env, cx, span);
+                }
+                if let Some(formals) = synchronous_formals(&fname) {
+                    let args = place_synchronous_args(&fname, formals, positional, named, span)?;
+                    let mut vals = Vec::with_capacity(args.len());
+                    for (k, a) in args.into_iter().enumerate() {
+                        vals.push(match a {
+                            SyncArg::Given(a)
+                                if crate::state_machines::is_state_argument(&fname, k) =>
+                            {
+                                self.state_reference(a, &fname, env, cx)?
+                            }
+                            SyncArg::Given(a) => self.expand(a, env, cx)?,
+                            SyncArg::Default(e) => Val::S(e),
+                        });
+                    }
+                    return self.builtin(&fname, vals, span);
                 }
                 if !named.is_empty() && fname != "String" {
                     return err(span, format!("`{fname}` does not take named arguments"));
@@ -2478,6 +2503,16 @@ impl<'a> Flattener<'a> {
         if n == 1 && ELEMENTWISE.contains(&name) {
             return Ok(args[0].map(&mut |x| fold::call(name, vec![x])));
         }
+        if n >= 1 && clocked_elementwise(name) && matches!(args[0], Val::A(_)) {
+            // `sample(u, c)`, `previous(u)`, `subSample(u, 2)`, ... on an array `u` apply to
+            // each element with the other arguments shared.
+            let rest: Vec<Expr> = args[1..].iter().map(Val::to_expr).collect();
+            return Ok(args[0].map(&mut |x| {
+                let mut a = vec![x];
+                a.extend(rest.iter().cloned());
+                fold::call(name, a)
+            }));
+        }
         if n == 2 && matches!(name, "smooth" | "delay" | "pre" | "der") {
             let a0 = args[0].to_expr();
             return Ok(args[1].map(&mut |x| fold::call(name, vec![a0.clone(), x])));
@@ -2594,6 +2629,105 @@ const ELEMENTWISE: &[&str] = &[
     "acos", "atan", "sinh", "cosh", "tanh", "exp", "log", "log10", "ceil", "floor", "integer",
     "Integer", "Real", "Boolean",
 ];
+
+/// Clock operators applied element by element to an array first argument (spec 16.5):
+/// `sample` and the operators of [`crate::flat::CLOCK_OPERATORS`] that take a signal.
+fn clocked_elementwise(name: &str) -> bool {
+    name == "sample"
+        || (crate::flat::CLOCK_OPERATORS.contains(&name)
+            && !matches!(name, "Clock" | "firstTick" | "interval"))
+}
+
+/// An argument of a synchronous built-in after named arguments are placed.
+enum SyncArg<'a> {
+    Given(&'a ast::Expr),
+    Default(Expr),
+}
+
+/// Formal parameters (name, default) of the built-ins of chapters 16 and 17 that take named
+/// arguments; `None` as default means "no default" (trailing ones may be omitted where the
+/// operator has an inferred form, e.g. `Clock()` or `subSample(u)`).
+fn synchronous_formals(name: &str) -> Option<&'static [(&'static str, Option<SyncDefault>)]> {
+    use SyncDefault::*;
+    Some(match name {
+        "Clock" => &[("c", None), ("solverMethod", None)],
+        "transition" => &[
+            ("from", None),
+            ("to", None),
+            ("condition", None),
+            ("immediate", Some(Bool(true))),
+            ("reset", Some(Bool(true))),
+            ("synchronize", Some(Bool(false))),
+            ("priority", Some(Int(1))),
+        ],
+        "initialState" | "activeState" => &[("state", None)],
+        _ => return None,
+    })
+}
+
+#[derive(Clone, Copy)]
+enum SyncDefault {
+    Bool(bool),
+    Int(i64),
+}
+
+/// Places positional and named arguments of a synchronous built-in in formal order, filling
+/// defaults; stops at the first missing argument without a default (the inferred forms).
+fn place_synchronous_args<'a>(
+    fname: &str,
+    formals: &[(&'static str, Option<SyncDefault>)],
+    positional: &'a [ast::Expr],
+    named: &'a [ast::NamedArg],
+    span: Span,
+) -> Res<Vec<SyncArg<'a>>> {
+    if positional.len() > formals.len() {
+        return err(
+            span,
+            format!("`{fname}` takes at most {} arguments", formals.len()),
+        );
+    }
+    for n in named {
+        let known = formals.iter().position(|(f, _)| *f == n.name.as_str());
+        match known {
+            None => {
+                let names: Vec<&str> = formals.iter().map(|(f, _)| *f).collect();
+                return err(
+                    n.value.span,
+                    format!(
+                        "`{fname}` has no argument `{}` (its arguments: {})",
+                        n.name.as_str(),
+                        names.join(", ")
+                    ),
+                );
+            }
+            Some(k) if k < positional.len() => {
+                return err(
+                    n.value.span,
+                    format!("argument `{}` of `{fname}` is given twice", n.name.as_str()),
+                );
+            }
+            _ => {}
+        }
+    }
+    // `Clock(c, solverMethod=...)`: the named form is the only way to give a solver method to
+    // an existing clock; `Clock(interval)` etc. keep their positional meaning.
+    let mut out = Vec::new();
+    for (k, (formal, default)) in formals.iter().enumerate() {
+        if let Some(a) = positional.get(k) {
+            out.push(SyncArg::Given(a));
+        } else if let Some(n) = named.iter().find(|n| n.name.as_str() == *formal) {
+            out.push(SyncArg::Given(&n.value));
+        } else if let Some(d) = default {
+            out.push(SyncArg::Default(match d {
+                SyncDefault::Bool(b) => Expr::Boolean(*b),
+                SyncDefault::Int(i) => Expr::Integer(*i),
+            }));
+        } else {
+            break;
+        }
+    }
+    Ok(out)
+}
 
 /// Operators handled here that are not plain flat built-ins (they are rewritten away).
 pub const EXTRA_BUILTINS: &[&str] = &[
@@ -2992,6 +3126,10 @@ pub fn default_value(base: &Base, lk: &Lookup) -> Expr {
         Base::Integer => Expr::Integer(0),
         Base::Boolean => Expr::Boolean(false),
         Base::String => Expr::String(String::new()),
+        Base::Clock => Expr::Call {
+            func: "Clock".into(),
+            args: vec![],
+        },
         Base::Enum(c, lits) => match lits.first() {
             Some(l) => Expr::Enum {
                 ty: Arc::from(lk.name_of(*c).as_str()),

@@ -52,6 +52,9 @@ pub enum ScalarType {
     Integer,
     Boolean,
     String,
+    /// A clock (spec 16.3): only clock constructors, clock operators and other clocks are
+    /// assigned to it; the clock pass of `moss-symbolic` removes clock variables.
+    Clock,
     /// Enumeration with its full type name and literal names (1-based values).
     Enumeration {
         name: Arc<str>,
@@ -206,6 +209,21 @@ pub enum BinaryOp {
     Ne,
 }
 
+/// The clock constructor and the clock operators of spec chapter 16 (besides `sample`, which
+/// is also the time-event operator of chapter 3).
+pub const CLOCK_OPERATORS: &[&str] = &[
+    "Clock",
+    "previous",
+    "hold",
+    "subSample",
+    "superSample",
+    "shiftSample",
+    "backSample",
+    "noClock",
+    "firstTick",
+    "interval",
+];
+
 /// Built-in operators and functions that may appear in [`Expr::Call`] under their plain name.
 /// Everything else called must be a key of [`FlatModel::functions`].
 pub const BUILTINS: &[&str] = &[
@@ -224,6 +242,24 @@ pub const BUILTINS: &[&str] = &[
     "delay",
     "cardinality",
     "semiLinear",
+    // synchronous language (spec 16): [`CLOCK_OPERATORS`], removed by the clock pass of
+    // `moss-symbolic` (as is `sample` with a Clock or without a second argument)
+    "Clock",
+    "previous",
+    "hold",
+    "subSample",
+    "superSample",
+    "shiftSample",
+    "backSample",
+    "noClock",
+    "firstTick",
+    "interval",
+    // state machines (spec 17)
+    "transition",
+    "initialState",
+    "activeState",
+    "ticksInState",
+    "timeInState",
     // scalar math
     "abs",
     "sign",
@@ -325,6 +361,21 @@ pub enum Equation {
         args: Vec<Expr>,
         origin: Origin,
     },
+}
+
+impl Equation {
+    /// Where the equation was written.
+    pub fn origin(&self) -> &Origin {
+        match self {
+            Equation::Equal { origin, .. }
+            | Equation::If { origin, .. }
+            | Equation::When { origin, .. }
+            | Equation::Reinit { origin, .. }
+            | Equation::Assert { origin, .. }
+            | Equation::Terminate { origin, .. }
+            | Equation::Call { origin, .. } => origin,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -474,4 +525,7 @@ pub struct FlatModel {
     pub structural_parameters: Vec<String>,
     /// The source files the spans point into.
     pub sources: Arc<moss_syntax::SourceMap>,
+    /// Variables declared `inner outer` (an intermediate level of a state machine), each
+    /// with the variable of the enclosing level it stands for as `outer`.
+    pub inner_outer: Vec<(String, String)>,
 }

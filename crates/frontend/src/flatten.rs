@@ -29,6 +29,8 @@ pub struct Collected {
     pub inside_flows: Vec<String>,
     /// Variables declared in expandable connectors: name → (connector path, element name).
     pub bus_vars: Vec<(String, (String, String))>,
+    /// See [`FlatModel::inner_outer`].
+    pub inner_outer: Vec<(String, String)>,
 }
 
 pub fn origin(span: Span, node: &NodeRef) -> Origin {
@@ -556,6 +558,7 @@ impl<'a> Flattener<'a> {
             Base::Integer => ScalarType::Integer,
             Base::Boolean => ScalarType::Boolean,
             Base::String => ScalarType::String,
+            Base::Clock => ScalarType::Clock,
             Base::Enum(c, lits) => ScalarType::Enumeration {
                 name: Arc::from(self.lk.name_of(*c).as_str()),
                 literals: lits.clone(),
@@ -655,6 +658,14 @@ impl<'a> Flattener<'a> {
         let description = comp.decl.description.text();
         let evaluate =
             variability <= Variability::Parameter && annotated_evaluate(&comp.decl.description);
+        // an `inner outer` variable stands for the outer one at the next level up (what the
+        // state machine lowering merges definitions into, spec 17.3.7)
+        let outer_name = if comp.prefixes.inner && comp.prefixes.outer {
+            let (n, c) = self.inner_of(node, comp)?;
+            Some(qualified(&n, &c.name))
+        } else {
+            None
+        };
         for idx in index_tuples(dims) {
             let path: Vec<usize> = idx.iter().map(|i| i - 1).collect();
             let name = if idx.is_empty() {
@@ -662,6 +673,14 @@ impl<'a> Flattener<'a> {
             } else {
                 format!("{base_name}{}", format_indices(&idx))
             };
+            if let Some(o) = &outer_name {
+                let outer = if idx.is_empty() {
+                    o.clone()
+                } else {
+                    format!("{o}{}", format_indices(&idx))
+                };
+                out.inner_outer.push((name.clone(), outer));
+            }
             let bval = binding.as_ref().map(|(v, s)| (v.index_path(&path), *s));
             let bexpr = match bval {
                 Some((Val::S(e), s)) => Some((e, s)),
@@ -923,16 +942,17 @@ impl<'a> Flattener<'a> {
             let v = lower_ifs_in_when(v);
             for e in &v {
                 if let Equation::Equal { lhs, origin, .. } = e {
+                    // `(r, state) = f(pre(state))`: outputs are variables or arrays of them
+                    fn assignable(e: &Expr) -> bool {
+                        match e {
+                            Expr::Var { .. } => true,
+                            Expr::Array(items) => items.iter().all(assignable),
+                            _ => false,
+                        }
+                    }
                     let ok = match lhs {
-                        Expr::Var { .. } => true,
-                        Expr::Tuple(items) => items
-                            .iter()
-                            .flatten()
-                            .all(|x| matches!(x, Expr::Var { .. })),
-                        Expr::Array(items) => items
-                            .iter()
-                            .all(|x| matches!(x, Expr::Var { .. } | Expr::Array(_))),
-                        _ => false,
+                        Expr::Tuple(items) => items.iter().flatten().all(assignable),
+                        other => assignable(other),
                     };
                     if !ok {
                         return err(
@@ -1291,7 +1311,7 @@ impl<'a> Flattener<'a> {
         }
     }
 
-    fn connect_indices(
+    pub(crate) fn connect_indices(
         &self,
         subs: &[ast::Subscript],
         dims: &[usize],
@@ -1482,6 +1502,7 @@ impl<'a> Flattener<'a> {
             Base::Integer => "Integer".into(),
             Base::Boolean => "Boolean".into(),
             Base::String => "String".into(),
+            Base::Clock => "Clock".into(),
             Base::Enum(c, _) => format!("the enumeration `{}`", self.lk.name_of(*c)),
             Base::Class(c) => format!("`{}`", self.lk.name_of(*c)),
         }

@@ -115,6 +115,7 @@ impl<'a> Flattener<'a> {
                 Base::Integer => ScalarType::Integer,
                 Base::Boolean => ScalarType::Boolean,
                 Base::String => ScalarType::String,
+                Base::Clock => ScalarType::Clock,
                 Base::Enum(c, lits) => ScalarType::Enumeration {
                     name: Arc::from(self.lk.name_of(*c).as_str()),
                     literals: lits.clone(),

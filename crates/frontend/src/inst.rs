@@ -225,6 +225,8 @@ pub enum Base {
     Integer,
     Boolean,
     String,
+    /// The synchronous-language `Clock` type (spec 16.3).
+    Clock,
     /// Enumeration type (its class) with its literals.
     Enum(ClassId, Vec<Arc<str>>),
     /// `ExternalObject` and other classes without variables of their own.
@@ -303,6 +305,7 @@ pub fn predefined(name: &str) -> Option<Base> {
         "Integer" => Base::Integer,
         "Boolean" => Base::Boolean,
         "String" => Base::String,
+        "Clock" => Base::Clock,
         _ => return None,
     })
 }

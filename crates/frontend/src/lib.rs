@@ -37,6 +37,7 @@ pub mod print;
 pub mod records;
 pub mod restrict;
 pub mod starts;
+pub mod state_machines;
 pub mod stats;
 pub mod tables;
 pub mod walk;

@@ -231,6 +231,7 @@ fn type_name(t: &ScalarType) -> String {
         ScalarType::Integer => "Integer".into(),
         ScalarType::Boolean => "Boolean".into(),
         ScalarType::String => "String".into(),
+        ScalarType::Clock => "Clock".into(),
         ScalarType::Enumeration { name, .. } => quote_name(name),
     }
 }

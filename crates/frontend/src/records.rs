@@ -57,6 +57,7 @@ impl<'a> Flattener<'a> {
                 Base::Integer => ScalarType::Integer,
                 Base::Boolean => ScalarType::Boolean,
                 Base::String => ScalarType::String,
+                Base::Clock => ScalarType::Clock,
                 Base::Enum(e, lits) => ScalarType::Enumeration {
                     name: Arc::from(self.lk.name_of(*e).as_str()),
                     literals: lits.clone(),

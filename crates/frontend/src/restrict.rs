@@ -874,6 +874,8 @@ pub fn attribute_allowed(base: &crate::inst::Base, attr: &str) -> bool {
             matches!(attr, "quantity" | "min" | "max" | "start" | "fixed")
         }
         Base::Boolean | Base::String => matches!(attr, "quantity" | "start" | "fixed"),
+        // Clock has no attributes (spec 16.3).
+        Base::Clock => false,
         Base::Class(_) => true,
     }
 }

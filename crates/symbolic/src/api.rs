@@ -65,6 +65,8 @@ impl Timer {
 /// is done again with those parameters evaluated (see [`zero_params`]); if that second
 /// translation fails, the first program is kept.
 pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>> {
+    let lowered = crate::clocks::lower_clocks(flat)?;
+    let flat = lowered.as_ref().unwrap_or(flat);
     let (program, evaluate) = translate_evaluating(flat, &[])?;
     let mut program = if evaluate.is_empty() {
         program

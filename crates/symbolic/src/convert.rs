@@ -221,6 +221,8 @@ pub(crate) fn value_type(t: &ScalarType) -> ValueType {
         ScalarType::Integer => ValueType::Integer,
         ScalarType::Boolean => ValueType::Boolean,
         ScalarType::String => ValueType::String,
+        // Clock variables are removed by the clock pass before conversion.
+        ScalarType::Clock => ValueType::Boolean,
         ScalarType::Enumeration { .. } => ValueType::Enumeration,
     }
 }
@@ -975,6 +977,21 @@ impl<'a> Conv<'a> {
     }
 
     fn equal(&mut self, lhs: &flat::Expr, rhs: &flat::Expr, o: &Origin, out: &mut Vec<SEq>) {
+        /// The variables `v` of targets that are all `pre(v)`.
+        fn pre_targets(items: &[flat::Expr]) -> Option<Vec<String>> {
+            items
+                .iter()
+                .map(|i| match i {
+                    flat::Expr::Call { func, args } if func == "pre" => match args.as_slice() {
+                        [flat::Expr::Var { name, subscripts }] if subscripts.is_empty() => {
+                            Some(name.clone())
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect()
+        }
         use flat::Expr as E;
         match (lhs, rhs) {
             (E::Tuple(targets), E::Call { func, args }) => {
@@ -1005,6 +1022,22 @@ impl<'a> Conv<'a> {
                             eq.loop_residue = true;
                         }
                     }
+                    return;
+                }
+                if let Some(vars) = pre_targets(items) {
+                    // `pre(state) = f(...)` in an initial equation: the call determines the
+                    // pre values (unknowns of the initialization problem of their own)
+                    let outputs = vars.iter().map(|n| self.lookup(n, o)).collect();
+                    let mut eq = SEq::new(
+                        EqBody::Call {
+                            outputs,
+                            func: func.clone(),
+                            args,
+                        },
+                        o.clone(),
+                    );
+                    eq.pre_outputs = true;
+                    out.push(eq);
                     return;
                 }
                 if !items.iter().all(|i| matches!(i, E::Var { .. })) {
@@ -1239,6 +1272,52 @@ impl<'a> Conv<'a> {
         self.combine_if(conds, bodies, o, out)
     }
 
+    /// When every branch assigns the same variables (`v = ...`), each in its own order, the
+    /// equations are put in the first branch's order, so that equation k of the combined
+    /// if-equation determines one variable instead of coupling several (a clocked counter
+    /// written `if c then n = ...; b = ...; else b = ...; n = ...; end if`).
+    fn align_branches_by_lhs(&self, bodies: Vec<Vec<SEq>>) -> Vec<Vec<SEq>> {
+        let lhs_of = |e: &SEq| match &e.body {
+            EqBody::Eq { lhs, .. } if matches!(self.m.arena.node(*lhs), Node::Var(_)) => Some(*lhs),
+            _ => None,
+        };
+        let order: Option<Vec<ExprId>> = bodies[0].iter().map(lhs_of).collect();
+        let Some(order) = order else { return bodies };
+        let distinct: std::collections::HashSet<ExprId> = order.iter().copied().collect();
+        if distinct.len() != order.len() {
+            return bodies;
+        }
+        // position in the first branch's order of each equation of every branch
+        let mut perms: Vec<Vec<usize>> = Vec::with_capacity(bodies.len());
+        for body in &bodies {
+            let mut perm = Vec::with_capacity(body.len());
+            let mut seen = vec![false; order.len()];
+            for e in body {
+                let k = lhs_of(e).and_then(|l| order.iter().position(|o| *o == l));
+                match k {
+                    Some(k) if !seen[k] => {
+                        seen[k] = true;
+                        perm.push(k);
+                    }
+                    // a branch that does not assign the same variables: keep the written order
+                    _ => return bodies,
+                }
+            }
+            perms.push(perm);
+        }
+        bodies
+            .into_iter()
+            .zip(perms)
+            .map(|(body, perm)| {
+                let mut slots: Vec<Option<SEq>> = vec![None; perm.len()];
+                for (e, k) in body.into_iter().zip(perm) {
+                    slots[k] = Some(e);
+                }
+                slots.into_iter().flatten().collect()
+            })
+            .collect()
+    }
+
     fn combine_if(
         &mut self,
         conds: Vec<ExprId>,
@@ -1260,6 +1339,7 @@ impl<'a> Conv<'a> {
             );
             return;
         }
+        let bodies = self.align_branches_by_lhs(bodies);
         for k in 0..counts[0] {
             let mut lhs_var: Option<ExprId> = None;
             let mut same_lhs = true;

@@ -157,9 +157,12 @@ fn pre_unknowns(m: &mut Model) -> HashMap<VarIx, VarIx> {
                 m.arena.pre_vars_of(*lhs, &mut mentioned);
                 m.arena.pre_vars_of(*rhs, &mut mentioned);
             }
-            EqBody::Call { args, .. } => {
+            EqBody::Call { args, outputs, .. } => {
                 for &a in args {
                     m.arena.pre_vars_of(a, &mut mentioned);
+                }
+                if eq.pre_outputs {
+                    mentioned.extend(outputs.iter().flatten().copied());
                 }
             }
             _ => {}
@@ -195,6 +198,16 @@ fn substitute_pre(m: &mut Model, eqs: &mut [SEq], pre_of: &[(VarIx, VarIx)]) {
         _ => None,
     };
     for eq in eqs.iter_mut() {
+        if eq.pre_outputs {
+            if let EqBody::Call { outputs, .. } = &mut eq.body {
+                for o in outputs.iter_mut().flatten() {
+                    if let Some(&p) = map.get(o) {
+                        *o = p;
+                    }
+                }
+            }
+            eq.pre_outputs = false;
+        }
         if matches!(eq.body, EqBody::Eq { .. } | EqBody::Call { .. }) {
             let arena = &mut m.arena;
             crate::model::map_exprs(&mut eq.body, &mut |e| {
@@ -207,9 +220,18 @@ fn substitute_pre(m: &mut Model, eqs: &mut [SEq], pre_of: &[(VarIx, VarIx)]) {
 /// Variables computed by units of the initial equations (initial algorithms, calls).
 fn outputs_of_initial_units(m: &Model) -> Vec<bool> {
     let mut out = vec![false; m.vars.len()];
-    for eq in &m.init_eqs {
+    for eq in m.init_eqs.iter().filter(|e| !e.pre_outputs) {
         for v in eq.fixed_outputs().unwrap_or_default() {
             out[v as usize] = true;
+        }
+        // `r = f(...)` for a discrete `r` held by an inactive `when`: the initial equation
+        // gives its value, so `r = pre(r)` is not added (its `pre` follows from `r`)
+        if let EqBody::Eq { lhs, .. } = &eq.body {
+            if let Node::Var(v) = *m.arena.node(*lhs) {
+                if m.vars[v as usize].kind == VKind::Discrete {
+                    out[v as usize] = true;
+                }
+            }
         }
     }
     out

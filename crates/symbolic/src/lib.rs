@@ -31,6 +31,7 @@ pub mod array_ops;
 pub mod autodiff;
 #[doc(hidden)]
 pub mod bench_support;
+pub mod clocks;
 pub mod convert;
 pub mod dump;
 pub mod emit;

@@ -179,6 +179,9 @@ pub struct SEq {
     /// A residue `0 = equalityConstraint(a, b)[i]` of a connection loop (spec 9.4): it
     /// vanishes where `a` and `b` agree, and the function is made to be regular there.
     pub loop_residue: bool,
+    /// A call whose outputs are the `pre` values of its output variables: the initial
+    /// equation `pre(state) = initialState(seed)` (initialization only).
+    pub pre_outputs: bool,
 }
 
 impl SEq {
@@ -195,6 +198,7 @@ impl SEq {
             from_start: false,
             shown,
             loop_residue: false,
+            pre_outputs: false,
         }
     }
 

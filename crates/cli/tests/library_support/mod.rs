@@ -406,3 +406,19 @@ pub fn elastogap_contact(m: f64, c: f64, d: f64, g: f64, v_in: f64) -> ContactIm
     }
     panic!("the contact did not open again (m = {m}, c = {c}, d = {d}, g = {g}, v_in = {v_in})")
 }
+
+/// `moss translate` of `source` (written to `<name>.mo` in a scratch folder), expected to fail
+/// with a model error (exit status 1); returns what moss wrote on stderr.
+pub fn translate_failure(name: &str, source: &str) -> String {
+    let dir = scratch_dir(name);
+    let file = dir.join(format!("{name}.mo"));
+    std::fs::write(&file, source).expect("writes the model");
+    let out = moss_command()
+        .arg("translate")
+        .arg(&file)
+        .output()
+        .expect("runs the moss binary");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "a model error:\n{stderr}");
+    stderr
+}
