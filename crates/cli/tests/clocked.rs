@@ -137,6 +137,45 @@ fn discretized_partitions_follow_their_solver_methods() {
         ((1.0 - h / 2.0) / (1.0 + h / 2.0)).powi(9),
         1e-9,
     );
+    assert_close(
+        "ExplicitMidPoint2",
+        decay_with("ExplicitMidPoint2"),
+        (1.0 - h + h * h / 2.0).powi(9),
+        1e-12,
+    );
+    let rk4 = 1.0 - h + h * h / 2.0 - h.powi(3) / 6.0 + h.powi(4) / 24.0;
+    assert_close(
+        "ExplicitRungeKutta4",
+        decay_with("ExplicitRungeKutta4"),
+        rk4.powi(9),
+        1e-12,
+    );
+}
+
+/// The stages of the explicit multi-stage methods see the continuous-time input averaged
+/// over the step and the time in the middle of it: `der(x) = u` with `u = time` sampled,
+/// ExplicitMidPoint2 integrates it exactly (x_i = t_i^2 / 2 from x_0 = 0).
+#[test]
+fn midpoint_stage_uses_the_averaged_input() {
+    let run = simulate_source(
+        "MidPointInput",
+        r#"
+model MidPointInput
+  Real x(start = 0);
+  Real y;
+equation
+  der(x) = sample(time, Clock(Clock(0.1), solverMethod = "ExplicitMidPoint2"));
+  y = hold(x);
+end MidPointInput;
+"#,
+        &["--stop-time", "0.95"],
+    );
+    assert_close(
+        "x after the tick at 0.9",
+        run.last("y"),
+        0.9 * 0.9 / 2.0,
+        1e-12,
+    );
 }
 
 /// An event clock ticks when its condition becomes true; `interval()` is the time since the
@@ -220,10 +259,52 @@ fn conflicting_clocks_are_located_errors() {
 fn unsupported_solver_method_is_named() {
     let stderr = translate_failure(
         "Rk",
-        "model Rk\n  Real x(start = 1);\nequation\n  der(x) = -x + 0*sample(0, Clock(Clock(0.1), solverMethod = \"ExplicitRungeKutta4\"));\nend Rk;\n",
+        "model Rk\n  Real x(start = 1);\nequation\n  der(x) = -x + 0*sample(0, Clock(Clock(0.1), solverMethod = \"External\"));\nend Rk;\n",
     );
     assert!(
-        stderr.contains("ExplicitRungeKutta4") && stderr.contains("ImplicitEuler"),
+        stderr.contains("\"External\"") && stderr.contains("ExplicitRungeKutta4"),
         "names the method and the supported ones: {stderr}"
     );
+}
+
+/// `Clock(dt)` with an interval computed in its own partition: the first tick at the start,
+/// each next one `dt` (as computed at the tick) later; `interval()` is the time since the
+/// previous tick.
+#[test]
+fn clock_with_a_varying_interval() {
+    let run = simulate_source(
+        "VaryingClock",
+        r#"
+model VaryingClock
+  Integer n(start = 0);
+  Real dt(start = 0.1);
+  Real t_tick;
+  Real h;
+equation
+  when Clock(dt) then
+    n = previous(n) + 1;
+    dt = if n < 3 then 0.1 else 0.2;
+    t_tick = sample(time);
+    h = interval();
+  end when;
+end VaryingClock;
+"#,
+        &["--stop-time", "0.95"],
+    );
+    let ticks = [0.0, 0.1, 0.2, 0.4, 0.6, 0.8];
+    for (k, t) in ticks.iter().enumerate() {
+        assert_close(
+            &format!("tick {k} count"),
+            run.at("n", t + 0.05),
+            (k + 1) as f64,
+            0.0,
+        );
+        assert_close(
+            &format!("tick {k} time"),
+            run.at("t_tick", t + 0.05),
+            *t,
+            1e-9,
+        );
+    }
+    assert_close("interval after the switch", run.last("h"), 0.2, 1e-9);
 }

@@ -264,3 +264,25 @@ end NoInitial;
         "suggests the fix: {stderr}"
     );
 }
+
+#[test]
+fn active_state_of_an_instance_that_is_no_state_is_rejected() {
+    let stderr = translate_failure(
+        "NotAState",
+        r#"
+model NotAState
+  block S
+  end S;
+  S a;
+  S b;
+  S c;
+  Boolean tick = sample(true, Clock(0.1));
+equation
+  initialState(a);
+  transition(a, b, tick and activeState(c));
+end NotAState;
+"#,
+    );
+    assert!(stderr.contains("`c` is not a state"), "{stderr}");
+    assert!(stderr.contains("NotAState.mo:11:"), "locates it: {stderr}");
+}

@@ -938,6 +938,15 @@ impl<'a> Flattener<'a> {
             );
         }
         if !colon_positions.is_empty() {
+            // A field of a record bound as a whole (`cell(cellData = data)`) takes its value,
+            // hence its size, from that binding, not from its own declaration.
+            if let Some(shape) = self.field_shape_from_record_binding(node, comp)? {
+                for p in colon_positions {
+                    dims[p] = shape.get(p).copied().unwrap_or(0);
+                }
+                self.dims.borrow_mut().insert(key(comp), dims.clone());
+                return Ok(dims);
+            }
             // `:` dimensions come from the binding (or, for a parameter without one, from
             // its start value, which is then also its value).
             let start = comp.mods.sub("start").and_then(|m| m.binding.as_ref());
@@ -959,6 +968,38 @@ impl<'a> Flattener<'a> {
         }
         self.dims.borrow_mut().insert(key(comp), dims.clone());
         Ok(dims)
+    }
+
+    /// The shape of field `comp` of the record instance `node` when `node` is bound as a
+    /// whole to another record instance (`r = other`): the shape of `other.<field>`.
+    fn field_shape_from_record_binding(
+        &self,
+        node: &NodeRef,
+        comp: &Rc<Comp>,
+    ) -> Res<Option<Vec<usize>>> {
+        let Some(b) = node.mods.binding.as_ref() else {
+            return Ok(None);
+        };
+        let ast::ExprKind::Ref(cref) = &b.expr.kind else {
+            return Ok(None);
+        };
+        if node
+            .mods
+            .sub(&comp.name)
+            .is_some_and(|m| m.binding.is_some())
+        {
+            return Ok(None);
+        }
+        let mut field = cref.clone();
+        field.parts.push(ast::RefPart {
+            name: comp.decl.name.clone(),
+            subscripts: Vec::new(),
+        });
+        let expr = ast::Expr::new(ast::ExprKind::Ref(field), b.expr.span);
+        match self.expand(&expr, &b.env, &mut Cx::flat()) {
+            Ok(v) => Ok(Some(v.index_path(&b.index).shape())),
+            Err(_) => Ok(None),
+        }
     }
 
     fn dim_size(&self, v: &Val, span: Span) -> Res<usize> {

@@ -76,3 +76,37 @@ end EvaluateFlag;",
         "parameter Real c0 = 0 \"zero capacitance\" annotation(Evaluate=true);"
     );
 }
+
+/// A record component bound as a whole to another record takes the sizes of its `:` fields
+/// from that binding, not from its own declaration's default (the MSL battery cells'
+/// `cell(cellData = cellData)` with a 30-row OCV table against a 2-row default).
+#[test]
+fn record_bound_as_a_whole_sizes_its_open_fields_from_the_binding() {
+    let m = common::flat_text(
+        "RecordSizes",
+        r#"
+model RecordSizes
+  record R
+    parameter Real t[:, 2] = [0, 0; 1, 1];
+  end R;
+  model User
+    parameter R r;
+    Real y = r.t[size(r.t, 1), 2];
+  end User;
+  parameter R data(t = [0, 0; 1, 1; 2, 4]);
+  User u(r = data);
+end RecordSizes;
+"#,
+    )
+    .expect("flattens");
+    let rows = m
+        .variables
+        .iter()
+        .filter(|v| v.name.starts_with("u.r.t[") && v.name.ends_with(",1]"))
+        .count();
+    assert_eq!(rows, 3, "u.r.t has the binding's three rows");
+    assert!(
+        m.variables.iter().any(|v| v.name == "u.r.t[3,2]"),
+        "the last element exists"
+    );
+}

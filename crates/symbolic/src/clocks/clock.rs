@@ -20,6 +20,9 @@ pub enum BaseClock {
     /// their periods, so that the clocks of one base partition combine exactly (spec 16.7.3);
     /// the lowering gives each connected base partition its own tick source.
     Exact,
+    /// `Clock(interval)` with an interval that is not a parameter expression: the first tick
+    /// at the start time, each next one `interval` (evaluated at the tick) later.
+    Variable { interval: Expr },
     /// `Clock(condition, startInterval)`: ticks when `condition` becomes true.
     Event {
         condition: Expr,
@@ -361,7 +364,11 @@ impl<'a> ClockEnv<'a> {
                             "`Clock(interval)` with a Real interval takes one argument",
                         ));
                     }
-                    new_base(self, BaseClock::Periodic { interval: a.clone() })
+                    let base = match super::util::first_non_parameter(a, self.vars) {
+                        Some(_) => BaseClock::Variable { interval: a.clone() },
+                        None => BaseClock::Periodic { interval: a.clone() },
+                    };
+                    new_base(self, base)
                 }
                 _ => Err(Diagnostic::error(
                     span,

@@ -12,18 +12,27 @@
 //! At the first tick `x` is its start value (the initial conditions are used at the first
 //! tick, the first step goes from the first to the second tick). The explicit multi-stage
 //! methods (`ExplicitMidPoint2`, `ExplicitRungeKutta4`) need the right-hand side at
-//! intermediate points, which this lowering does not build: they are refused with a clear
-//! message. `External` (integrate with the simulator's own solver) is not offered either.
+//! intermediate points: [`Lowering`](super::lower::Lowering) copies the partition's
+//! equations once per stage ([`SolverMethod::stages`], [`weights`]). `External` (integrate
+//! with the simulator's own solver) is refused with a clear message.
 
 use super::util::bin;
 use moss_frontend::flat::{BinaryOp, Expr};
 
 /// Solver methods of discretized partitions that moss implements.
-pub const SUPPORTED: &[&str] = &["ExplicitEuler", "ImplicitEuler", "ImplicitTrapezoid"];
+pub const SUPPORTED: &[&str] = &[
+    "ExplicitEuler",
+    "ExplicitMidPoint2",
+    "ExplicitRungeKutta4",
+    "ImplicitEuler",
+    "ImplicitTrapezoid",
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SolverMethod {
     ExplicitEuler,
+    ExplicitMidPoint2,
+    ExplicitRungeKutta4,
     ImplicitEuler,
     ImplicitTrapezoid,
 }
@@ -36,7 +45,9 @@ impl SolverMethod {
             None | Some("ExplicitEuler") => Ok(SolverMethod::ExplicitEuler),
             Some("ImplicitEuler") => Ok(SolverMethod::ImplicitEuler),
             Some("ImplicitTrapezoid") => Ok(SolverMethod::ImplicitTrapezoid),
-            Some(other @ ("ExplicitMidPoint2" | "ExplicitRungeKutta4" | "External")) => Err(format!(
+            Some("ExplicitMidPoint2") => Ok(SolverMethod::ExplicitMidPoint2),
+            Some("ExplicitRungeKutta4") => Ok(SolverMethod::ExplicitRungeKutta4),
+            Some(other @ "External") => Err(format!(
                 "the solver method \"{other}\" is not supported yet for discretized clocked partitions (supported: {})",
                 SUPPORTED.join(", ")
             )),
@@ -48,10 +59,17 @@ impl SolverMethod {
     }
 
     pub fn uses_previous_derivative(self) -> bool {
-        matches!(
-            self,
-            SolverMethod::ExplicitEuler | SolverMethod::ImplicitTrapezoid
-        )
+        !matches!(self, SolverMethod::ImplicitEuler)
+    }
+
+    /// The stages after the first of an explicit multi-stage method: `(c, _)` with the stage
+    /// state `x_{i-1} + c k_{s-1}` (spec 16.8.2); `None` for the one-stage methods.
+    pub fn stages(self) -> Option<&'static [(f64, f64)]> {
+        match self {
+            SolverMethod::ExplicitMidPoint2 => Some(&[(0.5, 1.0)]),
+            SolverMethod::ExplicitRungeKutta4 => Some(&[(0.5, 2.0), (0.5, 2.0), (1.0, 1.0)]),
+            _ => None,
+        }
     }
 }
 
@@ -77,4 +95,18 @@ pub fn step(
         x_prev.clone(),
         bin(BinaryOp::Mul, h.clone(), slope),
     )
+}
+
+/// The weights `b_s` of `k_1, k_2, ...` in `x_i = x_{i-1} + sum b_s k_s`: the explicit
+/// mid-point rule uses `k_2` only, the classical Runge–Kutta method `(1, 2, 2, 1)/6`.
+pub fn weights(stages: &[(f64, f64)]) -> Vec<f64> {
+    match stages.len() {
+        1 => vec![0.0, 1.0],
+        _ => {
+            let mut w = vec![1.0];
+            w.extend(stages.iter().map(|&(_, b)| b));
+            let total: f64 = w.iter().sum();
+            w.iter().map(|b| b / total).collect()
+        }
+    }
 }

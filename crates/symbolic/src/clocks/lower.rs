@@ -58,6 +58,11 @@ pub struct Part {
     /// The partition starts ticking after the simulation starts (shifted, or an event
     /// clock): until its first tick its variables keep their start values.
     pub starts_late: bool,
+    /// Indices of the partition's equations in the lowered model (for the stage copies of
+    /// the explicit multi-stage solver methods).
+    pub equations: Vec<usize>,
+    /// Its tick inputs: (variable, sampled from a continuous-time signal).
+    pub inputs: Vec<(String, bool)>,
 }
 
 pub struct Lowering<'a> {
@@ -315,7 +320,11 @@ impl<'a> Lowering<'a> {
                 self.hold(u.clone(), origin)?
             };
             let what = format!("`{func}` input of a clocked partition");
-            return Ok(Some(self.tick_input(p, &u, value, origin, &what)));
+            let input = self.tick_input(p, &u, value, origin, &what);
+            if let Expr::Var { name, .. } = &input {
+                self.parts[p].inputs.push((name.clone(), func == "sample"));
+            }
+            return Ok(Some(input));
         }
         match func {
             "previous" => match args.first() {
@@ -488,7 +497,7 @@ impl<'a> Lowering<'a> {
     /// The equations that make the partitions tick: base tick sources and counters, each
     /// partition's tick condition, tick count and `when` clause, and the discretization of
     /// clocked `der`.
-    pub fn tick_equations(&mut self) -> Result<Vec<Equation>, Diagnostic> {
+    pub fn tick_equations(&mut self, model: &[Equation]) -> Result<Vec<Equation>, Diagnostic> {
         let mut eqs = Vec::new();
         for b in 0..self.bases.len() {
             let origin = self
@@ -508,17 +517,55 @@ impl<'a> Lowering<'a> {
                     ],
                 ),
                 BaseClock::Event { condition, .. } => condition.clone(),
+                // the next tick's time, set at each tick (read as `pre`: the tick's own update
+                // must not feed back into it); `not initial()` so that the first tick, due at
+                // the start, is an edge of the condition after initialization
+                BaseClock::Variable { .. } => bin(
+                    BinaryOp::And,
+                    bin(
+                        BinaryOp::Ge,
+                        Expr::Time,
+                        call("pre", vec![var(&format!("{tick}.next"))]),
+                    ),
+                    Expr::Unary {
+                        op: moss_frontend::flat::UnaryOp::Not,
+                        arg: Box::new(call("initial", vec![])),
+                    },
+                ),
                 BaseClock::Exact => unreachable!("exact clocks are periodic after inference"),
+            };
+            let next_update = match &base.clock {
+                BaseClock::Variable { interval } => Some(interval.clone()),
+                _ => None,
             };
             let when = self.tick_and_counter(&tick, source, &count, "the base clock", &origin);
             eqs.push(when.0);
+            let mut body = vec![when.1];
+            if let Some(interval) = next_update {
+                let next = format!("{tick}.next");
+                let text = "time of the next tick of a clock with a varying interval";
+                let far_past = Some(Expr::Real(-1e300));
+                self.add_var(
+                    &next,
+                    ScalarType::Real,
+                    Variability::Discrete,
+                    far_past,
+                    &origin,
+                    text,
+                );
+                body.push(Equation::Equal {
+                    lhs: var(&next),
+                    rhs: bin(BinaryOp::Add, Expr::Time, interval),
+                    origin: origin.clone(),
+                });
+            }
             eqs.push(Equation::When {
-                branches: vec![(var(&tick), vec![when.1])],
+                branches: vec![(var(&tick), body)],
                 origin,
             });
         }
         for p in 0..self.parts.len() {
-            self.discretize_partition(p, &mut eqs)?;
+            self.discretize_partition(p, &mut eqs, model)?;
             let part = &self.parts[p];
             let base = &self.bases[part.base];
             let origin = part.origin.clone();
@@ -603,10 +650,14 @@ impl<'a> Lowering<'a> {
         &mut self,
         p: usize,
         eqs: &mut Vec<Equation>,
+        model: &[Equation],
     ) -> Result<(), Diagnostic> {
         let states = self.parts[p].states.clone();
         if states.is_empty() {
             return Ok(());
+        }
+        if let Some(stages) = self.parts[p].solver.stages() {
+            return self.discretize_with_stages(p, stages, eqs, model);
         }
         let origin = self.parts[p].origin.clone();
         for (x, d) in states {
@@ -639,6 +690,163 @@ impl<'a> Lowering<'a> {
     }
 }
 
+impl Lowering<'_> {
+    /// Explicit multi-stage methods (spec 16.8.2): the right-hand side at intermediate points
+    /// is a copy of the partition's equations with its variables renamed (`x$stage2`), the
+    /// states set to `x_{i-1} + c k`, continuous-time inputs averaged over the step
+    /// (`(u_{i-1} + u_i)/2`), discrete ones at `i-1`, and the tick time moved back by
+    /// `(1 - c) h`; `k_1 = h der(x)_{i-1}`, `k_s = h der(x)` of stage `s`.
+    fn discretize_with_stages(
+        &mut self,
+        p: usize,
+        stages: &'static [(f64, f64)],
+        eqs: &mut Vec<Equation>,
+        model: &[Equation],
+    ) -> Result<(), Diagnostic> {
+        let origin = self.parts[p].origin.clone();
+        let h = self.parts[p].interval.clone();
+        let states = self.parts[p].states.clone();
+        // k_1 per state
+        let mut k: Vec<Vec<Expr>> = Vec::new();
+        let mut x_prev = Vec::new();
+        let mut first_k = Vec::new();
+        for (x, d) in &states {
+            x_prev.push(var(&self.previous_of(p, x, &origin)));
+            let d_prev = var(&self.previous_of(p, d, &origin));
+            first_k.push(bin(BinaryOp::Mul, h.clone(), d_prev));
+        }
+        k.push(first_k);
+        let inputs = self.parts[p].inputs.clone();
+        let input_prev: Vec<Expr> = inputs
+            .iter()
+            .map(|(u, _)| var(&self.previous_of(p, u, &origin)))
+            .collect();
+        let members: Vec<usize> = (0..self.vars.vars.len())
+            .filter(|&i| self.var_part[i] == Some(p))
+            .collect();
+        for (s, &(c, _)) in stages.iter().enumerate() {
+            let suffix = format!("$stage{}", s + 2);
+            let mut map: HashMap<String, Expr> = HashMap::new();
+            for &i in &members {
+                let v = &self.vars.vars[i];
+                let name = format!("{}{suffix}", v.name);
+                let mut copy = v.clone();
+                copy.name = name.clone();
+                copy.variability = Variability::Continuous;
+                copy.attrs.fixed = None;
+                copy.is_protected = true;
+                self.new_vars.push(copy);
+                map.insert(v.name.clone(), var(&name));
+            }
+            for (x, d) in &states {
+                let name = format!("{d}{suffix}");
+                self.add_var(
+                    &name,
+                    ScalarType::Real,
+                    Variability::Continuous,
+                    None,
+                    &origin,
+                    "stage derivative",
+                );
+                map.insert(d.clone(), var(&name));
+                map.entry(x.clone())
+                    .or_insert_with(|| var(&format!("{x}{suffix}")));
+            }
+            let full_step = c == 1.0;
+            for ((u, continuous), u_prev) in inputs.iter().zip(&input_prev) {
+                let value = match (full_step, continuous) {
+                    (true, _) => var(u),
+                    (false, true) => bin(
+                        BinaryOp::Mul,
+                        Expr::Real(0.5),
+                        bin(BinaryOp::Add, u_prev.clone(), var(u)),
+                    ),
+                    (false, false) => u_prev.clone(),
+                };
+                map.insert(u.clone(), value);
+            }
+            if let (Some(t), false) = (&self.parts[p].time, full_step) {
+                let back = bin(BinaryOp::Mul, Expr::Real(1.0 - c), h.clone());
+                map.insert(t.clone(), bin(BinaryOp::Sub, var(t), back));
+            }
+            for &e in &self.parts[p].equations {
+                let mut copy = model[e].clone();
+                walk::equation_exprs_mut(&mut copy, &mut |x| rename_vars(x, &map));
+                eqs.push(copy);
+            }
+            let last_k = k.last().expect("k_1 exists").clone();
+            let mut next_k = Vec::new();
+            for (j, (x, d)) in states.iter().enumerate() {
+                let x_stage = match map.get(x) {
+                    Some(Expr::Var { name, .. }) => name.clone(),
+                    _ => format!("{x}{suffix}"),
+                };
+                if self.vars.get(&x_stage).is_none()
+                    && !members.iter().any(|&i| self.vars.vars[i].name == *x)
+                {
+                    self.add_var(
+                        &x_stage,
+                        ScalarType::Real,
+                        Variability::Continuous,
+                        None,
+                        &origin,
+                        "stage state",
+                    );
+                }
+                eqs.push(Equation::Equal {
+                    lhs: var(&x_stage),
+                    rhs: bin(
+                        BinaryOp::Add,
+                        x_prev[j].clone(),
+                        bin(BinaryOp::Mul, Expr::Real(c), last_k[j].clone()),
+                    ),
+                    origin: origin.clone(),
+                });
+                next_k.push(bin(BinaryOp::Mul, h.clone(), var(&format!("{d}{suffix}"))));
+            }
+            k.push(next_k);
+        }
+        // x_i = x_{i-1} + sum_s b_s k_s, with the weights of the method
+        let ticks = self.parts[p].ticks.clone();
+        for (j, (x, _)) in states.iter().enumerate() {
+            let mut sum = Expr::Real(0.0);
+            let weights = discretize::weights(stages);
+            for (s, w) in weights.iter().enumerate() {
+                if *w != 0.0 {
+                    sum = bin(
+                        BinaryOp::Add,
+                        sum,
+                        bin(BinaryOp::Mul, Expr::Real(*w), k[s][j].clone()),
+                    );
+                }
+            }
+            let first = bin(BinaryOp::Le, var(&ticks), Expr::Integer(1));
+            eqs.push(Equation::Equal {
+                lhs: var(x),
+                rhs: Expr::If {
+                    branches: vec![(first, x_prev[j].clone())],
+                    else_: Box::new(bin(BinaryOp::Add, x_prev[j].clone(), sum)),
+                },
+                origin: origin.clone(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Renames variables of `e` by `map` (to expressions).
+fn rename_vars(e: &mut Expr, map: &HashMap<String, Expr>) {
+    if let Expr::Var { name, subscripts } = e {
+        if subscripts.is_empty() {
+            if let Some(to) = map.get(name.as_str()) {
+                *e = to.clone();
+            }
+        }
+        return;
+    }
+    walk::exprs_mut(e, &mut |x| rename_vars(x, map));
+}
+
 /// `u` with every variable replaced by its start value.
 fn start_values(u: &Expr, vars: &VarTable) -> Expr {
     match u {
@@ -659,7 +867,7 @@ fn start_values(u: &Expr, vars: &VarTable) -> Expr {
 }
 
 /// `sample(u)` is the left limit of `u` at the tick: every variable read as `pre(v)`.
-fn left_limit(u: &Expr, vars: &VarTable) -> Expr {
+pub fn left_limit(u: &Expr, vars: &VarTable) -> Expr {
     match u {
         Expr::Var { name, subscripts } if subscripts.is_empty() => {
             if vars.is_parameter(name) || vars.get(name).is_none() {

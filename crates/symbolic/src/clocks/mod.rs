@@ -246,18 +246,18 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         let base = &bases[bi];
         let l = Rational::int(base.l);
         let (a, b) = (c.factor * l, c.shift * l);
-        if let BaseClock::Event { .. } = base.clock {
+        if let BaseClock::Event { .. } | BaseClock::Variable { .. } = base.clock {
             if base.l != 1 {
                 return Err(Diagnostic::error(
                     n.span,
-                    "an event clock cannot be super-sampled or shifted by a fraction of its interval",
+                    "an event clock or a clock with a varying interval cannot be super-sampled or shifted by a fraction of its interval",
                 )
                 .with_secondary(env.base_origins[c.base], "the event clock")
                 .with_help("an event clock has no interval to divide; use subSample or shiftSample by whole ticks"));
             }
         }
         if let BaseClock::Periodic { interval } = &base.clock {
-            if let Some(name) = first_non_parameter(interval, &vars) {
+            if let Some(name) = util::first_non_parameter(interval, &vars) {
                 return Err(Diagnostic::error(
                     env.base_origins[c.base],
                     format!("the interval of this clock depends on `{name}`, which is not a parameter"),
@@ -276,7 +276,9 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
                 ),
                 Expr::Integer(base.l),
             ),
-            BaseClock::Event { .. } => var(&format!("{prefix}.interval")),
+            BaseClock::Event { .. } | BaseClock::Variable { .. } => {
+                var(&format!("{prefix}.interval"))
+            }
             BaseClock::Exact => unreachable!("exact clocks are periodic after inference"),
         };
         let solver = SolverMethod::parse(c.solver.as_deref());
@@ -309,6 +311,8 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
             solver,
             states: Vec::new(),
             starts_late: b.num() > 0,
+            equations: Vec::new(),
+            inputs: Vec::new(),
         });
     }
     // 5. rewrite
@@ -317,8 +321,15 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         .collect();
     let mut low = Lowering::new(&vars, bases, lparts, var_part);
     for (k, &bi) in node_base.iter().enumerate() {
-        if let BaseClock::Event { start_interval, .. } = low.bases[bi].clock.clone() {
-            add_event_interval(&mut low, k, start_interval);
+        match low.bases[bi].clock.clone() {
+            BaseClock::Event { start_interval, .. } => {
+                add_event_interval(&mut low, k, start_interval)
+            }
+            // the first tick's interval, as the clock was defined before that tick
+            BaseClock::Variable { interval } => {
+                add_event_interval(&mut low, k, lower::left_limit(&interval, &vars))
+            }
+            _ => {}
         }
     }
     let mut equations = Vec::with_capacity(flat.equations.len());
@@ -326,7 +337,11 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
     for ((item, _), node) in items.iter().zip(&item_node) {
         match *item {
             Item::Equation(i) => {
-                low.rewrite_equation(flat.equations[i].clone(), *node, &mut equations)?
+                let first = equations.len();
+                low.rewrite_equation(flat.equations[i].clone(), *node, &mut equations)?;
+                if let Some(p) = *node {
+                    low.parts[p].equations.extend(first..equations.len());
+                }
             }
             Item::Algorithm(i) => {
                 let a = &flat.algorithms[i];
@@ -338,7 +353,8 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
             }
         }
     }
-    equations.extend(low.tick_equations()?);
+    let ticking = low.tick_equations(&equations)?;
+    equations.extend(ticking);
     // clocked variables are algebraic between ticks: their `fixed` start values belong to
     // `previous`, not to the initialization problem
     let clocked_vars: Vec<bool> = (0..flat.variables.len())
@@ -419,16 +435,4 @@ fn add_event_interval(low: &mut Lowering, k: usize, start_interval: Expr) {
         rhs: Expr::Time,
         origin,
     });
-}
-
-fn first_non_parameter(e: &Expr, vars: &VarTable) -> Option<String> {
-    let mut found = None;
-    walk::visit(e, &mut |x| {
-        if let Expr::Var { name, .. } = x {
-            if found.is_none() && !vars.is_parameter(name) {
-                found = Some(name.clone());
-            }
-        }
-    });
-    found
 }

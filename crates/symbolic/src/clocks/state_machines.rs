@@ -75,6 +75,7 @@ pub fn lower_state_machines(flat: &FlatModel) -> Result<Option<FlatModel>, Diagn
                 .map(move |(i, s)| (s.clone(), (m, i + 1)))
         })
         .collect();
+    check_active_state_arguments(&rest, &machines, &index)?;
     let mut b = Builder {
         new_vars: Vec::new(),
         eqs: Vec::new(),
@@ -725,6 +726,43 @@ fn forward_inner_outer<'f>(
         .collect();
     forwarded.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
     (out, forwarded)
+}
+
+/// `activeState(x)` needs `x` to be a state of a state machine (spec 17.1).
+fn check_active_state_arguments(
+    equations: &[Equation],
+    machines: &[Machine],
+    index: &StateIndex,
+) -> Result<(), Diagnostic> {
+    let conditions = machines
+        .iter()
+        .flat_map(|m| m.transitions.iter().map(|t| (&t.condition, &t.origin)));
+    let mut exprs: Vec<(Expr, Origin)> = conditions.map(|(c, o)| (c.clone(), o.clone())).collect();
+    for eq in equations {
+        let mut e = eq.clone();
+        let origin = eq.origin().clone();
+        walk::equation_exprs_mut(&mut e, &mut |x| exprs.push((x.clone(), origin.clone())));
+    }
+    for (e, origin) in &exprs {
+        let mut bad = None;
+        walk::visit(e, &mut |x| {
+            if let Expr::Call { func, args } = x {
+                if let (Some(Expr::String(s)), true) = (args.first(), func == "activeState") {
+                    if !index.contains_key(s) && bad.is_none() {
+                        bad = Some(s.clone());
+                    }
+                }
+            }
+        });
+        if let Some(s) = bad {
+            return Err(Diagnostic::error(
+                origin.span,
+                format!("`activeState({s})`: `{s}` is not a state of any state machine"),
+            )
+            .with_help("a state is a block instance named by `initialState` or `transition`"));
+        }
+    }
+    Ok(())
 }
 
 /// The innermost state whose instance contains `instance`.

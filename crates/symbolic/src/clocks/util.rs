@@ -230,3 +230,16 @@ pub fn bin(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr {
         rhs: Box::new(rhs),
     }
 }
+
+/// The first variable of `e` that is not a parameter or constant.
+pub fn first_non_parameter(e: &Expr, vars: &VarTable) -> Option<String> {
+    let mut found = None;
+    moss_frontend::walk::visit(e, &mut |x| {
+        if let Expr::Var { name, .. } = x {
+            if found.is_none() && !vars.is_parameter(name) {
+                found = Some(name.clone());
+            }
+        }
+    });
+    found
+}
