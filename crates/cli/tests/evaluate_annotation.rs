@@ -144,3 +144,42 @@ fn setting_an_evaluated_parameter_is_refused_with_the_reason() {
     let (ok, out, err) = run_moss("SetR", &source, &["simulate", "-p", "R=3"]);
     assert!(ok, "{out}{err}");
 }
+
+/// `n` lags in series; `n` sizes the array, `T` is an ordinary parameter.
+const LAGS: &str = r#"
+model Lags
+  parameter Integer n = 3;
+  parameter Real T = 0.5;
+  parameter Boolean extra = false;
+  Real x[n](each start = 0, each fixed = true);
+  Real y;
+equation
+  T*der(x[1]) = 1 - x[1];
+  for i in 2:n loop
+    T*der(x[i]) = x[i - 1] - x[i];
+  end for;
+  if extra then
+    y = 2*x[n];
+  else
+    y = x[n];
+  end if;
+end Lags;
+"#;
+
+#[test]
+fn structural_parameters_are_refused_instead_of_ignored() {
+    // Before, `-p n=4` simulated the 3-element model as if nothing had been asked.
+    for (param, name) in [("n=4", "n"), ("extra=true", "extra")] {
+        let (ok, out, err) = run_moss("StructuralLags", LAGS, &["simulate", "-p", param]);
+        assert!(!ok, "setting `{param}` must fail:\n{out}{err}");
+        assert!(
+            err.contains(&format!(
+                "cannot set `{name}`: it was evaluated at translation"
+            )) && err.contains("model structure"),
+            "{err}"
+        );
+    }
+    // the parameter that sizes nothing stays settable
+    let (ok, out, err) = run_moss("TunableLags", LAGS, &["simulate", "-p", "T=0.25"]);
+    assert!(ok, "{out}{err}");
+}

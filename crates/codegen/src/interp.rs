@@ -12,6 +12,7 @@ use crate::value::{to_modelica_string, Value};
 use moss_frontend::flat::AssertLevel;
 use moss_symbolic::program::VarKind;
 use moss_symbolic::CausalProgram;
+use std::sync::Arc;
 
 /// Upper bound on the passes of one event iteration.
 pub const MAX_EVENT_ITERATIONS: u32 = 100;
@@ -21,9 +22,14 @@ pub const MAX_EVENT_ITERATIONS: u32 = 100;
 const CHATTER_TIME: f64 = 1e-9;
 
 /// Executes a [`CausalProgram`]; implements [`crate::ExecutableModel`].
+///
+/// Cloning gives an independent instance in the same state that shares the compiled code
+/// (immutable after compilation): how a caller that runs a program many times (parameter
+/// sweeps in `moss-python`) avoids compiling it again for every run.
+#[derive(Clone)]
 pub struct Interpreter {
     pub program: CausalProgram,
-    code: Code,
+    code: Arc<Code>,
     m: Machine,
     stats: ModelStats,
     overrides: Vec<(u32, f64)>,
@@ -88,7 +94,7 @@ impl Interpreter {
             time_events: vec![f64::NAN; program.zero_crossings.len()],
             last_change: vec![f64::NAN; program.zero_crossings.len()],
             program,
-            code,
+            code: Arc::new(code),
             m,
             stats: ModelStats::default(),
             overrides: vec![],

@@ -32,6 +32,19 @@ pub struct Flattened {
 pub struct Failure {
     pub diagnostics: Vec<Diagnostic>,
     pub sources: Arc<SourceMap>,
+    pub kind: FailureKind,
+}
+
+/// What stopped the flattening, for callers that report failures by kind (the Python
+/// package raises a different exception for each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// A file read on the way has syntax errors (they come first in the diagnostics).
+    Syntax,
+    /// The requested class is not on the library path.
+    ClassNotFound,
+    /// The model itself is wrong (types, modifiers, connections, ...).
+    Model,
 }
 
 /// Load libraries and instantiate `model`: a class name found on the library roots, or a
@@ -58,6 +71,11 @@ pub fn flatten_model(opts: &LoadOptions, model: &str) -> Result<Flattened, Failu
     } else {
         find_class(&lib, model)
     };
+    let mut kind = if class.is_err() && !is_file {
+        FailureKind::ClassNotFound
+    } else {
+        FailureKind::Model
+    };
     let result = class.and_then(|c| instantiate(&lib, c));
     let parse_errors: Vec<Diagnostic> = lib
         .diagnostics
@@ -72,11 +90,15 @@ pub fn flatten_model(opts: &LoadOptions, model: &str) -> Result<Flattened, Failu
             Ok(Flattened { model, warnings })
         }
         Err(d) => {
+            if !parse_errors.is_empty() {
+                kind = FailureKind::Syntax;
+            }
             let mut diagnostics = parse_errors;
             diagnostics.push(*d);
             Err(Failure {
                 diagnostics,
                 sources: lib.sources.clone(),
+                kind,
             })
         }
     }
@@ -175,6 +197,7 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     model.functions = fl.collect_functions()?;
     crate::lift::lift_array_calls(&mut model, &fl.array_calls.borrow());
     model.experiment = experiment(&entry.def);
+    model.structural_parameters = fl.structural.borrow().iter().cloned().collect();
     check_references(&model)?;
     check_variability(&model)?;
     check_reinit(&model)?;

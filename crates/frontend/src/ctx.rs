@@ -36,6 +36,12 @@ pub struct Flattener<'a> {
     pub inherited: RefCell<HashMap<usize, Inherited>>,
     /// Cache of evaluated component values (full instance name).
     pub values: RefCell<HashMap<String, Val>>,
+    /// Parameters (not constants) whose values were evaluated into the structure
+    /// ([`crate::flat::FlatModel::structural_parameters`]).
+    pub structural: RefCell<std::collections::BTreeSet<String>>,
+    /// Above 0 while parameters are evaluated only to try something (binding the arguments of
+    /// a call to size its result): those evaluations do not make a parameter structural.
+    pub structural_trials: Cell<u32>,
     pub types: RefCell<HashMap<usize, Rc<ResolvedType>>>,
     /// Class named by a type name written at a place in the source, looked up from a scope
     /// (when no redeclaration in the instance overrides it): the same for every instance of
@@ -76,6 +82,8 @@ impl<'a> Flattener<'a> {
             depth: Cell::new(0),
             inherited: RefCell::new(HashMap::default()),
             values: RefCell::new(HashMap::default()),
+            structural: RefCell::default(),
+            structural_trials: Cell::new(0),
             types: RefCell::new(HashMap::default()),
             class_names: RefCell::new(FxHashMap::default()),
             shared_decls: RefCell::new(FxHashMap::default()),

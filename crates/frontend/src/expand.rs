@@ -1077,6 +1077,11 @@ impl<'a> Flattener<'a> {
                 );
             }
             let whole = self.comp_value(node, &comp, span)?;
+            if cx.eval && !is_const && self.structural_trials.get() == 0 {
+                self.structural
+                    .borrow_mut()
+                    .insert(qualified(node, &comp.name));
+            }
             return Ok(select(&whole, &sels, &dims));
         }
         if let Base::Class(c) = ty.base {
@@ -2064,6 +2069,8 @@ impl<'a> Flattener<'a> {
         if !cx.eval {
             let mut ecx = cx.clone();
             ecx.eval = true;
+            // Every argument is evaluated here, whether the sizes depend on it or not.
+            self.structural_trials.set(self.structural_trials.get() + 1);
             for (k, a) in positional.iter().enumerate() {
                 if let (Ok(v), Some(c)) = (self.expand(a, env, &mut ecx), inputs.get(k)) {
                     fcx.locals.push((c.name.clone(), v));
@@ -2074,6 +2081,7 @@ impl<'a> Flattener<'a> {
                     fcx.locals.push((n.name.name.clone(), v));
                 }
             }
+            self.structural_trials.set(self.structural_trials.get() - 1);
         }
         let mut dims = Vec::new();
         let mut known = true;
@@ -2104,8 +2112,12 @@ impl<'a> Flattener<'a> {
             let value = if cx.eval {
                 None
             } else {
-                self.call_user(id, positional, named, env, &mut ecx, span, None)
-                    .ok()
+                self.structural_trials.set(self.structural_trials.get() + 1);
+                let v = self
+                    .call_user(id, positional, named, env, &mut ecx, span, None)
+                    .ok();
+                self.structural_trials.set(self.structural_trials.get() - 1);
+                v
             };
             dims = match value {
                 Some(v) => v.shape(),

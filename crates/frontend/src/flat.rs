@@ -519,6 +519,10 @@ pub struct FlatModel {
     pub initial_algorithms: Vec<Algorithm>,
     pub functions: BTreeMap<String, Function>,
     pub experiment: Experiment,
+    /// Parameters whose values the frontend used to build the structure (array sizes, `for`
+    /// ranges, `if` conditions, dimension arguments): changing one of them before a run
+    /// would have no effect, so later stages refuse it.
+    pub structural_parameters: Vec<String>,
     /// The source files the spans point into.
     pub sources: Arc<moss_syntax::SourceMap>,
     /// Variables declared `inner outer` (an intermediate level of a state machine), each

@@ -36,6 +36,7 @@ pub mod overconstrained;
 pub mod print;
 pub mod records;
 pub mod restrict;
+pub mod starts;
 pub mod state_machines;
 pub mod stats;
 pub mod tables;

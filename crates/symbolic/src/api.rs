@@ -68,12 +68,48 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
     let lowered = crate::clocks::lower_clocks(flat)?;
     let flat = lowered.as_ref().unwrap_or(flat);
     let (program, evaluate) = translate_evaluating(flat, &[])?;
-    if evaluate.is_empty() {
-        return Ok(program);
-    }
-    match translate_evaluating(flat, &evaluate) {
-        Ok((evaluated, _)) => Ok(evaluated),
-        Err(_) => Ok(program),
+    let mut program = if evaluate.is_empty() {
+        program
+    } else {
+        match translate_evaluating(flat, &evaluate) {
+            Ok((evaluated, _)) => evaluated,
+            Err(_) => program,
+        }
+    };
+    report_structural_parameters(flat, &mut program.report);
+    Ok(program)
+}
+
+/// The parameters the frontend built the structure from are evaluated parameters too: the
+/// program keeps them as parameters (results show them), but setting one before a run
+/// would leave the structure built for the old value, so it is refused like the others.
+fn report_structural_parameters(flat: &FlatModel, report: &mut crate::program::TranslationReport) {
+    let is_element = |name: &str, of: &str| {
+        name == of || (name.starts_with(of) && name[of.len()..].starts_with('['))
+    };
+    for v in &flat.variables {
+        let structural = flat
+            .structural_parameters
+            .iter()
+            .any(|s| is_element(&v.name, s));
+        if !structural || report.evaluated(&v.name).is_some() {
+            continue;
+        }
+        let value = v.binding.as_ref().and_then(|b| {
+            moss_frontend::fold::as_f64(b).or(match b {
+                moss_frontend::flat::Expr::Boolean(x) => Some(f64::from(u8::from(*x))),
+                _ => None,
+            })
+        });
+        report
+            .evaluated_parameters
+            .push(crate::program::EvaluatedParam {
+                name: v.name.clone(),
+                value: value.unwrap_or(f64::NAN),
+                ty: crate::convert::value_type(&v.ty),
+                why: "it sets the model structure (an array size, a for range or an if condition)"
+                    .into(),
+            });
     }
 }
 

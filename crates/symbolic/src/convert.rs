@@ -215,7 +215,7 @@ fn make_when_assigned_discrete(m: &mut Model) {
     }
 }
 
-fn value_type(t: &ScalarType) -> ValueType {
+pub(crate) fn value_type(t: &ScalarType) -> ValueType {
     match t {
         ScalarType::Real => ValueType::Real,
         ScalarType::Integer => ValueType::Integer,

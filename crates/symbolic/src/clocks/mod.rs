@@ -372,6 +372,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         experiment: flat.experiment.clone(),
         sources: flat.sources.clone(),
         inner_outer: flat.inner_outer.clone(),
+        structural_parameters: flat.structural_parameters.clone(),
     };
     for (v, clocked) in flat.variables.iter().zip(clocked_vars) {
         if v.ty == ScalarType::Clock {
