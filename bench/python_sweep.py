@@ -110,6 +110,33 @@ def run_rumoca(pts):
     return timed(sweep)
 
 
+def run_fmpy(moss, pts):
+    """FMPy's simulate_fmu on a Co-Simulation FMU exported once by `moss fmu`, one call per
+    point with the parameters as start values (FMPy's own parameter-variation pattern).
+    The FMU is extracted once, as FMPy's example does, so the loop measures simulation."""
+    import fmpy
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fmu = Path(tmp) / "Oscillator.fmu"
+        subprocess.run([moss, "fmu", str(MODEL), "-o", str(fmu), "--kind", "cs"],
+                       check=True, capture_output=True)
+        unzipped = fmpy.extract(str(fmu), unzipdir=str(Path(tmp) / "unzipped"))
+        description = fmpy.read_model_description(unzipped)
+
+        def sweep():
+            finals = []
+            for p in pts:
+                r = fmpy.simulate_fmu(unzipped, model_description=description,
+                                      fmi_type="CoSimulation", validate=False,
+                                      start_values={"c": p["c"], "d": p["d"]},
+                                      stop_time=STOP, output_interval=STOP / INTERVALS,
+                                      output=["x"])
+                finals.append(r["x"][-1])
+            return np.array(finals)
+
+        return timed(sweep)
+
+
 def fmu_export_command(moss):
     """The moss subcommand that writes an FMU, if this moss has one."""
     help_text = subprocess.run([moss, "--help"], capture_output=True, text=True).stdout
@@ -157,9 +184,14 @@ def main():
     except ImportError:
         print("| Rumoca | - | - | - | - | `pip install rumoca` to include it |")
     if fmu_export_command(args.moss) is None:
-        print("| FMPy on a moss FMU | - | - | - | - | this moss has no FMU export yet |")
-    else:  # pragma: no cover - the FMU export lands separately
-        print("| FMPy on a moss FMU | - | - | - | - | FMU export found: not wired in yet |")
+        print("| FMPy on a moss FMU | - | - | - | - | this moss has no FMU export |")
+    else:
+        try:
+            fmpy_s, fmpy_finals = run_fmpy(args.moss, pts)
+            row("FMPy `simulate_fmu` on a moss FMU (CS)", n, fmpy_s, fmpy_finals, reference,
+                "one thread, FMU exported and extracted once")
+        except ImportError:
+            print("| FMPy | - | - | - | - | `pip install fmpy` to include it |")
 
 
 if __name__ == "__main__":
