@@ -9,7 +9,8 @@
 
 #![allow(clippy::missing_safety_doc)]
 
-use crate::instance::{Instance, Kind, State, StepResult};
+use crate::fmu_state;
+use crate::instance::{Instance, Kind, StepResult};
 use crate::payload::{Payload, RESOURCE_FILE};
 use crate::variables::BaseType;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
@@ -527,18 +528,7 @@ fn unsupported(c: Component, func: &str, why: &str) -> Status {
 #[no_mangle]
 pub unsafe extern "C" fn fmi2GetFMUstate(c: Component, state: *mut *mut c_void) -> Status {
     with_fmu(c, "fmi2GetFMUstate", |fmu| {
-        if state.is_null() {
-            return Err("null FMU state pointer".into());
-        }
-        let now = fmu.instance.state();
-        // SAFETY: checked non-null; a non-null `*state` is one this function returned.
-        unsafe {
-            if (*state).is_null() {
-                *state = Box::into_raw(Box::new(now)) as *mut c_void;
-            } else {
-                *((*state) as *mut State) = now;
-            }
-        }
+        unsafe { fmu_state::store(state, fmu.instance.state()) }?;
         Ok(OK)
     })
 }
@@ -546,12 +536,7 @@ pub unsafe extern "C" fn fmi2GetFMUstate(c: Component, state: *mut *mut c_void) 
 #[no_mangle]
 pub unsafe extern "C" fn fmi2SetFMUstate(c: Component, state: *mut c_void) -> Status {
     with_fmu(c, "fmi2SetFMUstate", |fmu| {
-        if state.is_null() {
-            return Err("null FMU state".into());
-        }
-        // SAFETY: a state fmi2GetFMUstate returned and fmi2FreeFMUstate has not freed.
-        let s = unsafe { &*(state as *const State) };
-        fmu.instance.set_state(s)?;
+        fmu.instance.set_state(unsafe { fmu_state::get(state) }?)?;
         Ok(OK)
     })
 }
@@ -559,25 +544,9 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: Component, state: *mut c_void) -> St
 #[no_mangle]
 pub unsafe extern "C" fn fmi2FreeFMUstate(c: Component, state: *mut *mut c_void) -> Status {
     with_fmu(c, "fmi2FreeFMUstate", |_| {
-        if !state.is_null() && unsafe { !(*state).is_null() } {
-            // SAFETY: a state fmi2GetFMUstate returned, freed once.
-            unsafe {
-                drop(Box::from_raw((*state) as *mut State));
-                *state = std::ptr::null_mut();
-            }
-        }
+        unsafe { fmu_state::free(state) };
         Ok(OK)
     })
-}
-
-/// The state `state` points to (one `fmi2GetFMUstate` returned).
-unsafe fn state_ref<'a>(state: *mut c_void) -> Result<&'a State, String> {
-    if state.is_null() {
-        Err("null FMU state".into())
-    } else {
-        // SAFETY: a state fmi2GetFMUstate returned and fmi2FreeFMUstate has not freed.
-        Ok(unsafe { &*(state as *const State) })
-    }
 }
 
 #[no_mangle]
@@ -587,11 +556,7 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
     size: *mut usize,
 ) -> Status {
     with_fmu(c, "fmi2SerializedFMUstateSize", |_| {
-        let bytes = unsafe { state_ref(state) }?.to_bytes()?;
-        if size.is_null() {
-            return Err("null size pointer".into());
-        }
-        unsafe { *size = bytes.len() };
+        unsafe { fmu_state::serialized_size(state, size) }?;
         Ok(OK)
     })
 }
@@ -604,15 +569,7 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
     size: usize,
 ) -> Status {
     with_fmu(c, "fmi2SerializeFMUstate", |_| {
-        let bytes = unsafe { state_ref(state) }?.to_bytes()?;
-        if size < bytes.len() {
-            return Err(format!(
-                "{size} bytes given, the state needs {}",
-                bytes.len()
-            ));
-        }
-        let out = unsafe { slice_mut(out as *mut u8, bytes.len()) }?;
-        out.copy_from_slice(&bytes);
+        unsafe { fmu_state::serialize(state, out as *mut u8, size) }?;
         Ok(OK)
     })
 }
@@ -625,12 +582,7 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     state: *mut *mut c_void,
 ) -> Status {
     with_fmu(c, "fmi2DeSerializeFMUstate", |_| {
-        if state.is_null() {
-            return Err("null FMU state pointer".into());
-        }
-        let read = State::from_bytes(unsafe { slice(bytes as *const u8, size) }?)?;
-        // SAFETY: checked non-null; the importer passes a writable pointer.
-        unsafe { *state = Box::into_raw(Box::new(read)) as *mut c_void };
+        unsafe { fmu_state::deserialize(bytes as *const u8, size, state) }?;
         Ok(OK)
     })
 }

@@ -13,7 +13,8 @@
 #![allow(clippy::missing_safety_doc)]
 
 use crate::fmi2::{panic_text, slice, slice_mut, text};
-use crate::instance::{Instance, Kind, State, StepResult};
+use crate::fmu_state;
+use crate::instance::{Instance, Kind, StepResult};
 use crate::payload::{Payload, RESOURCE_FILE};
 use crate::variables::BaseType;
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -620,18 +621,7 @@ pub unsafe extern "C" fn fmi3GetVariableDependencies(
 #[no_mangle]
 pub unsafe extern "C" fn fmi3GetFMUState(c: Instance3, state: *mut *mut c_void) -> Status {
     with_fmu(c, "fmi3GetFMUState", |fmu| {
-        if state.is_null() {
-            return Err("null FMU state pointer".into());
-        }
-        let now = fmu.instance.state();
-        // SAFETY: checked non-null; a non-null `*state` is one this function returned.
-        unsafe {
-            if (*state).is_null() {
-                *state = Box::into_raw(Box::new(now)) as *mut c_void;
-            } else {
-                *((*state) as *mut State) = now;
-            }
-        }
+        unsafe { fmu_state::store(state, fmu.instance.state()) }?;
         Ok(OK)
     })
 }
@@ -639,12 +629,7 @@ pub unsafe extern "C" fn fmi3GetFMUState(c: Instance3, state: *mut *mut c_void) 
 #[no_mangle]
 pub unsafe extern "C" fn fmi3SetFMUState(c: Instance3, state: *mut c_void) -> Status {
     with_fmu(c, "fmi3SetFMUState", |fmu| {
-        if state.is_null() {
-            return Err("null FMU state".into());
-        }
-        // SAFETY: a state fmi3GetFMUState returned and fmi3FreeFMUState has not freed.
-        let s = unsafe { &*(state as *const State) };
-        fmu.instance.set_state(s)?;
+        fmu.instance.set_state(unsafe { fmu_state::get(state) }?)?;
         Ok(OK)
     })
 }
@@ -652,25 +637,9 @@ pub unsafe extern "C" fn fmi3SetFMUState(c: Instance3, state: *mut c_void) -> St
 #[no_mangle]
 pub unsafe extern "C" fn fmi3FreeFMUState(c: Instance3, state: *mut *mut c_void) -> Status {
     with_fmu(c, "fmi3FreeFMUState", |_| {
-        if !state.is_null() && unsafe { !(*state).is_null() } {
-            // SAFETY: a state fmi3GetFMUState returned, freed once.
-            unsafe {
-                drop(Box::from_raw((*state) as *mut State));
-                *state = std::ptr::null_mut();
-            }
-        }
+        unsafe { fmu_state::free(state) };
         Ok(OK)
     })
-}
-
-/// The state `state` points to (one `fmi3GetFMUState` returned).
-unsafe fn state_ref<'a>(state: *mut c_void) -> Result<&'a State, String> {
-    if state.is_null() {
-        Err("null FMU state".into())
-    } else {
-        // SAFETY: a state fmi3GetFMUState returned and fmi3FreeFMUState has not freed.
-        Ok(unsafe { &*(state as *const State) })
-    }
 }
 
 #[no_mangle]
@@ -680,11 +649,7 @@ pub unsafe extern "C" fn fmi3SerializedFMUStateSize(
     size: *mut usize,
 ) -> Status {
     with_fmu(c, "fmi3SerializedFMUStateSize", |_| {
-        let bytes = unsafe { state_ref(state) }?.to_bytes()?;
-        if size.is_null() {
-            return Err("null size pointer".into());
-        }
-        unsafe { *size = bytes.len() };
+        unsafe { fmu_state::serialized_size(state, size) }?;
         Ok(OK)
     })
 }
@@ -697,15 +662,7 @@ pub unsafe extern "C" fn fmi3SerializeFMUState(
     size: usize,
 ) -> Status {
     with_fmu(c, "fmi3SerializeFMUState", |_| {
-        let bytes = unsafe { state_ref(state) }?.to_bytes()?;
-        if size < bytes.len() {
-            return Err(format!(
-                "{size} bytes given, the state needs {}",
-                bytes.len()
-            ));
-        }
-        let out = unsafe { slice_mut(out, bytes.len()) }?;
-        out.copy_from_slice(&bytes);
+        unsafe { fmu_state::serialize(state, out, size) }?;
         Ok(OK)
     })
 }
@@ -718,12 +675,7 @@ pub unsafe extern "C" fn fmi3DeserializeFMUState(
     state: *mut *mut c_void,
 ) -> Status {
     with_fmu(c, "fmi3DeserializeFMUState", |_| {
-        if state.is_null() {
-            return Err("null FMU state pointer".into());
-        }
-        let read = State::from_bytes(unsafe { slice(bytes, size) }?)?;
-        // SAFETY: checked non-null; the importer passes a writable pointer.
-        unsafe { *state = Box::into_raw(Box::new(read)) as *mut c_void };
+        unsafe { fmu_state::deserialize(bytes, size, state) }?;
         Ok(OK)
     })
 }

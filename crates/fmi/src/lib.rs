@@ -14,6 +14,7 @@ pub mod deps;
 pub mod description;
 pub mod fmi2;
 pub mod fmi3;
+pub mod fmu_state;
 pub mod instance;
 pub mod payload;
 pub mod units;
