@@ -185,6 +185,10 @@ pub enum Builtin {
     Scalar,
     Vector,
     Matrix,
+    /// Dynamic state selection (`moss_symbolic::state_sets`): weight, quality and choice.
+    StateSetWeight,
+    StateSetQuality,
+    StateSetSelect,
 }
 
 impl Builtin {
@@ -229,6 +233,9 @@ impl Builtin {
             "scalar" => Builtin::Scalar,
             "vector" => Builtin::Vector,
             "matrix" => Builtin::Matrix,
+            moss_symbolic::state_sets::WEIGHT => Builtin::StateSetWeight,
+            moss_symbolic::state_sets::QUALITY => Builtin::StateSetQuality,
+            moss_symbolic::state_sets::SELECT => Builtin::StateSetSelect,
             _ => return None,
         })
     }
@@ -522,6 +529,29 @@ pub fn call_builtin(b: Builtin, args: &[Value]) -> VResult<Value> {
                 Value::Array(a) => Ok(mat(a.dims[0], 1, a.data.clone())),
                 s => Ok(mat(1, 1, vec![s.clone()])),
             }
+        }
+        Builtin::StateSetWeight => {
+            let mask = arg(args, 0, &name)?.as_i64()?;
+            let j = arg(args, 1, &name)?.as_i64()?;
+            let i = arg(args, 2, &name)?.as_i64()?;
+            Ok(Value::Real(moss_symbolic::state_sets::weight(
+                mask,
+                j,
+                i - 1,
+            )))
+        }
+        Builtin::StateSetQuality | Builtin::StateSetSelect => {
+            let mask = arg(args, 0, &name)?.as_i64()?;
+            let n = arg(args, 1, &name)?.as_i64()?.max(0) as usize;
+            let jac = args[2..]
+                .iter()
+                .map(|v| v.as_f64())
+                .collect::<VResult<Vec<f64>>>()?;
+            Ok(if b == Builtin::StateSetQuality {
+                Value::Real(moss_symbolic::state_sets::quality(mask, n, &jac))
+            } else {
+                Value::Int(moss_symbolic::state_sets::select(mask, n, &jac))
+            })
         }
     }
 }

@@ -112,7 +112,7 @@ struct Shipped {
 }
 
 /// Bumped whenever [`Shipped`] or the program types change shape.
-const SHIPPED_FORMAT: u32 = 1;
+const SHIPPED_FORMAT: u32 = 2;
 
 /// What one run asks for beyond the simulation options.
 #[derive(Clone, Debug, Default)]

@@ -415,6 +415,28 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
         evaluated_parameters: m.evaluated.clone(),
         jacobian: jacobian_source,
         warnings: m.warnings.clone(),
+        state_sets: a
+            .info
+            .state_sets
+            .iter()
+            .map(|set| crate::program::StateSetReport {
+                candidates: set.candidates.iter().map(|&v| m.var_name(v)).collect(),
+                states: set.set_states.iter().map(|&v| m.var_name(v)).collect(),
+                mask: m.var_name(set.mask),
+                // as written: the differentiated forms are shown by `--dump`
+                constraints: set
+                    .constraints
+                    .iter()
+                    .map(|&e| {
+                        let mut root = e as usize;
+                        while let Some(p) = m.eqs[root].diff_of {
+                            root = p as usize;
+                        }
+                        m.eq_text(&m.eqs[root])
+                    })
+                    .collect(),
+            })
+            .collect(),
     };
     CausalProgram {
         name: m.name.clone(),
@@ -500,6 +522,22 @@ fn state_choices(m: &Model, a: &Assembly) -> Vec<(String, String)> {
             continue;
         }
         let sv = &m.vars[v];
+        let set = a
+            .info
+            .state_sets
+            .iter()
+            .find(|s| s.set_states.contains(&(v as u32)));
+        if let Some(set) = set {
+            let names: Vec<String> = set.candidates.iter().map(|&c| m.var_name(c)).collect();
+            out.push((
+                sv.name.clone(),
+                format!(
+                    "dynamic state selection: one of {} chosen at run time",
+                    names.join(", ")
+                ),
+            ));
+            continue;
+        }
         let why = match sv.state_select {
             StateSelect::Always => "stateSelect=always".to_string(),
             StateSelect::Prefer => "stateSelect=prefer".to_string(),

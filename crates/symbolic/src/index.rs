@@ -16,6 +16,7 @@
 use crate::ir::VarIx;
 use crate::matching::{self, Matching, Visit, NONE};
 use crate::model::{EqBody, Model, SEq, VKind};
+use crate::state_sets::{build_state_set, StateSet};
 use moss_frontend::flat::StateSelect;
 use moss_syntax::Diagnostic;
 use std::collections::HashMap;
@@ -25,6 +26,8 @@ pub struct IndexInfo {
     /// 1 + the largest number of times an equation was differentiated (0 without states).
     pub index: u32,
     pub dummies: Vec<VarIx>,
+    /// Constraints whose states are chosen at run time.
+    pub state_sets: Vec<StateSet>,
 }
 
 const MAX_DIFFERENTIATIONS: u32 = 6;
@@ -112,6 +115,7 @@ pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
             return Ok(IndexInfo {
                 index: info.index,
                 dummies: t.dummies,
+                state_sets: t.state_sets,
             });
         }
         if became.is_empty() {
@@ -245,12 +249,16 @@ fn pantelides_and_dummies(
     } else {
         u32::from(has_states)
     };
-    let dummies = if max_diff > 0 || !extra.is_empty() {
+    let (dummies, state_sets) = if max_diff > 0 || !extra.is_empty() {
         select_dummy_derivatives(m)?
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
-    Ok(IndexInfo { index, dummies })
+    Ok(IndexInfo {
+        index,
+        dummies,
+        state_sets,
+    })
 }
 
 /// The variable a derivative belongs to (`x` for `der(der(x))`).
@@ -481,12 +489,13 @@ fn preferred_matching(m: &mut Model, g: &[u32], h: &[VarIx]) -> Matching {
     mt
 }
 
-fn select_dummy_derivatives(m: &mut Model) -> Result<Vec<VarIx>, Vec<Diagnostic>> {
+fn select_dummy_derivatives(m: &mut Model) -> Result<(Vec<VarIx>, Vec<StateSet>), Vec<Diagnostic>> {
     let mut g: Vec<u32> = (0..m.eqs.len() as u32)
         .filter(|&e| m.eqs[e as usize].diff_of.is_some() && m.eqs[e as usize].diffed.is_none())
         .collect();
     let mut candidates: Option<Vec<bool>> = None;
     let mut dummies = Vec::new();
+    let mut sets = Vec::new();
     while !g.is_empty() {
         // candidate variables: highest derivatives at the top level, else the integrals of the
         // previous level's dummies
@@ -510,21 +519,17 @@ fn select_dummy_derivatives(m: &mut Model) -> Result<Vec<VarIx>, Vec<Diagnostic>
         h.sort_by_key(|&v| keep_priority(m, v));
         let mt = preferred_matching(m, &g, &h);
         let mut selected = Vec::new();
+        let mut fixed_choice = true;
         for &e in &g {
             let v = mt.var_of_eq[e as usize];
             if v == NONE {
-                let eq = &m.eqs[e as usize];
-                return Err(vec![Diagnostic::error(
-                    eq.origin.span,
-                    format!(
-                        "index reduction failed: no derivative can be chosen as dummy for the differentiated constraint `{}`",
-                        m.eq_text(eq)
-                    ),
-                )
-                .with_help("check the constraint equations of this component for redundancy")]);
+                return Err(no_dummy_error(m, e));
             }
-            check_static_selection(m, e, v)?;
+            fixed_choice &= static_coefficient(m, e, v);
             selected.push(v);
+        }
+        if !fixed_choice {
+            selected = select_with_state_sets(m, &g, &h, &mut sets)?;
         }
         for &v in &selected {
             m.vars[v as usize].dummy = true;
@@ -544,21 +549,124 @@ fn select_dummy_derivatives(m: &mut Model) -> Result<Vec<VarIx>, Vec<Diagnostic>
         candidates = Some(next);
         g = next_g;
     }
-    Ok(dummies)
+    crate::state_sets::add_selection_clause(m, &sets);
+    Ok((dummies, sets))
 }
 
-/// Static selection is valid when the coefficient of the chosen dummy in its equation cannot
-/// vanish during simulation; we accept constant and parameter coefficients, and the residues of
+fn no_dummy_error(m: &Model, e: u32) -> Vec<Diagnostic> {
+    let eq = &m.eqs[e as usize];
+    vec![Diagnostic::error(
+        eq.origin.span,
+        format!(
+            "index reduction failed: no derivative can be chosen as dummy for the differentiated constraint `{}`",
+            m.eq_text(eq)
+        ),
+    )
+    .with_help("check the constraint equations of this component for redundancy")]
+}
+
+/// The dummies of one level when no fixed choice is valid for all of it. Equations that can
+/// be solved for a candidate with a coefficient that cannot vanish keep a fixed dummy
+/// (candidates that no varying coefficient touches are offered first, so that the varying
+/// part keeps as many candidates as possible); the remaining equations and the candidates
+/// they mention become a state set chosen at run time ([`crate::state_sets`]), unless there
+/// are exactly as many candidates as equations (then there is nothing to choose: all are
+/// dummies, and the constraint Jacobian's regularity is the model's own property, as for the
+/// rotation matrix of a machine's air gap).
+fn select_with_state_sets(
+    m: &mut Model,
+    g: &[u32],
+    h: &[VarIx],
+    sets: &mut Vec<StateSet>,
+) -> Result<Vec<VarIx>, Vec<Diagnostic>> {
+    let pos: HashMap<VarIx, usize> = h.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+    let mut fixed_adj: Vec<Vec<u32>> = vec![Vec::new(); h.len()];
+    let mut any_adj: Vec<Vec<u32>> = vec![Vec::new(); h.len()];
+    let mut varying = vec![false; h.len()];
+    for (ge, &e) in g.iter().enumerate() {
+        let eq = m.eqs[e as usize].clone();
+        for v in m.incidence(&eq) {
+            let Some(&i) = pos.get(&v) else { continue };
+            any_adj[i].push(ge as u32);
+            if static_coefficient(m, e, v) {
+                fixed_adj[i].push(ge as u32);
+            } else {
+                varying[i] = true;
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..h.len()).collect();
+    order.sort_by_key(|&i| varying[i]);
+    let mut fixed = Matching::new(h.len(), g.len());
+    let mut vis = Visit::default();
+    for &i in &order {
+        fixed.augment(i as u32, &fixed_adj, &|_| true, &mut vis);
+    }
+    let g_d: Vec<usize> = (0..g.len())
+        .filter(|&ge| fixed.eq_of_var[ge] == NONE)
+        .collect();
+    let mut selected: Vec<VarIx> = (0..h.len())
+        .filter(|&i| fixed.var_of_eq[i] != NONE)
+        .map(|i| h[i])
+        .collect();
+    let in_g_d: Vec<bool> = (0..g.len()).map(|ge| g_d.contains(&ge)).collect();
+    let h_d: Vec<usize> = (0..h.len())
+        .filter(|&i| fixed.var_of_eq[i] == NONE && any_adj[i].iter().any(|&ge| in_g_d[ge as usize]))
+        .collect();
+    // the varying equations must still be solvable for the candidates left to them
+    let local_adj: Vec<Vec<u32>> = h_d
+        .iter()
+        .map(|&i| {
+            any_adj[i]
+                .iter()
+                .filter_map(|&ge| g_d.iter().position(|&x| x == ge as usize).map(|p| p as u32))
+                .collect()
+        })
+        .collect();
+    let mut rest = Matching::new(h_d.len(), g_d.len());
+    for i in 0..h_d.len() as u32 {
+        rest.augment(i, &local_adj, &|_| true, &mut vis);
+    }
+    if let Some(p) = (0..g_d.len()).find(|&p| rest.eq_of_var[p] == NONE) {
+        return Err(no_dummy_error(m, g[g_d[p]]));
+    }
+    let dx: Vec<VarIx> = h_d.iter().map(|&i| h[i]).collect();
+    if dx.len() > g_d.len() {
+        if dx.len() > 62 {
+            let eq = &m.eqs[g[g_d[0]] as usize];
+            return Err(vec![Diagnostic::error(
+                eq.origin.span,
+                format!(
+                    "dynamic state selection for `{}` would choose among {} candidates; at most 62 are supported",
+                    m.eq_text(eq),
+                    dx.len()
+                ),
+            )
+            .with_help("set stateSelect=StateSelect.prefer or .avoid on the variables of this constraint to narrow the choice")]);
+        }
+        let constraints: Vec<u32> = g_d.iter().map(|&ge| g[ge]).collect();
+        // `h` is sorted from the preferred dummy to the preferred state
+        let order: Vec<VarIx> = h.iter().copied().filter(|v| dx.contains(v)).collect();
+        let mut dx_sorted = dx.clone();
+        dx_sorted.sort_unstable();
+        sets.push(build_state_set(m, &constraints, &dx_sorted, &order));
+    }
+    selected.extend(dx);
+    Ok(selected)
+}
+
+/// A fixed dummy is valid when its coefficient in the equation cannot vanish during the
+/// simulation; we accept constant and parameter coefficients, and the residues of
 /// connection loops.
-fn check_static_selection(m: &mut Model, e: u32, v: VarIx) -> Result<(), Vec<Diagnostic>> {
+fn static_coefficient(m: &mut Model, e: u32, v: VarIx) -> bool {
     let EqBody::Eq { lhs, rhs } = m.eqs[e as usize].body else {
-        return Ok(());
+        return true;
     };
     let r = m.arena.sub(lhs, rhs);
     let coef = m.arena.diff_var(r, v, &mut HashMap::new());
-    let Ok(coef) = coef else { return Ok(()) };
+    let Ok(coef) = coef else { return true };
     if m.is_parameter_expr(coef) && m.arena.as_const(coef) != Some(0.0) {
-        return Ok(());
+        return true;
     }
     let mut root = e;
     while let Some(p) = m.eqs[root as usize].diff_of {
@@ -567,24 +675,7 @@ fn check_static_selection(m: &mut Model, e: u32, v: VarIx) -> Result<(), Vec<Dia
     // The residue of a connection loop is zero where both sides of the connection agree,
     // and equalityConstraint functions are regular there (`sin(a - b)` has the coefficient
     // `cos(0) = 1`): the coefficient keeps away from zero on the consistent solution.
-    if m.eqs[root as usize].loop_residue {
-        return Ok(());
-    }
-    let eq = &m.eqs[root as usize];
-    Err(vec![Diagnostic::error(
-        eq.origin.span,
-        format!(
-            "the constraint `{}` needs dynamic state selection, which is not supported",
-            m.eq_text(eq)
-        ),
-    )
-    .with_label("high-index constraint")
-    .with_note(format!(
-        "after differentiation, the coefficient `{}` of `{}` depends on the solution and may become zero, so no fixed set of states is valid for the whole simulation",
-        m.text(coef),
-        m.var_name(v)
-    ))
-    .with_help("reformulate with coordinates in which the constraint is linear (e.g. an angle instead of x and y), or set stateSelect=StateSelect.prefer on variables that stay valid states")])
+    m.eqs[root as usize].loop_residue
 }
 
 fn count_error(

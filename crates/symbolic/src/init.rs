@@ -122,10 +122,20 @@ fn collect_equations(m: &mut Model) -> (Vec<SEq>, usize, usize) {
     }
     let first_initial = eqs.len();
     eqs.extend(m.init_eqs.clone());
-    for v in 0..m.vars.len() as VarIx {
-        let sv = &m.vars[v as usize];
-        if sv.kind == VKind::Continuous && !sv.eliminated && sv.fixed == Some(true) {
-            eqs.push(start_eq(m, v));
+    // start values of state-set candidates computed from their constraints at the first
+    // choice come last, so that they are the ones dropped when the start values
+    // over-determine the problem
+    let last = crate::state_sets::start_values_to_drop_first(m);
+    for deferred in [false, true] {
+        for v in 0..m.vars.len() as VarIx {
+            let sv = &m.vars[v as usize];
+            if sv.kind == VKind::Continuous
+                && !sv.eliminated
+                && sv.fixed == Some(true)
+                && last[v as usize] == deferred
+            {
+                eqs.push(start_eq(m, v));
+            }
         }
     }
     let first_pre_default = eqs.len();

@@ -47,6 +47,7 @@ pub mod params;
 pub mod program;
 pub mod solve;
 pub mod sort;
+pub mod state_sets;
 pub mod strings;
 #[cfg(test)]
 mod testeval;

@@ -248,6 +248,9 @@ pub struct Model {
     pub zero_pivots: Vec<crate::zero_params::ZeroPivot>,
     /// Parameters made constants at translation time (see [`crate::zero_params`]).
     pub evaluated: Vec<crate::program::EvaluatedParam>,
+    /// Candidates of dynamic state sets that the first choice computes from the constraints
+    /// (see [`crate::state_sets`]).
+    pub start_last: Vec<VarIx>,
 }
 
 impl Model {

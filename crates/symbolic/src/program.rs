@@ -295,6 +295,23 @@ pub struct TranslationReport {
     /// How the ODE Jacobian is computed.
     pub jacobian: JacobianSource,
     pub warnings: Vec<String>,
+    /// Dynamic state selection: the candidates of each state set, chosen at run time.
+    pub state_sets: Vec<StateSetReport>,
+}
+
+/// One dynamic state set (see `moss_symbolic::state_sets`).
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct StateSetReport {
+    /// The variables of which `states.len()` are states at any time.
+    pub candidates: Vec<String>,
+    /// The set's own state variables (`$stateSetN.x[j]`), each standing for a candidate.
+    pub states: Vec<String>,
+    /// The Integer variable whose bits tell which candidates are states.
+    pub mask: String,
+    /// The constraints as written (the set uses them differentiated as far as its level)
+    /// that determine the other candidates.
+    pub constraints: Vec<String>,
 }
 
 /// Where the values of the ODE Jacobian come from.

@@ -682,6 +682,8 @@ fn may_be_zero_by_branch(a: &Arena, e: ExprId) -> bool {
         Node::If(_, x, y) => may_be_zero_by_branch(a, *x) || may_be_zero_by_branch(a, *y),
         Node::Neg(x) | Node::Div(x, _) => may_be_zero_by_branch(a, *x),
         Node::Mul(x, y) => may_be_zero_by_branch(a, *x) || may_be_zero_by_branch(a, *y),
+        // the selection weight of a dynamic state set is 0 for the candidates not chosen
+        Node::Call(f, _) => f.as_ref() == crate::state_sets::WEIGHT,
         _ => false,
     }
 }

@@ -115,6 +115,20 @@ fn report(p: &CausalProgram, flatten_secs: f64) -> String {
             r.dummy_derivatives.join(", ")
         );
     }
+    for (i, set) in r.state_sets.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "state set {} (dynamic state selection): {} of {} chosen at run time by `{}`: {}",
+            i + 1,
+            set.states.len(),
+            set.candidates.len(),
+            set.mask,
+            set.candidates.join(", ")
+        );
+        for c in &set.constraints {
+            let _ = writeln!(s, "  constraint: {c}");
+        }
+    }
     if !r.evaluated_parameters.is_empty() {
         let _ = writeln!(
             s,
