@@ -1,0 +1,183 @@
+//! Dynamic state selection end to end: models whose constraints have solution-dependent
+//! coefficients, so that no fixed choice of states stays valid. Checked against closed forms
+//! (the period of a pendulum released from the horizontal), conservation laws, the
+//! constraints themselves, and the continuity of the solution across the state switches.
+
+mod library_support;
+
+use library_support::{
+    assert_close, moss_command, scratch_dir, simulate_source_with_stats, Trajectories,
+};
+
+const PENDULUM: &str = r#"
+model Pendulum "Cartesian pendulum, index 3"
+  parameter Real m = 1, g = 9.81, L = 1;
+  parameter Real x0 = 1, y0 = 0, vx0 = 0;
+  Real x(start = x0, fixed = true), y(start = y0, fixed = true);
+  Real vx(start = vx0, fixed = true), vy(start = 0, fixed = true);
+  Real F;
+  Real E = m*g*y + 0.5*m*(vx^2 + vy^2) "energy";
+equation
+  der(x) = vx;
+  der(y) = vy;
+  m*der(vx) = -F*x;
+  m*der(vy) = -F*y - m*g;
+  x^2 + y^2 = L^2;
+end Pendulum;
+"#;
+
+/// The complete elliptic integral of the first kind K(k), by the arithmetic-geometric mean.
+fn elliptic_k(k: f64) -> f64 {
+    let (mut a, mut b) = (1.0f64, (1.0 - k * k).sqrt());
+    for _ in 0..40 {
+        let (an, bn) = (0.5 * (a + b), (a * b).sqrt());
+        a = an;
+        b = bn;
+    }
+    std::f64::consts::PI / (2.0 * a)
+}
+
+fn assert_continuous(run: &Trajectories, names: &[&str]) {
+    for name in names {
+        let jumps = run.jumps(name);
+        assert!(
+            jumps.iter().all(|(_, a, b)| (a - b).abs() < 1e-9),
+            "{name} jumps at a state switch: {jumps:?}"
+        );
+    }
+}
+
+/// Released from the horizontal, the pendulum swings through the bottom (where x = 0 and
+/// the constraint can no longer be solved for x) and back: the states must switch between
+/// x and y twice per half period, and it returns to its start after the period
+/// T = 4 sqrt(L/g) K(sin 45°).
+#[test]
+fn pendulum_released_from_the_horizontal_keeps_its_period_and_energy() {
+    let (g, l) = (9.81, 1.0);
+    let period = 4.0 * (l / g as f64).sqrt() * elliptic_k(std::f64::consts::FRAC_1_SQRT_2);
+    let stop = format!("{period}");
+    let (run, stats) = simulate_source_with_stats(
+        "Pendulum",
+        PENDULUM,
+        &["--stop-time", &stop, "--tolerance", "1e-9"],
+    );
+    // position and velocity sets switch together, at |x| = 0.1 |y| and |y| = 0.1 |x|
+    assert!(
+        stats.state_events >= 4,
+        "expected state switches, got {stats:?}"
+    );
+    assert_continuous(&run, &["x", "y", "vx", "vy"]);
+    assert_close("x after one period", run.last("x"), 1.0, 1e-6);
+    assert_close("y after one period", run.last("y"), 0.0, 1e-4);
+    let down = run.downward_crossings("x", 0.0);
+    let up = run.upward_crossings("x", 0.0);
+    assert_eq!((down.len(), up.len()), (1, 1), "{down:?} {up:?}");
+    assert_close("x = 0 at a quarter period", down[0], period / 4.0, 1e-3);
+    assert_close("x = 0 at three quarters", up[0], 0.75 * period, 1e-3);
+    assert_close("lowest point", run.min("y"), -1.0, 1e-6);
+    assert_close("energy, highest", run.max("E"), 0.0, 1e-5);
+    assert_close("energy, lowest", run.min("E"), 0.0, 1e-5);
+    let radius: Vec<f64> = run
+        .get("x")
+        .iter()
+        .zip(run.get("y"))
+        .map(|(x, y)| (x * x + y * y).sqrt())
+        .collect();
+    assert!(radius.iter().all(|r| (r - 1.0).abs() < 1e-9), "constraint");
+}
+
+/// Started at the bottom fast enough to loop (v² > 5 g L), the pendulum passes x = 0 at the
+/// top and bottom and y = 0 on both sides, turn after turn.
+#[test]
+fn looping_pendulum_crosses_both_axes_and_conserves_energy() {
+    let source = PENDULUM.replace(
+        "parameter Real x0 = 1, y0 = 0, vx0 = 0;",
+        "parameter Real x0 = 0, y0 = -1, vx0 = 8;",
+    );
+    let (run, stats) = simulate_source_with_stats(
+        "Looping",
+        &source,
+        &["--stop-time", "3", "--tolerance", "1e-9"],
+    );
+    assert!(stats.state_events >= 8, "{stats:?}");
+    assert_continuous(&run, &["x", "y", "vx", "vy"]);
+    let turns = run.upward_crossings("y", 0.0).len();
+    assert!(turns >= 3, "y = 0 passed upwards {turns} times");
+    assert!(run.downward_crossings("y", 0.0).len() >= 3);
+    assert!(run.upward_crossings("x", 0.0).len() >= 3);
+    assert!(run.downward_crossings("x", 0.0).len() >= 3);
+    let e0 = -9.81 + 0.5 * 64.0;
+    assert_close("energy, highest", run.max("E"), e0, 1e-5);
+    assert_close("energy, lowest", run.min("E"), e0, 1e-5);
+}
+
+/// A four-bar linkage in joint angles that is not a Grashof linkage (every link rocks): at
+/// each end of its range a link's angle turns back and stops being a valid coordinate, so the
+/// state moves from link to link. The loop must stay closed and the kinetic energy constant.
+#[test]
+fn triple_rocker_four_bar_switches_states_and_stays_closed() {
+    let source = r#"
+model TripleRocker "Planar four-bar in joint angles with Lagrange multipliers"
+  parameter Real a = 0.4, b = 0.5, c = 0.45, d = 0.6 "crank, coupler, rocker, ground";
+  parameter Real J1 = 0.01, J2 = 0.02, J3 = 0.015;
+  Real phi1(start = 1.5707963267948966, fixed = true);
+  Real phi2(start = 0.0769);
+  Real phi3(start = 1.798);
+  Real w1(start = 2, fixed = true), w2, w3;
+  Real lambda1, lambda2;
+  Real Ekin = 0.5*(J1*w1^2 + J2*w2^2 + J3*w3^2);
+  Real closure = a*cos(phi1) + b*cos(phi2) - d - c*cos(phi3);
+equation
+  der(phi1) = w1;
+  der(phi2) = w2;
+  der(phi3) = w3;
+  J1*der(w1) = lambda1*a*sin(phi1) - lambda2*a*cos(phi1);
+  J2*der(w2) = lambda1*b*sin(phi2) - lambda2*b*cos(phi2);
+  J3*der(w3) = -lambda1*c*sin(phi3) + lambda2*c*cos(phi3);
+  a*cos(phi1) + b*cos(phi2) = d + c*cos(phi3);
+  a*sin(phi1) + b*sin(phi2) = c*sin(phi3);
+end TripleRocker;
+"#;
+    let (run, stats) = simulate_source_with_stats(
+        "TripleRocker",
+        source,
+        &["--stop-time", "10", "--tolerance", "1e-8"],
+    );
+    assert!(stats.state_events >= 2, "{stats:?}");
+    assert_continuous(&run, &["phi1", "phi2", "phi3", "w1", "w2", "w3"]);
+    // the crank rocks: its angle turns back at both ends of its range
+    assert!(run.max("phi1") < std::f64::consts::PI && run.min("phi1") > -std::f64::consts::PI);
+    assert!(run.upward_crossings("w1", 0.0).len() >= 2);
+    let closure = run.get("closure");
+    assert!(closure.iter().all(|c| c.abs() < 1e-9), "loop closure");
+    let e0 = 0.5 * 0.01 * 4.0;
+    let first = run.first("Ekin");
+    assert!(first > 0.5 * e0, "{first}");
+    assert_close("kinetic energy, highest", run.max("Ekin"), first, 1e-6);
+    assert_close("kinetic energy, lowest", run.min("Ekin"), first, 1e-6);
+}
+
+/// `moss translate` names the state sets, their candidates and the constraint behind each.
+#[test]
+fn translate_reports_the_state_sets() {
+    let dir = scratch_dir("pendulum-translate");
+    let file = dir.join("Pendulum.mo");
+    std::fs::write(&file, PENDULUM).unwrap();
+    let out = moss_command()
+        .arg("translate")
+        .arg(&file)
+        .output()
+        .expect("moss runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("state set 1 (dynamic state selection): 1 of 2 chosen at run time"),
+        "{text}"
+    );
+    assert!(text.contains("constraint: x^2 + y^2 = L^2"), "{text}");
+    assert!(
+        text.contains("dynamic state selection: one of x, y"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
