@@ -597,39 +597,51 @@ fn select_with_state_sets(
     }
     let mut order: Vec<usize> = (0..h.len()).collect();
     order.sort_by_key(|&i| varying[i]);
+    // 1. as many equations as possible get a fixed-coefficient dummy (greedy over the
+    //    candidates in preference order: a maximum matching over the fixed edges)
     let mut fixed = Matching::new(h.len(), g.len());
     let mut vis = Visit::default();
     for &i in &order {
         fixed.augment(i as u32, &fixed_adj, &|_| true, &mut vis);
     }
-    let g_d: Vec<usize> = (0..g.len())
-        .filter(|&ge| fixed.eq_of_var[ge] == NONE)
+    // 2. the other equations are matched over any edge; augmenting paths may move a fixed
+    //    equation to another candidate, so the classification follows the final matching
+    let mut eq_adj: Vec<Vec<VarIx>> = vec![Vec::new(); g.len()];
+    for (i, es) in any_adj.iter().enumerate() {
+        for &ge in es {
+            eq_adj[ge as usize].push(i as VarIx);
+        }
+    }
+    let mut full = Matching::new(g.len(), h.len());
+    for (i, &ge) in fixed.var_of_eq.iter().enumerate() {
+        if ge != NONE {
+            full.set(ge, i as VarIx);
+        }
+    }
+    for ge in 0..g.len() as u32 {
+        if full.var_of_eq[ge as usize] == NONE
+            && !full.augment(ge, &eq_adj, &|_| true, &mut vis)
+        {
+            return Err(no_dummy_error(m, g[ge as usize]));
+        }
+    }
+    let is_fixed_edge = |ge: usize, i: usize| fixed_adj[i].contains(&(ge as u32));
+    let in_g_d: Vec<bool> = (0..g.len())
+        .map(|ge| !is_fixed_edge(ge, full.var_of_eq[ge] as usize))
         .collect();
-    let mut selected: Vec<VarIx> = (0..h.len())
-        .filter(|&i| fixed.var_of_eq[i] != NONE)
-        .map(|i| h[i])
+    let g_d: Vec<usize> = (0..g.len()).filter(|&ge| in_g_d[ge]).collect();
+    let mut selected: Vec<VarIx> = (0..g.len())
+        .filter(|&ge| !in_g_d[ge])
+        .map(|ge| h[full.var_of_eq[ge] as usize])
         .collect();
-    let in_g_d: Vec<bool> = (0..g.len()).map(|ge| g_d.contains(&ge)).collect();
+    // the set's candidates: what the varying equations mention and no fixed equation took
     let h_d: Vec<usize> = (0..h.len())
-        .filter(|&i| fixed.var_of_eq[i] == NONE && any_adj[i].iter().any(|&ge| in_g_d[ge as usize]))
-        .collect();
-    // the varying equations must still be solvable for the candidates left to them
-    let local_adj: Vec<Vec<u32>> = h_d
-        .iter()
-        .map(|&i| {
-            any_adj[i]
-                .iter()
-                .filter_map(|&ge| g_d.iter().position(|&x| x == ge as usize).map(|p| p as u32))
-                .collect()
+        .filter(|&i| {
+            let owner = full.eq_of_var[i];
+            (owner == NONE || in_g_d[owner as usize])
+                && any_adj[i].iter().any(|&ge| in_g_d[ge as usize])
         })
         .collect();
-    let mut rest = Matching::new(h_d.len(), g_d.len());
-    for i in 0..h_d.len() as u32 {
-        rest.augment(i, &local_adj, &|_| true, &mut vis);
-    }
-    if let Some(p) = (0..g_d.len()).find(|&p| rest.eq_of_var[p] == NONE) {
-        return Err(no_dummy_error(m, g[g_d[p]]));
-    }
     let dx: Vec<VarIx> = h_d.iter().map(|&i| h[i]).collect();
     if dx.len() > g_d.len() {
         if dx.len() > 62 {
