@@ -181,3 +181,39 @@ fn translate_reports_the_state_sets() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The instants of the events in a result (both sides of an event share a time).
+fn event_times(run: &Trajectories) -> Vec<f64> {
+    let t = run.time();
+    let mut out: Vec<f64> = (1..t.len())
+        .filter(|&i| t[i] == t[i - 1])
+        .map(|i| t[i])
+        .collect();
+    out.dedup();
+    out
+}
+
+/// `stateSelect` weighs the run-time choice: with `x(stateSelect = never)` the constraint is
+/// solved for x as long as its pivot is not nearly zero, so the first switch (towards the
+/// bottom, where x = 0) comes much later than the default's switch at |x| = 0.1 |y|.
+#[test]
+fn state_select_never_delays_making_a_candidate_a_state() {
+    let args = ["--stop-time", "0.7", "--tolerance", "1e-10"];
+    let default = simulate_source_with_stats("PendulumDefault", PENDULUM, &args).0;
+    let never_x = PENDULUM.replace("Pendulum", "PendulumNever").replace(
+        "Real x(start = x0, fixed = true)",
+        "Real x(start = x0, fixed = true, stateSelect = StateSelect.never)",
+    );
+    let never = simulate_source_with_stats("PendulumNever", &never_x, &args).0;
+    let first_default = event_times(&default)[0];
+    let first_never = event_times(&never)[0];
+    // the bottom is reached at a quarter period, 0.592 s
+    assert!((0.55..0.58).contains(&first_default), "{first_default}");
+    assert!((0.59..0.593).contains(&first_never), "{first_never}");
+    assert_close(
+        "same motion",
+        never.at("y", 0.65),
+        default.at("y", 0.65),
+        1e-4,
+    );
+}

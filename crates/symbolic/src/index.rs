@@ -619,9 +619,7 @@ fn select_with_state_sets(
         }
     }
     for ge in 0..g.len() as u32 {
-        if full.var_of_eq[ge as usize] == NONE
-            && !full.augment(ge, &eq_adj, &|_| true, &mut vis)
-        {
+        if full.var_of_eq[ge as usize] == NONE && !full.augment(ge, &eq_adj, &|_| true, &mut vis) {
             return Err(no_dummy_error(m, g[ge as usize]));
         }
     }

@@ -36,7 +36,7 @@
 use crate::ir::{ExprId, Node, Rel, VarIx};
 use crate::model::{EqBody, Model, SEq, SVar, VKind, WhenBranch, WhenItem};
 use crate::program::ValueType;
-use moss_frontend::flat::Origin;
+use moss_frontend::flat::{Origin, StateSelect};
 use std::collections::HashMap;
 
 /// A choice is kept at a selection while its block is at least this good: the selection
@@ -311,19 +311,47 @@ fn weighted_sum(m: &mut Model, w: &[ExprId], v: &[VarIx]) -> ExprId {
     acc
 }
 
-/// `d(lhs - rhs)/d dx[i]` of every constraint, row by row.
+/// `d(lhs - rhs)/d dx[i]` of every constraint, row by row, each column scaled by the
+/// `stateSelect` of its candidate: the pivoting picks a column as a dummy the more readily
+/// the larger it is, so `never` and `avoid` candidates are computed from the constraints and
+/// `prefer` and `always` ones stay states unless their column is all that keeps the block
+/// regular (spec 4.9.4: stateSelect is a preference, `always` and `never` included, where the
+/// constraints leave no other choice).
 fn constraint_jacobian(m: &mut Model, g: &[u32], dx: &[VarIx]) -> Vec<ExprId> {
+    let scale: Vec<f64> = dx
+        .iter()
+        .map(|&d| {
+            // a generated derivative (the velocity level's `der(x)`) follows its variable
+            let mut x = m.vars[d as usize].der_of.unwrap_or(d);
+            while let Some(b) = m.vars[x as usize].der_of {
+                x = b;
+            }
+            match m.vars[x as usize].state_select {
+                StateSelect::Never => 1e3,
+                StateSelect::Avoid => 1e1,
+                StateSelect::Default => 1.0,
+                StateSelect::Prefer => 1e-1,
+                StateSelect::Always => 1e-3,
+            }
+        })
+        .collect();
     let mut out = Vec::with_capacity(g.len() * dx.len());
     for &e in g {
         let EqBody::Eq { lhs, rhs } = m.eqs[e as usize].body else {
             unreachable!("state-set constraints are plain equations")
         };
         let r = m.arena.sub(lhs, rhs);
-        for &v in dx {
+        for (&v, &w) in dx.iter().zip(&scale) {
             let c = m
                 .arena
                 .diff_var(r, v, &mut HashMap::new())
                 .unwrap_or_else(|_| m.arena.zero());
+            let c = if w == 1.0 {
+                c
+            } else {
+                let w = m.arena.num(w);
+                m.arena.mul(w, c)
+            };
             out.push(c);
         }
     }
