@@ -53,8 +53,8 @@ fn assert_continuous(run: &Trajectories, names: &[&str]) {
 /// T = 4 sqrt(L/g) K(sin 45°).
 #[test]
 fn pendulum_released_from_the_horizontal_keeps_its_period_and_energy() {
-    let (g, l) = (9.81, 1.0);
-    let period = 4.0 * (l / g as f64).sqrt() * elliptic_k(std::f64::consts::FRAC_1_SQRT_2);
+    let (g, l): (f64, f64) = (9.81, 1.0);
+    let period = 4.0 * (l / g).sqrt() * elliptic_k(std::f64::consts::FRAC_1_SQRT_2);
     let stop = format!("{period}");
     let (run, stats) = simulate_source_with_stats(
         "Pendulum",
