@@ -213,3 +213,71 @@ pub fn filled(a: &mut Arena, dims: &[usize], fill: ExprId) -> ExprId {
         }
     }
 }
+
+/// `identity(n)` for a constant `n`.
+pub fn identity(a: &mut Arena, n: ExprId) -> Option<ExprId> {
+    let n = a.as_const(n)?;
+    if !(0.0..=1000.0).contains(&n) || n.fract() != 0.0 {
+        return None;
+    }
+    let n = n as usize;
+    let (zero, one) = (a.zero(), a.one());
+    let rows = (0..n)
+        .map(|i| {
+            let row = (0..n).map(|j| if i == j { one } else { zero }).collect();
+            array(a, row)
+        })
+        .collect();
+    Some(array(a, rows))
+}
+
+/// `outerProduct(x, y)` of two vectors: the matrix `x[i]*y[j]`.
+pub fn outer_product(a: &mut Arena, x: ExprId, y: ExprId) -> Option<ExprId> {
+    let (x, y) = (items(a, x)?, items(a, y)?);
+    if x.iter().chain(&y).any(|&e| is_array(a, e)) {
+        return None;
+    }
+    let rows = x
+        .iter()
+        .map(|&xi| {
+            let row = y.iter().map(|&yj| a.mul(xi, yj)).collect();
+            array(a, row)
+        })
+        .collect();
+    Some(array(a, rows))
+}
+
+/// `skew(x)` of a 3-vector: the matrix of `cross(x, .)`.
+pub fn skew(a: &mut Arena, x: ExprId) -> Option<ExprId> {
+    let x = items(a, x)?;
+    if x.len() != 3 || x.iter().any(|&e| is_array(a, e)) {
+        return None;
+    }
+    let zero = a.zero();
+    let neg: Vec<ExprId> = x.iter().map(|&e| a.neg(e)).collect();
+    let rows = vec![
+        vec![zero, neg[2], x[1]],
+        vec![x[2], zero, neg[0]],
+        vec![neg[1], x[0], zero],
+    ];
+    let rows = rows.into_iter().map(|r| array(a, r)).collect();
+    Some(array(a, rows))
+}
+
+/// `diagonal(v)`: the square matrix with `v` on its diagonal.
+pub fn diagonal(a: &mut Arena, v: ExprId) -> Option<ExprId> {
+    let v = items(a, v)?;
+    if v.iter().any(|&e| is_array(a, e)) {
+        return None;
+    }
+    let zero = a.zero();
+    let rows = (0..v.len())
+        .map(|i| {
+            let row = (0..v.len())
+                .map(|j| if i == j { v[i] } else { zero })
+                .collect();
+            array(a, row)
+        })
+        .collect();
+    Some(array(a, rows))
+}

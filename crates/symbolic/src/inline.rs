@@ -509,6 +509,10 @@ impl<'a> Cx<'a> {
             ("noEvent" | "Real", [x]) => Some(*x),
             ("smooth", [_, x]) => Some(*x),
             ("cross", [x, y]) => ao::cross(self.arena, *x, *y),
+            ("outerProduct", [x, y]) => ao::outer_product(self.arena, *x, *y),
+            ("identity", [n]) => ao::identity(self.arena, *n),
+            ("skew", [x]) => ao::skew(self.arena, *x),
+            ("diagonal", [v]) => ao::diagonal(self.arena, *v),
             ("transpose", [m]) => ao::transpose(self.arena, *m),
             ("size", [x, d]) => {
                 let mut cur = *x;
@@ -542,6 +546,11 @@ impl<'a> Cx<'a> {
                 }
                 Some(self.arena.call(func, args))
             }
+            // `Modelica.Math.cos` and friends: `external "builtin"` bodies are the built-in
+            _ if builtin_body(self.functions, func).is_some() => {
+                let name = builtin_body(self.functions, func)?;
+                self.call(&name, args)
+            }
             _ if self.functions.contains_key(func) => {
                 // in an expression, a call gives its first output
                 self.user_call(func, &args)?.first().copied()
@@ -564,6 +573,18 @@ impl<'a> Cx<'a> {
 
 /// Inline, in every equation, the calls that kept their call for index reduction (see the
 /// module documentation). Runs after index reduction.
+/// The built-in an `external "builtin"` function stands for (`Modelica.Math.sin` -> `sin`).
+fn builtin_body(functions: &Functions, func: &str) -> Option<String> {
+    match &functions.get(func)?.body {
+        FunctionBody::External { language, name, .. }
+            if language == "builtin" && PURE_BUILTINS.contains(&name.as_str()) =>
+        {
+            Some(name.clone())
+        }
+        _ => None,
+    }
+}
+
 pub fn inline_after_index_reduction(m: &mut Model) {
     if m.arena.late_inline.is_empty() {
         return;

@@ -576,6 +576,8 @@ pub fn algebraic_loop(
     time_invariant: &dyn Fn(VarIx) -> bool,
     nonzero_invariant: &dyn Fn(VarIx) -> bool,
 ) -> WBlock {
+    // parameters whose value is zero: never divided by, even where any divisor is allowed
+    let zero = |v: VarIx| time_invariant(v) && !nonzero_invariant(v);
     let vars: Vec<VarIx> = pairs.iter().map(|p| p.2).collect();
     let col: HashMap<VarIx, u32> = vars
         .iter()
@@ -594,7 +596,7 @@ pub fn algebraic_loop(
         // that conditions switch off leave the system singular but consistent (stuck friction
         // elements, the quadrant torques of a lossy gear) the nonlinear solver's
         // minimum-change solution still applies.
-        return match tear(a, pairs, &vars, &col, Some(nonzero_invariant)) {
+        return match tear(a, pairs, &vars, &col, Some(nonzero_invariant), &zero) {
             WBlock::Nonlinear {
                 iteration_vars,
                 inner,
@@ -615,8 +617,8 @@ pub fn algebraic_loop(
     // coefficient that varies with time may be zero (`P = v*i` solved for `i` at `v = 0`,
     // e.g. at the start), so tearing that divides only by constants and parameters is
     // preferred when it needs no more iteration variables.
-    let safe = tear(a, pairs, &vars, &col, Some(time_invariant));
-    let any = tear(a, pairs, &vars, &col, None);
+    let safe = tear(a, pairs, &vars, &col, Some(nonzero_invariant), &zero);
+    let any = tear(a, pairs, &vars, &col, None, &zero);
     let n_tears = |b: &WBlock| match b {
         WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
         _ => 0,
@@ -683,8 +685,43 @@ fn may_be_zero_by_branch(a: &Arena, e: ExprId) -> bool {
         Node::Neg(x) | Node::Div(x, _) => may_be_zero_by_branch(a, *x),
         Node::Mul(x, y) => may_be_zero_by_branch(a, *x) || may_be_zero_by_branch(a, *y),
         // the selection weight of a dynamic state set is 0 for the candidates not chosen
-        Node::Call(f, _) => f.as_ref() == crate::state_sets::WEIGHT,
+        Node::Call(f, _) if f.as_ref() == crate::state_sets::WEIGHT => true,
+        // a sine or cosine of a changing angle passes through zero (the entries of a rotation
+        // matrix: a machine's air gap, a mechanism's joint): dividing by it fails once a turn
+        Node::Call(f, args) if matches!(f.as_ref(), "sin" | "cos") => {
+            args.first().is_some_and(|&x| varies(a, x))
+        }
         _ => false,
+    }
+}
+
+/// Is `e` a product or quotient with a factor that is a zero-valued parameter?
+fn has_zero_factor(a: &Arena, e: ExprId, zero: &dyn Fn(VarIx) -> bool) -> bool {
+    match a.node(e) {
+        Node::Var(v) => zero(*v),
+        Node::Neg(x) | Node::Div(x, _) => has_zero_factor(a, *x, zero),
+        Node::Mul(x, y) => has_zero_factor(a, *x, zero) || has_zero_factor(a, *y, zero),
+        _ => false,
+    }
+}
+
+/// Does `e` read a variable or `time` (so that it may change during a run)?
+fn varies(a: &Arena, e: ExprId) -> bool {
+    match a.node(e) {
+        Node::Var(_) | Node::Pre(_) | Node::Time => true,
+        Node::Const(_) | Node::Str(_) => false,
+        Node::Neg(x) | Node::Not(x) | Node::CallOutput(x, _) => varies(a, *x),
+        Node::Add(x, y)
+        | Node::Sub(x, y)
+        | Node::Mul(x, y)
+        | Node::Div(x, y)
+        | Node::Pow(x, y)
+        | Node::And(x, y)
+        | Node::Or(x, y) => varies(a, *x) || varies(a, *y),
+        Node::Rel { lhs, rhs, .. } => varies(a, *lhs) || varies(a, *rhs),
+        Node::If(c, x, y) => varies(a, *c) || varies(a, *x) || varies(a, *y),
+        Node::Call(_, xs) | Node::Array(xs) => xs.iter().any(|&x| varies(a, x)),
+        Node::Initial | Node::Terminal | Node::Sample(_) => true,
     }
 }
 
@@ -703,6 +740,8 @@ struct TearProblem<'p> {
     vars: &'p [VarIx],
     /// When set, only solutions whose coefficient is free of time-varying variables count.
     safe_divisors: Option<&'p dyn Fn(VarIx) -> bool>,
+    /// Parameters that are zero at their values (`L[1,2]` of a diagonal inductance matrix).
+    zero_parameter: &'p dyn Fn(VarIx) -> bool,
     eq_vars: Vec<Vec<usize>>,
     var_eqs: Vec<Vec<usize>>,
     /// (equation, local var) -> explicit solution, computed on demand.
@@ -735,7 +774,7 @@ impl TearProblem<'_> {
         let Ok(d) = a.diff_var(res, v, &mut HashMap::new()) else {
             return false;
         };
-        if may_be_zero_by_branch(a, d) {
+        if may_be_zero_by_branch(a, d) || has_zero_factor(a, d, self.zero_parameter) {
             return false;
         }
         let Some(fixed) = self.safe_divisors else {
@@ -790,6 +829,7 @@ fn tear(
     vars: &[VarIx],
     col: &HashMap<VarIx, u32>,
     safe_divisors: Option<&dyn Fn(VarIx) -> bool>,
+    zero_parameter: &dyn Fn(VarIx) -> bool,
 ) -> WBlock {
     let n = pairs.len();
     let mut eq_vars: Vec<Vec<usize>> = Vec::with_capacity(n);
@@ -821,6 +861,7 @@ fn tear(
         pairs,
         vars,
         safe_divisors,
+        zero_parameter,
         eq_vars,
         var_eqs,
         solutions: HashMap::new(),

@@ -298,3 +298,41 @@ end Switchable;",
     assert_eq!(kind(&p, "d"), Some(VarKind::Parameter));
     assert_eq!(kind(&p, "x"), Some(VarKind::State));
 }
+
+/// The assignments of the program that divide by a variable named `name`.
+fn divisions_by(p: &crate::CausalProgram, name: &str) -> Vec<String> {
+    let text = crate::dump::program_text(p);
+    text.lines()
+        .filter(|l| l.contains(":=") && l.contains(&format!("/{name})")))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A torn loop never divides by a parameter whose value is zero (the off-diagonal entry of a
+/// diagonal inductance matrix in a machine's air gap), nor by the sine or cosine of a
+/// changing angle (an entry of a rotation matrix), though both are allowed divisors in
+/// general: the first is always a division by zero, the second once a turn.
+#[test]
+fn tearing_avoids_zero_parameters_and_oscillating_divisors() {
+    let p = translate_source(
+        "model Tear
+  parameter Real l12 = 0;
+  parameter Real l11 = 2;
+  Real x(start = 1);
+  Real y(start = 1);
+  Real z(start = 1);
+  Real phi = 3*time;
+equation
+  l12*x + l11*y + y^3 = 1 + time;
+  x + z*sin(phi) + y = 2;
+  z + x^3 + cos(phi)*y = 3;
+end Tear;",
+    );
+    let text = crate::dump::program_text(&p);
+    assert!(text.contains("nonlinear system"), "{text}");
+    assert!(divisions_by(&p, "l12").is_empty(), "{text}");
+    assert!(
+        !text.contains("/sin(phi)") && !text.contains("/cos(phi)"),
+        "{text}"
+    );
+}
