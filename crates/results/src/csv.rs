@@ -83,17 +83,75 @@ impl CsvRows {
         let mut buf = zmij::Buffer::new();
         let line = &mut self.line;
         line.clear();
+        // Every field is at most `FIELD` bytes with its comma (24 for the number), so one
+        // reservation per row lets the fields be appended without a capacity check each.
+        line.reserve(FIELD * (self.sources.len() + 1) + 1);
         push_number(line, &mut buf, t);
         for src in &self.sources {
-            line.push(b',');
             match src {
-                Source::Column(c) => push_number(line, &mut buf, row[*c]),
-                Source::Negated(c) => push_number(line, &mut buf, -row[*c]),
-                Source::Text(s) => line.extend_from_slice(s.as_bytes()),
+                Source::Column(c) => push_field(line, &mut buf, row[*c]),
+                Source::Negated(c) => push_field(line, &mut buf, -row[*c]),
+                Source::Text(s) => {
+                    line.push(b',');
+                    line.extend_from_slice(s.as_bytes());
+                }
             }
         }
         line.push(b'\n');
         out.write_all(line)
+    }
+}
+
+/// Room for one field: a comma and the longest shortest round-trip text of an f64 (24).
+const FIELD: usize = 25;
+
+/// Append `,` and the shortest round-trip text of `x`.
+#[inline]
+fn push_field(line: &mut Vec<u8>, buf: &mut zmij::Buffer, x: f64) {
+    if !x.is_finite() || line.capacity() - line.len() < FIELD {
+        line.push(b',');
+        push_number(line, buf, x);
+        return;
+    }
+    let text = buf.format_finite(x).as_bytes();
+    let n = text.len();
+    if n + 1 > FIELD {
+        line.push(b',');
+        line.extend_from_slice(text);
+        return;
+    }
+    // SAFETY: the line has at least FIELD >= n + 1 bytes of spare capacity (checked above);
+    // every read below lies within `text` (overlapping word copies of its first and last
+    // bytes, chosen by its length) and every write within those n + 1 spare bytes, which are
+    // all written before `set_len` makes them part of the line. A general `extend_from_slice`
+    // calls `memcpy` for each of the 10^8 numbers of a large result file, a third of the time
+    // of writing it.
+    unsafe {
+        let src = text.as_ptr();
+        let dst = line.as_mut_ptr().add(line.len());
+        dst.write(b',');
+        let dst = dst.add(1);
+        if n >= 16 {
+            let a = src.cast::<u128>().read_unaligned();
+            let b = src.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u128>().write_unaligned(a);
+            dst.add(n - 8).cast::<u64>().write_unaligned(b);
+        } else if n >= 8 {
+            let a = src.cast::<u64>().read_unaligned();
+            let b = src.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(n - 8).cast::<u64>().write_unaligned(b);
+        } else if n >= 4 {
+            let a = src.cast::<u32>().read_unaligned();
+            let b = src.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else {
+            for i in 0..n {
+                dst.add(i).write(src.add(i).read());
+            }
+        }
+        line.set_len(line.len() + n + 1);
     }
 }
 
@@ -254,6 +312,45 @@ fn split_fields(line: &str) -> Result<Vec<String>, String> {
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    #[test]
+    fn rows_have_the_text_of_format_number_for_every_length() {
+        // Lengths 1 to 24 and the non-finite values, negated aliases and constants.
+        let mut values = vec![
+            0.0,
+            1.0,
+            -1.0,
+            0.5,
+            12.25,
+            1e-7,
+            -1e300,
+            1.0 / 3.0,
+            f64::MIN,
+        ];
+        values.extend([
+            f64::MIN_POSITIVE,
+            -2.2250738585072014e-308,
+            123456.789,
+            9e15,
+        ]);
+        values.extend([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 5e-324, -0.0]);
+        for k in 0..40 {
+            values.push((k as f64 * 0.7).exp() * if k % 2 == 0 { 1.0 } else { -1e-9 });
+        }
+        let mut vars: Vec<ResultVar> = (0..values.len())
+            .map(|i| ResultVar::column(format!("x{i}"), i))
+            .collect();
+        vars.push(ResultVar::alias("m", 7, true));
+        vars.push(ResultVar::parameter("k", 2.5));
+        let mut rows = CsvRows::new(&vars);
+        let mut out = Vec::new();
+        rows.write_row(&mut out, 0.125, &values).unwrap();
+        let mut expected = vec![format_number(0.125)];
+        expected.extend(values.iter().map(|&x| format_number(x)));
+        expected.push(format_number(-values[7]));
+        expected.push("2.5".to_string());
+        assert_eq!(String::from_utf8(out).unwrap(), expected.join(",") + "\n");
+    }
 
     #[test]
     fn split_fields_handles_quotes() {
