@@ -33,6 +33,7 @@ pub fn write_csv_to(result: &SimResult, out: &mut impl Write) -> std::io::Result
 }
 
 /// Where a CSV column takes its values from, decided once for the whole file.
+#[derive(Clone)]
 enum Source {
     Column(usize),
     Negated(usize),
@@ -43,6 +44,7 @@ enum Source {
 /// Formats CSV lines for one variable table: the header, then one line per row of stored
 /// columns. Aliases are expanded from their column and constants formatted only once, so a
 /// row costs one float formatting per *stored* value it repeats, not a table lookup each.
+#[derive(Clone)]
 pub struct CsvRows {
     names: Vec<String>,
     sources: Vec<Source>,
@@ -67,6 +69,15 @@ impl CsvRows {
         }
     }
 
+    /// A copy for formatting rows only (without the names of the header).
+    pub fn for_rows(&self) -> CsvRows {
+        CsvRows {
+            names: Vec::new(),
+            sources: self.sources.clone(),
+            line: Vec::new(),
+        }
+    }
+
     pub fn write_header(&mut self, out: &mut impl Write) -> std::io::Result<()> {
         self.line.clear();
         self.line.extend_from_slice(b"\"time\"");
@@ -80,6 +91,18 @@ impl CsvRows {
 
     /// One line: time, then every variable, from the stored values `row`.
     pub fn write_row(&mut self, out: &mut impl Write, t: f64, row: &[f64]) -> std::io::Result<()> {
+        self.format_line(t, row);
+        out.write_all(&self.line)
+    }
+
+    /// The line of [`CsvRows::write_row`] into `out` (its previous contents are dropped; its
+    /// buffer is kept for the next line).
+    pub fn format_into(&mut self, t: f64, row: &[f64], out: &mut Vec<u8>) {
+        self.format_line(t, row);
+        std::mem::swap(&mut self.line, out);
+    }
+
+    fn format_line(&mut self, t: f64, row: &[f64]) {
         let mut buf = zmij::Buffer::new();
         let line = &mut self.line;
         line.clear();
@@ -98,7 +121,6 @@ impl CsvRows {
             }
         }
         line.push(b'\n');
-        out.write_all(line)
     }
 }
 
