@@ -49,6 +49,10 @@ pub struct CsvRows {
     names: Vec<String>,
     sources: Vec<Source>,
     line: Vec<u8>,
+    /// The text of every stored column of the row being formatted, one after the other,
+    /// and where each one is (`spans[c]` = start and length in `texts`).
+    texts: Vec<u8>,
+    spans: Vec<(usize, usize)>,
 }
 
 impl CsvRows {
@@ -66,6 +70,8 @@ impl CsvRows {
             names: vars.iter().map(|v| v.name.clone()).collect(),
             sources,
             line: Vec::new(),
+            texts: Vec::new(),
+            spans: Vec::new(),
         }
     }
 
@@ -75,6 +81,8 @@ impl CsvRows {
             names: Vec::new(),
             sources: self.sources.clone(),
             line: Vec::new(),
+            texts: Vec::new(),
+            spans: Vec::new(),
         }
     }
 
@@ -104,20 +112,45 @@ impl CsvRows {
 
     fn format_line(&mut self, t: f64, row: &[f64]) {
         let mut buf = zmij::Buffer::new();
+        // Every stored column is formatted once, then copied into each field that shows it:
+        // aliases repeat columns (the MSL ladder has 22 fields per section and 5 stored
+        // values), and a copy costs a fraction of a formatting.
+        let texts = &mut self.texts;
+        texts.clear();
+        texts.reserve(FIELD * row.len());
+        self.spans.clear();
+        for &x in row {
+            let start = texts.len();
+            if x.is_finite() {
+                append(texts, b"", buf.format_finite(x).as_bytes());
+            } else {
+                push_number(texts, &mut buf, x);
+            }
+            self.spans.push((start, texts.len() - start));
+        }
         let line = &mut self.line;
         line.clear();
-        // Every field is at most `FIELD` bytes with its comma (24 for the number), so one
-        // reservation per row lets the fields be appended without a capacity check each.
+        // Every field is at most `FIELD` bytes with its comma (24 for the text, negated or
+        // not), so one reservation per row lets the fields be appended without growing.
         line.reserve(FIELD * (self.sources.len() + 1) + 1);
         push_number(line, &mut buf, t);
         for src in &self.sources {
             match src {
-                Source::Column(c) => push_field(line, &mut buf, row[*c]),
-                Source::Negated(c) => push_field(line, &mut buf, -row[*c]),
-                Source::Text(s) => {
-                    line.push(b',');
-                    line.extend_from_slice(s.as_bytes());
+                Source::Column(c) => {
+                    let (at, n) = self.spans[*c];
+                    push_field(line, b"", &texts[at..at + n]);
                 }
+                Source::Negated(c) => {
+                    let (at, n) = self.spans[*c];
+                    let text = &texts[at..at + n];
+                    // The text of -x from that of x: the sign toggled; NaN has none.
+                    match text {
+                        b"NaN" => push_field(line, b"", text),
+                        [b'-', rest @ ..] => push_field(line, b"", rest),
+                        _ => push_field(line, b"-", text),
+                    }
+                }
+                Source::Text(s) => push_field(line, b"", s.as_bytes()),
             }
         }
         line.push(b'\n');
@@ -127,53 +160,56 @@ impl CsvRows {
 /// Room for one field: a comma and the longest shortest round-trip text of an f64 (24).
 const FIELD: usize = 25;
 
-/// Append `,` and the shortest round-trip text of `x`.
+/// Append `,`, then `sign` (empty or `-`), then `text`.
 #[inline]
-fn push_field(line: &mut Vec<u8>, buf: &mut zmij::Buffer, x: f64) {
-    if !x.is_finite() || line.capacity() - line.len() < FIELD {
-        line.push(b',');
-        push_number(line, buf, x);
-        return;
-    }
-    let text = buf.format_finite(x).as_bytes();
-    let n = text.len();
-    if n + 1 > FIELD {
-        line.push(b',');
+fn push_field(line: &mut Vec<u8>, sign: &[u8], text: &[u8]) {
+    append(line, if sign.is_empty() { b"," } else { b",-" }, text);
+}
+
+/// Append `prefix` (at most 2 bytes) and `text`.
+#[inline]
+fn append(line: &mut Vec<u8>, prefix: &[u8], text: &[u8]) {
+    let n = prefix.len() + text.len();
+    if n > FIELD || text.len() > 24 || prefix.len() > 2 || line.capacity() - line.len() < FIELD {
+        line.extend_from_slice(prefix);
         line.extend_from_slice(text);
         return;
     }
-    // SAFETY: the line has at least FIELD >= n + 1 bytes of spare capacity (checked above);
+    // SAFETY: the line has at least FIELD >= n bytes of spare capacity (checked above);
     // every read below lies within `text` (overlapping word copies of its first and last
-    // bytes, chosen by its length) and every write within those n + 1 spare bytes, which are
+    // bytes, chosen by its length) and every write within those n spare bytes, which are
     // all written before `set_len` makes them part of the line. A general `extend_from_slice`
-    // calls `memcpy` for each of the 10^8 numbers of a large result file, a third of the time
-    // of writing it.
+    // calls `memcpy` for each of the 10^8 fields of a large result file, a good part of the
+    // time of writing it.
     unsafe {
+        let mut dst = line.as_mut_ptr().add(line.len());
+        for &p in prefix {
+            dst.write(p);
+            dst = dst.add(1);
+        }
         let src = text.as_ptr();
-        let dst = line.as_mut_ptr().add(line.len());
-        dst.write(b',');
-        let dst = dst.add(1);
-        if n >= 16 {
+        let m = text.len();
+        if m >= 16 {
             let a = src.cast::<u128>().read_unaligned();
-            let b = src.add(n - 8).cast::<u64>().read_unaligned();
+            let b = src.add(m - 8).cast::<u64>().read_unaligned();
             dst.cast::<u128>().write_unaligned(a);
-            dst.add(n - 8).cast::<u64>().write_unaligned(b);
-        } else if n >= 8 {
+            dst.add(m - 8).cast::<u64>().write_unaligned(b);
+        } else if m >= 8 {
             let a = src.cast::<u64>().read_unaligned();
-            let b = src.add(n - 8).cast::<u64>().read_unaligned();
+            let b = src.add(m - 8).cast::<u64>().read_unaligned();
             dst.cast::<u64>().write_unaligned(a);
-            dst.add(n - 8).cast::<u64>().write_unaligned(b);
-        } else if n >= 4 {
+            dst.add(m - 8).cast::<u64>().write_unaligned(b);
+        } else if m >= 4 {
             let a = src.cast::<u32>().read_unaligned();
-            let b = src.add(n - 4).cast::<u32>().read_unaligned();
+            let b = src.add(m - 4).cast::<u32>().read_unaligned();
             dst.cast::<u32>().write_unaligned(a);
-            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+            dst.add(m - 4).cast::<u32>().write_unaligned(b);
         } else {
-            for i in 0..n {
+            for i in 0..m {
                 dst.add(i).write(src.add(i).read());
             }
         }
-        line.set_len(line.len() + n + 1);
+        line.set_len(line.len() + n);
     }
 }
 
@@ -362,15 +398,18 @@ mod tests {
         let mut vars: Vec<ResultVar> = (0..values.len())
             .map(|i| ResultVar::column(format!("x{i}"), i))
             .collect();
-        vars.push(ResultVar::alias("m", 7, true));
+        let n = values.len();
+        vars.extend((0..n).map(|i| ResultVar::alias(format!("m{i}"), i, true)));
         vars.push(ResultVar::parameter("k", 2.5));
+        vars.push(ResultVar::parameter("big", -2.2250738585072014e-308));
         let mut rows = CsvRows::new(&vars);
         let mut out = Vec::new();
         rows.write_row(&mut out, 0.125, &values).unwrap();
         let mut expected = vec![format_number(0.125)];
         expected.extend(values.iter().map(|&x| format_number(x)));
-        expected.push(format_number(-values[7]));
+        expected.extend(values.iter().map(|&x| format_number(-x)));
         expected.push("2.5".to_string());
+        expected.push(format_number(-2.2250738585072014e-308));
         assert_eq!(String::from_utf8(out).unwrap(), expected.join(",") + "\n");
     }
 
