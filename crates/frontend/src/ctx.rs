@@ -42,14 +42,12 @@ pub struct Flattener<'a> {
     /// Above 0 while parameters are evaluated only to try something (binding the arguments of
     /// a call to size its result): those evaluations do not make a parameter structural.
     pub structural_trials: Cell<u32>,
-    pub types: RefCell<HashMap<usize, Rc<ResolvedType>>>,
     /// Class named by a type name written at a place in the source, looked up from a scope
     /// (when no redeclaration in the instance overrides it): the same for every instance of
     /// the declaring class, so a component array looks its element type up once.
     pub class_names: RefCell<ClassNameCache>,
     /// Component declarations of the syntax tree, shared by all instances (`shared_decl`).
     pub shared_decls: RefCell<FxHashMap<usize, Rc<ast::ComponentDecl>>>,
-    pub dims: RefCell<HashMap<usize, Vec<usize>>>,
     /// Default `inner` components added at the top level for `outer` ones without an inner.
     pub implicit_inners: RefCell<Vec<(Arc<str>, Rc<Comp>)>>,
     /// Errors found while collecting elements (reported after the walk).
@@ -84,10 +82,8 @@ impl<'a> Flattener<'a> {
             values: RefCell::new(HashMap::default()),
             structural: RefCell::default(),
             structural_trials: Cell::new(0),
-            types: RefCell::new(HashMap::default()),
             class_names: RefCell::new(FxHashMap::default()),
             shared_decls: RefCell::new(FxHashMap::default()),
-            dims: RefCell::new(HashMap::default()),
             implicit_inners: RefCell::new(Vec::new()),
             errors: RefCell::new(Vec::new()),
             checked: RefCell::new(std::collections::HashSet::default()),
@@ -483,6 +479,8 @@ impl<'a> Flattener<'a> {
             mods,
             env: denv,
             span,
+            ty: OnceCell::new(),
+            dims: OnceCell::new(),
         };
         out.index.insert(name, out.comps.len());
         out.comps.push(Rc::new(comp));
@@ -597,11 +595,11 @@ impl<'a> Flattener<'a> {
     /// Resolve the type of a component, following short class definitions.
     /// Shared, not copied: a component's type is asked for many times per instance.
     pub fn comp_type(&self, node: &NodeRef, comp: &Rc<Comp>) -> Res<Rc<ResolvedType>> {
-        if let Some(t) = self.types.borrow().get(&key(comp)) {
+        if let Some(t) = comp.ty.get() {
             return Ok(t.clone());
         }
         let t = Rc::new(self.resolve_type_name(node, &comp.type_name, comp.scope)?);
-        self.types.borrow_mut().insert(key(comp), t.clone());
+        let _ = comp.ty.set(t.clone());
         Ok(t)
     }
 
@@ -901,7 +899,7 @@ impl<'a> Flattener<'a> {
 
     /// Dimensions of a component (declaration subscripts, then type subscripts), evaluated.
     pub fn comp_dims(&self, node: &NodeRef, comp: &Rc<Comp>) -> Res<Vec<usize>> {
-        if let Some(d) = self.dims.borrow().get(&key(comp)) {
+        if let Some(d) = comp.dims.get() {
             return Ok(d.clone());
         }
         let ty = self.comp_type(node, comp)?;
@@ -944,7 +942,7 @@ impl<'a> Flattener<'a> {
                 for p in colon_positions {
                     dims[p] = shape.get(p).copied().unwrap_or(0);
                 }
-                self.dims.borrow_mut().insert(key(comp), dims.clone());
+                let _ = comp.dims.set(dims.clone());
                 return Ok(dims);
             }
             // `:` dimensions come from the binding (or, for a parameter without one, from
@@ -966,7 +964,7 @@ impl<'a> Flattener<'a> {
                 dims[p] = shape.get(p).copied().unwrap_or(0);
             }
         }
-        self.dims.borrow_mut().insert(key(comp), dims.clone());
+        let _ = comp.dims.set(dims.clone());
         Ok(dims)
     }
 
@@ -1017,13 +1015,9 @@ impl<'a> Flattener<'a> {
 
     /// Child instance for element `indices` of component `comp` (a structured component).
     pub fn child_node(&self, node: &NodeRef, comp: &Rc<Comp>, indices: &[usize]) -> Res<NodeRef> {
-        let mut path = if node.path.is_empty() {
-            flat_ident(&comp.name).to_string()
-        } else {
-            format!("{}.{}", node.path, flat_ident(&comp.name))
-        };
+        let mut path = crate::expand::qualified(node, &comp.name);
         if !indices.is_empty() {
-            path.push_str(&format_indices(indices));
+            push_indices(&mut path, indices);
         }
         if let Some(n) = node.children.borrow().get(&path) {
             return Ok(n.clone());
@@ -1117,6 +1111,8 @@ impl<'a> Flattener<'a> {
             mods: comp.mods.clone(),
             env: comp.env.clone(),
             span: comp.span,
+            ty: OnceCell::new(),
+            dims: OnceCell::new(),
         });
         self.implicit_inners
             .borrow_mut()
@@ -1268,8 +1264,23 @@ fn format_dims(dims: &[usize]) -> String {
 
 /// `[1,2]` for indices `[1, 2]` (1-based).
 pub fn format_indices(indices: &[usize]) -> String {
-    let parts: Vec<String> = indices.iter().map(|i| i.to_string()).collect();
-    format!("[{}]", parts.join(","))
+    let mut s = String::new();
+    push_indices(&mut s, indices);
+    s
+}
+
+/// Append `[i,j,...]` to `s` (pushes instead of `format!`: instance names are built once
+/// per component of every instance, 10^5 times and more for large models).
+pub fn push_indices(s: &mut String, indices: &[usize]) {
+    use std::fmt::Write;
+    s.push('[');
+    for (k, i) in indices.iter().enumerate() {
+        if k > 0 {
+            s.push(',');
+        }
+        let _ = write!(s, "{i}");
+    }
+    s.push(']');
 }
 
 /// All index tuples (1-based) of an array with dimensions `dims`, row-major.

@@ -3166,10 +3166,16 @@ pub fn cref_text(c: &ast::ComponentRef) -> String {
 }
 
 pub fn qualified(node: &NodeRef, name: &str) -> String {
+    let name = crate::ctx::flat_ident(name);
     if node.path.is_empty() {
-        crate::ctx::flat_ident(name).to_string()
+        name.to_string()
     } else {
-        format!("{}.{}", node.path, crate::ctx::flat_ident(name))
+        // Pushed, not `format!`ed: this is called for every name of every instance.
+        let mut s = String::with_capacity(node.path.len() + 1 + name.len() + 8);
+        s.push_str(&node.path);
+        s.push('.');
+        s.push_str(name);
+        s
     }
 }
 

@@ -296,6 +296,12 @@ pub struct Comp {
     /// Environment of the declaration (subscripts, condition).
     pub env: Env,
     pub span: Span,
+    /// The resolved type, once asked for (`Flattener::comp_type`). Kept here rather than in
+    /// a table keyed by the component: a large model has 10^5 and more components, and
+    /// every question about one of them asks for its type.
+    pub ty: OnceCell<Rc<ResolvedType>>,
+    /// The evaluated dimensions, once asked for (`Flattener::comp_dims`).
+    pub dims: OnceCell<Vec<usize>>,
 }
 
 /// Predefined type names.

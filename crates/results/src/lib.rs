@@ -20,7 +20,7 @@ pub mod plot;
 pub mod stream;
 
 pub use model::{ResultVar, SimResult, Storage, VarKind};
-pub use stream::ResultStream;
+pub use stream::{ResultStream, RowFormat};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -19,6 +19,35 @@ use std::path::{Path, PathBuf};
 /// hundreds of thousands of columns.
 const BUFFER_BYTES: usize = 1 << 20;
 
+/// The bytes of one row of a result file, made independently of the file: formatting the
+/// rows of a large model is most of the cost of writing them, and several threads can do it
+/// at once (the rows are then appended in order by one).
+#[derive(Clone)]
+pub enum RowFormat {
+    Csv(CsvRows),
+    Mat,
+}
+
+impl RowFormat {
+    /// The bytes of the row at time `t` with the stored columns `row`, into `out` (cleared).
+    pub fn format(&mut self, t: f64, row: &[f64], out: &mut Vec<u8>) {
+        match self {
+            RowFormat::Csv(rows) => rows.format_into(t, row, out),
+            RowFormat::Mat => mat_row(out, t, row),
+        }
+    }
+}
+
+/// A `.mat` row: time, then the columns, as little-endian f64.
+fn mat_row(bytes: &mut Vec<u8>, t: f64, row: &[f64]) {
+    bytes.clear();
+    bytes.reserve(8 * (row.len() + 1));
+    bytes.extend_from_slice(&t.to_le_bytes());
+    for x in row {
+        bytes.extend_from_slice(&x.to_le_bytes());
+    }
+}
+
 /// A result file being written row by row.
 pub struct ResultStream {
     path: PathBuf,
@@ -98,19 +127,37 @@ impl ResultStream {
             Kind::Csv(rows) => rows.write_row(&mut self.out, t, row),
             Kind::Mat(m) => {
                 debug_assert_eq!(row.len(), m.ncols);
-                m.bytes.clear();
-                m.bytes.extend_from_slice(&t.to_le_bytes());
-                for x in row {
-                    m.bytes.extend_from_slice(&x.to_le_bytes());
-                }
+                mat_row(&mut m.bytes, t, row);
                 self.out.write_all(&m.bytes)
             }
         };
         written.map_err(|e| ResultError::io(&self.path, e))?;
+        self.count_row(t);
+        Ok(())
+    }
+
+    /// A formatter of this file's rows, to format them elsewhere (on other threads) and
+    /// append them with [`ResultStream::write_formatted`].
+    pub fn row_format(&self) -> RowFormat {
+        match &self.kind {
+            Kind::Csv(rows) => RowFormat::Csv(rows.for_rows()),
+            Kind::Mat(_) => RowFormat::Mat,
+        }
+    }
+
+    /// Append one output point at time `t` formatted by [`RowFormat::format`].
+    pub fn write_formatted(&mut self, t: f64, bytes: &[u8]) -> Result<(), ResultError> {
+        self.out
+            .write_all(bytes)
+            .map_err(|e| ResultError::io(&self.path, e))?;
+        self.count_row(t);
+        Ok(())
+    }
+
+    fn count_row(&mut self, t: f64) {
         self.first_time.get_or_insert(t);
         self.last_time = t;
         self.rows += 1;
-        Ok(())
     }
 
     /// Rows written so far.

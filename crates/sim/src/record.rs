@@ -307,7 +307,7 @@ impl<'a> StreamingRecorder<'a> {
                 }
             }
         }
-        let writer = self.writer.as_ref().expect("started above");
+        let writer = self.writer.as_mut().expect("started above");
         for (t, row) in result.rows().take(n) {
             if !writer.send(t, row) {
                 // The writer stopped at an error; `finish` reports it.
@@ -365,28 +365,77 @@ impl Recorder for StreamingRecorder<'_> {
 /// small for wide rows.
 const WRITER_BACKLOG: usize = 32;
 
-/// A [`ResultStream`] on its own thread. Formatting a row of a large model as CSV costs
-/// about as much as integrating up to it; the second core does it meanwhile.
+/// Threads formatting rows, at most: with two, the CSV text of a large model is made about
+/// as fast as the kernel takes it (a 10,000-section ladder writes 1.5 GB).
+const MAX_FORMATTERS: usize = 2;
+
+type Busy = std::time::Duration;
+
+/// A [`ResultStream`] on threads of its own: formatting a row of a large model as CSV costs
+/// more than integrating up to it, so rows are formatted by up to [`MAX_FORMATTERS`]
+/// threads (row `i` by formatter `i % k`, each in order) and appended to the file in order
+/// by one more, beside the integration.
 struct BackgroundWriter {
-    rows: std::sync::mpsc::SyncSender<(f64, Vec<f64>)>,
-    /// Row buffers the writer is done with, for reuse: a wide row is large enough that
+    /// One queue per formatter; row `next % k` goes to queue `next % k`.
+    rows: Vec<std::sync::mpsc::SyncSender<(f64, Vec<f64>)>>,
+    next: usize,
+    /// Row buffers the formatters are done with, for reuse: a wide row is large enough that
     /// allocating a fresh one per row goes to the system each time (page faults and zeroing).
     spare: std::sync::mpsc::Receiver<Vec<f64>>,
-    thread: std::thread::JoinHandle<Result<(usize, std::time::Duration), String>>,
+    formatters: Vec<std::thread::JoinHandle<Busy>>,
+    thread: std::thread::JoinHandle<Result<(usize, Busy), String>>,
 }
 
 impl BackgroundWriter {
     fn start(mut stream: ResultStream) -> BackgroundWriter {
-        let (rows, received) = std::sync::mpsc::sync_channel::<(f64, Vec<f64>)>(WRITER_BACKLOG);
-        let (give_back, spare) = std::sync::mpsc::channel::<Vec<f64>>();
+        use std::sync::mpsc::{channel, sync_channel};
+        let k = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .clamp(1, MAX_FORMATTERS);
+        let (give_back, spare) = channel::<Vec<f64>>();
+        let mut rows = Vec::with_capacity(k);
+        let mut formatted = Vec::with_capacity(k);
+        let mut bytes_back = Vec::with_capacity(k);
+        let mut formatters = Vec::with_capacity(k);
+        for _ in 0..k {
+            let (row_tx, row_rx) = sync_channel::<(f64, Vec<f64>)>(WRITER_BACKLOG / k);
+            let (text_tx, text_rx) = sync_channel::<(f64, Vec<u8>)>(2);
+            let (back_tx, back_rx) = channel::<Vec<u8>>();
+            let mut format = stream.row_format();
+            let give_back = give_back.clone();
+            formatters.push(std::thread::spawn(move || {
+                let mut busy = Busy::ZERO;
+                for (t, row) in row_rx {
+                    let started = std::time::Instant::now();
+                    let mut bytes = back_rx.try_recv().unwrap_or_default();
+                    format.format(t, &row, &mut bytes);
+                    busy += started.elapsed();
+                    // The recorder may be gone already (end of the run).
+                    let _ = give_back.send(row);
+                    if text_tx.send((t, bytes)).is_err() {
+                        break; // the writer stopped at an error
+                    }
+                }
+                busy
+            }));
+            rows.push(row_tx);
+            formatted.push(text_rx);
+            bytes_back.push(back_tx);
+        }
         let thread = std::thread::spawn(move || {
-            let mut busy = std::time::Duration::ZERO;
-            for (t, row) in received {
+            let mut busy = Busy::ZERO;
+            // Rows in order: row i from formatter i % k; a formatter whose queue is closed
+            // and drained has no more rows, and neither have the ones after it.
+            'rows: for i in 0.. {
+                let Ok((t, bytes)) = formatted[i % k].recv() else {
+                    break 'rows;
+                };
                 let started = std::time::Instant::now();
-                stream.write_row(t, &row).map_err(|e| e.to_string())?;
+                stream
+                    .write_formatted(t, &bytes)
+                    .map_err(|e| e.to_string())?;
                 busy += started.elapsed();
-                // The recorder may be gone already (end of the run): nothing to give back to.
-                let _ = give_back.send(row);
+                let _ = bytes_back[i % k].send(bytes);
             }
             let started = std::time::Instant::now();
             let n = stream.finish().map_err(|e| e.to_string())?;
@@ -394,26 +443,37 @@ impl BackgroundWriter {
         });
         BackgroundWriter {
             rows,
+            next: 0,
             spare,
+            formatters,
             thread,
         }
     }
 
     /// Queue one row; false when the writer has stopped (at an error).
-    fn send(&self, t: f64, row: &[f64]) -> bool {
+    fn send(&mut self, t: f64, row: &[f64]) -> bool {
         let mut buffer = self.spare.try_recv().unwrap_or_default();
         buffer.clear();
         buffer.extend_from_slice(row);
-        self.rows.send((t, buffer)).is_ok()
+        let queue = &self.rows[self.next % self.rows.len()];
+        self.next += 1;
+        queue.send((t, buffer)).is_ok()
     }
 
     /// Wait for every queued row to be written and the file completed: the rows written and
-    /// the time the writer was busy.
-    fn finish(self) -> Result<(usize, std::time::Duration), String> {
+    /// the time the formatters and the writer were busy.
+    fn finish(self) -> Result<(usize, Busy), String> {
         drop(self.rows);
-        self.thread
+        let formatting: Busy = self
+            .formatters
+            .into_iter()
+            .map(|f| f.join().unwrap_or_default())
+            .sum();
+        let (n, writing) = self
+            .thread
             .join()
-            .unwrap_or_else(|_| Err("the result writer stopped unexpectedly".to_string()))
+            .unwrap_or_else(|_| Err("the result writer stopped unexpectedly".to_string()))?;
+        Ok((n, formatting + writing))
     }
 }
 

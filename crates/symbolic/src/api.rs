@@ -84,17 +84,35 @@ pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>
 /// program keeps them as parameters (results show them), but setting one before a run
 /// would leave the structure built for the old value, so it is refused like the others.
 fn report_structural_parameters(flat: &FlatModel, report: &mut crate::program::TranslationReport) {
-    let is_element = |name: &str, of: &str| {
-        name == of || (name.starts_with(of) && name[of.len()..].starts_with('['))
+    if flat.structural_parameters.is_empty() {
+        return;
+    }
+    // Hashed on both sides: a model of N component instances has O(N) variables and O(N)
+    // structural parameters (`R[i].useHeatPort`), so a scan of one list per element of the
+    // other was quadratic (7 s of 23 for an RC ladder of 10,000 sections).
+    let structural: std::collections::HashSet<&str> = flat
+        .structural_parameters
+        .iter()
+        .map(String::as_str)
+        .collect();
+    // `name` is structural when it, or an array it is an element of (`name` = `s[...]`),
+    // was evaluated into the structure.
+    let is_structural = |name: &str| {
+        structural.contains(name)
+            || name
+                .match_indices('[')
+                .any(|(at, _)| structural.contains(&name[..at]))
     };
+    let mut already: std::collections::HashSet<String> = report
+        .evaluated_parameters
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
     for v in &flat.variables {
-        let structural = flat
-            .structural_parameters
-            .iter()
-            .any(|s| is_element(&v.name, s));
-        if !structural || report.evaluated(&v.name).is_some() {
+        if !is_structural(&v.name) || already.contains(&v.name) {
             continue;
         }
+        already.insert(v.name.clone());
         let value = v.binding.as_ref().and_then(|b| {
             moss_frontend::fold::as_f64(b).or(match b {
                 moss_frontend::flat::Expr::Boolean(x) => Some(f64::from(u8::from(*x))),

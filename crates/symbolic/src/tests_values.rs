@@ -334,5 +334,31 @@ end Tear;",
     assert!(
         !text.contains("/sin(phi)") && !text.contains("/cos(phi)"),
         "{text}"
+
+#[test]
+fn structural_parameters_are_reported_by_name_and_array_element_only() {
+    // `m` (or its element) sizes `x`; `mm` only starts with the same letter and sizes
+    // nothing: it must stay settable.
+    let p = translate_source(
+        "model Sized
+  parameter Integer m[2] = {2, 3};
+  parameter Integer mm = 5;
+  Real x[m[1]](each start = 1, each fixed = true);
+equation
+  der(x) = -mm*x;
+end Sized;",
+    );
+    let names: Vec<&str> = p
+        .report
+        .evaluated_parameters
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert!(p.report.evaluated("m[1]").is_some(), "{names:?}");
+    assert!(p.report.evaluated("mm").is_none(), "{names:?}");
+    assert_eq!(
+        names.len(),
+        names.iter().collect::<std::collections::HashSet<_>>().len(),
+        "each reported once: {names:?}"
     );
 }
