@@ -217,3 +217,90 @@ fn state_select_never_delays_making_a_candidate_a_state() {
         1e-4,
     );
 }
+
+/// Orientation records returned by inlined functions built from `outerProduct`, `identity`,
+/// `skew` and `external "builtin"` sine and cosine (the form of MultiBody's `Frames`
+/// functions): index reduction differentiates through them, so the angular acceleration
+/// `der(w_a)` of a frame rotated by a joint is computed. Here the joint angle is a harmonic
+/// oscillator, phi = cos(t), so w_a[3] = der(phi) = -sin(t) and z_a[3] = -cos(t).
+#[test]
+fn orientation_records_from_inlined_functions_are_differentiated() {
+    let source = r#"
+model RotatedFrame
+  record Orientation
+    Real T[3, 3];
+    Real w[3];
+  end Orientation;
+  function sine
+    input Real u;
+    output Real y;
+  external "builtin" y = sin(u);
+  end sine;
+  function cosine
+    input Real u;
+    output Real y;
+  external "builtin" y = cos(u);
+  end cosine;
+  function planarRotation
+    input Real e[3];
+    input Real angle;
+    input Real der_angle;
+    output Orientation R;
+  algorithm
+    R := Orientation(T = outerProduct(e, e) + (identity(3) - outerProduct(e, e))*cosine(angle)
+      - skew(e)*sine(angle), w = e*der_angle);
+    annotation(Inline = true);
+  end planarRotation;
+  function absoluteRotation
+    input Orientation R1;
+    input Orientation R_rel;
+    output Orientation R2;
+  algorithm
+    R2 := Orientation(T = R_rel.T*R1.T, w = R_rel.T*R1.w + R_rel.w);
+    annotation(Inline = true);
+  end absoluteRotation;
+  function angularVelocity2
+    input Orientation R;
+    output Real w[3];
+  algorithm
+    w := R.w;
+    annotation(Inline = true);
+  end angularVelocity2;
+  parameter Real e[3] = {0, 0, 1};
+  Real phi(start = 1, fixed = true);
+  Real w(start = 0, fixed = true);
+  Orientation R0(T = identity(3), w = zeros(3));
+  Orientation R;
+  Real w_a[3];
+  Real z_a[3];
+equation
+  der(phi) = w;
+  der(w) = -phi;
+  R = absoluteRotation(R0, planarRotation(e, phi, w));
+  w_a = angularVelocity2(R);
+  z_a = der(w_a);
+end RotatedFrame;
+"#;
+    let (run, _) = simulate_source_with_stats("RotatedFrame", source, &["--stop-time", "3"]);
+    for t in [0.5, 1.0, 2.0, 3.0] {
+        let what = format!("at t = {t}");
+        assert_close(
+            &format!("w_a[3] {what}"),
+            run.at("w_a[3]", t),
+            -f64::sin(t),
+            1e-4,
+        );
+        assert_close(
+            &format!("z_a[3] {what}"),
+            run.at("z_a[3]", t),
+            -f64::cos(t),
+            1e-4,
+        );
+        assert_close(
+            &format!("R.T[1,1] {what}"),
+            run.at("R.T[1,1]", t),
+            f64::cos(t).cos(),
+            1e-4,
+        );
+    }
+}
