@@ -334,6 +334,8 @@ end Tear;",
     assert!(
         !text.contains("/sin(phi)") && !text.contains("/cos(phi)"),
         "{text}"
+    );
+}
 
 #[test]
 fn structural_parameters_are_reported_by_name_and_array_element_only() {
