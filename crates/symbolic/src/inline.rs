@@ -22,7 +22,7 @@
 
 use crate::array_ops as ao;
 use crate::ir::{Arena, ExprId, Node, Rel};
-use crate::model::{map_exprs, Model};
+use crate::model::{map_exprs, EqBody, Model, SEq};
 use moss_frontend::flat::{self, BinaryOp, Function, FunctionBody, Statement, UnaryOp};
 use std::collections::{BTreeMap, HashMap};
 
@@ -603,6 +603,66 @@ pub fn inline_after_index_reduction(m: &mut Model) {
             });
         }
     }
+    expand_late_calls(m);
+}
+
+/// `(o1, o2, ...) = f(args)` (array or record outputs) of a function kept for its
+/// `derivative` annotation becomes one scalar equation per output element, so that the
+/// call is no unit of fixed causality when it sits in an algebraic loop (MultiBody's
+/// `resolve1(R_rel, f)` between two joints).
+fn expand_late_calls(m: &mut Model) {
+    let late = m.arena.late_inline.clone();
+    for which in [false, true] {
+        let n = if which { m.init_eqs.len() } else { m.eqs.len() };
+        for i in 0..n {
+            let eq = if which { &m.init_eqs[i] } else { &m.eqs[i] };
+            let EqBody::Call {
+                outputs,
+                func,
+                args,
+            } = &eq.body
+            else {
+                continue;
+            };
+            if !late.contains_key(func.as_str()) {
+                continue;
+            }
+            let (outputs, func, args, origin) = (
+                outputs.clone(),
+                func.clone(),
+                args.clone(),
+                eq.origin.clone(),
+            );
+            let Some((values, asserts)) = inline_outputs(&mut m.arena, &late, &func, &args) else {
+                continue;
+            };
+            if !asserts.is_empty() {
+                continue;
+            }
+            let mut leaves = Vec::new();
+            for v in values {
+                ao::leaves(&m.arena, v, &mut leaves);
+            }
+            if leaves.len() != outputs.len() {
+                continue;
+            }
+            let mut scalar: Vec<SEq> = outputs
+                .iter()
+                .zip(leaves)
+                .filter_map(|(o, v)| {
+                    let lhs = m.arena.var((*o)?);
+                    Some(SEq::new(EqBody::Eq { lhs, rhs: v }, origin.clone()))
+                })
+                .collect();
+            if scalar.is_empty() {
+                continue;
+            }
+            let first = scalar.remove(0);
+            let target = if which { &mut m.init_eqs } else { &mut m.eqs };
+            target[i] = first;
+            target.extend(scalar);
+        }
+    }
 }
 
 /// The simple functions to inline after index reduction: those with a `derivative`
@@ -630,9 +690,10 @@ fn is_straight_line(f: &Function) -> bool {
     let FunctionBody::Algorithm(stmts) = &f.body else {
         return false;
     };
+    // array and several outputs too: `(o1, o2) = f(x)` units are expanded after index
+    // reduction (`expand_late_calls`); expression calls only inline scalar outputs
     !f.is_impure
-        && f.outputs.len() == 1
-        && f.outputs[0].dims.is_empty()
+        && !f.outputs.is_empty()
         && stmts.iter().all(|s| matches!(s, Statement::Assign { .. }))
 }
 
