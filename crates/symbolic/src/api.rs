@@ -152,6 +152,7 @@ fn translate_evaluating(
     let originally_differentiated: Vec<bool> = m.vars.iter().map(|v| v.der.is_some()).collect();
     let aliases = alias::eliminate_aliases(&mut m);
     timer.lap(&mut m, "alias elimination");
+    inline::expand_late_calls(&mut m);
     let info = index::reduce_index(&mut m)?;
     inline::inline_after_index_reduction(&mut m);
     timer.lap(&mut m, "matching and index reduction");

@@ -607,10 +607,12 @@ pub fn inline_after_index_reduction(m: &mut Model) {
 }
 
 /// `(o1, o2, ...) = f(args)` (array or record outputs) of a function kept for its
-/// `derivative` annotation becomes one scalar equation per output element, so that the
-/// call is no unit of fixed causality when it sits in an algebraic loop (MultiBody's
+/// `derivative` annotation becomes one scalar equation per output element. Run before index
+/// reduction, which cannot differentiate a unit of several outputs (MultiBody's
+/// `frame_b.r_0 = frame_a.r_0 + resolve1(R, r)` where `r_0` is differentiated twice), and
+/// after it, so that no such unit of fixed causality is left in an algebraic loop (the
 /// `resolve1(R_rel, f)` between two joints).
-fn expand_late_calls(m: &mut Model) {
+pub fn expand_late_calls(m: &mut Model) {
     let late = m.arena.late_inline.clone();
     for which in [false, true] {
         let n = if which { m.init_eqs.len() } else { m.eqs.len() };
