@@ -290,3 +290,50 @@ fn generated_derivatives_give_the_jacobian_of_the_right_hand_side() {
         &[vec![1.0, 0.2], vec![-0.6, 1.4], vec![0.3, 2.7]],
     );
 }
+
+/// An array-valued function with a `derivative` annotation whose result is differentiated
+/// twice (MultiBody's `frame_b.r_0 = frame_a.r_0 + resolve1(R, r)` with `r_0` a state
+/// candidate): the call, a unit of several outputs, is expanded into scalar equations before
+/// index reduction, which then differentiates them. p = (cos t, sin t).
+#[test]
+fn array_call_with_derivative_annotation_is_differentiated_twice() {
+    let source = r#"
+model Circle
+  function rotate
+    input Real phi;
+    input Real v[2];
+    output Real y[2];
+  algorithm
+    y := {cos(phi)*v[1] - sin(phi)*v[2], sin(phi)*v[1] + cos(phi)*v[2]};
+    annotation(derivative(noDerivative = v) = rotate_der);
+  end rotate;
+  function rotate_der
+    input Real phi;
+    input Real v[2];
+    input Real dphi;
+    output Real dy[2];
+  algorithm
+    dy := {(-sin(phi)*v[1] - cos(phi)*v[2])*dphi, (cos(phi)*v[1] - sin(phi)*v[2])*dphi};
+  end rotate_der;
+  Real phi = time;
+  Real p[2];
+  Real vel[2];
+  Real acc[2];
+equation
+  p = rotate(phi, {1, 0});
+  vel = der(p);
+  acc = der(vel);
+end Circle;
+"#;
+    let run = simulate_source("Circle", source, &["--stop-time", "2"]);
+    for t in [0.5, 1.0, 1.5, 2.0] {
+        let f = |name: &str, want: f64| {
+            assert_close(&format!("{name} at {t}"), run.at(name, t), want, 1e-6)
+        };
+        f("p[1]", f64::cos(t));
+        f("vel[1]", -f64::sin(t));
+        f("vel[2]", f64::cos(t));
+        f("acc[1]", -f64::cos(t));
+        f("acc[2]", -f64::sin(t));
+    }
+}
