@@ -25,6 +25,7 @@ pub mod expand;
 pub mod expandable;
 pub mod flat;
 pub mod flatten;
+mod fnrecords;
 pub mod fold;
 pub mod funcs;
 pub mod inst;
