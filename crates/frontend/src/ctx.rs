@@ -972,17 +972,29 @@ impl<'a> Flattener<'a> {
 
     /// The shape of field `comp` of the record instance `node` when `node` is bound as a
     /// whole to another record instance (`r = other`): the shape of `other.<field>`.
+    /// Whether record instance `node`, or a record instance it is a field of, is bound as a
+    /// whole (its fields then take their values from that binding, not their defaults).
+    pub fn bound_as_whole(&self, node: &NodeRef) -> bool {
+        let mut cur = node.clone();
+        loop {
+            if cur.mods.binding.is_some() {
+                return true;
+            }
+            let Some(parent) = cur.parent.clone() else {
+                return false;
+            };
+            if !self.is_record_class(cur.class) || !self.is_record_class(parent.class) {
+                return false;
+            }
+            cur = parent;
+        }
+    }
+
     fn field_shape_from_record_binding(
         &self,
         node: &NodeRef,
         comp: &Rc<Comp>,
     ) -> Res<Option<Vec<usize>>> {
-        let Some(b) = node.mods.binding.as_ref() else {
-            return Ok(None);
-        };
-        let ast::ExprKind::Ref(cref) = &b.expr.kind else {
-            return Ok(None);
-        };
         if node
             .mods
             .sub(&comp.name)
@@ -990,16 +1002,67 @@ impl<'a> Flattener<'a> {
         {
             return Ok(None);
         }
-        let mut field = cref.clone();
-        field.parts.push(ast::RefPart {
-            name: comp.decl.name.clone(),
-            subscripts: Vec::new(),
-        });
-        let expr = ast::Expr::new(ast::ExprKind::Ref(field), b.expr.span);
-        match self.expand(&expr, &b.env, &mut Cx::flat()) {
-            Ok(v) => Ok(Some(v.index_path(&b.index).shape())),
-            Err(_) => Ok(None),
+        // The nearest enclosing record instance bound as a whole (`stack(data = d)` binds
+        // `stack.data.cell[1].table` through `d`), and the path from it down to the field.
+        let mut below: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut cur = node.clone();
+        let b = loop {
+            if let Some(b) = cur.mods.binding.as_ref() {
+                break b.clone();
+            }
+            let Some(parent) = cur.parent.clone() else {
+                return Ok(None);
+            };
+            if !self.is_record_class(cur.class) || !self.is_record_class(parent.class) {
+                return Ok(None);
+            }
+            let seg = cur.path.rsplit('.').next().unwrap_or(&cur.path);
+            let (name, idx) = match seg.split_once('[') {
+                Some((n, rest)) => (
+                    n,
+                    rest.trim_end_matches(']')
+                        .split(',')
+                        .filter_map(|x| x.trim().parse::<usize>().ok())
+                        .collect(),
+                ),
+                None => (seg, Vec::new()),
+            };
+            if parent.mods.sub(name).is_some_and(|m| m.binding.is_some()) {
+                return Ok(None);
+            }
+            below.insert(0, (name.to_string(), idx));
+            cur = parent;
+        };
+        if let (ast::ExprKind::Ref(cref), true) = (&b.expr.kind, below.is_empty()) {
+            let mut field = cref.clone();
+            field.parts.push(ast::RefPart {
+                name: comp.decl.name.clone(),
+                subscripts: Vec::new(),
+            });
+            let expr = ast::Expr::new(ast::ExprKind::Ref(field), b.expr.span);
+            return match self.expand(&expr, &b.env, &mut Cx::flat()) {
+                Ok(v) => Ok(Some(v.index_path(&b.index).shape())),
+                Err(_) => Ok(None),
+            };
         }
+        // Any other record expression (a constructor, an if-expression choosing between
+        // records, an array of them): the field of its value, computed now when the
+        // branches' fields differ in size.
+        let value = match self.expand(&b.expr, &b.env, &mut Cx::flat()) {
+            Ok(v) => Some(v),
+            Err(_) => self.eval_expr(&b.expr, &b.env, &mut Cx::eval()).ok(),
+        };
+        let Some(mut v) = value.map(|v| v.index_path(&b.index)) else {
+            return Ok(None);
+        };
+        for (name, idx) in &below {
+            let Some(f) = crate::records::field_value(&v, name) else {
+                return Ok(None);
+            };
+            let path: Vec<usize> = idx.iter().map(|i| i.saturating_sub(1)).collect();
+            v = f.index_path(&path);
+        }
+        Ok(crate::records::field_value(&v, &comp.name).map(|f| f.shape()))
     }
 
     fn dim_size(&self, v: &Val, span: Span) -> Res<usize> {

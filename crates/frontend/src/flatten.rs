@@ -579,7 +579,7 @@ impl<'a> Flattener<'a> {
         }
         // A binding of the whole record (`Point b = Point(3, 4)`) replaces the default
         // bindings of its fields; it is applied by `record_binding`.
-        let record_bound = node.mods.binding.is_some()
+        let record_bound = self.bound_as_whole(node)
             && comp.tprefixes.variability != Some(ast::Variability::Constant)
             && comp.mods.binding.is_some();
         let mut binding = match mods.binding.as_ref().filter(|_| !record_bound) {
