@@ -1002,19 +1002,21 @@ impl<'a> Flattener<'a> {
         {
             return Ok(None);
         }
-        // The nearest enclosing record instance bound as a whole (`stack(data = d)` binds
-        // `stack.data.cell[1].table` through `d`), and the path from it down to the field.
+        // The outermost enclosing record instance bound as a whole (`stack(data = d)` binds
+        // `stack.data.cell[1].table` through `d`, whatever the declaration of `cell` says),
+        // and the path from it down to the field.
         let mut below: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut found: Option<(BindingMod, usize)> = None;
         let mut cur = node.clone();
-        let b = loop {
+        loop {
             if let Some(b) = cur.mods.binding.as_ref() {
-                break b.clone();
+                found = Some((b.clone(), below.len()));
             }
             let Some(parent) = cur.parent.clone() else {
-                return Ok(None);
+                break;
             };
             if !self.is_record_class(cur.class) || !self.is_record_class(parent.class) {
-                return Ok(None);
+                break;
             }
             let seg = cur.path.rsplit('.').next().unwrap_or(&cur.path);
             let (name, idx) = match seg.split_once('[') {
@@ -1027,12 +1029,14 @@ impl<'a> Flattener<'a> {
                 ),
                 None => (seg, Vec::new()),
             };
-            if parent.mods.sub(name).is_some_and(|m| m.binding.is_some()) {
-                return Ok(None);
-            }
-            below.insert(0, (name.to_string(), idx));
+            below.push((name.to_string(), idx));
             cur = parent;
+        }
+        let Some((b, depth)) = found else {
+            return Ok(None);
         };
+        below.truncate(depth);
+        below.reverse();
         if let (ast::ExprKind::Ref(cref), true) = (&b.expr.kind, below.is_empty()) {
             let mut field = cref.clone();
             field.parts.push(ast::RefPart {

@@ -98,17 +98,12 @@ impl<'a> Flattener<'a> {
     }
 
     /// `r`, `v[j]`, `r.sub` for a record-typed local of the function: its field variables.
-    pub(crate) fn record_ref(
-        &self,
-        c: &ast::ComponentRef,
-        fenv: &FnEnv,
-    ) -> Res<Option<RecExpr>> {
+    pub(crate) fn record_ref(&self, c: &ast::ComponentRef, fenv: &FnEnv) -> Res<Option<RecExpr>> {
         if c.global {
             return Ok(None);
         }
         let root = c.parts[0].name.as_str();
-        let Some((mut class, rank)) = fenv.hoist.record_classes.borrow().get(root).copied()
-        else {
+        let Some((mut class, rank)) = fenv.hoist.record_classes.borrow().get(root).copied() else {
             return Ok(None);
         };
         let Some(all) = fenv.hoist.records.borrow().get(root).cloned() else {
@@ -125,10 +120,7 @@ impl<'a> Flattener<'a> {
                 None => return Ok(None),
             }
         }
-        let fields: Vec<_> = all
-            .iter()
-            .filter(|f| f.path.starts_with(&prefix))
-            .collect();
+        let fields: Vec<_> = all.iter().filter(|f| f.path.starts_with(&prefix)).collect();
         let Some(first) = fields.first() else {
             return Ok(None);
         };
@@ -219,7 +211,9 @@ impl<'a> Flattener<'a> {
                 }
                 FVal::S(self.fexpr_end(e, fenv, end)?)
             }
-            ExprKind::Call { function, args } => self.fval_call(function, args, fenv, e.span, end)?,
+            ExprKind::Call { function, args } => {
+                self.fval_call(function, args, fenv, e.span, end)?
+            }
             ExprKind::Unary { op, operand } => {
                 let a = self.fval_end(operand, fenv, end)?;
                 match (op, a) {
@@ -230,7 +224,9 @@ impl<'a> Flattener<'a> {
                     (ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg, FVal::S(a)) => {
                         FVal::S(crate::fold::unary(FU::Neg, a))
                     }
-                    (ast::UnaryOp::Not, a) => FVal::S(crate::fold::unary(FU::Not, a.scalar(e.span)?)),
+                    (ast::UnaryOp::Not, a) => {
+                        FVal::S(crate::fold::unary(FU::Not, a.scalar(e.span)?))
+                    }
                 }
             }
             ExprKind::Binary { op, lhs, rhs } => {
@@ -338,18 +334,17 @@ impl<'a> Flattener<'a> {
                 None => types.remove(idx.name.as_str()),
             };
         }
-        let rec = match v? {
-            FVal::R(rec) if rec.rank == 0 => rec,
-            FVal::R(_) => {
-                return err(
+        let rec =
+            match v? {
+                FVal::R(rec) if rec.rank == 0 => rec,
+                FVal::R(_) => return err(
                     span,
                     "array constructors of arrays of records are not supported inside functions",
-                )
-            }
-            // Not a record: translated again as before (the temporaries made here stay
-            // unused).
-            FVal::S(_) => return Ok(None),
-        };
+                ),
+                // Not a record: translated again as before (the temporaries made here stay
+                // unused).
+                FVal::S(_) => return Ok(None),
+            };
         let o = origin(span, &fenv.env.node);
         let range = self.fval(r, fenv)?.scalar(r.span)?;
         let count = match &range {
@@ -376,7 +371,9 @@ impl<'a> Flattener<'a> {
         let fields = self.record_field_list(rec.class, span)?;
         let temps = self.record_temps(fenv, &fields, 1, Some(&[Some(count)]));
         let k = Expr::Var {
-            name: fenv.hoist.temp(crate::flat::ScalarType::Integer, Vec::new()),
+            name: fenv
+                .hoist
+                .temp(crate::flat::ScalarType::Integer, Vec::new()),
             subscripts: Vec::new(),
         };
         stmts.insert(
@@ -434,7 +431,11 @@ impl<'a> Flattener<'a> {
         }
         let mut values = Vec::new();
         let mut pres = Vec::new();
-        for v in branches.iter().map(|(_, v)| v).chain(std::iter::once(else_branch)) {
+        for v in branches
+            .iter()
+            .map(|(_, v)| v)
+            .chain(std::iter::once(else_branch))
+        {
             let saved = std::mem::take(&mut *fenv.hoist.pre.borrow_mut());
             let r = self.fval_end(v, fenv, end);
             let mine = std::mem::replace(&mut *fenv.hoist.pre.borrow_mut(), saved);
@@ -574,7 +575,11 @@ impl<'a> Flattener<'a> {
         if !func.locals.is_empty()
             || func.is_impure
             || func.inputs.len() != args.len()
-            || func.inputs.iter().chain(&func.outputs).any(|v| !v.dims.is_empty())
+            || func
+                .inputs
+                .iter()
+                .chain(&func.outputs)
+                .any(|v| !v.dims.is_empty())
         {
             return None;
         }
@@ -867,7 +872,10 @@ impl<'a> Flattener<'a> {
         }
         match first_err {
             Some(e) => Err(e),
-            None => err(span, format!("operator {op} is not defined for these values")),
+            None => err(
+                span,
+                format!("operator {op} is not defined for these values"),
+            ),
         }
     }
 
@@ -1152,8 +1160,7 @@ impl<'a> Flattener<'a> {
         let (targets, result) = match one {
             FVal::R(r) => {
                 let fields = self.record_field_list(r.class, span)?;
-                let temps =
-                    self.record_temps(fenv, &fields, 1, Some(&[Some(count.clone())]));
+                let temps = self.record_temps(fenv, &fields, 1, Some(&[Some(count.clone())]));
                 for (t, v) in temps.iter().zip(r.fields) {
                     body.push(Statement::Assign {
                         target: index_var(t, &iv),

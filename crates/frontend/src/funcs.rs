@@ -37,7 +37,8 @@ pub(crate) struct Hoist {
     pub(crate) records:
         std::cell::RefCell<std::collections::HashMap<String, Vec<crate::records::RecordField>>>,
     /// Record-typed components: their record class and number of array dimensions.
-    pub(crate) record_classes: std::cell::RefCell<std::collections::HashMap<String, (ClassId, usize)>>,
+    pub(crate) record_classes:
+        std::cell::RefCell<std::collections::HashMap<String, (ClassId, usize)>>,
 }
 
 impl Hoist {
@@ -658,7 +659,9 @@ impl<'a> Flattener<'a> {
                 .zip(positional)
                 .enumerate()
                 .map(|(k, (v, a))| match v {
-                    FVal::R(r) if k == 0 && matches!(fname.trim_start_matches('.'), "size" | "ndims") => {
+                    FVal::R(r)
+                        if k == 0 && matches!(fname.trim_start_matches('.'), "size" | "ndims") =>
+                    {
                         Ok(r.fields.into_iter().next().unwrap_or(Expr::Integer(0)))
                     }
                     v => v.scalar(a.span),
@@ -834,7 +837,11 @@ impl<'a> Flattener<'a> {
             origin: o.clone(),
         };
         if !clash {
-            return targets.into_iter().zip(values).map(|(t, v)| assign(t, v)).collect();
+            return targets
+                .into_iter()
+                .zip(values)
+                .map(|(t, v)| assign(t, v))
+                .collect();
         }
         let mut out = Vec::new();
         let mut temps = Vec::new();
@@ -891,12 +898,9 @@ impl<'a> Flattener<'a> {
         for c in elems.comps.iter() {
             let k = inputs.iter().position(|i| Rc::ptr_eq(i, c));
             let arg = k.and_then(|k| {
-                positional.get(k).or_else(|| {
-                    named
-                        .iter()
-                        .find(|n| n.name == *c.name)
-                        .map(|n| &n.value)
-                })
+                positional
+                    .get(k)
+                    .or_else(|| named.iter().find(|n| n.name == *c.name).map(|n| &n.value))
             });
             let sub: Vec<&crate::records::RecordField> = fields
                 .iter()
@@ -1349,7 +1353,10 @@ fn assigned_input(stmts: &[ast::Statement], inputs: &HashSet<&str>) -> Option<(S
 }
 
 /// A cheap type inference for temporaries: Integer when every leaf is Integer.
-pub(crate) fn infer_type(e: &Expr, types: &std::collections::HashMap<String, ScalarType>) -> ScalarType {
+pub(crate) fn infer_type(
+    e: &Expr,
+    types: &std::collections::HashMap<String, ScalarType>,
+) -> ScalarType {
     match e {
         Expr::Integer(_) => ScalarType::Integer,
         Expr::Boolean(_) => ScalarType::Boolean,

@@ -387,10 +387,12 @@ fn put(slot: &mut Val, idx: &[Sub], v: Val) -> bool {
             _ => false,
         },
         Sub::Many(is) => match v {
-            Val::A(vs) if vs.len() == is.len() => is.iter().zip(vs).all(|(i, y)| match items.get_mut(*i) {
-                Some(x) => put(x, rest, y),
-                None => false,
-            }),
+            Val::A(vs) if vs.len() == is.len() => {
+                is.iter().zip(vs).all(|(i, y)| match items.get_mut(*i) {
+                    Some(x) => put(x, rest, y),
+                    None => false,
+                })
+            }
             _ => false,
         },
     }
