@@ -990,21 +990,14 @@ impl<'a> Flattener<'a> {
         }
     }
 
-    fn field_shape_from_record_binding(
+    /// The outermost record instance, `node` or one `node` is a field of, bound as a whole
+    /// (`stack(data = d)` binds `stack.data.cell[1].table` through `d`, whatever the
+    /// declaration of `cell` says): its binding and the path (names and 1-based indices)
+    /// from it down to `node`.
+    pub fn outermost_record_binding(
         &self,
         node: &NodeRef,
-        comp: &Rc<Comp>,
-    ) -> Res<Option<Vec<usize>>> {
-        if node
-            .mods
-            .sub(&comp.name)
-            .is_some_and(|m| m.binding.is_some())
-        {
-            return Ok(None);
-        }
-        // The outermost enclosing record instance bound as a whole (`stack(data = d)` binds
-        // `stack.data.cell[1].table` through `d`, whatever the declaration of `cell` says),
-        // and the path from it down to the field.
+    ) -> Option<(BindingMod, Vec<(String, Vec<usize>)>)> {
         let mut below: Vec<(String, Vec<usize>)> = Vec::new();
         let mut found: Option<(BindingMod, usize)> = None;
         let mut cur = node.clone();
@@ -1032,11 +1025,27 @@ impl<'a> Flattener<'a> {
             below.push((name.to_string(), idx));
             cur = parent;
         }
-        let Some((b, depth)) = found else {
-            return Ok(None);
-        };
+        let (b, depth) = found?;
         below.truncate(depth);
         below.reverse();
+        Some((b, below))
+    }
+
+    fn field_shape_from_record_binding(
+        &self,
+        node: &NodeRef,
+        comp: &Rc<Comp>,
+    ) -> Res<Option<Vec<usize>>> {
+        if node
+            .mods
+            .sub(&comp.name)
+            .is_some_and(|m| m.binding.is_some())
+        {
+            return Ok(None);
+        }
+        let Some((b, below)) = self.outermost_record_binding(node) else {
+            return Ok(None);
+        };
         if let (ast::ExprKind::Ref(cref), true) = (&b.expr.kind, below.is_empty()) {
             let mut field = cref.clone();
             field.parts.push(ast::RefPart {
