@@ -68,6 +68,9 @@ pub struct Flattener<'a> {
 /// Scope and source place of a class name → the class it names (see `class_named`).
 pub type ClassNameCache = FxHashMap<(Option<ClassId>, Span), Option<ClassId>>;
 
+/// A path of record fields below an instance: names with their 1-based indices.
+pub type FieldPath = Vec<(String, Vec<usize>)>;
+
 fn key<T>(r: &Rc<T>) -> usize {
     Rc::as_ptr(r) as *const u8 as usize
 }
@@ -997,7 +1000,7 @@ impl<'a> Flattener<'a> {
     pub fn outermost_record_binding(
         &self,
         node: &NodeRef,
-    ) -> Option<(BindingMod, Vec<(String, Vec<usize>)>)> {
+    ) -> Option<(BindingMod, FieldPath)> {
         let mut below: Vec<(String, Vec<usize>)> = Vec::new();
         let mut found: Option<(BindingMod, usize)> = None;
         let mut cur = node.clone();
