@@ -997,10 +997,7 @@ impl<'a> Flattener<'a> {
     /// (`stack(data = d)` binds `stack.data.cell[1].table` through `d`, whatever the
     /// declaration of `cell` says): its binding and the path (names and 1-based indices)
     /// from it down to `node`.
-    pub fn outermost_record_binding(
-        &self,
-        node: &NodeRef,
-    ) -> Option<(BindingMod, FieldPath)> {
+    pub fn outermost_record_binding(&self, node: &NodeRef) -> Option<(BindingMod, FieldPath)> {
         let mut below: Vec<(String, Vec<usize>)> = Vec::new();
         let mut found: Option<(BindingMod, usize)> = None;
         let mut cur = node.clone();
