@@ -617,7 +617,7 @@ pub fn algebraic_loop(
     // coefficient that varies with time may be zero (`P = v*i` solved for `i` at `v = 0`,
     // e.g. at the start), so tearing that divides only by constants and parameters is
     // preferred when it needs no more iteration variables.
-    let safe = tear(a, pairs, &vars, &col, Some(nonzero_invariant), &zero);
+    let safe = tear(a, pairs, &vars, &col, Some(time_invariant), &zero);
     let any = tear(a, pairs, &vars, &col, None, &zero);
     let n_tears = |b: &WBlock| match b {
         WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
