@@ -13,8 +13,9 @@
 //!    connectors whose potential the model leaves undetermined.
 //! 2. [`alias`]: constant propagation and alias elimination.
 //! 3. [`index`] with [`matching`]: count check, Pantelides, dummy derivatives (stateSelect),
-//!    Dulmage–Mendelsohn diagnosis of singular systems. Then [`inline`] inlines the simple
-//!    functions that kept their calls for their `derivative` annotations.
+//!    Dulmage–Mendelsohn diagnosis of singular systems; [`state_sets`] for constraints whose
+//!    states must be chosen at run time (dynamic state selection). Then [`inline`] inlines
+//!    the simple functions that kept their calls for their `derivative` annotations.
 //! 4. [`solve`] with [`sort`]: matching of the index-1 system, BLT (Tarjan), symbolic solving,
 //!    linear blocks, tearing of nonlinear loops. An equation solved by dividing by a
 //!    parameter that is zero makes the translation start over with that parameter evaluated
