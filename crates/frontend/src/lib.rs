@@ -14,8 +14,9 @@
 //! writes the flat model as Modelica that moss reads back; [`stats`] counts equations and
 //! variables for `moss check`.
 //!
-//! Records in functions and operator records are scalarized here ([`records`],
-//! `fnrecords`, [`operators`]): later stages see only scalar and array variables.
+//! Not supported yet (each gives a diagnostic, never a crash): records as function inputs
+//! or outputs, operator overloading, synchronous clocks, external C functions other than
+//! the MSL tables.
 
 pub mod api;
 pub mod connect;
@@ -24,7 +25,6 @@ pub mod expand;
 pub mod expandable;
 pub mod flat;
 pub mod flatten;
-mod fnrecords;
 pub mod fold;
 pub mod funcs;
 pub mod inst;
