@@ -87,9 +87,8 @@ pub fn build_state_set(m: &mut Model, g: &[u32], dx: &[VarIx], order: &[VarIx]) 
     let x: Vec<VarIx> = dx
         .iter()
         .map(|&d| {
-            m.vars[d as usize]
-                .der_of
-                .expect("a candidate is a derivative")
+            // candidates are derivatives (`index.rs` offers only those); never panic
+            m.vars[d as usize].der_of.unwrap_or(d)
         })
         .collect();
     let default_states: Vec<VarIx> = order[order.len() - k..].to_vec();
@@ -101,7 +100,10 @@ pub fn build_state_set(m: &mut Model, g: &[u32], dx: &[VarIx], order: &[VarIx]) 
     }
     let jac = constraint_jacobian(m, g, dx);
     // the first choice as initialization will make it, where the start values tell
-    let at_start: Option<Vec<f64>> = jac.iter().map(|&e| start_value(m, e, 0)).collect();
+    let at_start: Option<Vec<f64>> = jac
+        .iter()
+        .map(|&e| crate::zero_params::start_point_value(m, e))
+        .collect();
     if let Some(values) = at_start {
         default_mask = select(default_mask, n, &values);
     }
@@ -146,58 +148,6 @@ pub fn build_state_set(m: &mut Model, g: &[u32], dx: &[VarIx], order: &[VarIx]) 
         switch_condition,
         selection,
     }
-}
-
-/// The value of `e` at the start values (parameters at their bindings), for the common
-/// arithmetic and elementary functions; `None` where that is not known at translation time.
-fn start_value(m: &Model, e: ExprId, depth: u32) -> Option<f64> {
-    if depth > 64 {
-        return None;
-    }
-    let a = &m.arena;
-    if let Some(x) = a.as_const(e) {
-        return Some(x);
-    }
-    let val = |x: ExprId| start_value(m, x, depth + 1);
-    Some(match a.node(e) {
-        Node::Var(v) | Node::Pre(v) => {
-            let sv = &m.vars[*v as usize];
-            match sv.kind {
-                VKind::Parameter | VKind::Constant => val(sv.binding.or(sv.start)?)?,
-                _ => match sv.start {
-                    Some(s) => val(s)?,
-                    None => 0.0,
-                },
-            }
-        }
-        Node::Neg(x) => -val(*x)?,
-        Node::Add(x, y) => val(*x)? + val(*y)?,
-        Node::Sub(x, y) => val(*x)? - val(*y)?,
-        Node::Mul(x, y) => val(*x)? * val(*y)?,
-        Node::Div(x, y) => val(*x)? / val(*y)?,
-        Node::Pow(x, y) => val(*x)?.powf(val(*y)?),
-        Node::Call(f, args) if args.len() == 1 => {
-            let x = val(args[0])?;
-            match f.as_ref() {
-                "sin" => x.sin(),
-                "cos" => x.cos(),
-                "tan" => x.tan(),
-                "asin" => x.asin(),
-                "acos" => x.acos(),
-                "atan" => x.atan(),
-                "exp" => x.exp(),
-                "log" => x.ln(),
-                "sqrt" => x.sqrt(),
-                "abs" => x.abs(),
-                "sinh" => x.sinh(),
-                "cosh" => x.cosh(),
-                "tanh" => x.tanh(),
-                _ => return None,
-            }
-        }
-        _ => return None,
-    })
-    .filter(|x| x.is_finite())
 }
 
 /// Which variables' `fixed = true` start equations initialization should drop first when
@@ -337,8 +287,10 @@ fn constraint_jacobian(m: &mut Model, g: &[u32], dx: &[VarIx]) -> Vec<ExprId> {
         .collect();
     let mut out = Vec::with_capacity(g.len() * dx.len());
     for &e in g {
+        // differentiated constraints are plain equations; anything else gives no pivots
         let EqBody::Eq { lhs, rhs } = m.eqs[e as usize].body else {
-            unreachable!("state-set constraints are plain equations")
+            out.extend(std::iter::repeat_n(m.arena.zero(), dx.len()));
+            continue;
         };
         let r = m.arena.sub(lhs, rhs);
         for (&v, &w) in dx.iter().zip(&scale) {

@@ -38,10 +38,19 @@ pub struct EvaluatedParameter {
 /// The value of a parameter expression from bindings and start values, when it is made of
 /// arithmetic only.
 pub fn parameter_value(m: &Model, e: ExprId) -> Option<f64> {
-    value_at_depth(m, e, 0)
+    value_at_depth(m, e, 0, false)
 }
 
-fn value_at_depth(m: &Model, e: ExprId, depth: u32) -> Option<f64> {
+/// The value of `e` at the start values of its variables (0 where none is given), with the
+/// parameters at their bindings and the common elementary functions: the point at which
+/// initialization begins (used for the first choice of a dynamic state set).
+pub fn start_point_value(m: &Model, e: ExprId) -> Option<f64> {
+    value_at_depth(m, e, 0, true).filter(|x| x.is_finite())
+}
+
+/// With `at_start`, variables (and their `pre`) take their start values and elementary
+/// functions are evaluated; without, only parameters and arithmetic count.
+fn value_at_depth(m: &Model, e: ExprId, depth: u32, at_start: bool) -> Option<f64> {
     // bindings may refer to each other in a (faulty) cycle
     if depth > 64 {
         return None;
@@ -50,8 +59,18 @@ fn value_at_depth(m: &Model, e: ExprId, depth: u32) -> Option<f64> {
     if let Some(x) = a.as_const(e) {
         return Some(x);
     }
-    let val = |x: ExprId| value_at_depth(m, x, depth + 1);
+    let val = |x: ExprId| value_at_depth(m, x, depth + 1, at_start);
     Some(match a.node(e) {
+        Node::Var(v) | Node::Pre(v) if at_start => {
+            let sv = &m.vars[*v as usize];
+            match sv.kind {
+                VKind::Parameter | VKind::Constant => val(sv.binding.or(sv.start)?)?,
+                _ => match sv.start {
+                    Some(s) => val(s)?,
+                    None => 0.0,
+                },
+            }
+        }
         Node::Var(v) => {
             let sv = &m.vars[*v as usize];
             if !matches!(sv.kind, VKind::Parameter | VKind::Constant) || sv.fixed == Some(false) {
@@ -70,6 +89,25 @@ fn value_at_depth(m: &Model, e: ExprId, depth: u32) -> Option<f64> {
                 val(*x)?
             } else {
                 val(*y)?
+            }
+        }
+        Node::Call(f, args) if at_start && args.len() == 1 => {
+            let x = val(args[0])?;
+            match f.as_ref() {
+                "sin" => x.sin(),
+                "cos" => x.cos(),
+                "tan" => x.tan(),
+                "asin" => x.asin(),
+                "acos" => x.acos(),
+                "atan" => x.atan(),
+                "exp" => x.exp(),
+                "log" => x.ln(),
+                "sqrt" => x.sqrt(),
+                "abs" => x.abs(),
+                "sinh" => x.sinh(),
+                "cosh" => x.cosh(),
+                "tanh" => x.tanh(),
+                _ => return None,
             }
         }
         _ => return None,
