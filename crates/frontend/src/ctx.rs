@@ -66,6 +66,9 @@ pub struct Flattener<'a> {
 /// Scope and source place of a class name → the class it names (see `class_named`).
 pub type ClassNameCache = FxHashMap<(Option<ClassId>, Span), Option<ClassId>>;
 
+/// A path of record fields below an instance: names with their 1-based indices.
+pub type FieldPath = Vec<(String, Vec<usize>)>;
+
 fn key<T>(r: &Rc<T>) -> usize {
     Rc::as_ptr(r) as *const u8 as usize
 }
@@ -970,17 +973,67 @@ impl<'a> Flattener<'a> {
 
     /// The shape of field `comp` of the record instance `node` when `node` is bound as a
     /// whole to another record instance (`r = other`): the shape of `other.<field>`.
+    /// Whether record instance `node`, or a record instance it is a field of, is bound as a
+    /// whole (its fields then take their values from that binding, not their defaults).
+    pub fn bound_as_whole(&self, node: &NodeRef) -> bool {
+        let mut cur = node.clone();
+        loop {
+            if cur.mods.binding.is_some() {
+                return true;
+            }
+            let Some(parent) = cur.parent.clone() else {
+                return false;
+            };
+            if !self.is_record_class(cur.class) || !self.is_record_class(parent.class) {
+                return false;
+            }
+            cur = parent;
+        }
+    }
+
+    /// The outermost record instance, `node` or one `node` is a field of, bound as a whole
+    /// (`stack(data = d)` binds `stack.data.cell[1].table` through `d`, whatever the
+    /// declaration of `cell` says): its binding and the path (names and 1-based indices)
+    /// from it down to `node`.
+    pub fn outermost_record_binding(&self, node: &NodeRef) -> Option<(BindingMod, FieldPath)> {
+        let mut below: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut found: Option<(BindingMod, usize)> = None;
+        let mut cur = node.clone();
+        loop {
+            if let Some(b) = cur.mods.binding.as_ref() {
+                found = Some((b.clone(), below.len()));
+            }
+            let Some(parent) = cur.parent.clone() else {
+                break;
+            };
+            if !self.is_record_class(cur.class) || !self.is_record_class(parent.class) {
+                break;
+            }
+            let seg = cur.path.rsplit('.').next().unwrap_or(&cur.path);
+            let (name, idx) = match seg.split_once('[') {
+                Some((n, rest)) => (
+                    n,
+                    rest.trim_end_matches(']')
+                        .split(',')
+                        .filter_map(|x| x.trim().parse::<usize>().ok())
+                        .collect(),
+                ),
+                None => (seg, Vec::new()),
+            };
+            below.push((name.to_string(), idx));
+            cur = parent;
+        }
+        let (b, depth) = found?;
+        below.truncate(depth);
+        below.reverse();
+        Some((b, below))
+    }
+
     fn field_shape_from_record_binding(
         &self,
         node: &NodeRef,
         comp: &Rc<Comp>,
     ) -> Res<Option<Vec<usize>>> {
-        let Some(b) = node.mods.binding.as_ref() else {
-            return Ok(None);
-        };
-        let ast::ExprKind::Ref(cref) = &b.expr.kind else {
-            return Ok(None);
-        };
         if node
             .mods
             .sub(&comp.name)
@@ -988,16 +1041,39 @@ impl<'a> Flattener<'a> {
         {
             return Ok(None);
         }
-        let mut field = cref.clone();
-        field.parts.push(ast::RefPart {
-            name: comp.decl.name.clone(),
-            subscripts: Vec::new(),
-        });
-        let expr = ast::Expr::new(ast::ExprKind::Ref(field), b.expr.span);
-        match self.expand(&expr, &b.env, &mut Cx::flat()) {
-            Ok(v) => Ok(Some(v.index_path(&b.index).shape())),
-            Err(_) => Ok(None),
+        let Some((b, below)) = self.outermost_record_binding(node) else {
+            return Ok(None);
+        };
+        if let (ast::ExprKind::Ref(cref), true) = (&b.expr.kind, below.is_empty()) {
+            let mut field = cref.clone();
+            field.parts.push(ast::RefPart {
+                name: comp.decl.name.clone(),
+                subscripts: Vec::new(),
+            });
+            let expr = ast::Expr::new(ast::ExprKind::Ref(field), b.expr.span);
+            return match self.expand(&expr, &b.env, &mut Cx::flat()) {
+                Ok(v) => Ok(Some(v.index_path(&b.index).shape())),
+                Err(_) => Ok(None),
+            };
         }
+        // Any other record expression (a constructor, an if-expression choosing between
+        // records, an array of them): the field of its value, computed now when the
+        // branches' fields differ in size.
+        let value = match self.expand(&b.expr, &b.env, &mut Cx::flat()) {
+            Ok(v) => Some(v),
+            Err(_) => self.eval_expr(&b.expr, &b.env, &mut Cx::eval()).ok(),
+        };
+        let Some(mut v) = value.map(|v| v.index_path(&b.index)) else {
+            return Ok(None);
+        };
+        for (name, idx) in &below {
+            let Some(f) = crate::records::field_value(&v, name) else {
+                return Ok(None);
+            };
+            let path: Vec<usize> = idx.iter().map(|i| i.saturating_sub(1)).collect();
+            v = f.index_path(&path);
+        }
+        Ok(crate::records::field_value(&v, &comp.name).map(|f| f.shape()))
     }
 
     fn dim_size(&self, v: &Val, span: Span) -> Res<usize> {

@@ -1316,11 +1316,24 @@ impl<'a> Flattener<'a> {
             }
         }
         let constant = comp.tprefixes.variability == Some(ast::Variability::Constant);
-        if let (Some(rb), false) = (&node.mods.binding, constant) {
-            // A field of a record bound as a whole (`R r = R(...)`, `x5 = x3`).
-            let whole = self
+        let whole_binding = if constant {
+            None
+        } else {
+            self.outermost_record_binding(node)
+        };
+        if let Some((rb, below)) = whole_binding {
+            // A field of a record bound as a whole (`R r = R(...)`, `x5 = x3`), also
+            // through an enclosing record (`stack(data = d)` for `stack.data.cell[1].x`).
+            let mut whole = self
                 .eval_expr(&rb.expr, &rb.env, &mut Cx::eval())?
                 .index_path(&rb.index);
+            for (name, idx) in &below {
+                let path: Vec<usize> = idx.iter().map(|i| i.saturating_sub(1)).collect();
+                whole = match crate::records::field_value(&whole, name) {
+                    Some(f) => f.index_path(&path),
+                    None => Val::S(Expr::Integer(0)),
+                };
+            }
             if let Val::R(fields) = whole {
                 if let Some((_, f)) = fields.into_iter().find(|(n, _)| *n == comp.name) {
                     let v = broadcast(f, &dims);

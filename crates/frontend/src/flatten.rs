@@ -132,7 +132,7 @@ impl<'a> Flattener<'a> {
                     self.walk(&child, out)
                         .map_err(|d| in_instance(d, comp.decl.span, &child.path))?;
                     // A record inside a record bound as a whole gets its values from there.
-                    let parent_bound = node.mods.binding.is_some()
+                    let parent_bound = self.bound_as_whole(node)
                         && comp.tprefixes.variability != Some(ast::Variability::Constant);
                     if let (Some(b), false) = (&comp.mods.binding, parent_bound) {
                         self.record_binding(node, comp, &child, b, &idx, out)?;
@@ -400,7 +400,14 @@ impl<'a> Flattener<'a> {
         idx: &[usize],
         out: &mut Collected,
     ) -> Res<()> {
-        let v = self.expand(&b.expr, &b.env, &mut Cx::flat())?;
+        // An expression whose branches are records of different sizes (`if i == k then
+        // used else good` with array fields of different lengths) is computed now.
+        let v = match self.expand(&b.expr, &b.env, &mut Cx::flat()) {
+            Ok(v) => v,
+            Err(e) => self
+                .eval_expr(&b.expr, &b.env, &mut Cx::eval())
+                .map_err(|_| e)?,
+        };
         let mut path: Vec<usize> = b.index.clone();
         path.extend(idx.iter().map(|i| i - 1));
         let mut v = v.index_path(&path);
@@ -579,7 +586,7 @@ impl<'a> Flattener<'a> {
         }
         // A binding of the whole record (`Point b = Point(3, 4)`) replaces the default
         // bindings of its fields; it is applied by `record_binding`.
-        let record_bound = node.mods.binding.is_some()
+        let record_bound = self.bound_as_whole(node)
             && comp.tprefixes.variability != Some(ast::Variability::Constant)
             && comp.mods.binding.is_some();
         let mut binding = match mods.binding.as_ref().filter(|_| !record_bound) {

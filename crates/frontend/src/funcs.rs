@@ -3,10 +3,10 @@
 //! scalarized). Named arguments are placed and defaults filled in at each call site.
 
 use crate::ctx::Flattener;
-use crate::expand::{cref_text, Cx, EXTRA_BUILTINS};
+use crate::expand::{cref_text, Cx, Val, EXTRA_BUILTINS};
 use crate::flat::{
     self, AssertLevel, BinaryOp as FB, DerivativeAnnotation, Expr, Function, FunctionBody,
-    FunctionVar, ScalarType, Statement, Subscript, UnaryOp as FU, BUILTINS,
+    FunctionVar, ScalarType, Statement, Subscript, BUILTINS,
 };
 use crate::flatten::origin;
 use crate::inst::*;
@@ -19,27 +19,37 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 /// Names visible as locals inside a function body.
-struct FnEnv {
-    env: Env,
-    locals: HashSet<String>,
-    hoist: Rc<Hoist>,
+pub(crate) struct FnEnv {
+    pub(crate) env: Env,
+    pub(crate) locals: HashSet<String>,
+    pub(crate) hoist: Rc<Hoist>,
 }
 
 /// Reductions and array comprehensions inside function bodies are computed by loops into
 /// temporaries placed before the statement that uses them.
 #[derive(Default)]
-struct Hoist {
-    locals: std::cell::RefCell<Vec<FunctionVar>>,
-    pre: std::cell::RefCell<Vec<Statement>>,
+pub(crate) struct Hoist {
+    pub(crate) locals: std::cell::RefCell<Vec<FunctionVar>>,
+    pub(crate) pre: std::cell::RefCell<Vec<Statement>>,
     counter: std::cell::Cell<u32>,
-    types: std::cell::RefCell<std::collections::HashMap<String, ScalarType>>,
+    pub(crate) types: std::cell::RefCell<std::collections::HashMap<String, ScalarType>>,
     /// Record-typed components of the function and their scalarized fields.
-    records:
+    pub(crate) records:
         std::cell::RefCell<std::collections::HashMap<String, Vec<crate::records::RecordField>>>,
+    /// Record-typed components: their record class and number of array dimensions.
+    pub(crate) record_classes:
+        std::cell::RefCell<std::collections::HashMap<String, (ClassId, usize)>>,
 }
 
 impl Hoist {
-    fn temp(&self, ty: ScalarType, dims: Vec<Option<Expr>>) -> String {
+    /// A fresh name (for loop indices of generated loops).
+    pub(crate) fn fresh_name(&self, prefix: &str) -> String {
+        let k = self.counter.get() + 1;
+        self.counter.set(k);
+        format!("{prefix}{k}")
+    }
+
+    pub(crate) fn temp(&self, ty: ScalarType, dims: Vec<Option<Expr>>) -> String {
         let k = self.counter.get() + 1;
         self.counter.set(k);
         let name = format!("moss_tmp{k}");
@@ -165,6 +175,10 @@ impl<'a> Flattener<'a> {
                         .records
                         .borrow_mut()
                         .insert(comp.name.to_string(), fields);
+                    hoist
+                        .record_classes
+                        .borrow_mut()
+                        .insert(comp.name.to_string(), (*c, outer_dims.len()));
                     continue;
                 }
                 Base::Class(c) => {
@@ -447,7 +461,7 @@ impl<'a> Flattener<'a> {
         self.fexpr_end(e, fenv, None)
     }
 
-    fn fexpr_end(&self, e: &ast::Expr, fenv: &FnEnv, end: Option<&Expr>) -> Res<Expr> {
+    pub(crate) fn fexpr_end(&self, e: &ast::Expr, fenv: &FnEnv, end: Option<&Expr>) -> Res<Expr> {
         let r = |x: &ast::Expr| self.fexpr_end(x, fenv, end);
         Ok(match &e.kind {
             ExprKind::Integer(i) => Expr::Integer(*i),
@@ -464,53 +478,8 @@ impl<'a> Flattener<'a> {
             ExprKind::PartialApplication { .. } => {
                 return err(e.span, "partial function application is not supported")
             }
-            ExprKind::Unary { op, operand } => {
-                let a = r(operand)?;
-                match op {
-                    ast::UnaryOp::Plus | ast::UnaryOp::ElemPlus => a,
-                    ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg => crate::fold::unary(FU::Neg, a),
-                    ast::UnaryOp::Not => crate::fold::unary(FU::Not, a),
-                }
-            }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let op = match op {
-                    ast::BinaryOp::Add => FB::Add,
-                    ast::BinaryOp::Sub => FB::Sub,
-                    ast::BinaryOp::Mul => FB::Mul,
-                    ast::BinaryOp::Div => FB::Div,
-                    ast::BinaryOp::Pow => FB::Pow,
-                    ast::BinaryOp::ElemAdd => FB::ElemAdd,
-                    ast::BinaryOp::ElemSub => FB::ElemSub,
-                    ast::BinaryOp::ElemMul => FB::ElemMul,
-                    ast::BinaryOp::ElemDiv => FB::ElemDiv,
-                    ast::BinaryOp::ElemPow => FB::ElemPow,
-                    ast::BinaryOp::And => FB::And,
-                    ast::BinaryOp::Or => FB::Or,
-                    ast::BinaryOp::Lt => FB::Lt,
-                    ast::BinaryOp::Le => FB::Le,
-                    ast::BinaryOp::Gt => FB::Gt,
-                    ast::BinaryOp::Ge => FB::Ge,
-                    ast::BinaryOp::Eq => FB::Eq,
-                    ast::BinaryOp::Ne => FB::Ne,
-                };
-                Expr::Binary {
-                    op,
-                    lhs: Box::new(r(lhs)?),
-                    rhs: Box::new(r(rhs)?),
-                }
-            }
-            ExprKind::If {
-                branches,
-                else_branch,
-            } => {
-                let mut bs = Vec::new();
-                for (c, v) in branches {
-                    bs.push((r(c)?, r(v)?));
-                }
-                Expr::If {
-                    branches: bs,
-                    else_: Box::new(r(else_branch)?),
-                }
+            ExprKind::Unary { .. } | ExprKind::Binary { .. } | ExprKind::If { .. } => {
+                self.fval_end(e, fenv, end)?.scalar(e.span)?
             }
             ExprKind::Range { start, step, stop } => Expr::Range {
                 start: Box::new(r(start)?),
@@ -520,7 +489,7 @@ impl<'a> Flattener<'a> {
                 },
                 stop: Box::new(r(stop)?),
             },
-            ExprKind::Array(items) => Expr::Array(items.iter().map(r).collect::<Res<Vec<_>>>()?),
+            ExprKind::Array(_) => self.fval_end(e, fenv, end)?.scalar(e.span)?,
             ExprKind::Matrix(rows) => {
                 let mut out = Vec::new();
                 for row in rows {
@@ -635,6 +604,28 @@ impl<'a> Flattener<'a> {
         span: Span,
         end: Option<&Expr>,
     ) -> Res<Expr> {
+        let info = self.fcall_info(function, args, fenv, span, end)?;
+        match info.value {
+            Some(v) => v.scalar(span),
+            None => Ok(info.call),
+        }
+    }
+
+    /// A call inside a function body, and whether its first output is a record.
+    pub(crate) fn fcall_info(
+        &self,
+        function: &ast::ComponentRef,
+        args: &FunctionArgs,
+        fenv: &FnEnv,
+        span: Span,
+        end: Option<&Expr>,
+    ) -> Res<crate::fnrecords::FCall> {
+        use crate::fnrecords::{FCall, FVal};
+        let plain = |call: Expr| FCall {
+            call,
+            value: None,
+            record_output: None,
+        };
         let fname = cref_text(function);
         let FunctionArgs::List { positional, named } = args else {
             let FunctionArgs::Comprehension { body, indices } = args else {
@@ -649,7 +640,8 @@ impl<'a> Flattener<'a> {
                     span,
                     format!("`{fname}` does not take an iterator argument"),
                 ),
-            };
+            }
+            .map(plain);
         };
         let class = self.lk.resolve_class_name(
             (!function.global).then_some(fenv.env.scope),
@@ -658,27 +650,46 @@ impl<'a> Flattener<'a> {
         );
         let mut pos = Vec::new();
         for a in positional {
-            pos.push(self.fexpr_end(a, fenv, end)?);
+            pos.push(self.fval_end(a, fenv, end)?);
         }
+        // Built-in functions take no records; `size(v, 1)` of an array of records is the
+        // size of its fields' arrays.
+        let builtin_args = |pos: Vec<FVal>| -> Res<Vec<Expr>> {
+            pos.into_iter()
+                .zip(positional)
+                .enumerate()
+                .map(|(k, (v, a))| match v {
+                    FVal::R(r)
+                        if k == 0 && matches!(fname.trim_start_matches('.'), "size" | "ndims") =>
+                    {
+                        Ok(r.fields.into_iter().next().unwrap_or(Expr::Integer(0)))
+                    }
+                    v => v.scalar(a.span),
+                })
+                .collect()
+        };
         let Some(id) = class else {
             let fname = fname.trim_start_matches('.').to_string();
             if !BUILTINS.contains(&fname.as_str()) && !EXTRA_BUILTINS.contains(&fname.as_str()) {
                 return err(function.span, format!("unknown function `{fname}`"));
             }
+            let mut pos = builtin_args(pos)?;
             for n in named {
                 pos.push(self.fexpr_end(&n.value, fenv, end)?);
             }
-            return Ok(Expr::Call {
+            return Ok(plain(Expr::Call {
                 func: fname,
                 args: pos,
-            });
+            }));
         };
         if let Some(b) = self.builtin_external(id) {
-            return Ok(Expr::Call { func: b, args: pos });
+            return Ok(plain(Expr::Call {
+                func: b,
+                args: builtin_args(pos)?,
+            }));
         }
         let full = self.lk.name_of(id);
-        self.functions.borrow_mut().insert(full.clone(), id);
-        // Place named arguments and fill defaults.
+        // Place named arguments; defaults and records are handled by `finish_call`.
         let fnode = self.package_node(id);
         let elems = self.elems(&fnode);
         let inputs: Vec<Rc<Comp>> = elems
@@ -690,7 +701,7 @@ impl<'a> Flattener<'a> {
         if pos.len() > inputs.len() {
             return err(span, format!("too many arguments for `{full}`"));
         }
-        let mut slots: Vec<Option<Expr>> = vec![None; inputs.len()];
+        let mut slots: Vec<Option<FVal>> = vec![None; inputs.len()];
         for (k, a) in pos.into_iter().enumerate() {
             slots[k] = Some(a);
         }
@@ -698,58 +709,9 @@ impl<'a> Flattener<'a> {
             let Some(k) = inputs.iter().position(|c| *c.name == *n.name.name) else {
                 return err(n.name.span, format!("`{full}` has no input `{}`", n.name));
             };
-            slots[k] = Some(self.fexpr_end(&n.value, fenv, end)?);
+            slots[k] = Some(self.fval_end(&n.value, fenv, end)?);
         }
-        let callee_locals: HashSet<String> =
-            elems.comps.iter().map(|c| c.name.to_string()).collect();
-        for k in 0..inputs.len() {
-            if slots[k].is_some() {
-                continue;
-            }
-            let Some(b) = &inputs[k].mods.binding else {
-                return err(
-                    span,
-                    format!("missing argument `{}` in call of `{full}`", inputs[k].name),
-                );
-            };
-            let cenv = FnEnv {
-                env: b.env.clone(),
-                locals: callee_locals.clone(),
-                hoist: fenv.hoist.clone(),
-            };
-            let mut d = self.fexpr(&b.expr, &cenv)?;
-            let given: Vec<(String, Expr)> = inputs
-                .iter()
-                .zip(&slots)
-                .filter_map(|(c, s)| s.clone().map(|s| (c.name.to_string(), s)))
-                .collect();
-            substitute(&mut d, &given);
-            slots[k] = Some(d);
-        }
-        // Record arguments are passed field by field.
-        let mut args = Vec::new();
-        for (c, slot) in inputs.iter().zip(slots.into_iter().flatten()) {
-            match self.comp_type(&fnode, c)?.base {
-                Base::Class(rc) if self.is_record_class(rc) => {
-                    let fields = self.record_field_list(rc, span)?;
-                    let Expr::Var { name, subscripts } = &slot else {
-                        return err(span, format!("argument `{}` of `{full}`: only record variables can be passed as records inside functions", c.name));
-                    };
-                    if !subscripts.is_empty() || !fenv.hoist.records.borrow().contains_key(name) {
-                        return err(
-                            span,
-                            format!(
-                                "argument `{}` of `{full}`: `{name}` is not a record",
-                                c.name
-                            ),
-                        );
-                    }
-                    args.extend(crate::records::local_field_vars(name, &fields));
-                }
-                _ => args.push(slot),
-            }
-        }
-        Ok(Expr::Call { func: full, args })
+        self.finish_call(id, &fnode, &elems, &inputs, slots, fenv, span)
     }
 
     fn fstatement(&self, s: &ast::Statement, fenv: &FnEnv, out: &mut Vec<Statement>) -> Res<()> {
@@ -765,8 +727,9 @@ impl<'a> Flattener<'a> {
         Ok(())
     }
 
-    /// `r := ...` for a record-typed local or output: field by field from another record
-    /// variable or a record constructor, or all outputs of a record-returning call.
+    /// `r := ...` (also `r[i] := ...`, `r.sub := ...`) for a record-typed local or output:
+    /// field by field from any record-valued expression, or all outputs of a
+    /// record-returning call assigned directly.
     fn record_assignment(
         &self,
         target: &ast::ComponentRef,
@@ -774,68 +737,130 @@ impl<'a> Flattener<'a> {
         fenv: &FnEnv,
         o: &flat::Origin,
     ) -> Res<Option<Vec<Statement>>> {
-        let [part] = target.parts.as_slice() else {
+        use crate::fnrecords::FVal;
+        let Some(t) = self.record_ref(target, fenv)? else {
             return Ok(None);
         };
-        if !part.subscripts.is_empty() {
-            return Ok(None);
-        }
-        let Some(fields) = fenv.hoist.records.borrow().get(part.name.as_str()).cloned() else {
-            return Ok(None);
-        };
-        let name = part.name.as_str();
-        let targets = crate::records::local_field_vars(name, &fields);
-        let assign = |values: Vec<Expr>| -> Vec<Statement> {
-            targets
-                .iter()
-                .cloned()
-                .zip(values)
-                .map(|(t, v)| Statement::Assign {
-                    target: t,
-                    value: v,
-                    origin: o.clone(),
-                })
-                .collect()
-        };
-        match &value.kind {
-            ExprKind::Ref(r) if r.parts.len() == 1 && r.parts[0].subscripts.is_empty() => {
-                let other = r.parts[0].name.as_str();
-                if !fenv.hoist.records.borrow().contains_key(other) {
-                    return err(value.span, format!("`{other}` is not a record"));
+        // A call of a function returning the record: its outputs straight into the fields.
+        if let ExprKind::Call { function, args } = &value.kind {
+            let class = self.lk.resolve_class_name(
+                (!function.global).then_some(fenv.env.scope),
+                &crate::expand::cref_to_name(function),
+                false,
+            );
+            if class.is_some_and(|c| !self.is_record_class(c)) {
+                let info = self.fcall_info(function, args, fenv, value.span, None)?;
+                if let Some(FVal::R(r)) = info.value {
+                    if r.fields.len() == t.fields.len() {
+                        return Ok(Some(self.assign_fields(t.fields, r.fields, fenv, o)));
+                    }
                 }
-                Ok(Some(assign(crate::records::local_field_vars(other, &fields))))
-            }
-            ExprKind::Call { function, args } => {
-                let class = self.lk.resolve_class_name(
-                    (!function.global).then_some(fenv.env.scope),
-                    &crate::expand::cref_to_name(function),
-                    false,
+                if info
+                    .record_output
+                    .as_ref()
+                    .is_some_and(|(rc, _)| *rc == t.class)
+                {
+                    if let Some(values) = self
+                        .inline_simple_call(&info.call, fenv)
+                        .filter(|v| v.len() >= t.fields.len())
+                    {
+                        return Ok(Some(self.assign_fields(t.fields, values, fenv, o)));
+                    }
+                    return Ok(Some(vec![Statement::TupleAssign {
+                        targets: t.fields.into_iter().map(Some).collect(),
+                        value: info.call,
+                        origin: o.clone(),
+                    }]));
+                }
+                return err(
+                    value.span,
+                    format!(
+                        "a `{}` record cannot be assigned the result of `{}`",
+                        self.lk.name_of(t.class),
+                        cref_text(function)
+                    ),
                 );
-                match class {
-                    Some(rc) if self.is_record_class(rc) => {
-                        let values = self.constructor_fields(rc, args, &fields, fenv, value.span)?;
-                        Ok(Some(assign(values)))
-                    }
-                    Some(_) => {
-                        let call = self.fexpr(value, fenv)?;
-                        Ok(Some(vec![Statement::TupleAssign {
-                            targets: targets.into_iter().map(Some).collect(),
-                            value: call,
-                            origin: o.clone(),
-                        }]))
-                    }
-                    None => err(value.span, format!("unknown function `{}`", cref_text(function))),
-                }
             }
-            _ => err(
-                value.span,
-                "a record can only be assigned a record variable, a record constructor or a function result",
-            ),
         }
+        let v = match self.fval(value, fenv)? {
+            FVal::R(r) if r.fields.len() == t.fields.len() => r,
+            FVal::R(r) => {
+                return err(
+                    value.span,
+                    format!(
+                        "a `{}` record cannot be assigned a `{}` record",
+                        self.lk.name_of(t.class),
+                        self.lk.name_of(r.class)
+                    ),
+                )
+            }
+            FVal::S(_) => {
+                return err(
+                    value.span,
+                    format!(
+                        "a `{}` record can only be assigned a record value",
+                        self.lk.name_of(t.class)
+                    ),
+                )
+            }
+        };
+        Ok(Some(self.assign_fields(t.fields, v.fields, fenv, o)))
     }
 
-    /// Field values of a record constructor call inside a function (flat records).
-    fn constructor_fields(
+    /// `target_k := value_k` for the fields of a record; through temporaries when a value
+    /// reads a field assigned before it (`c := Complex(c.im, c.re)`).
+    fn assign_fields(
+        &self,
+        targets: Vec<Expr>,
+        values: Vec<Expr>,
+        fenv: &FnEnv,
+        o: &flat::Origin,
+    ) -> Vec<Statement> {
+        let names: Vec<&str> = targets
+            .iter()
+            .filter_map(|t| match t {
+                Expr::Var { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut clash = false;
+        for (k, v) in values.iter().enumerate() {
+            crate::walk::visit(v, &mut |y| {
+                if let Expr::Var { name, .. } = y {
+                    clash |= names[..k.min(names.len())].contains(&name.as_str());
+                }
+            });
+        }
+        let assign = |target: Expr, value: Expr| Statement::Assign {
+            target,
+            value,
+            origin: o.clone(),
+        };
+        if !clash {
+            return targets
+                .into_iter()
+                .zip(values)
+                .map(|(t, v)| assign(t, v))
+                .collect();
+        }
+        let mut out = Vec::new();
+        let mut temps = Vec::new();
+        for v in values {
+            let ty = infer_type(&v, &fenv.hoist.types.borrow());
+            let t = Expr::Var {
+                name: fenv.hoist.temp(ty, Vec::new()),
+                subscripts: Vec::new(),
+            };
+            out.push(assign(t.clone(), v));
+            temps.push(t);
+        }
+        out.extend(targets.into_iter().zip(temps).map(|(t, v)| assign(t, v)));
+        out
+    }
+
+    /// Field values of a record constructor call inside a function: the arguments (by
+    /// position or name) for the record's inputs, the bindings of the others.
+    pub(crate) fn constructor_fields(
         &self,
         rc: ClassId,
         args: &FunctionArgs,
@@ -843,42 +868,94 @@ impl<'a> Flattener<'a> {
         fenv: &FnEnv,
         span: Span,
     ) -> Res<Vec<Expr>> {
+        use crate::fnrecords::FVal;
         let FunctionArgs::List { positional, named } = args else {
             return err(span, "unexpected iterator arguments");
         };
         let node = self.package_node(rc);
-        let comps: Vec<Rc<Comp>> = self
-            .elems(&node)
+        let elems = self.elems(&node);
+        let inputs: Vec<Rc<Comp>> = elems
             .comps
             .iter()
-            .filter(|c| !c.protected && c.tprefixes.variability != Some(ast::Variability::Constant))
+            .filter(|c| {
+                !c.protected
+                    && (c.tprefixes.variability != Some(ast::Variability::Constant)
+                        || c.mods.binding.is_none())
+            })
             .cloned()
             .collect();
+        if positional.len() > inputs.len() {
+            return err(
+                span,
+                format!(
+                    "too many arguments: `{}` takes {} input(s)",
+                    self.lk.name_of(rc),
+                    inputs.len()
+                ),
+            );
+        }
         let mut values = Vec::new();
-        for f in fields {
-            let Some(k) = comps.iter().position(|c| *c.name == *f.path) else {
-                return err(
-                    span,
-                    format!(
-                        "record field `{}` cannot be set by the constructor inside a function",
-                        f.path
-                    ),
-                );
-            };
-            let arg = positional.get(k).or_else(|| {
-                named
-                    .iter()
-                    .find(|n| n.name == *comps[k].name)
-                    .map(|n| &n.value)
+        for c in elems.comps.iter() {
+            let k = inputs.iter().position(|i| Rc::ptr_eq(i, c));
+            let arg = k.and_then(|k| {
+                positional
+                    .get(k)
+                    .or_else(|| named.iter().find(|n| n.name == *c.name).map(|n| &n.value))
             });
-            let v = match (arg, &comps[k].mods.binding) {
-                (Some(a), _) => self.fexpr(a, fenv)?,
-                (None, Some(b)) => self.eval_expr(&b.expr, &b.env, &mut Cx::eval())?.to_expr(),
+            let sub: Vec<&crate::records::RecordField> = fields
+                .iter()
+                .filter(|f| {
+                    f.path == *c.name
+                        || f.path
+                            .strip_prefix(&*c.name)
+                            .is_some_and(|r| r.starts_with('.'))
+                })
+                .collect();
+            let v = match (arg, &c.mods.binding) {
+                (Some(a), _) => self.fval(a, fenv)?,
+                (None, Some(b)) => {
+                    let v = self.eval_expr(&b.expr, &b.env, &mut Cx::eval())?;
+                    match v {
+                        Val::R(_) => {
+                            let mut out = Vec::new();
+                            for f in &sub {
+                                let rest = &f.path[c.name.len() + 1..];
+                                match crate::records::field_value(&v, rest) {
+                                    Some(x) => out.push(x.to_expr()),
+                                    None => {
+                                        return err(
+                                            span,
+                                            format!("missing value for record field `{}`", f.path),
+                                        )
+                                    }
+                                }
+                            }
+                            values.extend(out);
+                            continue;
+                        }
+                        other => FVal::S(other.to_expr()),
+                    }
+                }
                 (None, None) => {
-                    return err(span, format!("missing value for record field `{}`", f.path))
+                    return err(span, format!("missing value for record field `{}`", c.name))
                 }
             };
-            values.push(v);
+            match v {
+                FVal::S(x) if sub.len() == 1 && sub[0].path == *c.name => values.push(x),
+                FVal::R(r) if r.fields.len() == sub.len() => values.extend(r.fields),
+                _ => {
+                    return err(
+                        span,
+                        format!(
+                            "the value for record field `{}` does not match its type",
+                            c.name
+                        ),
+                    )
+                }
+            }
+        }
+        if values.len() != fields.len() {
+            return err(span, "the record constructor does not give every field");
         }
         Ok(values)
     }
@@ -1084,10 +1161,18 @@ impl<'a> Flattener<'a> {
             StatementKind::TupleAssign { targets, value } => {
                 let mut ts = Vec::new();
                 for t in targets {
-                    ts.push(match t {
-                        Some(e) => Some(self.fexpr(e, fenv)?),
-                        None => None,
-                    });
+                    match t {
+                        Some(ast::Expr {
+                            kind: ExprKind::Ref(c),
+                            ..
+                        }) if self.record_ref(c, fenv)?.is_some() => {
+                            // a record output is passed as its fields
+                            let r = self.record_ref(c, fenv)?.into_iter().flat_map(|r| r.fields);
+                            ts.extend(r.map(Some));
+                        }
+                        Some(e) => ts.push(Some(self.fexpr(e, fenv)?)),
+                        None => ts.push(None),
+                    }
                 }
                 out.push(Statement::TupleAssign {
                     targets: ts,
@@ -1268,7 +1353,10 @@ fn assigned_input(stmts: &[ast::Statement], inputs: &HashSet<&str>) -> Option<(S
 }
 
 /// A cheap type inference for temporaries: Integer when every leaf is Integer.
-fn infer_type(e: &Expr, types: &std::collections::HashMap<String, ScalarType>) -> ScalarType {
+pub(crate) fn infer_type(
+    e: &Expr,
+    types: &std::collections::HashMap<String, ScalarType>,
+) -> ScalarType {
     match e {
         Expr::Integer(_) => ScalarType::Integer,
         Expr::Boolean(_) => ScalarType::Boolean,
@@ -1305,7 +1393,7 @@ fn infer_type(e: &Expr, types: &std::collections::HashMap<String, ScalarType>) -
 }
 
 /// Replace variables by expressions (callee inputs by the caller's arguments).
-fn substitute(e: &mut Expr, map: &[(String, Expr)]) {
+pub(crate) fn substitute(e: &mut Expr, map: &[(String, Expr)]) {
     if let Expr::Var { name, subscripts } = e {
         if subscripts.is_empty() {
             if let Some((_, v)) = map.iter().find(|(n, _)| n == name) {

@@ -51,6 +51,86 @@ pub fn call_function(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Re
 }
 
 fn call_inner(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Option<Val>> {
+    let Some((func, mut vars)) = run_function(f, id, args, span)? else {
+        return Ok(None);
+    };
+    // A record result comes back as its scalarized outputs (`c.re`, `c.im`).
+    let Some(out) = func.outputs.first() else {
+        return Ok(None);
+    };
+    if let Some((record, _)) = out.name.split_once('.') {
+        let prefix = format!("{record}.");
+        let mut fields = Vec::new();
+        for o in func.outputs.iter().filter(|o| o.name.starts_with(&prefix)) {
+            let Some(v) = vars.remove(&o.name) else {
+                return Ok(None);
+            };
+            fields.push((o.name[prefix.len()..].to_string(), v));
+        }
+        let mut rec = Val::R(Vec::new());
+        for (path, v) in fields {
+            crate::expand::insert_field(&mut rec, &path, v);
+        }
+        // An array of records comes back as arrays of fields: an array of records.
+        return Ok(Some(records_of_field_arrays(rec)));
+    }
+    Ok(vars.remove(&out.name))
+}
+
+/// Every output of a call evaluated now, in the order of the flat function's outputs.
+pub fn call_outputs(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Option<Vec<Val>>> {
+    if !args.iter().all(literal) {
+        return Ok(None);
+    }
+    let d = f.depth.get();
+    if d > 200 {
+        return err(span, "function calls nest too deeply during evaluation");
+    }
+    f.depth.set(d + 1);
+    let r = run_function(f, id, args, span);
+    f.depth.set(d);
+    let Some((func, mut vars)) = r? else {
+        return Ok(None);
+    };
+    Ok(func
+        .outputs
+        .iter()
+        .map(|o| vars.remove(&o.name))
+        .collect::<Option<Vec<_>>>())
+}
+
+/// `R(re = A(..), im = A(..))` (the fields of an array of records) to `A(R(..), ...)`.
+fn records_of_field_arrays(rec: Val) -> Val {
+    let Val::R(fields) = &rec else {
+        return rec;
+    };
+    let n = match fields.first() {
+        Some((_, Val::A(items))) => items.len(),
+        _ => return rec,
+    };
+    if !fields
+        .iter()
+        .all(|(_, v)| matches!(v, Val::A(items) if items.len() == n))
+    {
+        return rec;
+    }
+    Val::A(
+        (0..n)
+            .map(|i| {
+                records_of_field_arrays(Val::R(
+                    fields
+                        .iter()
+                        .map(|(name, v)| (name.clone(), v.index_path(&[i])))
+                        .collect(),
+                ))
+            })
+            .collect(),
+    )
+}
+
+type Run = (crate::flat::Function, HashMap<String, Val>);
+
+fn run_function(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Option<Run>> {
     let name = f.lk.name_of(id);
     let func = match f.translate_function(&name, id) {
         Ok(func) => func,
@@ -104,26 +184,7 @@ fn call_inner(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Optio
     if exec(f, body, &mut fr, span)?.is_none() {
         return Ok(None);
     }
-    // A record result comes back as its scalarized outputs (`c.re`, `c.im`).
-    let Some(out) = func.outputs.first() else {
-        return Ok(None);
-    };
-    if let Some((record, _)) = out.name.split_once('.') {
-        let prefix = format!("{record}.");
-        let mut fields = Vec::new();
-        for o in func.outputs.iter().filter(|o| o.name.starts_with(&prefix)) {
-            let Some(v) = fr.vars.get(&o.name) else {
-                return Ok(None);
-            };
-            fields.push((o.name[prefix.len()..].to_string(), v.clone()));
-        }
-        let mut rec = Val::R(Vec::new());
-        for (path, v) in fields {
-            crate::expand::insert_field(&mut rec, &path, v);
-        }
-        return Ok(Some(rec));
-    }
-    Ok(fr.vars.get(&out.name).cloned())
+    Ok(Some((func, fr.vars)))
 }
 
 /// Execute statements; `None` when something cannot be evaluated.
@@ -213,6 +274,31 @@ fn exec(f: &Flattener, body: &[Statement], fr: &mut Frame, span: Span) -> Res<Op
                     );
                 }
             }
+            Statement::TupleAssign { targets, value, .. } => {
+                let Expr::Call { func, args } = value else {
+                    return Ok(None);
+                };
+                let Some(id) = f.functions.borrow().get(func).copied() else {
+                    return Ok(None);
+                };
+                let mut vals = Vec::new();
+                for a in args {
+                    match eval(f, a, fr, span)? {
+                        Some(v) => vals.push(v),
+                        None => return Ok(None),
+                    }
+                }
+                let Some(outs) = call_outputs(f, id, &vals, span)? else {
+                    return Ok(None);
+                };
+                for (t, v) in targets.iter().zip(outs) {
+                    if let Some(t) = t {
+                        if !assign(f, t, v, fr, span)? {
+                            return Ok(None);
+                        }
+                    }
+                }
+            }
             Statement::Return { .. } => return Ok(Some(Flow::Return)),
             Statement::Break { .. } => return Ok(Some(Flow::Break)),
             _ => return Ok(None),
@@ -271,28 +357,45 @@ fn assign(f: &Flattener, target: &Expr, v: Val, fr: &mut Frame, span: Span) -> R
     let Some(idx) = index_of(f, subscripts, fr, span)? else {
         return Ok(false);
     };
-    let Some(idx) = idx
-        .into_iter()
-        .map(|s| match s {
-            Sub::One(i) => Some(i),
-            _ => None,
-        })
-        .collect::<Option<Vec<usize>>>()
-    else {
-        return Ok(false);
-    };
     let Some(cur) = fr.vars.get_mut(name) else {
         return Ok(false);
     };
-    let mut slot = cur;
-    for i in idx {
-        slot = match slot {
-            Val::A(items) if i < items.len() => &mut items[i],
-            _ => return err(span, format!("index out of bounds assigning `{name}`")),
-        };
+    if !put(cur, &idx, v) {
+        return err(span, format!("index out of bounds assigning `{name}`"));
     }
-    *slot = v;
     Ok(true)
+}
+
+/// Store `v` at subscripts `idx` of `slot` (slices take arrays of their size).
+fn put(slot: &mut Val, idx: &[Sub], v: Val) -> bool {
+    let Some((first, rest)) = idx.split_first() else {
+        *slot = v;
+        return true;
+    };
+    let Val::A(items) = slot else {
+        return false;
+    };
+    match first {
+        Sub::One(i) => match items.get_mut(*i) {
+            Some(x) => put(x, rest, v),
+            None => false,
+        },
+        Sub::All => match v {
+            Val::A(vs) if vs.len() == items.len() => {
+                items.iter_mut().zip(vs).all(|(x, y)| put(x, rest, y))
+            }
+            _ => false,
+        },
+        Sub::Many(is) => match v {
+            Val::A(vs) if vs.len() == is.len() => {
+                is.iter().zip(vs).all(|(i, y)| match items.get_mut(*i) {
+                    Some(x) => put(x, rest, y),
+                    None => false,
+                })
+            }
+            _ => false,
+        },
+    }
 }
 
 /// Evaluate a flat expression of a function body to a literal value.

@@ -14,9 +14,8 @@
 //! writes the flat model as Modelica that moss reads back; [`stats`] counts equations and
 //! variables for `moss check`.
 //!
-//! Not supported yet (each gives a diagnostic, never a crash): records as function inputs
-//! or outputs, operator overloading, synchronous clocks, external C functions other than
-//! the MSL tables.
+//! Records in functions and operator records are scalarized here ([`records`],
+//! `fnrecords`, [`operators`]): later stages see only scalar and array variables.
 
 pub mod api;
 pub mod connect;
@@ -25,6 +24,7 @@ pub mod expand;
 pub mod expandable;
 pub mod flat;
 pub mod flatten;
+mod fnrecords;
 pub mod fold;
 pub mod funcs;
 pub mod inst;

@@ -47,13 +47,13 @@ impl<'a> Flattener<'a> {
         }
     }
 
-    fn record_class_of(&self, v: &Val) -> Option<ClassId> {
+    pub(crate) fn record_class_of(&self, v: &Val) -> Option<ClassId> {
         let names = field_names(v)?;
         self.record_shapes.borrow().get(&names).copied()
     }
 
     /// The functions implementing operator `op` of record class `class`.
-    fn operator_functions(&self, class: ClassId, op: &str) -> Vec<ClassId> {
+    pub(crate) fn operator_functions(&self, class: ClassId, op: &str) -> Vec<ClassId> {
         let Some(Found::Class(o)) = self.lk.member(class, op) else {
             return Vec::new();
         };

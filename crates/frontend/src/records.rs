@@ -122,16 +122,28 @@ impl<'a> Flattener<'a> {
     }
 }
 
-/// The value of field `path` (`a.b`) of a record value.
-fn field_value(v: &Val, path: &str) -> Option<Val> {
-    let mut cur = v.clone();
-    for part in path.split('.') {
-        cur = match cur {
-            Val::R(fields) => fields.into_iter().find(|(n, _)| &**n == part)?.1,
-            _ => return None,
-        };
+/// For an array of records, the array of the field's values (`v[:].re`).
+pub(crate) fn field_value(v: &Val, path: &str) -> Option<Val> {
+    match v {
+        Val::A(items) => Some(Val::A(
+            items
+                .iter()
+                .map(|x| field_value(x, path))
+                .collect::<Option<Vec<_>>>()?,
+        )),
+        Val::R(fields) => {
+            let (first, rest) = match path.split_once('.') {
+                Some((a, b)) => (a, Some(b)),
+                None => (path, None),
+            };
+            let x = &fields.iter().find(|(n, _)| &**n == first)?.1;
+            match rest {
+                Some(rest) => field_value(x, rest),
+                None => Some(x.clone()),
+            }
+        }
+        Val::S(_) => None,
     }
-    Some(cur)
 }
 
 /// Expressions of the fields of a record-typed function local `name`.
