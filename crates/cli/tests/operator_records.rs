@@ -221,3 +221,56 @@ fn record_arrays_bound_as_a_whole_take_field_sizes_from_the_binding() {
     assert_close("u.y", run.last("u.y"), 15.0 * 2.0, 1e-9);
     assert_close("u.z", run.last("u.z"), 4.0, 1e-12);
 }
+
+const ORIENTATION: &str = r#"
+package Frames3
+  record Orientation "a scalar record whose fields are arrays"
+    Real T[3, 3];
+    Real w[3];
+  end Orientation;
+  function fromRows
+    input Real ex[3];
+    input Real ey[3];
+    output Orientation R;
+  algorithm
+    R := Orientation(T = {ex, ey, cross(ex, ey)}, w = {0.5, 0.25, 0.125});
+  end fromRows;
+  function resolveDyade1
+    input Orientation R;
+    input Real D2[3, 3];
+    output Real D1[3, 3];
+  algorithm
+    D1 := transpose(R.T) * D2 * R.T;
+  end resolveDyade1;
+end Frames3;
+
+model Rotated
+  parameter Frames3.Orientation R = Frames3.fromRows({0, 1, 0}, {-1, 0, 0});
+  parameter Real I[3, 3] = Frames3.resolveDyade1(R, diagonal({1, 2, 3}));
+  Real x(start = 1);
+equation
+  der(x) = -x;
+end Rotated;
+"#;
+
+#[test]
+fn scalar_record_results_with_matrix_fields_keep_their_shape() {
+    let source = format!("{ORIENTATION}\n");
+    let run = simulate_source("Rotated", &source, &["--stop-time", "0.1"]);
+    // T = {{0,1,0},{-1,0,0},{0,0,1}}: a quarter turn about z swaps the first two
+    // principal moments of inertia.
+    for (name, want) in [
+        ("R.T[1,2]", 1.0),
+        ("R.T[2,1]", -1.0),
+        ("R.T[1,1]", 0.0),
+        ("R.T[3,3]", 1.0),
+        ("R.w[1]", 0.5),
+        ("R.w[3]", 0.125),
+        ("I[1,1]", 2.0),
+        ("I[2,2]", 1.0),
+        ("I[3,3]", 3.0),
+        ("I[1,2]", 0.0),
+    ] {
+        assert_close(name, run.last(name), want, 1e-12);
+    }
+}

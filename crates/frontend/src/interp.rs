@@ -71,8 +71,10 @@ fn call_inner(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Optio
         for (path, v) in fields {
             crate::expand::insert_field(&mut rec, &path, v);
         }
-        // An array of records comes back as arrays of fields: an array of records.
-        return Ok(Some(records_of_field_arrays(rec)));
+        // An array of records comes back as arrays of fields: split the output's own
+        // dimensions (not the fields', `Orientation.T[3,3]` stays a matrix field).
+        let rank = record_output_rank(f, id, record);
+        return Ok(Some(records_of_field_arrays(rec, rank)));
     }
     Ok(vars.remove(&out.name))
 }
@@ -99,11 +101,25 @@ pub fn call_outputs(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res
         .collect::<Option<Vec<_>>>())
 }
 
-/// `R(re = A(..), im = A(..))` (the fields of an array of records) to `A(R(..), ...)`.
-fn records_of_field_arrays(rec: Val) -> Val {
+/// How many array dimensions the record output `name` of function `id` declares itself.
+fn record_output_rank(f: &Flattener, id: ClassId, name: &str) -> usize {
+    let node = f.package_node(id);
+    f.elems(&node)
+        .comps
+        .iter()
+        .find(|c| &*c.name == name)
+        .map_or(0, |c| c.decl.subscripts.len() + c.type_subs.len())
+}
+
+/// `R(re = A(..), im = A(..))` (the fields of an array of records) to `A(R(..), ...)`,
+/// splitting the `rank` leading dimensions that belong to the record array.
+fn records_of_field_arrays(rec: Val, rank: usize) -> Val {
     let Val::R(fields) = &rec else {
         return rec;
     };
+    if rank == 0 {
+        return rec;
+    }
     let n = match fields.first() {
         Some((_, Val::A(items))) => items.len(),
         _ => return rec,
@@ -117,12 +133,15 @@ fn records_of_field_arrays(rec: Val) -> Val {
     Val::A(
         (0..n)
             .map(|i| {
-                records_of_field_arrays(Val::R(
-                    fields
-                        .iter()
-                        .map(|(name, v)| (name.clone(), v.index_path(&[i])))
-                        .collect(),
-                ))
+                records_of_field_arrays(
+                    Val::R(
+                        fields
+                            .iter()
+                            .map(|(name, v)| (name.clone(), v.index_path(&[i])))
+                            .collect(),
+                    ),
+                    rank - 1,
+                )
             })
             .collect(),
     )
