@@ -210,6 +210,65 @@ end EventClock;
     );
 }
 
+/// Spec 16.3: an event clock ticks when `edge(pre(condition))` becomes true, one event
+/// iteration after its condition, and `sample` reads left limits in that iteration: the
+/// specification's own example samples `b = true` at the first tick (t = 0.5).
+#[test]
+fn event_clock_samples_the_condition_that_made_it_tick() {
+    let run = simulate_source(
+        "SpecEventClock",
+        r#"
+model SpecEventClock
+  Boolean b = time >= 0.5;
+  Clock c = Clock(b);
+  Boolean b2 = sample(b, c);
+  Integer n(start = 0);
+equation
+  n = previous(n) + 1 + 0*integer(sample(time, c));
+end SpecEventClock;
+"#,
+        &["--stop-time", "1"],
+    );
+    assert_close("ticks", run.last("n"), 1.0, 0.0);
+    assert_close("b2 after the tick", run.at("b2", 0.75), 1.0, 0.0);
+}
+
+/// An event clock whose own partition switches its condition off again through `hold`
+/// (the pattern of the MSL's conjunctive/disjunctive clocks: a flip-flop set by an input
+/// and reset by the clock's tick). The delay of spec 16.3 makes this a sequence of event
+/// iterations, not an algebraic loop: one tick per rising edge of the request.
+#[test]
+fn event_clock_resetting_its_own_condition_ticks_once_per_request() {
+    let run = simulate_source(
+        "SelfReset",
+        r#"
+model SelfReset
+  Boolean request = sin(2*Modelica.Constants.pi*time) > 0;
+  Boolean pending(start = false, fixed = true);
+  Boolean served "true for the event instant at which the clock ticked";
+  Boolean toggled;
+  Boolean toggle(start = false);
+  Integer n(start = 0);
+  Clock c = Clock(pending);
+equation
+  toggle = not sample(hold(toggle), c);
+  n = previous(n) + (if toggle then 1 else 1);
+  toggled = hold(toggle);
+  served = toggled <> pre(toggled);
+  pending = (edge(request) or pre(pending)) and not served;
+end SelfReset;
+"#,
+        &["--stop-time", "3.2"],
+    );
+    // requests rise just after 0, at 1, 2 and 3 s: four ticks; `toggle` alternates from its
+    // start value (false) because `sample(hold(toggle))` at the first tick is that start
+    assert_close("ticks", run.last("n"), 4.0, 0.0);
+    for (t, want) in [(0.5, 1.0), (1.5, 0.0), (2.5, 1.0), (3.1, 0.0)] {
+        assert_close(&format!("toggled at {t}"), run.at("toggled", t), want, 0.0);
+    }
+    assert_close("nothing pending at the end", run.last("pending"), 0.0, 0.0);
+}
+
 /// Two exact clocks (10 ms and 2 ms) in one base partition through a super-sampling with an
 /// inferred factor: the fast partition ticks 5 times per slow tick, exactly together.
 #[test]

@@ -533,17 +533,29 @@ impl<'a> Lowering<'a> {
                 .find(|p| p.base == b)
                 .map(|p| p.origin.clone())
                 .unwrap_or_default();
-            let base = &self.bases[b];
-            let (tick, count) = (base.tick.clone(), base.count.clone());
-            let source = match &base.clock {
+            let (tick, count) = (self.bases[b].tick.clone(), self.bases[b].count.clone());
+            let clock = self.bases[b].clock.clone();
+            let source = match &clock {
                 BaseClock::Periodic { interval } => call(
                     "sample",
                     vec![
                         Expr::Time,
-                        bin(BinaryOp::Div, interval.clone(), Expr::Integer(base.l)),
+                        bin(
+                            BinaryOp::Div,
+                            interval.clone(),
+                            Expr::Integer(self.bases[b].l),
+                        ),
                     ],
                 ),
-                BaseClock::Event { condition, .. } => condition.clone(),
+                // spec 16.3: an event clock ticks when `edge(pre(condition))` becomes true,
+                // one event iteration after its condition (so that `sample` of the signals
+                // that made the condition true sees them, and a clocked partition feeding
+                // back into its own condition is not an algebraic loop)
+                BaseClock::Event { condition, .. } => {
+                    let delayed = format!("{tick}.condition");
+                    eqs.push(self.event_condition(&delayed, condition.clone(), &origin));
+                    call("pre", vec![var(&delayed)])
+                }
                 // the next tick's time, set at each tick (read as `pre`: the tick's own update
                 // must not feed back into it); `not initial()` so that the first tick, due at
                 // the start, is an edge of the condition after initialization
@@ -561,7 +573,7 @@ impl<'a> Lowering<'a> {
                 ),
                 BaseClock::Exact => unreachable!("exact clocks are periodic after inference"),
             };
-            let next_update = match &base.clock {
+            let next_update = match &clock {
                 BaseClock::Variable { interval } => Some(interval.clone()),
                 _ => None,
             };
@@ -625,6 +637,24 @@ impl<'a> Lowering<'a> {
             });
         }
         Ok(eqs)
+    }
+
+    /// `name = condition` for a new discrete Boolean, read through `pre` by its event clock.
+    fn event_condition(&mut self, name: &str, condition: Expr, origin: &Origin) -> Equation {
+        let text = "condition of an event clock (the clock ticks one event iteration later)";
+        self.add_var(
+            name,
+            ScalarType::Boolean,
+            Variability::Discrete,
+            Some(Expr::Boolean(false)),
+            origin,
+            text,
+        );
+        Equation::Equal {
+            lhs: var(name),
+            rhs: condition,
+            origin: origin.clone(),
+        }
     }
 
     /// The Boolean `tick = condition` and its counter: the tick equation, and the counting
@@ -897,7 +927,10 @@ fn start_values(u: &Expr, vars: &VarTable) -> Expr {
 pub fn left_limit(u: &Expr, vars: &VarTable) -> Expr {
     match u {
         Expr::Var { name, subscripts } if subscripts.is_empty() => {
-            if vars.is_parameter(name) || vars.get(name).is_none() {
+            // names made by this lowering (`$clockN.pM.ticks` of a `hold` read before the
+            // partition's first tick) are variables too: their left limit is `pre`
+            let lowered = name.starts_with('$');
+            if vars.is_parameter(name) || (vars.get(name).is_none() && !lowered) {
                 u.clone()
             } else {
                 call("pre", vec![u.clone()])
