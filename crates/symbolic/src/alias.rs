@@ -265,7 +265,104 @@ fn constant_definition(m: &mut Model, lhs: ExprId, rhs: ExprId) -> Option<(VarIx
 }
 
 /// Eliminate aliases in `m.eqs`; returns the eliminated variables.
+///
+/// Besides the alias equations themselves, two equations defining two variables by the same
+/// expression (`x = e`, `y = e`, e.g. the same relative angle declared in a component and
+/// in the component it is built of) make `x` and `y` aliases: left as two variables, both
+/// could be chosen as states, and the constraint `x = y` between them is invisible to the
+/// structural analysis (each equation is regular, the pair is numerically singular).
+/// Rounds repeat while new duplicates appear (the derivatives of merged variables).
 pub fn eliminate_aliases(m: &mut Model) -> Vec<AliasOf> {
+    let mut aliases = eliminate_alias_equations(m);
+    for _ in 0..MAX_DUPLICATE_ROUNDS {
+        if !rewrite_duplicate_definitions(m) {
+            break;
+        }
+        let more = eliminate_alias_equations(m);
+        aliases = compose_aliases(aliases, more);
+    }
+    aliases
+}
+
+/// Rounds of duplicate-definition merging (each is linear; one or two suffice in practice).
+const MAX_DUPLICATE_ROUNDS: usize = 4;
+
+/// Rewrite the second of two equations `x = e`, `y = e` (same `e`, which mentions an
+/// unknown) into the alias equation `y = x`. Returns whether any was rewritten.
+fn rewrite_duplicate_definitions(m: &mut Model) -> bool {
+    let mut first: HashMap<ExprId, VarIx> = HashMap::new();
+    let mut rewrites = Vec::new();
+    for i in 0..m.eqs.len() {
+        let EqBody::Eq { lhs, rhs } = m.eqs[i].body else {
+            continue;
+        };
+        let Some((x, e)) = definition(m, lhs, rhs) else {
+            continue;
+        };
+        match first.get(&e) {
+            None => {
+                first.insert(e, x);
+            }
+            Some(&y) if y != x && mergeable(m, x, y) => rewrites.push((i, x, y)),
+            Some(_) => {}
+        }
+    }
+    for &(i, x, y) in &rewrites {
+        let (vx, vy) = (m.arena.var(x), m.arena.var(y));
+        m.eqs[i].body = EqBody::Eq { lhs: vx, rhs: vy };
+    }
+    !rewrites.is_empty()
+}
+
+/// `x = e` or `e = x` with `x` an unknown that may be an alias and `e` an expression
+/// (not `x` itself) that mentions an unknown: `(x, e)`.
+fn definition(m: &mut Model, lhs: ExprId, rhs: ExprId) -> Option<(VarIx, ExprId)> {
+    for (side, other) in [(lhs, rhs), (rhs, lhs)] {
+        let Node::Var(x) = *m.arena.node(side) else {
+            continue;
+        };
+        if !eligible(m, x) || !m.vars[x as usize].is_unknown() {
+            continue;
+        }
+        let mut vs = Vec::new();
+        m.arena.vars_of(other, false, &mut vs);
+        if !vs.contains(&x) && vs.iter().any(|&v| m.vars[v as usize].is_unknown()) {
+            return Some((x, other));
+        }
+    }
+    None
+}
+
+fn mergeable(m: &Model, x: VarIx, y: VarIx) -> bool {
+    let (vx, vy) = (&m.vars[x as usize], &m.vars[y as usize]);
+    vx.kind == vy.kind && vx.ty == vy.ty && !(protected(m, x) && protected(m, y))
+}
+
+/// Aliases of a first round (`v = s*t + o`) followed by those of a later round, whose
+/// eliminated variables may be the first round's targets.
+fn compose_aliases(first: Vec<AliasOf>, later: Vec<AliasOf>) -> Vec<AliasOf> {
+    let map: HashMap<VarIx, (VarIx, f64, f64)> = later
+        .iter()
+        .map(|a| (a.var, (a.target, a.scale, a.offset)))
+        .collect();
+    let mut out: Vec<AliasOf> = first
+        .into_iter()
+        .map(|a| match map.get(&a.target) {
+            Some(&(t, s, o)) => AliasOf {
+                var: a.var,
+                target: t,
+                scale: a.scale * s,
+                offset: a.scale * o + a.offset,
+            },
+            None => a,
+        })
+        .collect();
+    out.extend(later);
+    out
+}
+
+/// One round of alias elimination over the alias equations `x = k*y + d`.
+fn eliminate_alias_equations(m: &mut Model) -> Vec<AliasOf> {
     let n = m.vars.len();
     let mut uf = UnionFind {
         parent: (0..n as VarIx).map(|i| (i, 1.0, 0.0)).collect(),
@@ -514,6 +611,37 @@ mod tests {
         let x = m.by_name["x"] as usize;
         assert_eq!(m.vars[x].fixed, Some(true));
         assert_eq!(m.arena.as_const(m.vars[x].start.unwrap()), Some(2.0));
+    }
+
+    #[test]
+    fn two_definitions_by_the_same_expression_are_aliases() {
+        let mut b = ModelBuilder::new();
+        b.vars("a b r s wr ws", "");
+        b.eq("der(a) = -a");
+        b.eq("der(b) = -2*b");
+        b.eq("r = b - a");
+        b.eq("s = b - a");
+        b.eq("wr = der(r)");
+        b.eq("ws = der(s)");
+        let mut m = b.model();
+        let al = super::eliminate_aliases(&mut m);
+        let target = |n: &str| {
+            al.iter()
+                .find(|x| m.vars[x.var as usize].name == n)
+                .map(|x| m.vars[x.target as usize].name.clone())
+        };
+        // one of r/s is eliminated in favour of the other, and then one of wr/ws
+        let rs = [target("r"), target("s")];
+        assert!(
+            rs.contains(&Some("r".into())) || rs.contains(&Some("s".into())),
+            "{rs:?}"
+        );
+        let ws = [target("wr"), target("ws")];
+        assert!(
+            ws.contains(&Some("wr".into())) || ws.contains(&Some("ws".into())),
+            "{ws:?}"
+        );
+        assert_eq!(m.eqs.len(), 4, "two of the six equations were merged");
     }
 
     #[test]
