@@ -383,10 +383,17 @@ impl<'a> Flattener<'a> {
         let original_prefixes = clause.prefixes;
         let original_type = clause.type_name.clone();
         let original_mod = decl.modification.as_ref();
+        let mut condition_env = None;
         let (clause, decl, denv) = match redecl {
             Some((_, r)) => match r.clause.components.first() {
                 Some(d) => {
                     let mut d = d.clone();
+                    if d.condition.is_none() && decl.condition.is_some() {
+                        // A redeclaration keeps the condition of the component it replaces
+                        // (spec 4.4.5), evaluated where that component was declared.
+                        d.condition = decl.condition.clone();
+                        condition_env = Some(env.clone());
+                    }
                     if d.subscripts.is_empty() && r.clause.subscripts.is_empty() {
                         // A redeclaration without dimensions keeps those of the original
                         // declaration (spec 7.3.2).
@@ -481,6 +488,7 @@ impl<'a> Flattener<'a> {
             protected: vis == Visibility::Protected,
             mods,
             env: denv,
+            condition_env,
             span,
             ty: OnceCell::new(),
             dims: OnceCell::new(),
@@ -889,7 +897,8 @@ impl<'a> Flattener<'a> {
         let Some(cond) = &comp.decl.condition else {
             return Ok(true);
         };
-        let v = self.eval_expr(cond, &comp.env, &mut Cx::eval())?;
+        let env = comp.condition_env.as_ref().unwrap_or(&comp.env);
+        let v = self.eval_expr(cond, env, &mut Cx::eval())?;
         let _ = node;
         match v {
             Val::S(Expr::Boolean(b)) => Ok(b),
@@ -1186,6 +1195,7 @@ impl<'a> Flattener<'a> {
             protected: false,
             mods: comp.mods.clone(),
             env: comp.env.clone(),
+            condition_env: comp.condition_env.clone(),
             span: comp.span,
             ty: OnceCell::new(),
             dims: OnceCell::new(),

@@ -295,6 +295,9 @@ pub struct Comp {
     pub mods: Mod,
     /// Environment of the declaration (subscripts, condition).
     pub env: Env,
+    /// Where the condition is evaluated when it is not `env`: a redeclaration keeps the
+    /// condition of the declaration it replaces, written in that declaration's scope.
+    pub condition_env: Option<Env>,
     pub span: Span,
     /// The resolved type, once asked for (`Flattener::comp_type`). Kept here rather than in
     /// a table keyed by the component: a large model has 10^5 and more components, and

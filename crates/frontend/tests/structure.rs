@@ -113,3 +113,43 @@ end Signals;
         assert!(eqs.contains(&e.to_string()), "{e} missing in {eqs:#?}");
     }
 }
+
+/// A redeclaration of a conditional component keeps the original condition (spec 4.4.5), as
+/// the MSL machines do with `redeclare ThermalAmbientDCPM thermalAmbient(...)` of a
+/// `thermalAmbient ... if not useThermalPort`: with the condition lost, the internal ambient
+/// and the external one both fixed the port temperatures.
+#[test]
+fn redeclared_conditional_component_keeps_its_condition() {
+    let text = r#"
+model Test
+  model Ambient
+    Real T = 293.15;
+  end Ambient;
+  model HotAmbient
+    extends Ambient(T = 350);
+    parameter Real extra = 1;
+  end HotAmbient;
+  partial model Machine
+    parameter Boolean useThermalPort = false;
+    replaceable Ambient ambient if not useThermalPort;
+    Real heat = 1;
+  end Machine;
+  model DCMachine
+    extends Machine(redeclare HotAmbient ambient(extra = 2));
+  end DCMachine;
+  DCMachine internal;
+  DCMachine external_(useThermalPort = true);
+end Test;
+"#;
+    let m = flat_text("Test", text).expect("flattens");
+    let names = var_names(&m);
+    assert!(names.iter().any(|n| n == "internal.ambient.T"), "{names:?}");
+    assert!(
+        names.iter().any(|n| n == "internal.ambient.extra"),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.starts_with("external_.ambient")),
+        "the disabled redeclared component is gone: {names:?}"
+    );
+}
