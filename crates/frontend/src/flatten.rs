@@ -1360,6 +1360,23 @@ impl<'a> Flattener<'a> {
         Ok(out)
     }
 
+    fn is_expandable_elem(&self, e: &ConnElem) -> bool {
+        e.node.as_ref().is_some_and(|n| self.is_expandable(n))
+    }
+
+    /// One element of a connection as a deferred side: the whole bus for an expandable
+    /// connector, the element itself otherwise.
+    fn bus_or_plain(&self, e: ConnElem) -> crate::expandable::Side {
+        match &e.node {
+            Some(n) if self.is_expandable(n) => crate::expandable::Side::Bus {
+                bus: n.clone(),
+                rest: String::new(),
+                outside: e.outside,
+            },
+            _ => crate::expandable::Side::Plain(vec![e]),
+        }
+    }
+
     fn connect(
         &self,
         lhs: &ast::ComponentRef,
@@ -1396,6 +1413,24 @@ impl<'a> Flattener<'a> {
         ) else {
             return Ok(());
         };
+        if a.len() == b.len() && a.iter().chain(&b).any(|e| self.is_expandable_elem(e)) {
+            // arrays of expandable connectors (`connect(cell.bus, stack.bus)`): element by
+            // element, each expandable one a bus whose elements are augmented later
+            for (x, y) in a.into_iter().zip(b) {
+                let (x, y) = (self.bus_or_plain(x), self.bus_or_plain(y));
+                for s in [&x, &y] {
+                    if let crate::expandable::Side::Plain(elems) = s {
+                        elems.iter().for_each(|e| conns.count_occurrence(&e.name));
+                    }
+                }
+                conns.deferred.push(crate::expandable::Deferred {
+                    a: x,
+                    b: y,
+                    origin: o.clone(),
+                });
+            }
+            return Ok(());
+        }
         if a.len() != b.len() {
             return err(
                 o.span,

@@ -44,3 +44,54 @@ fn protected_elements_are_not_accessible_from_outside() {
         "{e}"
     );
 }
+
+/// Arrays of expandable connectors connected as whole arrays (`connect(cell.bus, stack.bus)`,
+/// as the MSL battery stacks do) are connected element by element, each pair of buses
+/// sharing its elements: what a cell puts on its bus is present in the stack's bus.
+#[test]
+fn arrays_of_expandable_connectors_connect_element_by_element() {
+    let text = r#"
+model Stack
+  expandable connector CellBus
+    Real T;
+    Real v;
+  end CellBus;
+  expandable connector StackBus
+    parameter Integer n = 2;
+    CellBus cellBus[n];
+  end StackBus;
+  connector RealOutput = output Real;
+  block Source
+    RealOutput y;
+    parameter Real k = 1;
+  equation
+    y = k;
+  end Source;
+  model Cell
+    parameter Real T0 = 300;
+    Source src(k = T0);
+    CellBus cellBus;
+  equation
+    connect(src.y, cellBus.T);
+  end Cell;
+  Cell cell[2](T0 = {300, 310});
+  StackBus stackBus;
+  Real total = sum(stackBus.cellBus.T);
+equation
+  connect(cell.cellBus, stackBus.cellBus);
+end Stack;
+"#;
+    let m = flat_text("Stack", text).expect("flattens");
+    let names = var_names(&m);
+    for present in ["stackBus.cellBus[1].T", "stackBus.cellBus[2].T"] {
+        assert!(names.iter().any(|n| n == present), "{present}: {names:?}");
+    }
+    // `v` is declared but never connected: only potentially present
+    assert!(!names.iter().any(|n| n.ends_with(".v")), "{names:?}");
+    let eqs = equations(&m).join("\n");
+    assert!(
+        eqs.contains("'cell[2].cellBus.T' = 'stackBus.cellBus[2].T'")
+            || eqs.contains("'stackBus.cellBus[2].T' = 'cell[2].cellBus.T'"),
+        "{eqs}"
+    );
+}
