@@ -159,7 +159,9 @@ impl Groups {
 /// Resolve the deferred connections: augment, connect, and drop unconnected declared
 /// elements of expandable connectors.
 pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
-    let deferred = std::mem::take(&mut col.connections.deferred);
+    let mut deferred = std::mem::take(&mut col.connections.deferred);
+    let nested = nested_bus_connections(f, &deferred)?;
+    deferred.extend(nested);
     if deferred.is_empty() && col.bus_vars.is_empty() {
         return Ok(());
     }
@@ -203,7 +205,7 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
             }
             let g = groups.find(&bus.path);
             for (k, elem) in elems.iter().enumerate() {
-                let element = element_name(rest, k, elems.len());
+                let element = element_name(f, bus, rest, k, elems.len());
                 present
                     .entry(g.clone())
                     .or_default()
@@ -267,7 +269,11 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
             continue;
         }
         for (k, elem) in elems.iter().enumerate() {
-            let name = format!("{}.{}", bus.path, element_name(rest, k, elems.len()));
+            let name = format!(
+                "{}.{}",
+                bus.path,
+                element_name(f, bus, rest, k, elems.len())
+            );
             let input = elem.node.is_none()
                 && !elem.outside
                 && f.comp_causality(&elem.parent, &elem.comp) == Some(ast::Causality::Input);
@@ -286,7 +292,7 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
             (Side::Bus { bus, rest, outside }, Side::Plain(elems))
             | (Side::Plain(elems), Side::Bus { bus, rest, outside }) => {
                 for (k, elem) in elems.iter().enumerate() {
-                    let element = element_name(rest, k, elems.len());
+                    let element = element_name(f, bus, rest, k, elems.len());
                     let leaves = f.connector_leaves(elem)?;
                     for (suffix, kind) in leaves {
                         col.connections.add_names(
@@ -373,13 +379,100 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
     Ok(())
 }
 
+/// Two connected expandable connectors connect their expandable elements too (a stack bus
+/// with an array of cell buses): the pairs of nested buses, as connections of their own,
+/// down to any depth.
+fn nested_bus_connections(f: &Flattener, deferred: &[Deferred]) -> Res<Vec<Deferred>> {
+    let mut out = Vec::new();
+    let mut todo: Vec<(NodeRef, bool, NodeRef, bool, &Origin)> = deferred
+        .iter()
+        .filter_map(|d| match (&d.a, &d.b) {
+            (
+                Side::Bus {
+                    bus: x,
+                    rest: rx,
+                    outside: ox,
+                },
+                Side::Bus {
+                    bus: y,
+                    rest: ry,
+                    outside: oy,
+                },
+            ) if rx.is_empty() && ry.is_empty() => {
+                Some((x.clone(), *ox, y.clone(), *oy, &d.origin))
+            }
+            _ => None,
+        })
+        .collect();
+    while let Some((x, ox, y, oy, origin)) = todo.pop() {
+        for (cx, cy) in nested_bus_pairs(f, &x, &y)? {
+            out.push(Deferred {
+                a: Side::Bus {
+                    bus: cx.clone(),
+                    rest: String::new(),
+                    outside: ox,
+                },
+                b: Side::Bus {
+                    bus: cy.clone(),
+                    rest: String::new(),
+                    outside: oy,
+                },
+                origin: origin.clone(),
+            });
+            todo.push((cx, ox, cy, oy, origin));
+        }
+    }
+    Ok(out)
+}
+
+/// The expandable connectors declared in both `x` and `y` under the same name (element by
+/// element for arrays of equal size).
+fn nested_bus_pairs(f: &Flattener, x: &NodeRef, y: &NodeRef) -> Res<Vec<(NodeRef, NodeRef)>> {
+    let mut pairs = Vec::new();
+    for comp in f.elems(x).comps.iter() {
+        let Some(other) = f.find_comp(y, &comp.name) else {
+            continue;
+        };
+        if !is_bus_type(f, x, comp) || !is_bus_type(f, y, &other) {
+            continue;
+        }
+        let (dx, dy) = (f.comp_dims(x, comp)?, f.comp_dims(y, &other)?);
+        if dx != dy {
+            continue;
+        }
+        for idx in crate::ctx::index_tuples(&dx) {
+            pairs.push((f.child_node(x, comp, &idx)?, f.child_node(y, &other, &idx)?));
+        }
+    }
+    Ok(pairs)
+}
+
+fn is_bus_type(f: &Flattener, node: &NodeRef, comp: &std::rc::Rc<crate::inst::Comp>) -> bool {
+    f.comp_type(node, comp).is_ok_and(|t| match t.base {
+        Base::Class(c) => f.lk.kind(f.lk.follow_short_class(c)) == ClassKind::ExpandableConnector,
+        _ => false,
+    })
+}
+
 /// The bus element for element `k` of `count` connected connectors: `ro` for a scalar,
 /// `ro[1]`, `ro[2]`, ... when an array of connectors is connected to `bus.ro`.
-fn element_name(rest: &str, k: usize, count: usize) -> String {
-    if count > 1 && !rest.ends_with(']') {
-        format!("{rest}[{}]", k + 1)
-    } else {
-        rest.to_string()
+/// `ro[i,j]` in the order of the element's declared dimensions when the bus declares it as an
+/// array of `count` elements (`v[Ns,Np]` connected to a matrix of outputs).
+fn element_name(f: &Flattener, bus: &NodeRef, rest: &str, k: usize, count: usize) -> String {
+    if count <= 1 || rest.ends_with(']') {
+        return rest.to_string();
+    }
+    let declared = (!rest.contains('.'))
+        .then(|| f.find_comp(bus, rest))
+        .flatten()
+        .and_then(|c| f.comp_dims(bus, &c).ok())
+        .filter(|d| d.len() > 1 && d.iter().product::<usize>() == count);
+    match declared {
+        Some(dims) => format!(
+            "{rest}{}",
+            format_indices(&crate::ctx::index_tuples(&dims)[k])
+        ),
+        None => format!("{rest}[{}]", k + 1),
     }
 }
 

@@ -95,3 +95,75 @@ end Stack;
         "{eqs}"
     );
 }
+
+/// Two connected expandable connectors also connect the expandable connectors they contain
+/// (a stack bus with one bus per cell, read by a transcription block through its own stack
+/// bus), and a matrix of signals connected to a bus element declared as a matrix keeps its
+/// indices (`v[i,j]`).
+#[test]
+fn nested_buses_are_shared_and_matrix_elements_keep_their_indices() {
+    let text = r#"
+model Transcribe
+  expandable connector CellBus
+    Real v;
+  end CellBus;
+  expandable connector StackBus
+    CellBus cellBus[2, 2];
+  end StackBus;
+  expandable connector ArrayBus
+    Real v[2, 2];
+  end ArrayBus;
+  connector RealOutput = output Real;
+  connector RealInput = input Real;
+  block Source
+    RealOutput y;
+    parameter Real k = 1;
+  equation
+    y = k;
+  end Source;
+  block Gain
+    RealInput u;
+    RealOutput y;
+  equation
+    y = 2*u;
+  end Gain;
+  model Cell
+    parameter Real k = 1;
+    Source src(k = k);
+    CellBus cellBus;
+  equation
+    connect(src.y, cellBus.v);
+  end Cell;
+  model Stack
+    Cell cell[2, 2](k = {{1, 2}, {3, 4}});
+    StackBus stackBus;
+  equation
+    connect(cell.cellBus, stackBus.cellBus);
+  end Stack;
+  model Transcription
+    StackBus stackBus;
+    ArrayBus arrays;
+    Gain gain[2, 2];
+  equation
+    connect(gain.u, stackBus.cellBus.v);
+    connect(gain.y, arrays.v);
+  end Transcription;
+  Stack stack;
+  Transcription t;
+equation
+  connect(stack.stackBus, t.stackBus);
+end Transcribe;
+"#;
+    let m = flat_text("Transcribe", text).expect("flattens");
+    let names = var_names(&m);
+    for present in [
+        "t.stackBus.cellBus[2,1].v",
+        "t.arrays.v[1,2]",
+        "t.arrays.v[2,1]",
+    ] {
+        assert!(names.iter().any(|n| n == present), "{present}: {names:?}");
+    }
+    assert!(!names.iter().any(|n| n == "t.arrays.v[3]"), "{names:?}");
+    let s = stats(&m);
+    assert_eq!(s.equations, s.variables, "balanced");
+}
