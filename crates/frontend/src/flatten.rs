@@ -663,8 +663,12 @@ impl<'a> Flattener<'a> {
             found
         };
         let description = comp.decl.description.text();
-        let evaluate =
-            variability <= Variability::Parameter && annotated_evaluate(&comp.decl.description);
+        // the setting of an enclosing record component wins over the field's own (spec 18.3)
+        let evaluate = variability <= Variability::Parameter
+            && inh
+                .evaluate
+                .or_else(|| annotated_evaluate(&comp.decl.description))
+                .unwrap_or(false);
         // an `inner outer` variable stands for the outer one at the next level up (what the
         // state machine lowering merges definitions into, spec 17.3.7)
         let outer_name = if comp.prefixes.inner && comp.prefixes.outer {
@@ -2293,15 +2297,17 @@ fn fixed_variability(comp: &Comp) -> Option<ast::Variability> {
         .filter(|v| *v != ast::Variability::Discrete)
 }
 
-/// `annotation(Evaluate=true)` in a declaration's description (spec 18.3: the parameter's
-/// value is to be used in symbolic processing).
-fn annotated_evaluate(description: &ast::Description) -> bool {
-    let Some(ann) = &description.annotation else {
-        return false;
-    };
-    ann.modification
+/// `annotation(Evaluate=true)` (or `false`) in a declaration's description (spec 18.3: the
+/// parameter's value is to be used in symbolic processing); `None` without the annotation.
+pub(crate) fn annotated_evaluate(description: &ast::Description) -> Option<bool> {
+    let ann = description.annotation.as_ref()?;
+    let b = ann
+        .modification
         .find("Evaluate")
         .and_then(|m| m.modification.as_ref())
-        .and_then(|m| m.binding.as_ref())
-        .is_some_and(|b| matches!(b.expr.kind, ast::ExprKind::Bool(true)))
+        .and_then(|m| m.binding.as_ref())?;
+    match b.expr.kind {
+        ast::ExprKind::Bool(x) => Some(x),
+        _ => None,
+    }
 }
