@@ -1024,13 +1024,13 @@ impl<'a> Flattener<'a> {
         };
         if let ExprKind::Tuple(items) = &lhs.kind {
             let call = self.expand(rhs, env, cx)?;
-            let call = strip_index_call(call.to_expr());
+            let call = called_function(strip_index_call(call.to_expr()));
             let mut targets = Vec::new();
             for i in items {
-                targets.push(match i {
-                    Some(e) => Some(self.expand(e, env, cx)?.to_expr()),
-                    None => None,
-                });
+                match i {
+                    Some(e) => record_fields_as_targets(self.expand(e, env, cx)?, &mut targets),
+                    None => targets.push(None),
+                }
             }
             return Ok(Some(Equation::Equal {
                 lhs: Expr::Tuple(targets),
@@ -2261,6 +2261,35 @@ pub(crate) fn names_array(base: &str, dims: &[usize], prefix: &mut Vec<usize>) -
                 })
                 .collect(),
         ),
+    }
+}
+
+/// The call itself when a call with a record-valued first output was expanded to the
+/// selections of its fields (`{output 1 of f(x)}` for `(rec, y) = f(x)`).
+fn called_function(e: Expr) -> Expr {
+    fn first_call(e: &Expr) -> Option<&Expr> {
+        match e {
+            Expr::CallOutput { call, .. } if matches!(**call, Expr::Call { .. }) => Some(call),
+            Expr::Array(items) => items.first().and_then(first_call),
+            _ => None,
+        }
+    }
+    match &e {
+        Expr::Call { .. } => e,
+        _ => first_call(&e).cloned().unwrap_or(e),
+    }
+}
+
+/// The targets of a tuple equation as the function's outputs are laid out: a record output
+/// is one output per field (records never reach later stages), an array one output.
+fn record_fields_as_targets(v: Val, out: &mut Vec<Option<Expr>>) {
+    match v {
+        Val::R(fields) => {
+            for (_, f) in fields {
+                record_fields_as_targets(f, out);
+            }
+        }
+        other => out.push(Some(other.to_expr())),
     }
 }
 
