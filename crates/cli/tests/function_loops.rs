@@ -117,3 +117,65 @@ fn the_call_runs_once_per_iteration_of_the_torn_system() {
         "{simulation}"
     );
 }
+
+/// The same circuit with the call written as a tuple equation whose first output is a record
+/// and whose second is a scalar, `(js, pw) = junctionPower(...)`: the record is one output
+/// per field.
+const DIODE_TUPLE: &str = r#"
+record JunctionState "current and conductance of a junction"
+  Real i;
+  Real g;
+end JunctionState;
+
+function junctionPower "junction current and dissipated power, not inlined"
+  input Real v;
+  input Real Is;
+  input Real Vt;
+  output JunctionState s;
+  output Real p;
+protected
+  Integer k = 0;
+algorithm
+  while k < 1 loop
+    s.i := Is*(exp(v/Vt) - 1);
+    s.g := Is/Vt*exp(v/Vt);
+    p := v*s.i;
+    k := k + 1;
+  end while;
+end junctionPower;
+
+model DiodeTuple
+  parameter Real R = 100;
+  parameter Real C = 1e-3;
+  Real vd "diode voltage";
+  Real vc(start = 0, fixed = true) "capacitor voltage";
+  JunctionState js;
+  Real pw "power dissipated in the diode";
+equation
+  (js, pw) = junctionPower(vd, 1e-9, 0.025);
+  2*sin(10*time) = R*js.i + vd + vc;
+  C*der(vc) = js.i;
+  annotation(experiment(StopTime = 1, Interval = 0.01));
+end DiodeTuple;
+"#;
+
+#[test]
+fn a_tuple_equation_with_a_record_output_is_solved_inside_a_loop() {
+    let run = simulate_source("DiodeTuple", DIODE_TUPLE, &[]);
+    let (vd, vc, i, pw) = (run.get("vd"), run.get("vc"), run.get("js.i"), run.get("pw"));
+    for (k, &t) in run.time().iter().enumerate() {
+        let source = 2.0 * (10.0 * t).sin();
+        assert_close(
+            &format!("mesh voltage at t = {t}"),
+            100.0 * i[k] + vd[k] + vc[k],
+            source,
+            1e-6,
+        );
+        assert_close(&format!("power at t = {t}"), pw[k], vd[k] * i[k], 1e-9);
+    }
+    assert!(
+        run.max("pw") > 1e-4,
+        "no power dissipated: {}",
+        run.max("pw")
+    );
+}
