@@ -502,6 +502,14 @@ fn component_block(
     Ok(b)
 }
 
+/// A call unit `(o1, o2, ...) = f(args)` of a loop: its equation, the call expression and how
+/// many outputs it assigns.
+struct LoopCall {
+    unit: u32,
+    call: ExprId,
+    outputs: usize,
+}
+
 /// The scalar equations of a loop, each with its matched variable, and the multi-output
 /// calls among them. A call `(o1, o2, ...) = f(args)` inside a loop (a transistor model's
 /// currents computed by one function of the node voltages that the currents determine)
@@ -514,7 +522,7 @@ fn loop_equations(
     eqs: &[SEq],
     mt: &Matching,
     comp: &[u32],
-) -> (Vec<(ExprId, ExprId, VarIx)>, Vec<(u32, ExprId, usize)>) {
+) -> (Vec<(ExprId, ExprId, VarIx)>, Vec<LoopCall>) {
     let mut pairs = Vec::new();
     let mut calls = Vec::new();
     for &e in comp {
@@ -536,7 +544,11 @@ fn loop_equations(
                     pairs.push((m.arena.var(v), value, v));
                     n += 1;
                 }
-                calls.push((e, call, n));
+                calls.push(LoopCall {
+                    unit: e,
+                    call,
+                    outputs: n,
+                });
             }
             _ => {}
         }
@@ -548,7 +560,7 @@ fn loop_equations(
 /// [`loop_equations`]) become the call unit itself, at the place of the first of them: all of
 /// them read the same arguments, which are computed before that place. A call with an
 /// output that tearing made an iteration variable keeps one call per output.
-fn regroup_calls(a: &Arena, b: WBlock, calls: &[(u32, ExprId, usize)]) -> WBlock {
+fn regroup_calls(a: &Arena, b: WBlock, calls: &[LoopCall]) -> WBlock {
     let WBlock::Nonlinear {
         iteration_vars,
         mut inner,
@@ -559,7 +571,12 @@ fn regroup_calls(a: &Arena, b: WBlock, calls: &[(u32, ExprId, usize)]) -> WBlock
     else {
         return b;
     };
-    for &(unit, call, n_outputs) in calls {
+    for &LoopCall {
+        unit,
+        call,
+        outputs: n_outputs,
+    } in calls
+    {
         let selects = |b: &WBlock| match b {
             WBlock::Assign { expr, .. } => {
                 matches!(a.node(*expr), Node::CallOutput(c, _) if *c == call)
