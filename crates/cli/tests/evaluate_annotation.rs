@@ -183,3 +183,50 @@ fn structural_parameters_are_refused_instead_of_ignored() {
     let (ok, out, err) = run_moss("TunableLags", LAGS, &["simulate", "-p", "T=0.25"]);
     assert!(ok, "{out}{err}");
 }
+
+/// The circuit with its capacitance in a record `card` declared with `annotation(Evaluate=true)`
+/// and a capacitance computed from it the way SPICE model cards do: the default `-1e40`
+/// means "not given", tested by a relation.
+const CARD_RLC: &str = r#"
+record Card
+  parameter Real C = -1e40 "capacitance, not given by default";
+  parameter Real R = 2;
+end Card;
+model CardRLC "The RLC circuit with its parameters in an evaluated record"
+  parameter Card card(C = 0) annotation(Evaluate=true);
+  parameter Real Cnode = if card.C > -1e39 then card.C else 1e-3;
+  parameter Real L = 0.5;
+  Real iL(start = 0, fixed = true) "inductor current";
+  Real v "capacitor voltage";
+  Real iC "capacitor current";
+equation
+  L*der(iL) = sin(time) - v;
+  iC = Cnode*der(v);
+  iL = iC + v/card.R;
+  annotation(experiment(StopTime = 3, Interval = 0.01, Tolerance = 1e-9));
+end CardRLC;
+"#;
+
+#[test]
+fn evaluate_on_a_record_applies_to_its_fields() {
+    // spec 18.3: on a structured component the annotation applies to all its components;
+    // `Cnode`'s binding, a relation on the evaluated field, is evaluated too
+    let (ok, out, err) = run_moss("CardRLC", CARD_RLC, &["translate"]);
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.contains("card.C = 0: declared with annotation(Evaluate=true)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Cnode = 0: bound to the evaluated parameter `card.C`"),
+        "{out}"
+    );
+    assert_eq!(states_of(&out), vec!["iL".to_string()], "{out}");
+    let run = simulate_source("CardRLC", CARD_RLC, &[]);
+    let (r, l) = (2.0, 0.5);
+    let il = run.get("iL");
+    for (k, &t) in run.time().iter().enumerate() {
+        let exact = (r * t.sin() - l * t.cos() + l * (-r * t / l).exp()) / (r * r + l * l);
+        assert_close(&format!("iL at t = {t}"), il[k], exact, 1e-6);
+    }
+}

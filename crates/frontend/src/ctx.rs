@@ -23,6 +23,9 @@ pub struct Inherited {
     pub protected: bool,
     /// `flow`/`stream` on a structured component applies to all its variables.
     pub connector: Option<ast::ConnectorPrefix>,
+    /// `annotation(Evaluate=...)` on an enclosing structured component: it applies to all
+    /// its components, overriding their own settings (spec 18.3), so the outermost wins.
+    pub evaluate: Option<bool>,
 }
 
 pub struct Flattener<'a> {
@@ -1126,6 +1129,9 @@ impl<'a> Flattener<'a> {
             variability: most_restrictive(comp.tprefixes.variability, parent_inh.variability),
             protected: comp.protected || parent_inh.protected,
             connector: comp.tprefixes.connector.or(parent_inh.connector),
+            evaluate: parent_inh
+                .evaluate
+                .or_else(|| crate::flatten::annotated_evaluate(&comp.decl.description)),
         };
         let child = self.new_node(class, path.clone(), mods, Some(node.clone()), inh);
         node.children.borrow_mut().insert(path, child.clone());

@@ -663,8 +663,12 @@ impl<'a> Flattener<'a> {
             found
         };
         let description = comp.decl.description.text();
-        let evaluate =
-            variability <= Variability::Parameter && annotated_evaluate(&comp.decl.description);
+        // the setting of an enclosing record component wins over the field's own (spec 18.3)
+        let evaluate = variability <= Variability::Parameter
+            && inh
+                .evaluate
+                .or_else(|| annotated_evaluate(&comp.decl.description))
+                .unwrap_or(false);
         // an `inner outer` variable stands for the outer one at the next level up (what the
         // state machine lowering merges definitions into, spec 17.3.7)
         let outer_name = if comp.prefixes.inner && comp.prefixes.outer {
@@ -1020,13 +1024,13 @@ impl<'a> Flattener<'a> {
         };
         if let ExprKind::Tuple(items) = &lhs.kind {
             let call = self.expand(rhs, env, cx)?;
-            let call = strip_index_call(call.to_expr());
+            let call = called_function(strip_index_call(call.to_expr()));
             let mut targets = Vec::new();
             for i in items {
-                targets.push(match i {
-                    Some(e) => Some(self.expand(e, env, cx)?.to_expr()),
-                    None => None,
-                });
+                match i {
+                    Some(e) => record_fields_as_targets(self.expand(e, env, cx)?, &mut targets),
+                    None => targets.push(None),
+                }
             }
             return Ok(Some(Equation::Equal {
                 lhs: Expr::Tuple(targets),
@@ -2295,6 +2299,35 @@ pub(crate) fn names_array(base: &str, dims: &[usize], prefix: &mut Vec<usize>) -
     }
 }
 
+/// The call itself when a call with a record-valued first output was expanded to the
+/// selections of its fields (`{output 1 of f(x)}` for `(rec, y) = f(x)`).
+fn called_function(e: Expr) -> Expr {
+    fn first_call(e: &Expr) -> Option<&Expr> {
+        match e {
+            Expr::CallOutput { call, .. } if matches!(**call, Expr::Call { .. }) => Some(call),
+            Expr::Array(items) => items.first().and_then(first_call),
+            _ => None,
+        }
+    }
+    match &e {
+        Expr::Call { .. } => e,
+        _ => first_call(&e).cloned().unwrap_or(e),
+    }
+}
+
+/// The targets of a tuple equation as the function's outputs are laid out: a record output
+/// is one output per field (records never reach later stages), an array one output.
+fn record_fields_as_targets(v: Val, out: &mut Vec<Option<Expr>>) {
+    match v {
+        Val::R(fields) => {
+            for (_, f) in fields {
+                record_fields_as_targets(f, out);
+            }
+        }
+        other => out.push(Some(other.to_expr())),
+    }
+}
+
 fn strip_index_call(e: Expr) -> Expr {
     match e {
         Expr::Call { func, mut args } if func == "[]" && !args.is_empty() => args.swap_remove(0),
@@ -2328,15 +2361,17 @@ fn fixed_variability(comp: &Comp) -> Option<ast::Variability> {
         .filter(|v| *v != ast::Variability::Discrete)
 }
 
-/// `annotation(Evaluate=true)` in a declaration's description (spec 18.3: the parameter's
-/// value is to be used in symbolic processing).
-fn annotated_evaluate(description: &ast::Description) -> bool {
-    let Some(ann) = &description.annotation else {
-        return false;
-    };
-    ann.modification
+/// `annotation(Evaluate=true)` (or `false`) in a declaration's description (spec 18.3: the
+/// parameter's value is to be used in symbolic processing); `None` without the annotation.
+pub(crate) fn annotated_evaluate(description: &ast::Description) -> Option<bool> {
+    let ann = description.annotation.as_ref()?;
+    let b = ann
+        .modification
         .find("Evaluate")
         .and_then(|m| m.modification.as_ref())
-        .and_then(|m| m.binding.as_ref())
-        .is_some_and(|b| matches!(b.expr.kind, ast::ExprKind::Bool(true)))
+        .and_then(|m| m.binding.as_ref())?;
+    match b.expr.kind {
+        ast::ExprKind::Bool(x) => Some(x),
+        _ => None,
+    }
 }

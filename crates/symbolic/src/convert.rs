@@ -482,6 +482,13 @@ impl<'a> Conv<'a> {
                 if let Some(v) = self.inlined_call_output(c, *index) {
                     return v;
                 }
+                // A call of parameters only (a record parameter bound to a function, one
+                // binding per field) is read where the parameters are computed: a hidden
+                // variable would be solved with the equations, after the parameter blocks
+                // that read it, which would see it still zero.
+                if self.m.is_parameter_expr(c) {
+                    return self.m.arena.intern(Node::CallOutput(c, *index as u32));
+                }
                 match self.call_output_var(c, *index, o) {
                     Some(v) => self.m.arena.var(v),
                     None => self.m.arena.intern(Node::CallOutput(c, *index as u32)),

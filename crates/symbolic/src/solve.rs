@@ -435,10 +435,12 @@ fn component_block(
             _ => WBlock::Unit(*e),
         });
     }
-    if let Some(&u) = comp
-        .iter()
-        .find(|&&e| !matches!(eqs[e as usize].body, EqBody::Eq { .. }))
-    {
+    if let Some(&u) = comp.iter().find(|&&e| {
+        !matches!(
+            eqs[e as usize].body,
+            EqBody::Eq { .. } | EqBody::Call { .. }
+        )
+    }) {
         let eq = &eqs[u as usize];
         let message = format!(
             "{context}has an algebraic loop through `{}`, which is not supported",
@@ -448,13 +450,7 @@ fn component_block(
             "break the loop, e.g. by using pre() of a discrete variable",
         )]);
     }
-    let pairs: Vec<(ExprId, ExprId, VarIx)> = comp
-        .iter()
-        .filter_map(|&e| match eqs[e as usize].body {
-            EqBody::Eq { lhs, rhs } => Some((lhs, rhs, mt.var_of_eq[e as usize])),
-            _ => None,
-        })
-        .collect();
+    let (pairs, calls) = loop_equations(m, eqs, mt, comp);
     let discrete = pairs
         .iter()
         .find(|p| m.vars[p.2 as usize].ty != crate::program::ValueType::Real);
@@ -497,12 +493,114 @@ fn component_block(
     let time_invariant = |v: VarIx| invariant.contains(&v);
     let nonzero = |v: VarIx| nonzero_invariant.contains(&v);
     let b = algebraic_loop(&mut m.arena, &pairs, &time_invariant, &nonzero);
+    let b = regroup_calls(&m.arena, b, &calls);
     stats.after.push(match &b {
         WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
         WBlock::Linear { vars, .. } => vars.len(),
         _ => 1,
     });
     Ok(b)
+}
+
+/// A call unit `(o1, o2, ...) = f(args)` of a loop: its equation, the call expression and how
+/// many outputs it assigns.
+struct LoopCall {
+    unit: u32,
+    call: ExprId,
+    outputs: usize,
+}
+
+/// The scalar equations of a loop, each with its matched variable, and the multi-output
+/// calls among them. A call `(o1, o2, ...) = f(args)` inside a loop (a transistor model's
+/// currents computed by one function of the node voltages that the currents determine)
+/// enters as one equation `o_k = f(args)[k]` per output, so tearing treats it like any other
+/// equation: its outputs are computed from the iteration variables, or are iteration
+/// variables themselves with `o_k - f(args)[k]` as residual. [`regroup_calls`] then makes
+/// the call run once per iteration instead of once per output.
+fn loop_equations(
+    m: &mut Model,
+    eqs: &[SEq],
+    mt: &Matching,
+    comp: &[u32],
+) -> (Vec<(ExprId, ExprId, VarIx)>, Vec<LoopCall>) {
+    let mut pairs = Vec::new();
+    let mut calls = Vec::new();
+    for &e in comp {
+        match &eqs[e as usize].body {
+            EqBody::Eq { lhs, rhs } => pairs.push((*lhs, *rhs, mt.var_of_eq[e as usize])),
+            EqBody::Call {
+                outputs,
+                func,
+                args,
+            } => {
+                let call = m.arena.intern(Node::Call(
+                    std::sync::Arc::from(func.as_str()),
+                    args.clone().into_boxed_slice(),
+                ));
+                let mut n = 0;
+                for (k, o) in outputs.iter().enumerate() {
+                    let Some(v) = *o else { continue };
+                    let value = m.arena.intern(Node::CallOutput(call, k as u32));
+                    pairs.push((m.arena.var(v), value, v));
+                    n += 1;
+                }
+                calls.push(LoopCall {
+                    unit: e,
+                    call,
+                    outputs: n,
+                });
+            }
+            _ => {}
+        }
+    }
+    (pairs, calls)
+}
+
+/// In a torn loop, the assignments `o_k := f(args)[k]` of all outputs of one call (see
+/// [`loop_equations`]) become the call unit itself, at the place of the first of them: all of
+/// them read the same arguments, which are computed before that place. A call with an
+/// output that tearing made an iteration variable keeps one call per output.
+fn regroup_calls(a: &Arena, b: WBlock, calls: &[LoopCall]) -> WBlock {
+    let WBlock::Nonlinear {
+        iteration_vars,
+        mut inner,
+        residuals,
+        jacobian,
+        linear,
+    } = b
+    else {
+        return b;
+    };
+    for &LoopCall {
+        unit,
+        call,
+        outputs: n_outputs,
+    } in calls
+    {
+        let selects = |b: &WBlock| match b {
+            WBlock::Assign { expr, .. } => {
+                matches!(a.node(*expr), Node::CallOutput(c, _) if *c == call)
+            }
+            _ => false,
+        };
+        let places: Vec<usize> = (0..inner.len()).filter(|&i| selects(&inner[i])).collect();
+        // an output left out is an iteration variable the unit must not overwrite
+        if places.is_empty() || places.len() != n_outputs {
+            continue;
+        }
+        let first = places[0];
+        inner[first] = WBlock::Unit(unit);
+        for &i in places[1..].iter().rev() {
+            inner.remove(i);
+        }
+    }
+    WBlock::Nonlinear {
+        iteration_vars,
+        inner,
+        residuals,
+        jacobian,
+        linear,
+    }
 }
 
 fn loop_diagnostic(m: &Model, eqs: &[SEq], comp: &[u32], at: &SEq, message: String) -> Diagnostic {

@@ -36,7 +36,7 @@ pub struct EvaluatedParameter {
 }
 
 /// The value of a parameter expression from bindings and start values, when it is made of
-/// arithmetic only.
+/// arithmetic, relations and logic only.
 pub fn parameter_value(m: &Model, e: ExprId) -> Option<f64> {
     value_at_depth(m, e, 0, false)
 }
@@ -84,6 +84,15 @@ fn value_at_depth(m: &Model, e: ExprId, depth: u32, at_start: bool) -> Option<f6
         Node::Mul(x, y) => val(*x)? * val(*y)?,
         Node::Div(x, y) => val(*x)? / val(*y)?,
         Node::Pow(x, y) => val(*x)?.powf(val(*y)?),
+        // conditions on parameters (`if RD > -1e40 then RD else 0`, the MSL's "is given"
+        // tests): true is 1, false is 0
+        Node::Rel { op, lhs, rhs, .. } => {
+            let ord = val(*lhs)?.partial_cmp(&val(*rhs)?)?;
+            f64::from(u8::from(op.holds(ord)))
+        }
+        Node::Not(x) => f64::from(u8::from(val(*x)? == 0.0)),
+        Node::And(x, y) => f64::from(u8::from(val(*x)? != 0.0 && val(*y)? != 0.0)),
+        Node::Or(x, y) => f64::from(u8::from(val(*x)? != 0.0 || val(*y)? != 0.0)),
         Node::If(c, x, y) => {
             if val(*c)? != 0.0 {
                 val(*x)?
