@@ -825,8 +825,7 @@ impl<'a> Flattener<'a> {
         }
         let Some(mut found) = found else {
             // Imported constants (`import Modelica.Constants.pi;`).
-            let mut s = Some(env.scope);
-            while let Some(sc) = s {
+            for (_, sc) in self.lk.lexical_scopes(env.scope) {
                 if let Some((owner, _)) = self.lk.import_component(sc, first) {
                     let node = self.package_node(owner);
                     let mut parts = c.parts.clone();
@@ -835,7 +834,6 @@ impl<'a> Flattener<'a> {
                     }
                     return self.resolve_in_node(&node, &parts, env, cx, true, c.span);
                 }
-                s = self.lib().get(sc).parent;
             }
             return err(c.span, format!("unknown name `{}`", cref_text(c)))
                 .map_err(|d| Box::new(d.with_label("not found in this scope")));
@@ -1618,12 +1616,9 @@ impl<'a> Flattener<'a> {
     }
 
     fn lookup_function(&self, env: &Env, name: &ast::Name) -> Option<ClassId> {
-        if name.parts.len() == 1 {
-            if let Some(e) = env.node.elems.get() {
-                if let Some(c) = e.class_overrides.get(name.parts[0].as_str()) {
-                    return Some(*c);
-                }
-            }
+        // `f(x)` or `Medium.f(x)` with `f` or `Medium` redeclared in this instance.
+        if let Some(found) = self.overridden_class_name(&env.node, name) {
+            return found;
         }
         if name.parts.len() > 1 {
             // `a.f(x)`: a function looked up in the class of component `a`.

@@ -1,0 +1,131 @@
+//! Replaceable medium packages in the style of Modelica.Media (fixture `MediaLike.mo`): a
+//! partial package whose constants, record types and functions are completed by the
+//! packages that extend it, used through `replaceable package Medium` redeclared at
+//! different levels. Names in the inherited text are looked up in the extending package
+//! (with its extends modifiers), and outside it in the classes enclosing the text.
+
+mod common;
+use common::*;
+use moss_frontend::FlatModel;
+
+fn function_text(m: &FlatModel, name: &str) -> String {
+    let text = moss_frontend::print::print_model(m);
+    let start = format!("function '{name}'");
+    let Some(at) = text.find(&start) else {
+        panic!("no function {name} in\n{text}")
+    };
+    let rest = &text[at..];
+    let end = rest.find("\nend ").unwrap_or(rest.len());
+    rest[..end].to_string()
+}
+
+/// The medium's equations, written in the partial packages, with the constants of `Water`.
+fn assert_water_medium(eqs: &[String], prefix: &str) {
+    for e in [
+        format!("'{prefix}medium.MM' = 0.018;"),
+        format!("'{prefix}medium.h' = 4184 * ('{prefix}medium.T' - 273.15);"),
+    ] {
+        assert!(eqs.contains(&e), "missing `{e}` in {eqs:#?}");
+    }
+}
+
+#[test]
+fn constants_given_by_the_extends_modifier_of_a_local_alias() {
+    let m = flat("MediaLike.Direct");
+    let eqs = equations(&m);
+    assert_water_medium(&eqs, "");
+    assert!(eqs.contains(&"MM = 0.018;".to_string()), "{eqs:#?}");
+    // A type of the partial package takes the medium name of the concrete one.
+    assert_eq!(
+        declaration(&m, "medium.T"),
+        "Real 'medium.T'(quantity = \"Temperature.water\", unit = \"K\");"
+    );
+}
+
+#[test]
+fn medium_redeclared_in_an_extends_modifier() {
+    let m = flat("MediaLike.OneLevel");
+    let eqs = equations(&m);
+    assert_water_medium(&eqs, "");
+    // A record constant set by the extends modifier of the concrete package.
+    assert!(eqs.contains(&"Tc = 647;".to_string()), "{eqs:#?}");
+    // The record type redeclared in the concrete package is the one the functions return.
+    assert!(
+        eqs.contains(
+            &"('state.p', 'state.T') = 'MediaLike.Water.setState_pT'('medium.p', 'medium.T');"
+                .to_string()
+        ),
+        "{eqs:#?}"
+    );
+}
+
+#[test]
+fn medium_redeclared_two_levels_up() {
+    let m = flat("MediaLike.Top");
+    let eqs = equations(&m);
+    assert_water_medium(&eqs, "two.user.");
+    assert!(
+        eqs.contains(&"'two.user.Tc' = 647;".to_string()),
+        "{eqs:#?}"
+    );
+    assert!(eqs.contains(
+        &"('two.user.smooth.p', 'two.user.smooth.T') = 'MediaLike.Water.setSmoothState'(time - 0.5, 'two.user.state.p', 'two.user.state.T', 200000.0, 350);"
+            .to_string()
+    ), "{eqs:#?}");
+}
+
+#[test]
+fn inherited_functions_call_the_functions_of_the_concrete_package() {
+    let m = flat("MediaLike.OneLevel");
+    // Not replaced itself, but its calls reach the replacements and the constants of `Water`.
+    let f = function_text(&m, "MediaLike.Water.specificEnthalpy_pT");
+    assert!(
+        f.contains("h := 'MediaLike.Water.specificEnthalpy'(p, T);"),
+        "{f}"
+    );
+    let f = function_text(&m, "MediaLike.Water.specificEnthalpy");
+    assert!(f.contains("h := 4184 * ('state.T' - 273.15);"), "{f}");
+    // `Utilities` is only visible from where the inherited text is written.
+    let f = function_text(&m, "MediaLike.Water.setSmoothState");
+    assert!(
+        f.contains(
+            "'state.p' := 'MediaLike.Interfaces.Utilities.choose'(x, 'state_a.p', 'state_b.p');"
+        ),
+        "{f}"
+    );
+    assert!(f.contains("input Real 'state_a.T';"), "{f}");
+}
+
+#[test]
+fn short_class_modifier_of_a_medium_reaches_its_inherited_classes() {
+    let m = flat("MediaLike.Modified");
+    let eqs = equations(&m);
+    assert!(
+        eqs.contains(&"'medium.h' = 1000 * ('medium.T' - 273.15);".to_string()),
+        "{eqs:#?}"
+    );
+    assert!(
+        eqs.contains(&"'medium.MM' = 0.018;".to_string()),
+        "{eqs:#?}"
+    );
+}
+
+#[test]
+fn the_partial_medium_itself_is_refused_with_a_location() {
+    let e = match moss_frontend::flatten_model(
+        &moss_frontend::LoadOptions {
+            libs: vec![fixtures()],
+            use_modelicapath: false,
+            use_bundled: true,
+        },
+        "MediaLike.UseMedium",
+    ) {
+        Ok(_) => panic!("the partial medium has no values"),
+        Err(e) => moss_syntax::diag::render_all(&e.diagnostics, &e.sources),
+    };
+    assert!(
+        e.contains("error: `medium` is declared with the partial class `MediaLike.Interfaces.PartialMedium.BaseProperties`"),
+        "{e}"
+    );
+    assert!(e.contains("MediaLike.mo:100:5"), "{e}");
+}
