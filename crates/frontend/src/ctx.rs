@@ -218,6 +218,24 @@ impl<'a> Flattener<'a> {
             scope: class,
         };
         let bases = self.lk.bases(class);
+        if let ClassSpecifier::Extends { modification, .. } = &entry.def.specifier {
+            // `model extends M(mods)` is `model M extends M(mods)` with the inherited `M`
+            // (spec 7.3.1): its elements come first, so that the inputs of
+            // `function extends f` keep the positions they have in `f`.
+            let em = match modification {
+                Some(cm) => {
+                    let own = Mod::from_class_mod(cm, &env);
+                    self.check_final(m, &own, "");
+                    Mod::merge(m, &own)
+                }
+                None => m.clone(),
+            };
+            for (b, idx) in bases.iter() {
+                if *idx == usize::MAX {
+                    self.collect_with(*b, &em, node, out, depth + 1, protected);
+                }
+            }
+        }
         for (i, (vis, e)) in comp.elements().enumerate() {
             match e {
                 Element::Component {
@@ -297,22 +315,6 @@ impl<'a> Flattener<'a> {
                     }
                 }
                 Element::Import(_) => {}
-            }
-        }
-        if let ClassSpecifier::Extends { modification, .. } = &entry.def.specifier {
-            // `model extends M(mods)`: the modifiers apply to the inherited `M`.
-            let em = match modification {
-                Some(cm) => {
-                    let own = Mod::from_class_mod(cm, &env);
-                    self.check_final(m, &own, "");
-                    Mod::merge(m, &own)
-                }
-                None => m.clone(),
-            };
-            for (b, idx) in bases.iter() {
-                if *idx == usize::MAX {
-                    self.collect_with(*b, &em, node, out, depth + 1, protected);
-                }
             }
         }
     }

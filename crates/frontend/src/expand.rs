@@ -2246,6 +2246,8 @@ impl<'a> Flattener<'a> {
             "fill" | "zeros" | "ones" | "identity" | "diagonal" | "linspace" => {
                 self.builtin_constructor(name, args, span)
             }
+            // `array(a, b)` is the array constructor `{a, b}` (spec 10.4).
+            "array" => Ok(Val::A(args)),
             "transpose" | "vector" | "scalar" | "matrix" | "cat" | "cross" | "skew"
             | "symmetric" | "outerProduct" => self.builtin_matrix(name, args, span),
             "inStream" | "actualStream" => {

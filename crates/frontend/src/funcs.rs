@@ -674,6 +674,10 @@ impl<'a> Flattener<'a> {
                 return err(function.span, format!("unknown function `{fname}`"));
             }
             let mut pos = builtin_args(pos)?;
+            if fname == "array" && named.is_empty() {
+                // `array(a, b)` is the array constructor `{a, b}` (spec 10.4).
+                return Ok(plain(Expr::Array(pos)));
+            }
             for n in named {
                 pos.push(self.fexpr_end(&n.value, fenv, end)?);
             }

@@ -80,11 +80,14 @@ fn inherited_functions_call_the_functions_of_the_concrete_package() {
     // Not replaced itself, but its calls reach the replacements and the constants of `Water`.
     let f = function_text(&m, "MediaLike.Water.specificEnthalpy_pT");
     assert!(
-        f.contains("h := 'MediaLike.Water.specificEnthalpy'(p, T);"),
+        f.contains("h := 'MediaLike.Water.specificEnthalpy'(p, T, 1);"),
         "{f}"
     );
     let f = function_text(&m, "MediaLike.Water.specificEnthalpy");
-    assert!(f.contains("h := 4184 * ('state.T' - 273.15);"), "{f}");
+    assert!(
+        f.contains("h := scale * 4184 * ('state.T' - 273.15);"),
+        "{f}"
+    );
     // `Utilities` is only visible from where the inherited text is written.
     let f = function_text(&m, "MediaLike.Water.setSmoothState");
     assert!(
@@ -127,5 +130,103 @@ fn the_partial_medium_itself_is_refused_with_a_location() {
         e.contains("error: `medium` is declared with the partial class `MediaLike.Interfaces.PartialMedium.BaseProperties`"),
         "{e}"
     );
-    assert!(e.contains("MediaLike.mo:100:5"), "{e}");
+    assert!(e.contains("MediaLike.mo:101:5"), "{e}");
+}
+
+#[test]
+fn inputs_added_by_function_extends_come_after_the_inherited_ones() {
+    let m = flat("MediaLike.OneLevel");
+    let eqs = equations(&m);
+    assert!(
+        eqs.contains(
+            &"h3 = 'MediaLike.Water.specificEnthalpy'('state.p', 'state.T', 1);".to_string()
+        ),
+        "{eqs:#?}"
+    );
+    let f = function_text(&m, "MediaLike.Water.specificEnthalpy");
+    let state = f.find("input Real 'state.T';").expect("state input");
+    let scale = f.find("input Real scale = 1;").expect("scale input");
+    assert!(state < scale, "{f}");
+}
+
+#[test]
+fn array_called_as_a_function_is_the_array_constructor() {
+    let m = flat_text(
+        "ArrayCall",
+        "package ArrayCall
+           constant Real[3] n = array(1, 2, 3);
+           function f
+             input Real x;
+             output Real y;
+           protected
+             Real c[2] = array(x, 2*x);
+           algorithm
+             y := c[1] + c[2];
+           end f;
+         end ArrayCall;
+         model M
+           parameter Integer k = size(ArrayCall.n, 1);
+           Real x[k] = ArrayCall.n;
+           Real y = ArrayCall.f(time);
+         end M;",
+    );
+    let m = match m {
+        Ok(m) => m,
+        Err(e) => panic!("{e}"),
+    };
+    let eqs = equations(&m);
+    assert!(eqs.contains(&"'x[3]' = 3;".to_string()), "{eqs:#?}");
+    let f = function_text(&m, "ArrayCall.f");
+    assert!(f.contains("{x, 2 * x}"), "{f}");
+}
+
+#[test]
+fn if_bindings_with_known_conditions_are_no_cycle() {
+    let model = |cond: &str| {
+        format!(
+            "model StartValues
+               parameter Real p = 2;
+               parameter Boolean use_T = {cond};
+               parameter Real T_start = if use_T then 300 else h_start/1000;
+               parameter Real h_start = if use_T then 1000*T_start else 3e5;
+               Real x(start = T_start, fixed = true);
+             equation
+               der(x) = -x;
+             end StartValues;"
+        )
+    };
+    assert!(flat_text("StartValues", &model("true")).is_ok());
+    assert!(flat_text("StartValues", &model("false")).is_ok());
+    // A condition that is not known keeps both branches: then it is a cycle.
+    let e = match flat_text("StartValues", &model("p > 1")) {
+        Ok(_) => panic!("the bindings are cyclic"),
+        Err(e) => e,
+    };
+    assert!(e.contains("depends on itself"), "{e}");
+}
+
+#[test]
+fn a_class_declared_again_with_another_annotation_is_the_inherited_one() {
+    let m = flat_text(
+        "Again",
+        "package Again
+           package P constant Real c = 2; end P;
+           partial model A
+             replaceable package Medium = P \"medium\" annotation(Dialog(tab = \"a\"));
+           end A;
+           model B
+             extends A;
+             replaceable package Medium = P \"the medium\";
+             Real x = Medium.c;
+           end B;
+         end Again;
+         model M
+           extends Again.B;
+         end M;",
+    );
+    let m = match m {
+        Ok(m) => m,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(equations(&m), ["x = 2;"]);
 }
