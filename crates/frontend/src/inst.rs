@@ -399,7 +399,9 @@ impl<'a> Lookup<'a> {
             if let Some(parent) = entry.parent {
                 for (pb, _) in self.bases(parent).iter() {
                     if let Some(Found::Class(c)) = self.member(*pb, base.as_str()) {
-                        out.push((c, usize::MAX));
+                        // Seen from `parent`, which inherits it: its text looks names up
+                        // in `parent` (with the modifiers of `parent`'s extends clauses).
+                        out.push((self.lib.view(c, parent), usize::MAX));
                     }
                 }
             }

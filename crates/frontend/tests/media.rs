@@ -230,3 +230,34 @@ fn a_class_declared_again_with_another_annotation_is_the_inherited_one() {
     };
     assert_eq!(equations(&m), ["x = 2;"]);
 }
+
+#[test]
+fn base_of_model_extends_in_the_concrete_package_sees_its_constants() {
+    // `Mixture` has its own `redeclare model extends BaseProperties`: the inherited
+    // `BaseProperties` of the partial package sizes `X` by the substances of `Mixture`.
+    let m = flat("MediaLike.MixtureUser");
+    let eqs = equations(&m);
+    for e in [
+        "'medium.X[2]' = 0.5;",
+        "'medium.Xsum' = 'medium.X[1]' + 'medium.X[2]';",
+        "'medium.MM' = 0.03;",
+    ] {
+        assert!(eqs.contains(&e.to_string()), "missing `{e}` in {eqs:#?}");
+    }
+}
+
+#[test]
+fn record_array_constants_indexed_in_function_loops() {
+    let m = flat("MediaLike.MixtureUser");
+    let f = function_text(&m, "MediaLike.Mixture.maxCriticalTemperature");
+    assert!(
+        f.contains("T := max(T, if i == 1 then 400 else 500);"),
+        "{f}"
+    );
+    // A whole element as a record argument: its fields, chosen by the loop index.
+    let f = function_text(&m, "MediaLike.Mixture.totalMolarMass");
+    assert!(
+        f.contains("'MediaLike.Mixture.molarMassFrom'(if i == 1 then 0.03 else 0.03, if i == 1 then 400 else 500)"),
+        "{f}"
+    );
+}
