@@ -130,7 +130,13 @@ fn the_partial_medium_itself_is_refused_with_a_location() {
         e.contains("error: `medium` is declared with the partial class `MediaLike.Interfaces.PartialMedium.BaseProperties`"),
         "{e}"
     );
-    assert!(e.contains("MediaLike.mo:101:5"), "{e}");
+    // Located at the declaration in `UseMedium`.
+    let text = std::fs::read_to_string(fixtures().join("MediaLike.mo")).expect("fixture");
+    let line = 1 + text
+        .lines()
+        .position(|l| l == "    Medium.BaseProperties medium;")
+        .expect("declaration in the fixture");
+    assert!(e.contains(&format!("MediaLike.mo:{line}:5")), "{e}");
 }
 
 #[test]
