@@ -162,7 +162,8 @@ impl<'a> Flattener<'a> {
             }
             x
         });
-        if bad.is_some() {
+        if let Some(bad) = bad {
+            let shown = crate::print::print_expr(&bad);
             return err(
                 e.span,
                 format!(
@@ -171,6 +172,12 @@ impl<'a> Flattener<'a> {
                 ),
             )
             .map_err(|d| {
+                // The part left unevaluated says which value is missing.
+                let d = if shown.len() <= 300 {
+                    d.with_note(format!("what is left of it: `{shown}`"))
+                } else {
+                    *d
+                };
                 Box::new(d.with_help(
                     "the model structure depends on it: use only parameters and constants with known values",
                 ))
@@ -1679,13 +1686,23 @@ impl<'a> Flattener<'a> {
     /// (the inner one for an outer `a`, also for an `inner outer` one: `a` is a local
     /// reference). The modifiers of a short function definition in
     /// its class (`function f = g(k = p)`) name parameters of that instance.
+    /// For `f(x)` with `f` redeclared in the instance itself
+    /// (`redeclare function flowCharacteristic = quadraticFlow(V_flow_nominal = {0, V_op})`
+    /// in an extends modifier), that instance.
     fn call_owner(&self, function: &ast::ComponentRef, env: &Env) -> Option<NodeRef> {
-        let [first, _] = function.parts.as_slice() else {
-            return None;
-        };
         if function.global {
             return None;
         }
+        if let [only] = function.parts.as_slice() {
+            let e = env.node.elems.get()?;
+            return e
+                .class_overrides
+                .contains_key(only.name.as_str())
+                .then(|| env.node.clone());
+        }
+        let [first, _] = function.parts.as_slice() else {
+            return None;
+        };
         let mut comp = self.find_comp(&env.node, first.name.as_str())?;
         let mut node = env.node.clone();
         if comp.prefixes.outer {

@@ -267,3 +267,38 @@ fn record_array_constants_indexed_in_function_loops() {
         "{f}"
     );
 }
+
+#[test]
+fn function_redeclared_with_modifiers_takes_them_from_the_instance() {
+    // As the Fluid pumps: `redeclare function flowCharacteristic = quadraticFlow(V_flow_nominal
+    // = {0, V_flow_op})` in an extends modifier, where `V_flow_op` is a parameter of the pump.
+    let m = flat_text(
+        "Owner",
+        "package Owner
+           function quadratic
+             input Real x;
+             input Real k = 1;
+             output Real y;
+           algorithm
+             y := k*x^2;
+           end quadratic;
+           partial model Base
+             replaceable function f = quadratic;
+             Real y = f(time);
+           end Base;
+           model Pump
+             parameter Real k0 = 2;
+             final parameter Real kop = 3*k0;
+             extends Base(redeclare function f = quadratic(k = kop));
+           end Pump;
+         end Owner;
+         model M
+           Owner.Pump p(k0 = 5);
+         end M;",
+    );
+    let m = match m {
+        Ok(m) => m,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(equations(&m), ["'p.y' = 'Owner.Pump.f'(time, 'p.kop');"]);
+}
