@@ -574,19 +574,26 @@ fn check_cyclic_bindings(model: &FlatModel) -> Res<()> {
         .enumerate()
         .map(|(i, v)| (v.name.as_str(), i))
         .collect();
+    let known_bool = |c: &Expr| match c {
+        Expr::Boolean(b) => Some(*b),
+        Expr::Var { name, subscripts } if subscripts.is_empty() => {
+            match index
+                .get(name.as_str())
+                .map(|&j| &model.variables[j].binding)
+            {
+                Some(Some(Expr::Boolean(b))) => Some(*b),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     let deps: Vec<Vec<usize>> = model
         .variables
         .iter()
         .map(|v| {
             let mut d = Vec::new();
             if let Some(b) = &v.binding {
-                crate::walk::visit(b, &mut |x| {
-                    if let Expr::Var { name, .. } = x {
-                        if let Some(&j) = index.get(name.as_str()) {
-                            d.push(j);
-                        }
-                    }
-                });
+                binding_deps(b, &index, &known_bool, &mut d);
             }
             d
         })
@@ -625,6 +632,44 @@ fn check_cyclic_bindings(model: &FlatModel) -> Res<()> {
         }
     }
     Ok(())
+}
+
+/// The variables a binding depends on. Of an if-expression whose conditions are literals or
+/// Boolean parameters bound to literals, only the branch taken counts: the MSL's
+/// `T_start = if use_T_start then T0 else T(h_start)` with
+/// `h_start = if use_T_start then h(T_start) else h0` is no cycle.
+fn binding_deps(
+    e: &Expr,
+    index: &HashMap<&str, usize>,
+    known_bool: &dyn Fn(&Expr) -> Option<bool>,
+    out: &mut Vec<usize>,
+) {
+    if let Expr::If { branches, else_ } = e {
+        let mut taken: Option<&Expr> = None;
+        for (c, v) in branches {
+            match known_bool(c) {
+                Some(true) => {
+                    taken = Some(v);
+                    break;
+                }
+                Some(false) => continue,
+                None => {
+                    taken = None;
+                    break;
+                }
+            }
+        }
+        let all_known = branches.iter().all(|(c, _)| known_bool(c).is_some());
+        if let Some(v) = taken.or(all_known.then_some(&**else_)) {
+            return binding_deps(v, index, known_bool, out);
+        }
+    }
+    if let Expr::Var { name, .. } = e {
+        if let Some(&j) = index.get(name.as_str()) {
+            out.push(j);
+        }
+    }
+    crate::walk::exprs(e, &mut |x| binding_deps(x, index, known_bool, out));
 }
 
 /// `reinit` only applies to continuous-time Real variables.

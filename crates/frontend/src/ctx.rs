@@ -221,6 +221,24 @@ impl<'a> Flattener<'a> {
             scope: class,
         };
         let bases = self.lk.bases(class);
+        if let ClassSpecifier::Extends { modification, .. } = &entry.def.specifier {
+            // `model extends M(mods)` is `model M extends M(mods)` with the inherited `M`
+            // (spec 7.3.1): its elements come first, so that the inputs of
+            // `function extends f` keep the positions they have in `f`.
+            let em = match modification {
+                Some(cm) => {
+                    let own = Mod::from_class_mod(cm, &env);
+                    self.check_final(m, &own, "");
+                    Mod::merge(m, &own)
+                }
+                None => m.clone(),
+            };
+            for (b, idx) in bases.iter() {
+                if *idx == usize::MAX {
+                    self.collect_with(*b, &em, node, out, depth + 1, protected);
+                }
+            }
+        }
         for (i, (vis, e)) in comp.elements().enumerate() {
             match e {
                 Element::Component {
@@ -300,22 +318,6 @@ impl<'a> Flattener<'a> {
                     }
                 }
                 Element::Import(_) => {}
-            }
-        }
-        if let ClassSpecifier::Extends { modification, .. } = &entry.def.specifier {
-            // `model extends M(mods)`: the modifiers apply to the inherited `M`.
-            let em = match modification {
-                Some(cm) => {
-                    let own = Mod::from_class_mod(cm, &env);
-                    self.check_final(m, &own, "");
-                    Mod::merge(m, &own)
-                }
-                None => m.clone(),
-            };
-            for (b, idx) in bases.iter() {
-                if *idx == usize::MAX {
-                    self.collect_with(*b, &em, node, out, depth + 1, protected);
-                }
             }
         }
     }
@@ -624,19 +626,8 @@ impl<'a> Flattener<'a> {
         scope: ClassId,
     ) -> Res<ResolvedType> {
         let first = name.parts[0].as_str();
-        let overrides = self.elems_overrides(node, first);
-        let class = match overrides {
-            Some(c) if !name.global => {
-                // `Medium.BaseProperties` with `Medium` redeclared in this instance.
-                let mut cur = Some(c);
-                for p in &name.parts[1..] {
-                    cur = match cur.and_then(|c| self.lk.member(c, p.as_str())) {
-                        Some(Found::Class(n)) => Some(n),
-                        _ => None,
-                    };
-                }
-                cur
-            }
+        let class = match self.overridden_class_name(node, name) {
+            Some(c) => c,
             _ if !name.span.is_dummy()
                 && self
                     .class_names
@@ -698,6 +689,28 @@ impl<'a> Flattener<'a> {
         let found = self.lk.resolve_class_name(scope, name, false);
         self.class_names.borrow_mut().insert(key, found);
         found
+    }
+
+    /// A class name whose first part is a class redeclared in instance `node`
+    /// (`Medium.BaseProperties` with `redeclare package Medium = Water`): `Some` of what it
+    /// denotes there (`None` inside if a later part is missing), `None` if the first part is
+    /// not redeclared in `node`.
+    pub fn overridden_class_name(
+        &self,
+        node: &NodeRef,
+        name: &ast::Name,
+    ) -> Option<Option<ClassId>> {
+        if name.global {
+            return None;
+        }
+        let mut cur = Some(self.elems_overrides(node, name.parts[0].as_str())?);
+        for p in &name.parts[1..] {
+            cur = match cur.and_then(|c| self.lk.member(c, p.as_str())) {
+                Some(Found::Class(n)) => Some(n),
+                _ => None,
+            };
+        }
+        Some(cur)
     }
 
     fn elems_overrides(&self, node: &NodeRef, name: &str) -> Option<ClassId> {

@@ -162,7 +162,8 @@ impl<'a> Flattener<'a> {
             }
             x
         });
-        if bad.is_some() {
+        if let Some(bad) = bad {
+            let shown = crate::print::print_expr(&bad);
             return err(
                 e.span,
                 format!(
@@ -171,6 +172,12 @@ impl<'a> Flattener<'a> {
                 ),
             )
             .map_err(|d| {
+                // The part left unevaluated says which value is missing.
+                let d = if shown.len() <= 300 {
+                    d.with_note(format!("what is left of it: `{shown}`"))
+                } else {
+                    *d
+                };
                 Box::new(d.with_help(
                     "the model structure depends on it: use only parameters and constants with known values",
                 ))
@@ -825,8 +832,7 @@ impl<'a> Flattener<'a> {
         }
         let Some(mut found) = found else {
             // Imported constants (`import Modelica.Constants.pi;`).
-            let mut s = Some(env.scope);
-            while let Some(sc) = s {
+            for (_, sc) in self.lk.lexical_scopes(env.scope) {
                 if let Some((owner, _)) = self.lk.import_component(sc, first) {
                     let node = self.package_node(owner);
                     let mut parts = c.parts.clone();
@@ -835,7 +841,6 @@ impl<'a> Flattener<'a> {
                     }
                     return self.resolve_in_node(&node, &parts, env, cx, true, c.span);
                 }
-                s = self.lib().get(sc).parent;
             }
             return err(c.span, format!("unknown name `{}`", cref_text(c)))
                 .map_err(|d| Box::new(d.with_label("not found in this scope")));
@@ -1618,12 +1623,9 @@ impl<'a> Flattener<'a> {
     }
 
     fn lookup_function(&self, env: &Env, name: &ast::Name) -> Option<ClassId> {
-        if name.parts.len() == 1 {
-            if let Some(e) = env.node.elems.get() {
-                if let Some(c) = e.class_overrides.get(name.parts[0].as_str()) {
-                    return Some(*c);
-                }
-            }
+        // `f(x)` or `Medium.f(x)` with `f` or `Medium` redeclared in this instance.
+        if let Some(found) = self.overridden_class_name(&env.node, name) {
+            return found;
         }
         if name.parts.len() > 1 {
             // `a.f(x)`: a function looked up in the class of component `a`.
@@ -1684,13 +1686,23 @@ impl<'a> Flattener<'a> {
     /// (the inner one for an outer `a`, also for an `inner outer` one: `a` is a local
     /// reference). The modifiers of a short function definition in
     /// its class (`function f = g(k = p)`) name parameters of that instance.
+    /// For `f(x)` with `f` redeclared in the instance itself
+    /// (`redeclare function flowCharacteristic = quadraticFlow(V_flow_nominal = {0, V_op})`
+    /// in an extends modifier), that instance.
     fn call_owner(&self, function: &ast::ComponentRef, env: &Env) -> Option<NodeRef> {
-        let [first, _] = function.parts.as_slice() else {
-            return None;
-        };
         if function.global {
             return None;
         }
+        if let [only] = function.parts.as_slice() {
+            let e = env.node.elems.get()?;
+            return e
+                .class_overrides
+                .contains_key(only.name.as_str())
+                .then(|| env.node.clone());
+        }
+        let [first, _] = function.parts.as_slice() else {
+            return None;
+        };
         let mut comp = self.find_comp(&env.node, first.name.as_str())?;
         let mut node = env.node.clone();
         if comp.prefixes.outer {
@@ -2251,6 +2263,8 @@ impl<'a> Flattener<'a> {
             "fill" | "zeros" | "ones" | "identity" | "diagonal" | "linspace" => {
                 self.builtin_constructor(name, args, span)
             }
+            // `array(a, b)` is the array constructor `{a, b}` (spec 10.4).
+            "array" => Ok(Val::A(args)),
             "transpose" | "vector" | "scalar" | "matrix" | "cat" | "cross" | "skew"
             | "symmetric" | "outerProduct" => self.builtin_matrix(name, args, span),
             "inStream" | "actualStream" => {

@@ -203,7 +203,15 @@ impl<'a> Flattener<'a> {
                 }
                 let first = c.parts[0].name.as_str();
                 if c.global || !fenv.locals.contains(first) {
-                    if let Ok(v) = self.expand_cref(c, &fenv.env, &mut Cx::eval()) {
+                    // A record constant, or an element of an array of them chosen by values
+                    // of the function (`data[i]` in a loop).
+                    let v = match self.expand_cref(c, &fenv.env, &mut Cx::eval()) {
+                        Ok(v) => Some(v),
+                        Err(_) => self
+                            .constant_at_local_subscripts(c, fenv)
+                            .and_then(|r| r.ok()),
+                    };
+                    if let Some(v) = v {
                         if let Some(r) = self.record_of_val(&v, e.span)? {
                             return Ok(FVal::R(r));
                         }

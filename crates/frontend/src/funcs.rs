@@ -553,34 +553,39 @@ impl<'a> Flattener<'a> {
         match self.expand_cref(c, &fenv.env, &mut Cx::eval()) {
             Ok(v) => Ok(v.to_expr()),
             Err(e) => match self.constant_at_local_subscripts(c, fenv) {
-                Some(r) => r,
+                Some(r) => r.map(|v| v.to_expr()),
                 None => Err(e),
             },
         }
     }
 
     /// A constant array subscripted by values of the function (`T.X01Table[addr[i]]` with
-    /// an input `addr`): the subscripts cannot be evaluated at translation time, so the whole
-    /// array is taken and the element chosen when the function runs (an if-expression over
-    /// the indices, as for dynamic subscripts in models). `None` when `c` is not of that
-    /// form (subscripts before the last part, or no constant value without them).
-    fn constant_at_local_subscripts(
+    /// an input `addr`, `fluidConstants[i].molarMass` in a `for` loop): the subscripts
+    /// cannot be evaluated at translation time, so the whole array is taken (`c` without
+    /// subscripts: for an array of records, the array of the field) and the element chosen
+    /// when the function runs (an if-expression over the indices, as for dynamic subscripts
+    /// in models). `None` when `c` is not of that form (no subscripts, or no constant value
+    /// without them).
+    pub(crate) fn constant_at_local_subscripts(
         &self,
         c: &ast::ComponentRef,
         fenv: &FnEnv,
-    ) -> Option<Res<Expr>> {
-        let (last, init) = c.parts.split_last()?;
-        if last.subscripts.is_empty() || init.iter().any(|p| !p.subscripts.is_empty()) {
+    ) -> Option<Res<Val>> {
+        if c.parts.iter().all(|p| p.subscripts.is_empty()) {
             return None;
         }
         let mut whole_ref = c.clone();
-        whole_ref.parts.last_mut()?.subscripts.clear();
+        for p in &mut whole_ref.parts {
+            p.subscripts.clear();
+        }
         let whole = self
             .expand_cref(&whole_ref, &fenv.env, &mut Cx::eval())
             .ok()?;
         let dims = whole.shape();
         let mut subs = Vec::new();
-        for (k, s) in last.subscripts.iter().enumerate() {
+        // The subscripts of all parts, in order, select along the dimensions of the whole.
+        let all = c.parts.iter().flat_map(|p| p.subscripts.iter());
+        for (k, s) in all.enumerate() {
             subs.push(match s {
                 ast::Subscript::Colon(_) => None,
                 ast::Subscript::Expr(e) => {
@@ -592,8 +597,7 @@ impl<'a> Flattener<'a> {
                 }
             });
         }
-        let picked = crate::expand::select_by_exprs(&whole, &subs)?;
-        Some(Ok(picked.to_expr()))
+        crate::expand::select_by_exprs(&whole, &subs).map(Ok)
     }
 
     fn fcall(
@@ -674,6 +678,10 @@ impl<'a> Flattener<'a> {
                 return err(function.span, format!("unknown function `{fname}`"));
             }
             let mut pos = builtin_args(pos)?;
+            if fname == "array" && named.is_empty() {
+                // `array(a, b)` is the array constructor `{a, b}` (spec 10.4).
+                return Ok(plain(Expr::Array(pos)));
+            }
             for n in named {
                 pos.push(self.fexpr_end(&n.value, fenv, end)?);
             }

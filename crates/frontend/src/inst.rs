@@ -385,13 +385,26 @@ impl<'a> Lookup<'a> {
                 }
             }
         }
-        if let ClassSpecifier::Extends { base, .. } = &entry.def.specifier {
+        if let (ClassSpecifier::Extends { .. }, Some(origin), Some(parent)) =
+            (&entry.def.specifier, entry.origin, entry.parent)
+        {
+            // A view of `class extends B`: the base of its origin, seen from the same
+            // enclosing class. (Looking `B` up again from there would find the view itself.)
+            out.extend(
+                self.bases(origin)
+                    .iter()
+                    .filter(|(_, idx)| *idx == usize::MAX)
+                    .map(|(b, idx)| (self.lib.view(*b, parent), *idx)),
+            );
+        } else if let ClassSpecifier::Extends { base, .. } = &entry.def.specifier {
             // `class extends B`: B is the inherited replaceable class of the same name from
             // the enclosing class's bases.
             if let Some(parent) = entry.parent {
                 for (pb, _) in self.bases(parent).iter() {
                     if let Some(Found::Class(c)) = self.member(*pb, base.as_str()) {
-                        out.push((c, usize::MAX));
+                        // Seen from `parent`, which inherits it: its text looks names up
+                        // in `parent` (with the modifiers of `parent`'s extends clauses).
+                        out.push((self.lib.view(c, parent), usize::MAX));
                     }
                 }
             }
@@ -480,10 +493,15 @@ impl<'a> Lookup<'a> {
     /// Components are reported with `owner` = the class asked about (not the base class that
     /// declares them), so that their values are taken from an instance of that class with
     /// all modifiers of its extends clauses and short-class definitions applied.
+    ///
+    /// Classes are reported as views ([`Library::view`]) whose enclosing class is the class
+    /// asked about, when they are inherited or reached through a short class definition with
+    /// modifiers: names in their text are then looked up in that class.
     fn member_uncached(&self, asked: ClassId, name: &str) -> Option<Found> {
         let id = self.follow_short_class(asked);
+        let context = self.view_context(asked, id);
         if let Some(c) = self.lib.child(id, name) {
-            return Some(Found::Class(c));
+            return Some(Found::Class(self.lib.view(c, context)));
         }
         let entry = self.lib.get(id);
         if let Some(comp) = entry.def.specifier.composition() {
@@ -498,11 +516,42 @@ impl<'a> Lookup<'a> {
         for (b, _) in self.bases(id).iter() {
             match self.member(*b, name) {
                 Some(Found::Comp { .. }) => return Some(Found::Comp { owner: asked }),
-                Some(f) => return Some(f),
+                Some(Found::Class(c)) => return Some(Found::Class(self.lib.view(c, context))),
                 None => {}
             }
         }
         None
+    }
+
+    /// The class that encloses the members of `asked` (whose long class is `long`): `asked`
+    /// itself if a short class definition on the way modifies the long class
+    /// (`package M = Water(x = 1)`: its members see `x = 1`), else the long class, so that
+    /// a plain alias (`package Medium = Water`) gives the very classes of `Water`.
+    fn view_context(&self, asked: ClassId, long: ClassId) -> ClassId {
+        let mut id = asked;
+        for _ in 0..50 {
+            if id == long {
+                return long;
+            }
+            let entry = self.lib.get(id);
+            let ClassSpecifier::Short {
+                base,
+                modification,
+                subscripts,
+                ..
+            } = &entry.def.specifier
+            else {
+                return long;
+            };
+            if modification.is_some() || !subscripts.is_empty() {
+                return asked;
+            }
+            match self.resolve_class_name(entry.parent, base, true) {
+                Some(n) => id = n,
+                None => return long,
+            }
+        }
+        long
     }
 
     /// Is `name` a protected element of class `id`: declared under `protected`, or inherited
@@ -710,31 +759,58 @@ impl<'a> Lookup<'a> {
         name: &str,
         inherited_in_first: bool,
     ) -> Option<Found> {
-        let mut cur = Some(scope);
-        let mut first = true;
-        while let Some(s) = cur {
-            let found = if first && !inherited_in_first {
+        for (k, (s, text)) in self.lexical_scopes(scope).into_iter().enumerate() {
+            let found = if k == 0 && !inherited_in_first {
                 self.local_member(s, name)
             } else {
                 self.member(s, name)
             };
-            first = false;
             if found.is_some() {
                 return found;
             }
-            if let Some(c) = self.import_lookup(s, name) {
+            if let Some(c) = self.import_lookup(text, name) {
                 return Some(Found::Class(c));
             }
-            let entry = self.lib.get(s);
-            if entry.def.prefixes.encapsulated {
-                break;
-            }
-            cur = entry.parent;
         }
         if let Some(c) = self.predefined.borrow().get(name) {
             return Some(Found::Class(*c));
         }
         self.lib.top_level(name).map(Found::Class)
+    }
+
+    /// The scopes that lexical lookup from class `scope` searches, innermost first, up to
+    /// an `encapsulated` one: pairs of the class whose members are searched and the class
+    /// whose text it is (whose imports apply). Normally both are the class and its
+    /// enclosing classes. For a view ([`Library::view`]) of a class inherited by `D`, `D`
+    /// stands in for the class enclosing the viewed text (searched with the modifiers and
+    /// redeclarations of `D`), and the search goes on outside that enclosing class, never in
+    /// the classes enclosing `D`: the text was written there (spec 5.3, 7.1).
+    pub fn lexical_scopes(&self, scope: ClassId) -> Vec<(ClassId, ClassId)> {
+        let mut out = Vec::new();
+        let mut cur = Some((scope, scope));
+        while let Some((members, text)) = cur {
+            out.push((members, text));
+            if out.len() > 200 || self.lib.get(text).def.prefixes.encapsulated {
+                break;
+            }
+            let entry = self.lib.get(members);
+            cur = if members != text {
+                // `members` stood in for `text`: go on outside `text`.
+                self.lib.get(text).parent.map(|p| (p, p))
+            } else {
+                match (entry.origin, entry.parent) {
+                    (Some(origin), Some(parent)) => {
+                        let written_in = self.lib.get(origin).parent;
+                        match written_in {
+                            Some(w) if self.lib.origin(parent) != w => Some((parent, w)),
+                            _ => Some((parent, parent)),
+                        }
+                    }
+                    (_, parent) => parent.map(|p| (p, p)),
+                }
+            };
+        }
+        out
     }
 
     /// Member declared in the class itself (no inheritance).

@@ -76,6 +76,8 @@ pub struct ClassEntry {
     pub parent: Option<ClassId>,
     /// Directory of a directory package (children may be files in it).
     pub dir: Option<Loc>,
+    /// For a view (see [`Library::view`]): the class whose text this entry shares.
+    pub origin: Option<ClassId>,
     children: RefCell<HashMap<Arc<str>, Option<ClassId>>>,
 }
 
@@ -86,6 +88,8 @@ pub struct Library {
     explicit: RefCell<HashMap<Arc<str>, ClassId>>,
     top: RefCell<HashMap<Arc<str>, Option<ClassId>>>,
     classes: RefCell<Vec<Rc<ClassEntry>>>,
+    /// Views already made, by (origin, enclosing class).
+    views: RefCell<HashMap<(ClassId, ClassId), ClassId>>,
     pub sources: Arc<SourceMap>,
     pub diagnostics: RefCell<Vec<Diagnostic>>,
 }
@@ -112,6 +116,7 @@ impl Library {
             explicit: RefCell::new(HashMap::default()),
             top: RefCell::new(HashMap::default()),
             classes: RefCell::new(Vec::new()),
+            views: RefCell::new(HashMap::default()),
             sources: Arc::new(SourceMap::new()),
             diagnostics: RefCell::new(Vec::new()),
         }
@@ -126,6 +131,16 @@ impl Library {
     }
 
     fn add_class(&self, def: Rc<ClassDef>, parent: Option<ClassId>, dir: Option<Loc>) -> ClassId {
+        self.add_entry(def, parent, dir, None)
+    }
+
+    fn add_entry(
+        &self,
+        def: Rc<ClassDef>,
+        parent: Option<ClassId>,
+        dir: Option<Loc>,
+        origin: Option<ClassId>,
+    ) -> ClassId {
         let full_name = match parent {
             Some(p) => format!(
                 "{}.{}",
@@ -140,9 +155,40 @@ impl Library {
             full_name,
             parent,
             dir,
+            origin,
             children: RefCell::new(HashMap::default()),
         }));
         ClassId(classes.len() as u32 - 1)
+    }
+
+    /// The class whose text `id` is: itself, or for a view the class it views.
+    pub fn origin(&self, id: ClassId) -> ClassId {
+        self.get(id).origin.unwrap_or(id)
+    }
+
+    /// Class `class` as an element of `parent`, a class that inherits it (spec 7.1: the
+    /// elements of a base class are part of the derived class). The view shares the text
+    /// of the class but its enclosing class is `parent`, so the names in that text are
+    /// looked up in the derived class: a constant given a value by the derived package's
+    /// extends modifier, a record or function redeclared there. Views are made once per
+    /// (class, parent); a class viewed from its own parent is the class itself.
+    pub fn view(&self, class: ClassId, parent: ClassId) -> ClassId {
+        let origin = self.origin(class);
+        let entry = self.get(origin);
+        if entry.parent == Some(parent) {
+            return origin;
+        }
+        if let Some(&v) = self.views.borrow().get(&(origin, parent)) {
+            return v;
+        }
+        let id = self.add_entry(
+            entry.def.clone(),
+            Some(parent),
+            entry.dir.clone(),
+            Some(origin),
+        );
+        self.views.borrow_mut().insert((origin, parent), id);
+        id
     }
 
     /// Parse a file, registering it in the source map; syntax errors are recorded.
@@ -316,6 +362,10 @@ impl Library {
     }
 
     fn find_nested(&self, entry: &ClassEntry, id: ClassId, name: &str) -> Option<ClassId> {
+        if let Some(origin) = entry.origin {
+            // The nested classes of a view are views of the nested classes of its origin.
+            return self.child(origin, name).map(|c| self.view(c, id));
+        }
         if let Some(comp) = entry.def.specifier.composition() {
             for (_, e) in comp.elements() {
                 if let Element::Class { class, .. } = e {

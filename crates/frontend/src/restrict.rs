@@ -745,7 +745,10 @@ impl<'a> Flattener<'a> {
                     continue;
                 };
                 let other = self.lib().get(inherited);
-                let same: bool = moss_syntax::eq_ignoring_spans(&*other.def, &**class);
+                let same = moss_syntax::eq_ignoring_spans(
+                    &without_description(&other.def),
+                    &without_description(class),
+                );
                 if !same {
                     self.errors.borrow_mut().push(
                         Diagnostic::error(
@@ -878,4 +881,21 @@ pub fn attribute_allowed(base: &crate::inst::Base, attr: &str) -> bool {
         Base::Clock => false,
         Base::Class(_) => true,
     }
+}
+
+/// A class definition without its description string and annotation: an inherited class
+/// and a local one of the same name are the same element if they differ only there (the
+/// MSL declares `replaceable package Medium` again with another `Dialog` annotation).
+fn without_description(def: &moss_syntax::ast::ClassDef) -> moss_syntax::ast::ClassDef {
+    let mut d = def.clone();
+    match &mut d.specifier {
+        ClassSpecifier::Long { description, .. }
+        | ClassSpecifier::Extends { description, .. }
+        | ClassSpecifier::Short { description, .. }
+        | ClassSpecifier::Enumeration { description, .. }
+        | ClassSpecifier::Der { description, .. } => {
+            *description = moss_syntax::ast::Description::default()
+        }
+    }
+    d
 }
