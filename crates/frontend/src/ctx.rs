@@ -342,6 +342,17 @@ impl<'a> Flattener<'a> {
         self.lib().add_redeclared_class(r.def.clone(), r.env.scope)
     }
 
+    /// The modifier of a declaration merged with the one its class receives for it.
+    fn effective_mod(&self, m: &Mod, env: &Env, name: &str, decl: &ast::ComponentDecl) -> Mod {
+        let outer = m.sub(name).cloned().unwrap_or_default();
+        let own = decl
+            .modification
+            .as_ref()
+            .map(|dm| Mod::from_modification(dm, env))
+            .unwrap_or_default();
+        Mod::merge(&outer, &own)
+    }
+
     fn add_comp(&self, out: &mut Elems, m: &Mod, env: &Env, info: DeclInfo) {
         let DeclInfo {
             prefixes,
@@ -368,6 +379,13 @@ impl<'a> Flattener<'a> {
                         .as_ref()
                         .map(moss_syntax::print::print_modification)
                 && first.tprefixes == clause.prefixes;
+            // Declarations that differ only in what their `extends` modifiers make equal are
+            // identical too (`extends A(x(stateSelect = s))` and `extends B` where B declares
+            // `x(stateSelect = s)`): compare the modifiers in effect.
+            let same = same
+                || (first.type_name.to_string() == clause.type_name.to_string()
+                    && first.tprefixes == clause.prefixes
+                    && mod_text(&first.mods) == mod_text(&self.effective_mod(m, env, &name, decl)));
             if first.scope == env.scope || !same {
                 self.errors.borrow_mut().push(
                     Diagnostic::error(
@@ -1407,4 +1425,23 @@ pub fn index_tuples(dims: &[usize]) -> Vec<Vec<usize>> {
 
 pub fn arc(s: &str) -> Arc<str> {
     Arc::from(s)
+}
+
+/// A modifier as text, element modifiers in name order (environments left out): for
+/// comparing inherited declarations.
+fn mod_text(m: &Mod) -> String {
+    let mut out = String::new();
+    let mut args: Vec<&(Arc<str>, Mod)> = m.args.iter().collect();
+    args.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, sub) in args {
+        out.push_str(name);
+        out.push('(');
+        out.push_str(&mod_text(sub));
+        out.push(')');
+    }
+    if let Some(b) = &m.binding {
+        out.push('=');
+        out.push_str(&moss_syntax::print::print_expr(&b.expr));
+    }
+    out
 }

@@ -153,3 +153,40 @@ end Test;
         "the disabled redeclared component is gone: {names:?}"
     );
 }
+
+/// Spec 5.6.1: an element inherited twice must be identical after modification. The MSL's
+/// `SimpleGenericOrifice` extends one base with `m_flow(stateSelect = s)` and another that
+/// declares `m_flow(..., stateSelect = s)`: identical. A real difference is still an error.
+#[test]
+fn elements_inherited_twice_are_compared_after_modification() {
+    let ok = r#"
+model Twice
+  partial model A
+    parameter Boolean steady = true;
+    Real m(start = 1);
+  end A;
+  partial model B
+    parameter Boolean steady = true;
+    Real m(start = 1, stateSelect = if steady then StateSelect.default else StateSelect.prefer);
+  end B;
+  model C
+    extends A(m(stateSelect = if steady then StateSelect.default else StateSelect.prefer));
+    extends B;
+  equation
+    der(m) = -m;
+  end C;
+  C c;
+end Twice;
+"#;
+    let m = flat_text("Twice", ok).expect("identical after modification");
+    assert!(var_names(&m).iter().any(|n| n == "c.m"));
+    let bad = ok.replace(
+        "else StateSelect.prefer));\n    extends B;",
+        "else StateSelect.avoid));\n    extends B;",
+    );
+    let e = flat_text("Twice", &bad).expect_err("different after modification");
+    assert!(
+        e.contains("`m` is inherited twice with different declarations"),
+        "{e}"
+    );
+}
