@@ -169,6 +169,37 @@ fn preferred_derivative_definitions(m: &Model) -> Vec<(VarIx, u32)> {
 
 /// Pantelides and the dummy derivatives; the equations of `extra` (see
 /// [`preferred_derivative_definitions`]) are differentiated once before the matching.
+/// The unknowns an equation can be matched to: an equation defining a discrete (Integer,
+/// Boolean, enumeration) variable, `phase = if h < hl then 1 else 2`, cannot be solved for
+/// the Real variables of its relations, nor a Real equation for the discrete variables of
+/// its conditions. Otherwise an augmenting path runs through the discrete equation and
+/// index reduction differentiates it into `0 = 0`.
+fn solvable_incidence(m: &mut Model, eq: &SEq) -> Vec<VarIx> {
+    let mut inc = m.incidence(eq);
+    let EqBody::Eq { lhs, rhs } = eq.body else {
+        return inc;
+    };
+    // the type of a side that is a plain variable; a Real one makes it a Real equation
+    // (`x = n` converts an Integer)
+    let var_types: Vec<bool> = [lhs, rhs]
+        .into_iter()
+        .filter_map(|side| match *m.arena.node(side) {
+            crate::ir::Node::Var(v) => {
+                Some(m.vars[v as usize].ty == crate::program::ValueType::Real)
+            }
+            _ => None,
+        })
+        .collect();
+    let real = |m: &Model, v: VarIx| m.vars[v as usize].ty == crate::program::ValueType::Real;
+    if !var_types.is_empty() && var_types.iter().all(|r| !r) {
+        inc.retain(|&v| !real(m, v));
+    } else if inc.iter().any(|&v| real(m, v)) {
+        // a Real equation is not solved for an Integer or Boolean read in its conditions
+        inc.retain(|&v| real(m, v));
+    }
+    inc
+}
+
 fn pantelides_and_dummies(
     m: &mut Model,
     extra: &[(VarIx, u32)],
@@ -181,7 +212,7 @@ fn pantelides_and_dummies(
     for i in 0..m.eqs.len() {
         let eq = m.eqs[i].clone();
         adj.push(if matches!(eq.body, EqBody::Eq { .. }) {
-            m.incidence(&eq)
+            solvable_incidence(m, &eq)
         } else {
             Vec::new()
         });
@@ -785,4 +816,37 @@ fn singular_error(
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod discrete_matching_tests {
+    use crate::testutil::ModelBuilder;
+    use moss_frontend::flat::ScalarType;
+
+    /// A discrete equation is solved for its discrete variable only, and a Real equation
+    /// never for the Integer it reads: otherwise an augmenting path of index reduction runs
+    /// through `phase = if ...` and differentiates it into `0 = 0`.
+    #[test]
+    fn discrete_and_real_equations_match_their_own_kind() {
+        let mut b = ModelBuilder::new();
+        b.vars("p h d", "");
+        b.discrete("phase", ScalarType::Integer);
+        b.eq("phase = if h < 1.5 or p > 3 then 2 else 1");
+        b.eq("d = p/h*(1 + 0.001*phase)");
+        let mut m = b.model();
+        let names = |m: &crate::model::Model, vs: Vec<u32>| -> Vec<String> {
+            let mut n: Vec<String> = vs
+                .iter()
+                .map(|&v| m.vars[v as usize].name.clone())
+                .collect();
+            n.sort();
+            n
+        };
+        let e0 = m.eqs[0].clone();
+        let i0 = super::solvable_incidence(&mut m, &e0);
+        assert_eq!(names(&m, i0), ["phase"]);
+        let e1 = m.eqs[1].clone();
+        let i1 = super::solvable_incidence(&mut m, &e1);
+        assert_eq!(names(&m, i1), ["d", "h", "p"]);
+    }
 }
