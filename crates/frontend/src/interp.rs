@@ -40,12 +40,17 @@ pub fn call_function(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Re
     if !args.iter().all(literal) {
         return Ok(None);
     }
+    nested(f, span, || call_inner(f, id, args, span))
+}
+
+/// Run one level of nested evaluation, refusing runaway recursion.
+fn nested<T>(f: &Flattener, span: Span, run: impl FnOnce() -> Res<T>) -> Res<T> {
     let d = f.depth.get();
     if d > 200 {
         return err(span, "function calls nest too deeply during evaluation");
     }
     f.depth.set(d + 1);
-    let r = call_inner(f, id, args, span);
+    let r = run();
     f.depth.set(d);
     r
 }
@@ -84,14 +89,7 @@ pub fn call_outputs(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res
     if !args.iter().all(literal) {
         return Ok(None);
     }
-    let d = f.depth.get();
-    if d > 200 {
-        return err(span, "function calls nest too deeply during evaluation");
-    }
-    f.depth.set(d + 1);
-    let r = run_function(f, id, args, span);
-    f.depth.set(d);
-    let Some((func, mut vars)) = r? else {
+    let Some((func, mut vars)) = nested(f, span, || run_function(f, id, args, span))? else {
         return Ok(None);
     };
     Ok(func
