@@ -355,27 +355,7 @@ impl<'a> Flattener<'a> {
             };
         let o = origin(span, &fenv.env.node);
         let range = self.fval(r, fenv)?.scalar(r.span)?;
-        let count = match &range {
-            Expr::Range {
-                start,
-                step: None,
-                stop,
-            } => Expr::Call {
-                func: "max".into(),
-                args: vec![
-                    crate::fold::binary(
-                        FB::Add,
-                        crate::fold::binary(FB::Sub, (**stop).clone(), (**start).clone()),
-                        Expr::Integer(1),
-                    ),
-                    Expr::Integer(0),
-                ],
-            },
-            _ => Expr::Call {
-                func: "size".into(),
-                args: vec![range.clone(), Expr::Integer(1)],
-            },
-        };
+        let count = crate::funcs::range_length(&range);
         let fields = self.record_field_list(rec.class, span)?;
         let temps = self.record_temps(fenv, &fields, 1, Some(&[Some(count)]));
         let k = Expr::Var {

@@ -1084,27 +1084,7 @@ impl<'a> Flattener<'a> {
             .insert(idx.name.to_string(), ScalarType::Integer);
         let value = self.fexpr(body, &inner)?;
         let ty = infer_type(&value, &fenv.hoist.types.borrow());
-        let count = match &range {
-            Expr::Range {
-                start,
-                step: None,
-                stop,
-            } => Expr::Call {
-                func: "max".into(),
-                args: vec![
-                    crate::fold::binary(
-                        FB::Add,
-                        crate::fold::binary(FB::Sub, (**stop).clone(), (**start).clone()),
-                        Expr::Integer(1),
-                    ),
-                    Expr::Integer(0),
-                ],
-            },
-            _ => Expr::Call {
-                func: "size".into(),
-                args: vec![range.clone(), Expr::Integer(1)],
-            },
-        };
+        let count = range_length(&range);
         let tmp = fenv.hoist.temp(ty, vec![Some(count)]);
         let k = fenv.hoist.temp(ScalarType::Integer, Vec::new());
         let kv = Expr::Var {
@@ -1429,4 +1409,30 @@ fn annotation_of(def: &ast::ClassDef) -> Option<&ast::ClassModification> {
 /// The class annotation (composition annotation or description annotation).
 pub fn class_annotation(def: &ast::ClassDef) -> Option<&ast::ClassModification> {
     annotation_of(def)
+}
+
+/// The number of elements of a `for` range in a function body, as an expression:
+/// `max(stop - start + 1, 0)` for `start:stop`, `size(range, 1)` otherwise.
+pub(crate) fn range_length(range: &Expr) -> Expr {
+    match range {
+        Expr::Range {
+            start,
+            step: None,
+            stop,
+        } => Expr::Call {
+            func: "max".into(),
+            args: vec![
+                crate::fold::binary(
+                    FB::Add,
+                    crate::fold::binary(FB::Sub, (**stop).clone(), (**start).clone()),
+                    Expr::Integer(1),
+                ),
+                Expr::Integer(0),
+            ],
+        },
+        _ => Expr::Call {
+            func: "size".into(),
+            args: vec![range.clone(), Expr::Integer(1)],
+        },
+    }
 }
