@@ -32,57 +32,128 @@ pub fn write_csv_to(result: &SimResult, out: &mut impl Write) -> std::io::Result
     Ok(())
 }
 
-/// Where a CSV column takes its values from, decided once for the whole file.
-#[derive(Clone)]
-enum Source {
-    Column(usize),
-    Negated(usize),
-    /// A time-invariant value, already formatted.
-    Text(Box<str>),
-}
-
 /// Formats CSV lines for one variable table: the header, then one line per row of stored
-/// columns. Aliases are expanded from their column and constants formatted only once, so a
-/// row costs one float formatting per *stored* value it repeats, not a table lookup each.
+/// columns.
+///
+/// A large model's file has many more fields than stored values (the MSL ladder shows 22
+/// fields per section from 5 stored values, plus parameters), so a row is made in two passes:
+/// first the text of every value the row shows, once, with its leading comma (a stored
+/// column, its negation where a negated alias shows it; constants were formatted once for
+/// the whole file), then every field copied from those texts. A copy is one fixed-size
+/// 32-byte move whatever the text's length, so the second pass has no branch per field.
 #[derive(Clone)]
 pub struct CsvRows {
     names: Vec<String>,
-    sources: Vec<Source>,
-    line: Vec<u8>,
-    /// The text of every stored column of the row being formatted, one after the other,
-    /// and where each one is (`spans[c]` = start and length in `texts`).
+    /// Text of each field, as an index into `spans`.
+    fields: Vec<u32>,
+    /// Stored columns shown as they are, in the order their texts are made.
+    shown: Vec<usize>,
+    /// Stored columns shown negated, and where in `shown` each is, if there.
+    negated: Vec<usize>,
+    negated_from: Vec<Option<u32>>,
+    /// The constants' texts (made once) and, after them, the texts of the row being
+    /// formatted, then [`SLACK`] zero bytes so that a 32-byte read from any text's start
+    /// stays inside the buffer.
     texts: Vec<u8>,
-    spans: Vec<(usize, usize)>,
+    /// Bytes of `texts` and entries of `spans` that are constants.
+    constant_bytes: usize,
+    constant_spans: usize,
+    /// Start and length in `texts` of every text.
+    spans: Vec<(u32, u32)>,
+    line: Vec<u8>,
 }
+
+/// Bytes copied per field, at least the longest field: a comma, a sign and the longest
+/// shortest round-trip text of an f64 (24 bytes).
+const SLACK: usize = 32;
 
 impl CsvRows {
     pub fn new(vars: &[ResultVar]) -> Self {
-        let sources = vars
+        let mut rows = CsvRows {
+            names: vars.iter().map(|v| v.name.clone()).collect(),
+            fields: Vec::with_capacity(vars.len()),
+            shown: Vec::new(),
+            negated: Vec::new(),
+            negated_from: Vec::new(),
+            texts: Vec::new(),
+            constant_bytes: 0,
+            constant_spans: 0,
+            spans: Vec::new(),
+            line: Vec::new(),
+        };
+        // Constants get their spans now, columns in the order they are first shown.
+        let mut constants = Vec::new();
+        for v in vars {
+            if let crate::Storage::Constant(x) = v.storage {
+                constants.push(x);
+            }
+        }
+        let mut buf = zmij::Buffer::new();
+        for &x in &constants {
+            let start = rows.texts.len();
+            rows.texts.push(b',');
+            push_number(&mut rows.texts, &mut buf, x);
+            rows.spans.push(span(start, rows.texts.len()));
+        }
+        rows.constant_bytes = rows.texts.len();
+        rows.constant_spans = rows.spans.len();
+        // Span ids of stored columns: first the shown ones, then the negated ones; both
+        // numbered by first appearance, so each is formatted once per row.
+        let mut shown_id = std::collections::HashMap::new();
+        let mut negated_id = std::collections::HashMap::new();
+        let mut constant = 0u32;
+        let mut field_kinds = Vec::with_capacity(vars.len());
+        for v in vars {
+            field_kinds.push(match v.storage {
+                crate::Storage::Column(c)
+                | crate::Storage::Alias {
+                    of: c,
+                    negated: false,
+                } => {
+                    let next = rows.shown.len();
+                    let id = *shown_id.entry(c).or_insert_with(|| {
+                        rows.shown.push(c);
+                        next
+                    });
+                    (0u8, id as u32)
+                }
+                crate::Storage::Alias { of, negated: true } => {
+                    let next = rows.negated.len();
+                    let id = *negated_id.entry(of).or_insert_with(|| {
+                        rows.negated.push(of);
+                        next
+                    });
+                    (1u8, id as u32)
+                }
+                crate::Storage::Constant(_) => {
+                    constant += 1;
+                    (2u8, constant - 1)
+                }
+            });
+        }
+        rows.negated_from = rows
+            .negated
             .iter()
-            .map(|v| match v.storage {
-                crate::Storage::Column(c) => Source::Column(c),
-                crate::Storage::Alias { of, negated: false } => Source::Column(of),
-                crate::Storage::Alias { of, negated: true } => Source::Negated(of),
-                crate::Storage::Constant(x) => Source::Text(format_number(x).into()),
+            .map(|c| shown_id.get(c).map(|&k| k as u32))
+            .collect();
+        let base_shown = rows.constant_spans as u32;
+        let base_negated = base_shown + rows.shown.len() as u32;
+        rows.fields = field_kinds
+            .into_iter()
+            .map(|(kind, id)| match kind {
+                0 => base_shown + id,
+                1 => base_negated + id,
+                _ => id,
             })
             .collect();
-        CsvRows {
-            names: vars.iter().map(|v| v.name.clone()).collect(),
-            sources,
-            line: Vec::new(),
-            texts: Vec::new(),
-            spans: Vec::new(),
-        }
+        rows
     }
 
     /// A copy for formatting rows only (without the names of the header).
     pub fn for_rows(&self) -> CsvRows {
         CsvRows {
             names: Vec::new(),
-            sources: self.sources.clone(),
-            line: Vec::new(),
-            texts: Vec::new(),
-            spans: Vec::new(),
+            ..self.clone()
         }
     }
 
@@ -111,106 +182,78 @@ impl CsvRows {
     }
 
     fn format_line(&mut self, t: f64, row: &[f64]) {
-        let mut buf = zmij::Buffer::new();
-        // Every stored column is formatted once, then copied into each field that shows it:
-        // aliases repeat columns (the MSL ladder has 22 fields per section and 5 stored
-        // values), and a copy costs a fraction of a formatting.
-        let texts = &mut self.texts;
-        texts.clear();
-        texts.reserve(FIELD * row.len());
-        self.spans.clear();
-        for &x in row {
-            let start = texts.len();
-            if x.is_finite() {
-                append(texts, b"", buf.format_finite(x).as_bytes());
-            } else {
-                push_number(texts, &mut buf, x);
-            }
-            self.spans.push((start, texts.len() - start));
-        }
+        self.format_texts(row);
         let line = &mut self.line;
         line.clear();
-        // Every field is at most `FIELD` bytes with its comma (24 for the text, negated or
-        // not), so one reservation per row lets the fields be appended without growing.
-        line.reserve(FIELD * (self.sources.len() + 1) + 1);
+        let mut buf = zmij::Buffer::new();
         push_number(line, &mut buf, t);
-        for src in &self.sources {
-            match src {
-                Source::Column(c) => {
-                    let (at, n) = self.spans[*c];
-                    push_field(line, b"", &texts[at..at + n]);
-                }
-                Source::Negated(c) => {
-                    let (at, n) = self.spans[*c];
-                    let text = &texts[at..at + n];
-                    // The text of -x from that of x: the sign toggled; NaN has none.
-                    match text {
-                        b"NaN" => push_field(line, b"", text),
-                        [b'-', rest @ ..] => push_field(line, b"", rest),
-                        _ => push_field(line, b"-", text),
-                    }
-                }
-                Source::Text(s) => push_field(line, b"", s.as_bytes()),
+        line.reserve(SLACK * (self.fields.len() + 1));
+        let texts = self.texts.as_ptr();
+        let mut len = line.len();
+        // SAFETY: `reserve` above leaves room for SLACK bytes per field after the time, and
+        // a field advances `len` by its text's length, at most SLACK; each read of SLACK
+        // bytes starts at a text's start and stays inside `texts`, which ends with SLACK
+        // bytes after its last text (`format_texts`). Bytes written beyond a field's text
+        // are overwritten by the next field or left beyond the final `set_len`.
+        unsafe {
+            let base = line.as_mut_ptr();
+            for &f in &self.fields {
+                let (at, n) = *self.spans.get_unchecked(f as usize);
+                let chunk = texts
+                    .add(at as usize)
+                    .cast::<[u8; SLACK]>()
+                    .read_unaligned();
+                base.add(len).cast::<[u8; SLACK]>().write_unaligned(chunk);
+                len += n as usize;
             }
+            line.set_len(len);
         }
         line.push(b'\n');
     }
-}
 
-/// Room for one field: a comma and the longest shortest round-trip text of an f64 (24).
-const FIELD: usize = 25;
-
-/// Append `,`, then `sign` (empty or `-`), then `text`.
-#[inline]
-fn push_field(line: &mut Vec<u8>, sign: &[u8], text: &[u8]) {
-    append(line, if sign.is_empty() { b"," } else { b",-" }, text);
-}
-
-/// Append `prefix` (at most 2 bytes) and `text`.
-#[inline]
-fn append(line: &mut Vec<u8>, prefix: &[u8], text: &[u8]) {
-    let n = prefix.len() + text.len();
-    if n > FIELD || text.len() > 24 || prefix.len() > 2 || line.capacity() - line.len() < FIELD {
-        line.extend_from_slice(prefix);
-        line.extend_from_slice(text);
-        return;
-    }
-    // SAFETY: the line has at least FIELD >= n bytes of spare capacity (checked above);
-    // every read below lies within `text` (overlapping word copies of its first and last
-    // bytes, chosen by its length) and every write within those n spare bytes, which are
-    // all written before `set_len` makes them part of the line. A general `extend_from_slice`
-    // calls `memcpy` for each of the 10^8 fields of a large result file, a good part of the
-    // time of writing it.
-    unsafe {
-        let mut dst = line.as_mut_ptr().add(line.len());
-        for &p in prefix {
-            dst.write(p);
-            dst = dst.add(1);
+    /// The text of every value row `row` shows, with its leading comma, after the constants'.
+    fn format_texts(&mut self, row: &[f64]) {
+        let value = |c: usize| row.get(c).copied().unwrap_or(f64::NAN);
+        let texts = &mut self.texts;
+        texts.truncate(self.constant_bytes);
+        self.spans.truncate(self.constant_spans);
+        texts.reserve((SLACK - 4) * (self.shown.len() + self.negated.len()) + SLACK);
+        let mut buf = zmij::Buffer::new();
+        for &c in &self.shown {
+            let start = texts.len();
+            texts.push(b',');
+            push_number(texts, &mut buf, value(c));
+            self.spans.push(span(start, texts.len()));
         }
-        let src = text.as_ptr();
-        let m = text.len();
-        if m >= 16 {
-            let a = src.cast::<u128>().read_unaligned();
-            let b = src.add(m - 8).cast::<u64>().read_unaligned();
-            dst.cast::<u128>().write_unaligned(a);
-            dst.add(m - 8).cast::<u64>().write_unaligned(b);
-        } else if m >= 8 {
-            let a = src.cast::<u64>().read_unaligned();
-            let b = src.add(m - 8).cast::<u64>().read_unaligned();
-            dst.cast::<u64>().write_unaligned(a);
-            dst.add(m - 8).cast::<u64>().write_unaligned(b);
-        } else if m >= 4 {
-            let a = src.cast::<u32>().read_unaligned();
-            let b = src.add(m - 4).cast::<u32>().read_unaligned();
-            dst.cast::<u32>().write_unaligned(a);
-            dst.add(m - 4).cast::<u32>().write_unaligned(b);
-        } else {
-            for i in 0..m {
-                dst.add(i).write(src.add(i).read());
+        for (&c, &from) in self.negated.iter().zip(&self.negated_from) {
+            let start = texts.len();
+            texts.push(b',');
+            // The text of -x is that of x with its sign toggled (NaN has none): copied from
+            // the column's own text when the row shows it, which costs less than formatting.
+            let x = value(c);
+            if !x.is_nan() && !x.is_sign_negative() {
+                texts.push(b'-');
             }
+            let digits = texts.len();
+            match from {
+                Some(k) => {
+                    let (at, n) = self.spans[self.constant_spans + k as usize];
+                    // Skip the comma of the column's text.
+                    texts.extend_from_within(at as usize + 1..(at + n) as usize);
+                }
+                None => push_number(texts, &mut buf, x),
+            }
+            if texts[digits] == b'-' {
+                texts.remove(digits);
+            }
+            self.spans.push(span(start, texts.len()));
         }
-        line.set_len(line.len() + n);
+        texts.extend_from_slice(&[0; SLACK]);
     }
+}
+
+fn span(start: usize, end: usize) -> (u32, u32) {
+    (start as u32, (end - start) as u32)
 }
 
 /// Append the shortest round-trip text of `x` (see [`format_number`]).
