@@ -24,7 +24,7 @@ const BUFFER_BYTES: usize = 1 << 20;
 /// at once (the rows are then appended in order by one).
 #[derive(Clone)]
 pub enum RowFormat {
-    Csv(CsvRows),
+    Csv(Box<CsvRows>),
     Mat,
 }
 
@@ -140,7 +140,7 @@ impl ResultStream {
     /// append them with [`ResultStream::write_formatted`].
     pub fn row_format(&self) -> RowFormat {
         match &self.kind {
-            Kind::Csv(rows) => RowFormat::Csv(rows.for_rows()),
+            Kind::Csv(rows) => RowFormat::Csv(Box::new(rows.for_rows())),
             Kind::Mat(_) => RowFormat::Mat,
         }
     }
