@@ -249,3 +249,116 @@ fn memory_image_is_read_from_a_library_resource() {
     assert_eq!(run.first("comment"), 5.0);
     assert_eq!(run.first("pastEnd"), 1.0);
 }
+
+const PARAMETER_FILE_LIB: &str = r#"
+package ParLib "Parameters read from a text file of `name = value` lines"
+  function readLine
+    input String fileName;
+    input Integer lineNumber;
+    output String string;
+    output Boolean endOfFile;
+  external "C" string = ModelicaInternal_readLine(fileName, lineNumber, endOfFile);
+  end readLine;
+  function scanIdentifier
+    input String string;
+    input Integer startIndex = 1;
+    output Integer nextIndex;
+    output String identifier;
+  external "C" ModelicaStrings_scanIdentifier(string, startIndex, nextIndex, identifier);
+  end scanIdentifier;
+  function scanReal
+    input String string;
+    input Integer startIndex = 1;
+    input Boolean unsigned = false;
+    output Integer nextIndex;
+    output Real number;
+  external "C" ModelicaStrings_scanReal(string, startIndex, unsigned, nextIndex, number);
+  end scanReal;
+  function scanString
+    input String string;
+    input Integer startIndex = 1;
+    output Integer nextIndex;
+    output String string2;
+  external "C" ModelicaStrings_scanString(string, startIndex, nextIndex, string2);
+  end scanString;
+  function compare
+    input String string1;
+    input String string2;
+    input Boolean caseSensitive = true;
+    output Integer result;
+  external "C" result = ModelicaStrings_compare(string1, string2, caseSensitive);
+  end compare;
+  function readParameter "The number after `name =` on the line that starts with `name`"
+    input String fileName;
+    input String name;
+    output Real value = -1;
+  protected
+    String line;
+    Boolean endOfFile = false;
+    Integer next;
+    Integer k = 1;
+    String identifier;
+  algorithm
+    while not endOfFile loop
+      (line, endOfFile) := readLine(fileName, k);
+      (next, identifier) := scanIdentifier(line, 1);
+      if compare(identifier, name, false) == 2 then
+        // skip `=` (the scan starts after it)
+        (next, value) := scanReal(line, next + 2);
+        return;
+      end if;
+      k := k + 1;
+    end while;
+  end readParameter;
+  function label "The string literal after `name =` on the line k"
+    input String fileName;
+    input Integer k;
+    output Integer n "its length";
+  protected
+    String line;
+    Boolean endOfFile;
+    Integer next;
+    String identifier;
+    String text;
+  algorithm
+    (line, endOfFile) := readLine(fileName, k);
+    (next, identifier) := scanIdentifier(line, 1);
+    (next, text) := scanString(line, next + 2);
+    n := next;
+  end label;
+  model Inertia "Parameters from the file, and a state driven by them"
+    parameter String file = ModelicaServices.ExternalReferences.loadResource(
+      "modelica://ParLib/Resources/data.txt");
+    parameter Real J = readParameter(file, "J");
+    parameter Real w0 = readParameter(file, "W0") "found case-insensitively";
+    parameter Integer labelEnd = integer(label(file, 3));
+    Real phi(start = 0, fixed = true);
+  equation
+    der(phi) = w0/J;
+    annotation(experiment(StopTime = 1));
+  end Inertia;
+end ParLib;
+"#;
+
+/// Numeric parameters whose bindings read strings stay in the model and in the results; the
+/// scanners find identifiers, signed numbers with exponents and quoted strings.
+#[test]
+fn parameters_are_read_from_a_text_file_with_the_string_scanners() {
+    let dir = scratch_dir("ParameterFile");
+    let lib = dir.join("ParLib");
+    std::fs::create_dir_all(lib.join("Resources")).expect("writable scratch folder");
+    std::fs::write(lib.join("package.mo"), PARAMETER_FILE_LIB).expect("writes");
+    std::fs::write(
+        lib.join("Resources").join("data.txt"),
+        "J = 2.5e-1  // inertia\nw0 = -1.5\nname = \"a \\\"b\\\"\" rest\n",
+    )
+    .expect("writes");
+    std::fs::create_dir_all(dir.join("ModelicaServices")).expect("writes");
+    std::fs::write(dir.join("ModelicaServices").join("package.mo"), SERVICES).expect("writes");
+    let run = simulate_target("ParLib.Inertia", &dir, &["--lib", &dir.to_string_lossy()]);
+    assert_eq!(run.first("J"), 0.25);
+    assert_eq!(run.first("w0"), -1.5);
+    // `name = "a \"b\""`: the literal ends after its closing quote at byte 17
+    assert_eq!(run.first("labelEnd"), 17.0);
+    assert_close("phi at the end", run.last("phi"), -6.0, 1e-9);
+}

@@ -12,7 +12,24 @@ use crate::tape::{code_operands_in_bounds, remap_temps, Instr, TapeCompiler};
 use moss_frontend::flat::AssertLevel;
 use moss_symbolic::program::{ArithOp, Block, PExpr, RelOp, ValueType, VarId, VarKind};
 use moss_symbolic::CausalProgram;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::BTreeSet;
+
+/// The iteration variables of the nonlinear solves among `steps` (see [`Code::guess_slots`]).
+fn guess_slots(steps: &[Step]) -> Vec<u32> {
+    let mut out = Vec::new();
+    for s in steps {
+        match s {
+            Step::Scalar(sc) => out.push(sc.var),
+            Step::Nonlinear(nl) if !nl.linear => {
+                out.extend(&nl.vars);
+                out.extend(guess_slots(&nl.inner));
+            }
+            _ => {}
+        }
+    }
+    out
+}
 
 pub struct ScalarStep {
     pub var: u32,
@@ -191,7 +208,7 @@ fn when_condition_crossings(p: &CausalProgram) -> HashSet<u32> {
         }
     }
     let mut seen: HashSet<VarId> = pending.iter().copied().collect();
-    let mut crossings = HashSet::new();
+    let mut crossings = HashSet::default();
     while let Some(v) = pending.pop() {
         let Some(expr) = definitions.get(&v) else {
             continue;
@@ -298,6 +315,10 @@ pub struct Code {
     pub steps: Vec<Step>,
     /// Steps of [`Code::steps`] that need not run between events (`event_only`).
     pub steps_event_only: Vec<bool>,
+    /// Iteration variables of the nonlinear solves of [`Code::steps`] (scalar equations
+    /// solved numerically and torn nonlinear loops): their values are the guesses the next
+    /// evaluation starts from.
+    pub guess_slots: Vec<u32>,
     /// The tangent program of the ODE Jacobian (see `moss_symbolic::program::OdeJacobian`).
     pub jacobian_steps: Option<Vec<Step>>,
     pub zc: Vec<ZcCode>,
@@ -482,6 +503,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         param_steps,
         start_steps,
         init_steps,
+        guess_slots: guess_slots(&steps),
         steps,
         steps_event_only,
         jacobian_steps,
@@ -573,7 +595,7 @@ fn sparse_layout(n: usize, entries: &[(u32, u32, u32)]) -> Option<(SparseSystem,
     if n < SPARSE_MIN_SIZE || entries.len() * 4 > n * n {
         return None;
     }
-    let mut index: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut index: HashMap<(usize, usize), usize> = HashMap::default();
     let mut pattern = vec![];
     let positions = entries
         .iter()

@@ -13,7 +13,8 @@ use moss_frontend::flat::{
     AssertLevel, BinaryOp, Expr, Function, FunctionBody, FunctionVar, ScalarType, Statement,
     Subscript, UnaryOp,
 };
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 
 /// Scalar type of a slot or local, for reading slots as values and coercing assignments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

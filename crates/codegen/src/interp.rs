@@ -199,6 +199,22 @@ impl Interpreter {
         result
     }
 
+    /// Put the iteration variables back to their values at the last accepted step (see
+    /// [`ExecutableModel::step_accepted`]) or, for an output point, at the previous one.
+    fn start_from_guesses(&mut self, output: bool) {
+        let guess = if output {
+            &self.m.output_guess
+        } else {
+            &self.m.accepted_guess
+        };
+        if guess.len() != self.code.guess_slots.len() {
+            return;
+        }
+        for (&s, &g) in self.code.guess_slots.iter().zip(guess) {
+            self.m.mem[s as usize] = g;
+        }
+    }
+
     /// True when the last continuous evaluation was at exactly `(t, x)`.
     fn evaluated_at(&self, t: f64, x: &[f64]) -> bool {
         self.continuous_valid
@@ -909,6 +925,8 @@ impl ExecutableModel for Interpreter {
         self.m.when_pre.iter_mut().for_each(|w| *w = false);
         self.m.hysteresis.iter_mut().for_each(|h| *h = 0.0);
         self.m.delays.iter_mut().for_each(DelayLine::clear);
+        self.m.accepted_guess.clear();
+        self.m.output_guess.clear();
         self.last_change.iter_mut().for_each(|t| *t = f64::NAN);
         self.m.initial = true;
         self.m.event_mode = true;
@@ -954,10 +972,26 @@ impl ExecutableModel for Interpreter {
     fn derivatives(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError> {
         self.stats.derivative_evaluations += 1;
         self.set_states(t, x);
+        self.start_from_guesses(false);
         self.eval_continuous()?;
         for (d, &s) in dx.iter_mut().zip(&self.program.derivatives) {
             *d = self.m.mem[s as usize];
         }
+        Ok(())
+    }
+
+    fn output_point(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError> {
+        self.stats.derivative_evaluations += 1;
+        self.set_states(t, x);
+        self.start_from_guesses(true);
+        self.eval_continuous()?;
+        for (d, &s) in dx.iter_mut().zip(&self.program.derivatives) {
+            *d = self.m.mem[s as usize];
+        }
+        let slots = &self.code.guess_slots;
+        let guess = &mut self.m.output_guess;
+        guess.clear();
+        guess.extend(slots.iter().map(|&s| self.m.mem[s as usize]));
         Ok(())
     }
 
@@ -1004,6 +1038,7 @@ impl ExecutableModel for Interpreter {
         self.stats.zero_crossing_evaluations += 1;
         if !self.evaluated_at(t, x) {
             self.set_states(t, x);
+            self.start_from_guesses(false);
             self.eval_continuous()?;
         }
         let mut rt = self.rt();
@@ -1022,7 +1057,22 @@ impl ExecutableModel for Interpreter {
         &self.m.rel
     }
 
+    fn step_accepted(&mut self) {
+        // Output points inside the new step (every earlier one is recorded by now) continue
+        // from where the step started, which the trajectory went through last.
+        if !self.m.accepted_guess.is_empty() {
+            std::mem::swap(&mut self.m.output_guess, &mut self.m.accepted_guess);
+        }
+        let slots = &self.code.guess_slots;
+        let guess = &mut self.m.accepted_guess;
+        guess.clear();
+        guess.extend(slots.iter().map(|&s| self.m.mem[s as usize]));
+    }
+
     fn event_update(&mut self, t: f64, x: &mut [f64]) -> Result<EventOutcome, RuntimeError> {
+        // the event may switch the branch a loop is on: its own solution is the next guess
+        self.m.accepted_guess.clear();
+        self.m.output_guess.clear();
         let result = self.event_update_inner(t, x);
         // the memory now holds event-mode values
         self.continuous_valid = false;
@@ -1085,22 +1135,27 @@ struct InitSnapshot {
 }
 
 impl Interpreter {
-    /// Run the initialization blocks. If they fail and the model uses `homotopy`, follow the
-    /// homotopy path instead: solve the problem with every `homotopy(actual, simplified)`
-    /// replaced by `simplified`, then move the parameter to 1 (the actual problem) in steps,
-    /// each solved from the solution of the previous one (spec 3.7.4.4).
+    /// Run the initialization blocks. When the model uses `homotopy`, follow the homotopy
+    /// path first: solve the problem with every `homotopy(actual, simplified)` replaced by
+    /// `simplified`, then move the parameter to 1 (the actual problem) in steps, each solved
+    /// from the solution of the previous one (spec 3.7.4.4). The simplified expressions are
+    /// how a model picks one of several solutions (`LimiterHomotopy.LowerLimit` starts a
+    /// Schmitt trigger saturated low, where solving the actual problem from the start values
+    /// lands on its unstable balance at zero), so the path comes first; the actual problem is
+    /// solved directly when the path fails.
     fn solve_initial_system(&mut self) -> Result<(), RuntimeError> {
-        let start = self.init_snapshot();
-        let actual = self.run_init_steps();
-        let Err(e) = actual else { return Ok(()) };
         if !self.code.has_homotopy {
-            return Err(e);
+            return self.run_init_steps();
         }
+        let start = self.init_snapshot();
+        let Err(why) = self.follow_homotopy_path() else {
+            return Ok(());
+        };
         self.restore(&start);
-        self.follow_homotopy_path().map_err(|why| RuntimeError {
+        self.run_init_steps().map_err(|e| RuntimeError {
             details: [
                 e.details.clone(),
-                vec![format!("homotopy continuation failed too: {why}")],
+                vec![format!("the homotopy path failed before: {why}")],
             ]
             .concat(),
             ..e

@@ -20,6 +20,7 @@ mod machine;
 pub mod model;
 mod native;
 mod native_random;
+mod native_strings;
 mod pretty;
 mod solve;
 mod sparse;

@@ -45,6 +45,17 @@ pub struct Machine {
     pub warnings: Vec<String>,
     /// History of the argument of every `delay` operator.
     pub delays: Vec<DelayLine>,
+    /// The iteration variables (`Code::guess_slots`) as the last accepted integration step
+    /// left them, the guesses every continuous evaluation starts from; empty after an event
+    /// until the next accepted step.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub accepted_guess: Vec<f64>,
+    /// The guesses of output points: the iteration variables where the step holding the
+    /// next output point started, then as each output point left them (output points follow
+    /// one another in time; the step may end past a switching point that output points
+    /// inside it have not reached).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub output_guess: Vec<f64>,
 }
 
 /// The recorded history `(time, value)` of a delayed expression.

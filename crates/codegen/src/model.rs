@@ -70,6 +70,18 @@ pub trait ExecutableModel {
     /// algebraic variables.
     fn derivatives(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError>;
 
+    /// The integrator accepted a step ending at the last evaluation: nonlinear solves of
+    /// later evaluations start from the values found there, not from those of a trial stage
+    /// beyond it (which may lie past a switching point and pick another root of a loop with
+    /// several, such as a Schmitt trigger's).
+    fn step_accepted(&mut self) {}
+
+    /// [`ExecutableModel::derivatives`] at an output point (`t` at or after the previous
+    /// output point): nonlinear solves continue from the previous output point.
+    fn output_point(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError> {
+        self.derivatives(t, x, dx)
+    }
+
     /// Continuous mode: values of the zero-crossing functions at `(t, x)` (computes the
     /// blocks first). A sign different from the frozen relation value means an event.
     fn zero_crossings(&mut self, t: f64, x: &[f64], g: &mut [f64]) -> Result<(), RuntimeError>;

@@ -4,6 +4,7 @@
 //! function declarations; the code is written here.
 
 use crate::native_random;
+use crate::native_strings::{self, skip_white_space};
 use crate::value::{VResult, Value};
 use std::io::Write;
 
@@ -45,6 +46,13 @@ pub enum Native {
     /// white space, an optionally signed run of digits not continued as a Real number;
     /// `nextIndex` is the index after it, or `startIndex` (and `number = 0`) if there is none.
     ScanInteger,
+    /// `ModelicaStrings_scanReal`, `_scanString`, `_scanIdentifier`: the other scanners of
+    /// `Strings.Advanced` (see `native_strings`).
+    ScanReal,
+    ScanString,
+    ScanIdentifier,
+    /// `result = ModelicaStrings_compare(string1, string2, caseSensitive)`.
+    Compare,
     /// `nextIndex = ModelicaStrings_skipWhiteSpace(string, startIndex)`: the index of the
     /// first character at or after `startIndex` that is not white space.
     SkipWhiteSpace,
@@ -80,6 +88,10 @@ pub fn native_function(name: &str) -> Option<Native> {
         "ModelicaStrings_length" => Some(Native::Length),
         "ModelicaStrings_substring" => Some(Native::Substring),
         "ModelicaStrings_scanInteger" => Some(Native::ScanInteger),
+        "ModelicaStrings_scanReal" => Some(Native::ScanReal),
+        "ModelicaStrings_scanString" => Some(Native::ScanString),
+        "ModelicaStrings_scanIdentifier" => Some(Native::ScanIdentifier),
+        "ModelicaStrings_compare" => Some(Native::Compare),
         "ModelicaStrings_skipWhiteSpace" => Some(Native::SkipWhiteSpace),
         "ModelicaRandom_xorshift64star" => Some(Native::Xorshift64star),
         "ModelicaRandom_xorshift128plus" => Some(Native::Xorshift128plus),
@@ -120,7 +132,11 @@ pub fn call_native(f: Native, args: &[Value]) -> VResult<NativeResult> {
             Ok(returns(Value::Int(text.len() as i64)))
         }
         Native::Substring => substring(args),
-        Native::ScanInteger => scan_integer(args),
+        Native::ScanInteger => native_strings::scan_integer(args),
+        Native::ScanReal => native_strings::scan_real(args),
+        Native::ScanString => native_strings::scan_string(args),
+        Native::ScanIdentifier => native_strings::scan_identifier(args),
+        Native::Compare => native_strings::compare(args),
         Native::SkipWhiteSpace => {
             let text = string_arg(args, 0, "string")?;
             let start = int_arg(args, 1, "startIndex")?;
@@ -150,7 +166,7 @@ fn returns(v: Value) -> NativeResult {
     }
 }
 
-fn int_arg(args: &[Value], i: usize, what: &str) -> VResult<i64> {
+pub(crate) fn int_arg(args: &[Value], i: usize, what: &str) -> VResult<i64> {
     arg(args, i, what)?.as_i64()
 }
 
@@ -206,62 +222,13 @@ fn substring(args: &[Value]) -> VResult<NativeResult> {
     Ok(returns(Value::Str(piece)))
 }
 
-/// 1-based index of the first byte at or after `start` that is not white space (one past
-/// the end if there is none).
-fn skip_white_space(bytes: &[u8], start: i64) -> i64 {
-    let mut i = start.max(1);
-    while let Some(b) = usize::try_from(i - 1).ok().and_then(|k| bytes.get(k)) {
-        if !b.is_ascii_whitespace() {
-            break;
-        }
-        i += 1;
-    }
-    i
-}
-
-fn scan_integer(args: &[Value]) -> VResult<NativeResult> {
-    let text = string_arg(args, 0, "string")?;
-    let start = int_arg(args, 1, "startIndex")?;
-    let unsigned = arg(args, 2, "unsigned")?.as_bool()?;
-    let bytes = text.as_bytes();
-    let at = |i: i64| {
-        usize::try_from(i - 1)
-            .ok()
-            .and_then(|k| bytes.get(k))
-            .copied()
-    };
-    let mut i = skip_white_space(bytes, start);
-    let mut negative = false;
-    if !unsigned && matches!(at(i), Some(b'+' | b'-')) {
-        negative = at(i) == Some(b'-');
-        i += 1;
-    }
-    let first_digit = i;
-    let mut value: i64 = 0;
-    while let Some(d) = at(i).filter(u8::is_ascii_digit) {
-        value = value.saturating_mul(10).saturating_add(i64::from(d - b'0'));
-        i += 1;
-    }
-    // no digits, or the digits begin a Real number ("123.4", "1e3"): no Integer here
-    let found = i > first_digit && !matches!(at(i), Some(b'.' | b'e' | b'E'));
-    let (next, number) = if found {
-        (i, if negative { -value } else { value })
-    } else {
-        (start, 0)
-    };
-    Ok(NativeResult {
-        returned: None,
-        written: vec![(3, Value::Int(next)), (4, Value::Int(number))],
-    })
-}
-
-fn arg(args: &[Value], i: usize, what: &str) -> VResult<Value> {
+pub(crate) fn arg(args: &[Value], i: usize, what: &str) -> VResult<Value> {
     args.get(i)
         .cloned()
         .ok_or_else(|| format!("external call lacks argument {} ({what})", i + 1))
 }
 
-fn string_arg(args: &[Value], i: usize, what: &str) -> VResult<String> {
+pub(crate) fn string_arg(args: &[Value], i: usize, what: &str) -> VResult<String> {
     match arg(args, i, what)? {
         Value::Str(s) => Ok(s),
         other => Err(format!(
@@ -488,22 +455,6 @@ mod tests {
 
     fn text(v: &str) -> Value {
         Value::Str(v.to_string())
-    }
-
-    fn scan(s: &str, start: i64, unsigned: bool) -> (Value, Value) {
-        let r = scan_integer(&[text(s), Value::Int(start), Value::Bool(unsigned)]).expect("runs");
-        (r.written[0].1.clone(), r.written[1].1.clone())
-    }
-
-    #[test]
-    fn scan_integer_reads_signed_digits_after_white_space() {
-        // "1 0 1": bits at odd positions, as the memory files of the digital library
-        assert_eq!(scan("1 0 1", 3, false), (Value::Int(4), Value::Int(0)));
-        assert_eq!(scan("  -42x", 1, false), (Value::Int(6), Value::Int(-42)));
-        // a sign where none is allowed, a Real number, no digits: nothing found
-        assert_eq!(scan("-42", 1, true), (Value::Int(1), Value::Int(0)));
-        assert_eq!(scan(" 12.5", 1, false), (Value::Int(1), Value::Int(0)));
-        assert_eq!(scan("   ", 2, false), (Value::Int(2), Value::Int(0)));
     }
 
     #[test]

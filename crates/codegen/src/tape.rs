@@ -16,7 +16,8 @@ use crate::func::{FExpr, Ty};
 use crate::machine::Machine;
 use crate::value::Value;
 use moss_symbolic::program::{ArithOp, PExpr, RelOp};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 
 /// Pseudo-function of the causal program selecting output `i` of a multi-output call.
 pub const OUTPUT_SELECT: &str = "$output";
@@ -395,14 +396,14 @@ impl<'a> TapeCompiler<'a> {
         TapeCompiler {
             n: n as u32,
             n_zc: n_zero_crossings as u32,
-            consts: HashMap::new(),
+            consts: HashMap::default(),
             static_init: vec![],
             next_static: 2 * n as u32 + 1,
             next_temp: 0,
             max_temp: 0,
             generic: vec![],
             delay_args: vec![],
-            delay_ids: HashMap::new(),
+            delay_ids: HashMap::default(),
             has_homotopy: false,
             fn_index,
             called: BTreeSet::new(),

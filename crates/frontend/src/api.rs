@@ -273,14 +273,31 @@ fn replace_streams(model: &mut FlatModel, instream: &HashMap<String, Expr>) {
 
 /// String parameters and constants that nothing refers to (file names and table names of
 /// the MSL table blocks once the tables are lowered) are dropped: they cannot influence the
-/// simulation and later stages only compute with numbers.
+/// simulation and later stages only compute with numbers. Numeric parameters stay whatever
+/// their bindings read (`J = readRealParameter(file, "J")` is a result users look at).
 fn drop_unused_string_parameters(model: &mut FlatModel) {
     loop {
+        // Only string-valued parameters can go, so only their uses are looked for: a
+        // large model has hundreds of thousands of names and rarely a string among them.
+        let candidates: HashSet<String> = model
+            .variables
+            .iter()
+            .filter(|v| {
+                v.variability <= crate::flat::Variability::Parameter
+                    && v.ty == crate::flat::ScalarType::String
+            })
+            .map(|v| v.name.clone())
+            .collect();
+        if candidates.is_empty() {
+            break;
+        }
         let mut used: HashSet<String> = HashSet::default();
         let mut note = |e: &mut Expr| {
             crate::walk::visit(e, &mut |x| {
                 if let Expr::Var { name, .. } = x {
-                    used.insert(name.clone());
+                    if candidates.contains(name) {
+                        used.insert(name.clone());
+                    }
                 }
             })
         };
@@ -300,29 +317,10 @@ fn drop_unused_string_parameters(model: &mut FlatModel) {
                 note(e);
             }
         }
-        let strings: HashSet<String> = model
-            .variables
-            .iter()
-            .filter(|v| v.ty == crate::flat::ScalarType::String)
-            .map(|v| v.name.clone())
-            .collect();
-        let mentions_string = |e: &Expr| {
-            let mut found = false;
-            crate::walk::visit(e, &mut |x| match x {
-                Expr::String(_) => found = true,
-                Expr::Var { name, .. } if strings.contains(name) => found = true,
-                _ => {}
-            });
-            found
-        };
         let before = model.variables.len();
-        model.variables.retain(|v| {
-            let unused_parameter =
-                v.variability <= crate::flat::Variability::Parameter && !used.contains(&v.name);
-            let stringy = v.ty == crate::flat::ScalarType::String
-                || v.binding.as_ref().is_some_and(mentions_string);
-            !(unused_parameter && stringy)
-        });
+        model
+            .variables
+            .retain(|v| !candidates.contains(&v.name) || used.contains(&v.name));
         if model.variables.len() == before {
             break;
         }
@@ -462,7 +460,7 @@ fn collect_equation_calls(e: &Equation, out: &mut Vec<String>) {
 fn check_references(model: &FlatModel) -> Res<()> {
     let names: HashSet<&str> = model.variables.iter().map(|v| v.name.as_str()).collect();
     let mut bad: Option<(String, Span)> = None;
-    let mut check = |e: &mut Expr, span: Span| {
+    let mut check = |e: &Expr, span: Span| {
         crate::walk::visit(e, &mut |x| {
             if bad.is_some() {
                 return;
@@ -482,14 +480,12 @@ fn check_references(model: &FlatModel) -> Res<()> {
         });
     };
     for eq in model.equations.iter().chain(&model.initial_equations) {
-        let mut e = eq.clone();
         let span = eq_span(eq);
-        crate::walk::equation_exprs_mut(&mut e, &mut |x| check(x, span));
+        crate::walk::equation_exprs(eq, &mut |x| check(x, span));
     }
     for a in model.algorithms.iter().chain(&model.initial_algorithms) {
         for s in &a.statements {
-            let mut s = s.clone();
-            crate::walk::statement_exprs_mut(&mut s, &mut |x| check(x, a.origin.span));
+            crate::walk::statement_exprs(s, &mut |x| check(x, a.origin.span));
         }
     }
     for v in &model.variables {
@@ -498,7 +494,7 @@ fn check_references(model: &FlatModel) -> Res<()> {
             .into_iter()
             .flatten()
         {
-            check(&mut e.clone(), v.origin.span);
+            check(e, v.origin.span);
         }
     }
     match bad {

@@ -479,8 +479,7 @@ fn element_name(f: &Flattener, bus: &NodeRef, rest: &str, k: usize, count: usize
 fn referenced_names(col: &Collected) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for eq in col.equations.iter().chain(&col.initial_equations) {
-        let mut e = eq.clone();
-        crate::walk::equation_exprs_mut(&mut e, &mut |x| {
+        crate::walk::equation_exprs(eq, &mut |x| {
             crate::walk::visit(x, &mut |y| {
                 if let crate::flat::Expr::Var { name, .. } = y {
                     out.insert(name.clone());

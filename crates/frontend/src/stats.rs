@@ -80,7 +80,7 @@ fn collect_vars(e: &Expr, out: &mut BTreeSet<String>) {
 /// Names of variables that appear under `der(...)`.
 pub fn state_names(m: &FlatModel) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    let mut f = |e: &mut Expr| {
+    let mut f = |e: &Expr| {
         crate::walk::visit(e, &mut |x| {
             if let Expr::Call { func, args } = x {
                 if func == "der" {
@@ -92,8 +92,7 @@ pub fn state_names(m: &FlatModel) -> BTreeSet<String> {
         })
     };
     for eq in &m.equations {
-        let mut e = eq.clone();
-        crate::walk::equation_exprs_mut(&mut e, &mut f);
+        crate::walk::equation_exprs(eq, &mut f);
     }
     out
 }

@@ -60,38 +60,52 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     exprs(e, &mut |x| visit(x, f));
 }
 
+/// The top-level expressions of an equation (recursively through branches), for the shared
+/// and the mutable traversal (written once; `$iter` is `iter` or `iter_mut`, `$rec` the
+/// traversal itself).
+macro_rules! each_equation_expr {
+    ($eq:expr, $f:expr, $iter:ident, $rec:ident) => {
+        match $eq {
+            Equation::Equal { lhs, rhs, .. } => {
+                $f(lhs);
+                $f(rhs);
+            }
+            Equation::If {
+                branches, else_, ..
+            } => {
+                for (c, b) in branches {
+                    $f(c);
+                    b.$iter().for_each(|e| $rec(e, $f));
+                }
+                else_.$iter().for_each(|e| $rec(e, $f));
+            }
+            Equation::When { branches, .. } => {
+                for (c, b) in branches {
+                    $f(c);
+                    b.$iter().for_each(|e| $rec(e, $f));
+                }
+            }
+            Equation::Reinit { value, .. } => $f(value),
+            Equation::Assert {
+                condition, message, ..
+            } => {
+                $f(condition);
+                $f(message);
+            }
+            Equation::Terminate { message, .. } => $f(message),
+            Equation::Call { args, .. } => args.$iter().for_each(|x| $f(x)),
+        }
+    };
+}
+
 /// Apply `f` to every top-level expression of an equation (recursively through branches).
 pub fn equation_exprs_mut(eq: &mut Equation, f: &mut dyn FnMut(&mut Expr)) {
-    match eq {
-        Equation::Equal { lhs, rhs, .. } => {
-            f(lhs);
-            f(rhs);
-        }
-        Equation::If {
-            branches, else_, ..
-        } => {
-            for (c, b) in branches {
-                f(c);
-                b.iter_mut().for_each(|e| equation_exprs_mut(e, f));
-            }
-            else_.iter_mut().for_each(|e| equation_exprs_mut(e, f));
-        }
-        Equation::When { branches, .. } => {
-            for (c, b) in branches {
-                f(c);
-                b.iter_mut().for_each(|e| equation_exprs_mut(e, f));
-            }
-        }
-        Equation::Reinit { value, .. } => f(value),
-        Equation::Assert {
-            condition, message, ..
-        } => {
-            f(condition);
-            f(message);
-        }
-        Equation::Terminate { message, .. } => f(message),
-        Equation::Call { args, .. } => args.iter_mut().for_each(f),
-    }
+    each_equation_expr!(eq, f, iter_mut, equation_exprs_mut)
+}
+
+/// [`equation_exprs_mut`] read-only.
+pub fn equation_exprs(eq: &Equation, f: &mut dyn FnMut(&Expr)) {
+    each_equation_expr!(eq, f, iter, equation_exprs)
 }
 
 /// Apply `f` to the top-level expressions of every equation and algorithm statement of the
@@ -115,50 +129,63 @@ pub fn model_equation_exprs_mut(model: &mut FlatModel, f: &mut dyn FnMut(&mut Ex
     }
 }
 
+/// The top-level expressions of a statement (recursively through its bodies); see
+/// [`each_equation_expr`].
+macro_rules! each_statement_expr {
+    ($s:expr, $f:expr, $iter:ident, $rec:ident) => {
+        match $s {
+            Statement::Assign { target, value, .. } => {
+                $f(target);
+                $f(value);
+            }
+            Statement::TupleAssign { targets, value, .. } => {
+                targets.$iter().flatten().for_each(|x| $f(x));
+                $f(value);
+            }
+            Statement::If {
+                branches, else_, ..
+            } => {
+                for (c, b) in branches {
+                    $f(c);
+                    b.$iter().for_each(|s| $rec(s, $f));
+                }
+                else_.$iter().for_each(|s| $rec(s, $f));
+            }
+            Statement::For { range, body, .. } => {
+                $f(range);
+                body.$iter().for_each(|s| $rec(s, $f));
+            }
+            Statement::While {
+                condition, body, ..
+            } => {
+                $f(condition);
+                body.$iter().for_each(|s| $rec(s, $f));
+            }
+            Statement::When { branches, .. } => {
+                for (c, b) in branches {
+                    $f(c);
+                    b.$iter().for_each(|s| $rec(s, $f));
+                }
+            }
+            Statement::Reinit { value, .. } => $f(value),
+            Statement::Assert {
+                condition, message, ..
+            } => {
+                $f(condition);
+                $f(message);
+            }
+            Statement::Terminate { message, .. } => $f(message),
+            Statement::Call { args, .. } => args.$iter().for_each(|x| $f(x)),
+            Statement::Return { .. } | Statement::Break { .. } => {}
+        }
+    };
+}
+
 pub fn statement_exprs_mut(s: &mut Statement, f: &mut dyn FnMut(&mut Expr)) {
-    match s {
-        Statement::Assign { target, value, .. } => {
-            f(target);
-            f(value);
-        }
-        Statement::TupleAssign { targets, value, .. } => {
-            targets.iter_mut().flatten().for_each(&mut *f);
-            f(value);
-        }
-        Statement::If {
-            branches, else_, ..
-        } => {
-            for (c, b) in branches {
-                f(c);
-                b.iter_mut().for_each(|s| statement_exprs_mut(s, f));
-            }
-            else_.iter_mut().for_each(|s| statement_exprs_mut(s, f));
-        }
-        Statement::For { range, body, .. } => {
-            f(range);
-            body.iter_mut().for_each(|s| statement_exprs_mut(s, f));
-        }
-        Statement::While {
-            condition, body, ..
-        } => {
-            f(condition);
-            body.iter_mut().for_each(|s| statement_exprs_mut(s, f));
-        }
-        Statement::When { branches, .. } => {
-            for (c, b) in branches {
-                f(c);
-                b.iter_mut().for_each(|s| statement_exprs_mut(s, f));
-            }
-        }
-        Statement::Reinit { value, .. } => f(value),
-        Statement::Assert {
-            condition, message, ..
-        } => {
-            f(condition);
-            f(message);
-        }
-        Statement::Terminate { message, .. } => f(message),
-        Statement::Call { args, .. } => args.iter_mut().for_each(f),
-        Statement::Return { .. } | Statement::Break { .. } => {}
-    }
+    each_statement_expr!(s, f, iter_mut, statement_exprs_mut)
+}
+
+/// [`statement_exprs_mut`] read-only.
+pub fn statement_exprs(s: &Statement, f: &mut dyn FnMut(&Expr)) {
+    each_statement_expr!(s, f, iter, statement_exprs)
 }

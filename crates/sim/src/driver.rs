@@ -516,7 +516,10 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         self.steps_since_restart += 1;
         let result = self.integ.step(&mut sys, t_limit);
         match result {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.model.step_accepted();
+                Ok(())
+            }
             Err(StepError::Model(e)) => Err(SimErrorKind::Runtime(e)),
             Err(e @ StepError::StepTooSmall { .. }) => Err(self
                 .non_finite_derivatives()
@@ -914,7 +917,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
                 self.integ.interpolate(tk, &mut self.x);
             }
             self.model
-                .derivatives(tk, &self.x, &mut self.dx)
+                .output_point(tk, &self.x, &mut self.dx)
                 .map_err(SimErrorKind::Runtime)?;
             self.record_current(tk);
             self.next_out += 1;

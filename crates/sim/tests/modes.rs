@@ -236,6 +236,55 @@ fn homotopy_is_the_actual_expression_when_that_initializes() {
     assert!((x - (100.0 + 2f64.ln().sqrt())).abs() < 1e-8, "x = {x}");
 }
 
+/// An integrator closed through a Schmitt trigger (a relaxation oscillator): the trigger is
+/// an algebraic loop with positive feedback and a saturating gain, so inside its hysteresis
+/// band it has three solutions. The simplified expression of `homotopy` picks the low
+/// branch at the start (from the start value the actual problem is solved by the unstable
+/// balance y = 0, where nothing ever moves); then each evaluation must stay on the branch
+/// the trajectory is on until that branch ends at c = +-0.49, whatever later stage or
+/// output point was evaluated before it. Exact: a triangle wave of slope 1 switching at
+/// t = 0.49 + 0.98 k.
+const RELAXATION: &str = "
+model Relaxation
+  Real c(start = 0, fixed = true);
+  Real y(start = 0);
+  Real v;
+equation
+  v = c + 0.5*y;
+  y = homotopy(actual = smooth(0, noEvent(if 100*v > 1 then 1 else if 100*v < -1 then -1 else 100*v)), simplified = -1);
+  der(c) = -y;
+end Relaxation;
+";
+
+#[test]
+fn a_loop_with_several_solutions_starts_on_the_homotopy_branch_and_stays_on_its_branch() {
+    let opts = SimOptions {
+        stop_time: Some(4.0),
+        interval: Some(0.01),
+        ..SimOptions::default()
+    };
+    let sim = simulate(RELAXATION, &opts);
+    assert_eq!(at(&sim.result, "y", 0.0), -1.0);
+    let y = sim.result.series("y").expect("y is recorded");
+    let c = sim.result.series("c").expect("c is recorded");
+    let times = sim.result.time();
+    let switches: Vec<f64> = (1..times.len())
+        .filter(|&k| (y[k] > 0.0) != (y[k - 1] > 0.0))
+        .map(|k| times[k])
+        .collect();
+    let expected = [0.49, 1.47, 2.45, 3.43];
+    assert_eq!(switches.len(), expected.len(), "switches at {switches:?}");
+    for (t, e) in switches.iter().zip(expected) {
+        // the first output point at or after the switch
+        assert!(
+            *t >= e - 1e-6 && *t <= e + 0.01 + 1e-6,
+            "switches at {switches:?}"
+        );
+    }
+    let peak = c.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    assert!((peak - 0.49).abs() < 2e-3, "amplitude {peak}");
+}
+
 /// A fast first-order stage at rest (one state exactly zero, another within the tolerance
 /// of zero) hit by a steep input at t = 0.5, as the integrators of a switched-capacitor
 /// filter are at every clock edge: the first step after the restart must be one the

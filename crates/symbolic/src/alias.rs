@@ -14,7 +14,7 @@ use crate::ir::{ExprId, Node, VarIx};
 use crate::model::{EqBody, Model, VKind};
 use crate::program::ValueType;
 use moss_frontend::flat::StateSelect;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// An eliminated variable: `var = scale * target + offset`.
 #[derive(Clone, Debug)]
@@ -214,7 +214,7 @@ pub fn propagate_constants(m: &mut Model) -> usize {
                 Node::Var(v) if *v == x => Some(c),
                 _ => None,
             };
-            let mut memo = HashMap::new();
+            let mut memo = HashMap::default();
             let mut body = m.eqs[e as usize].body.clone();
             crate::model::map_exprs(&mut body, &mut |ex| {
                 m.arena.substitute(ex, &mut f, false, &mut memo)
@@ -290,7 +290,7 @@ const MAX_DUPLICATE_ROUNDS: usize = 4;
 /// Rewrite the second of two equations `x = e`, `y = e` (same `e`, which mentions an
 /// unknown) into the alias equation `y = x`. Returns whether any was rewritten.
 fn rewrite_duplicate_definitions(m: &mut Model) -> bool {
-    let mut first: HashMap<ExprId, VarIx> = HashMap::new();
+    let mut first: HashMap<ExprId, VarIx> = HashMap::default();
     let mut rewrites = Vec::new();
     for i in 0..m.eqs.len() {
         let EqBody::Eq { lhs, rhs } = m.eqs[i].body else {
@@ -552,12 +552,12 @@ fn substitute_aliases(m: &mut Model, aliases: &[AliasOf]) {
     if aliases.is_empty() {
         return;
     }
-    let mut map: HashMap<VarIx, (VarIx, f64, f64)> = HashMap::new();
+    let mut map: HashMap<VarIx, (VarIx, f64, f64)> = HashMap::default();
     for a in aliases {
         m.vars[a.var as usize].eliminated = true;
         map.insert(a.var, (a.target, a.scale, a.offset));
     }
-    let mut memo = HashMap::new();
+    let mut memo = HashMap::default();
     let mut f = |ar: &mut crate::ir::Arena, n: &Node| -> Option<ExprId> {
         let (v, pre) = match n {
             Node::Var(v) => (*v, false),

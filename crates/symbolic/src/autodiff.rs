@@ -16,7 +16,8 @@
 use moss_frontend::flat::{
     BinaryOp, Expr, Function, FunctionBody, FunctionVar, ScalarType, Statement, Subscript, UnaryOp,
 };
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::BTreeMap;
 
 /// Function name -> (derivative function, which inputs get a derivative argument).
 pub type DerivativeMap = HashMap<String, (String, Vec<bool>)>;
@@ -63,7 +64,7 @@ pub fn derivative_output_indices(
     generated: &BTreeMap<String, Function>,
     fder: &DerivativeMap,
 ) -> HashMap<String, Vec<Option<u32>>> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for f in fder.keys() {
         let Some(func) = functions.get(f).or_else(|| generated.get(f)) else {
             continue;
@@ -95,7 +96,7 @@ pub fn generate_derivatives(
         base: functions,
         fder: annotated.clone(),
         out: BTreeMap::new(),
-        tried: HashSet::new(),
+        tried: HashSet::default(),
     };
     for name in functions.keys() {
         g.derivative_of(name);
@@ -202,7 +203,7 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
     let FunctionBody::Algorithm(stmts) = &f.body else {
         return Err(format!("`{}` has no algorithm", f.name));
     };
-    let mut vars = HashMap::new();
+    let mut vars = HashMap::default();
     for v in f.inputs.iter().chain(&f.outputs).chain(&f.locals) {
         vars.insert(v.name.clone(), v.clone());
     }
@@ -1073,9 +1074,9 @@ mod tests {
         let functions = BTreeMap::new();
         let mut g = Generator {
             base: &functions,
-            fder: DerivativeMap::new(),
+            fder: DerivativeMap::default(),
             out: BTreeMap::new(),
-            tried: HashSet::new(),
+            tried: HashSet::default(),
         };
         let mut d = Differ {
             vars: [
@@ -1279,7 +1280,7 @@ mod tests {
     #[test]
     fn generated_function_has_derivative_inputs_outputs_and_statements() {
         let functions = sample_functions();
-        let gen = generate_derivatives(&functions, &DerivativeMap::new());
+        let gen = generate_derivatives(&functions, &DerivativeMap::default());
         let (name, mask) = &gen.fder["P.f"];
         assert_eq!(name, "P.f.$der");
         assert_eq!(mask, &vec![true, false]);
@@ -1327,7 +1328,7 @@ mod tests {
     #[test]
     fn annotated_functions_are_used_not_regenerated() {
         let functions = sample_functions();
-        let mut annotated = DerivativeMap::new();
+        let mut annotated = DerivativeMap::default();
         annotated.insert("P.f".to_string(), ("P.fDer".to_string(), vec![true, false]));
         let gen = generate_derivatives(&functions, &annotated);
         assert!(!gen.fder.contains_key("P.f"));
@@ -1348,7 +1349,7 @@ mod tests {
     #[test]
     fn output_indices_skip_outputs_that_are_not_real() {
         let functions = sample_functions();
-        let gen = generate_derivatives(&functions, &DerivativeMap::new());
+        let gen = generate_derivatives(&functions, &DerivativeMap::default());
         let mut fder = gen.fder.clone();
         fder.retain(|f, _| f == "P.f");
         let ix = derivative_output_indices(&functions, &gen.functions, &fder);

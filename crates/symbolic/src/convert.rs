@@ -20,7 +20,7 @@ use moss_frontend::flat::{
     UnaryOp, Variability,
 };
 use moss_syntax::Diagnostic;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 struct Conv<'a> {
     m: Model,
@@ -46,10 +46,10 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
         },
         flat,
         errors: Vec::new(),
-        floor_helpers: HashMap::new(),
+        floor_helpers: HashMap::default(),
         helper_eqs: Vec::new(),
         env: Vec::new(),
-        call_units: HashMap::new(),
+        call_units: HashMap::default(),
     };
     c.collect_derivative_annotations();
     c.declare_variables();
@@ -94,7 +94,7 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
 /// node thanks to hash-consing) become one `(v_0, v_1, ...) = f(args)` unit, so the function
 /// is called once and every output is matched to its variable.
 fn group_call_outputs(eqs: &mut Vec<SEq>, arena: &crate::ir::Arena) {
-    let mut groups: HashMap<ExprId, Vec<(usize, u32, VarIx)>> = HashMap::new();
+    let mut groups: HashMap<ExprId, Vec<(usize, u32, VarIx)>> = HashMap::default();
     for (i, eq) in eqs.iter().enumerate() {
         let EqBody::Eq { lhs, rhs } = eq.body else {
             continue;
@@ -267,7 +267,7 @@ fn is_top_level(name: &str) -> bool {
 
 impl<'a> Conv<'a> {
     fn collect_derivative_annotations(&mut self) {
-        let mut fder = HashMap::new();
+        let mut fder = HashMap::default();
         let mut second = Vec::new();
         for (name, f) in &self.flat.functions {
             let Some(ann) = f.derivatives.iter().find(|d| d.order == 1) else {
@@ -563,7 +563,7 @@ impl<'a> Conv<'a> {
                 return None;
             }
             let vars = &self.m.vars;
-            let mut memo = HashMap::new();
+            let mut memo = HashMap::default();
             cur = self.m.arena.substitute(
                 cur,
                 &mut |_, n| match n {

@@ -7,7 +7,7 @@ use crate::ir::{ExprId, Node, Rel, VarIx};
 use crate::model::{Effect, EqBody, Model, SEq, WhenItem};
 use crate::program::{ArithOp, Block, PExpr, RelOp, VarId, WhenBranch, ZeroCrossing};
 use crate::solve::WBlock;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub struct Emitter {
     /// Working variable -> runtime slot.
@@ -38,7 +38,7 @@ impl Emitter {
     pub fn new(slot: Vec<Option<VarId>>) -> Emitter {
         Emitter {
             slot,
-            zc_of: HashMap::new(),
+            zc_of: HashMap::default(),
             zero_crossings: Vec::new(),
             events: true,
             new_zero_crossings: true,

@@ -19,7 +19,7 @@ use crate::model::{EqBody, Model, SEq, VKind};
 use crate::state_sets::{build_state_set, StateSet};
 use moss_frontend::flat::StateSelect;
 use moss_syntax::Diagnostic;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Result of index reduction.
 pub struct IndexInfo {
@@ -224,7 +224,7 @@ fn pantelides_and_dummies(
         return Err(count_error(m, &eq_ids, &unknowns, &adj, &taken));
     }
     check_collapsed_structure(m, &eq_ids, &adj, &taken)?;
-    let mut depth: HashMap<u32, u32> = HashMap::new();
+    let mut depth: HashMap<u32, u32> = HashMap::default();
     // a differentiated definition takes the place of the original in the matching, like
     // the equations Pantelides differentiates itself
     let mut eq_ids = eq_ids;
@@ -410,7 +410,7 @@ fn pantelides_step(
     for &v in &vis.vars {
         m.der_var(v);
     }
-    let mut new_of = HashMap::new();
+    let mut new_of = HashMap::default();
     for &e in &vis.eqs {
         let ne = differentiate_equation(m, e)?;
         depth.insert(ne, depth.get(&e).copied().unwrap_or(0) + 1);
@@ -704,7 +704,7 @@ fn static_coefficient(m: &mut Model, e: u32, v: VarIx) -> bool {
         return true;
     };
     let r = m.arena.sub(lhs, rhs);
-    let coef = m.arena.diff_var(r, v, &mut HashMap::new());
+    let coef = m.arena.diff_var(r, v, &mut HashMap::default());
     let Ok(coef) = coef else { return true };
     if m.is_parameter_expr(coef) && m.arena.as_const(coef) != Some(0.0) {
         return true;

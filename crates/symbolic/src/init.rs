@@ -30,7 +30,7 @@ use crate::model::{Effect, EqBody, Model, SEq, SVar, VKind, WhenItem};
 use crate::solve::{self, LoopStats, WBlock};
 use moss_frontend::flat::{AssertLevel, Expr, Statement};
 use moss_syntax::Diagnostic;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 fn start_expr(m: &mut Model, v: VarIx) -> ExprId {
     match m.vars[v as usize].start {
@@ -180,7 +180,7 @@ fn pre_unknowns(m: &mut Model) -> HashMap<VarIx, VarIx> {
     }
     mentioned.sort_unstable();
     mentioned.dedup();
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for v in mentioned {
         let sv = &m.vars[v as usize];
         if sv.kind != VKind::Discrete || sv.eliminated {
@@ -202,7 +202,7 @@ fn pre_unknowns(m: &mut Model) -> HashMap<VarIx, VarIx> {
 /// evaluates them live.
 fn substitute_pre(m: &mut Model, eqs: &mut [SEq], pre_of: &[(VarIx, VarIx)]) {
     let map: HashMap<VarIx, VarIx> = pre_of.iter().copied().collect();
-    let mut memo = HashMap::new();
+    let mut memo = HashMap::default();
     let mut leaf = |a: &mut crate::ir::Arena, n: &Node| match n {
         Node::Pre(v) => map.get(v).map(|&p| a.var(p)),
         _ => None,

@@ -24,7 +24,8 @@ use crate::array_ops as ao;
 use crate::ir::{Arena, ExprId, Node, Rel};
 use crate::model::{map_exprs, EqBody, Model, SEq};
 use moss_frontend::flat::{self, BinaryOp, Function, FunctionBody, Statement, UnaryOp};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 const MAX_DEPTH: usize = 8;
 /// Most statements executed while unrolling the `for` loops of one inlined body.
@@ -112,7 +113,7 @@ fn inline_at_depth(
     if f.is_impure || f.outputs.is_empty() || args.len() != f.inputs.len() {
         return None;
     }
-    let mut env: HashMap<&str, ExprId> = HashMap::new();
+    let mut env: HashMap<&str, ExprId> = HashMap::default();
     for (inp, &a) in f.inputs.iter().zip(args) {
         if ao::rank(arena, a) != inp.dims.len() {
             return None;
@@ -589,7 +590,7 @@ pub fn inline_after_index_reduction(m: &mut Model) {
     if m.arena.late_inline.is_empty() {
         return;
     }
-    let mut memo: HashMap<ExprId, ExprId> = HashMap::new();
+    let mut memo: HashMap<ExprId, ExprId> = HashMap::default();
     let mut on_call = |a: &mut Arena, f: &str, args: &[ExprId]| {
         let late = a.late_inline.clone();
         late.contains_key(f)

@@ -7,7 +7,7 @@
 //! equations or variables); `api::translate` runs on a thread with a large stack so that even
 //! very long flattened sums are safe.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// Index of a node in [`Arena`].
@@ -135,7 +135,7 @@ impl std::hash::Hasher for FxHasher {
 }
 
 pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
-pub type FxMap<K, V> = HashMap<K, V, FxBuild>;
+pub type FxMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
 
 /// The expression arena with hash-consing.
 #[derive(Default, Clone)]
@@ -1330,11 +1330,11 @@ mod tests {
         for f in ["mod", "rem"] {
             let e = a.call(f, vec![x, y]);
             let dx = a
-                .diff_var(e, 0, &mut HashMap::new())
+                .diff_var(e, 0, &mut HashMap::default())
                 .expect("differentiable");
             assert_eq!(a.as_const(dx), Some(1.0), "d {f}/dx");
             let dy = a
-                .diff_var(e, 1, &mut HashMap::new())
+                .diff_var(e, 1, &mut HashMap::default())
                 .expect("differentiable");
             let quotient = if f == "mod" { "floor" } else { "div" };
             let text = to_text(&a, dy, &|v| ["x", "y"][v as usize].to_string());
@@ -1342,7 +1342,7 @@ mod tests {
         }
         let e = a.call("floor", vec![x]);
         let d = a
-            .diff_var(e, 0, &mut HashMap::new())
+            .diff_var(e, 0, &mut HashMap::default())
             .expect("differentiable");
         assert_eq!(a.as_const(d), Some(0.0));
     }
@@ -1378,16 +1378,16 @@ mod tests {
         let y = a.var(1);
         let s = a.call("sin", vec![x]);
         let e = a.mul(s, y);
-        let dx = a.diff_var(e, 0, &mut HashMap::new()).unwrap();
+        let dx = a.diff_var(e, 0, &mut HashMap::default()).unwrap();
         let txt = to_text(&a, dx, &|v| ["x", "y"][v as usize].to_string());
         assert_eq!(txt, "cos(x)*y");
         let f = a.call("f", vec![x]);
-        let err = a.diff_var(f, 0, &mut HashMap::new()).unwrap_err();
+        let err = a.diff_var(f, 0, &mut HashMap::default()).unwrap_err();
         assert_eq!(err, "f");
-        let mut fd = HashMap::new();
+        let mut fd = HashMap::default();
         fd.insert("f".to_string(), ("f_der".to_string(), vec![true]));
         let mut leaf = |a: &mut Arena, v: VarIx| if v == 0 { Some(a.one()) } else { None };
-        let d = a.diff(f, &mut leaf, &fd, &mut HashMap::new()).unwrap();
+        let d = a.diff(f, &mut leaf, &fd, &mut HashMap::default()).unwrap();
         assert_eq!(to_text(&a, d, &|_| "x".into()), "f_der(x, 1)");
     }
 
@@ -1419,7 +1419,7 @@ mod tests {
             Node::Var(0) => Some(a.num(7.0)),
             _ => None,
         };
-        let s = a.substitute(e, &mut f, true, &mut HashMap::new());
+        let s = a.substitute(e, &mut f, true, &mut HashMap::default());
         assert_eq!(to_text(&a, s, &|_| "x".into()), "if x > 0 then 7 else 0");
     }
 }

@@ -30,7 +30,7 @@ use crate::ir::{Arena, ExprId, Node, VarIx};
 use crate::model::{EqBody, Model, SEq, SVar, VKind};
 use crate::program::ValueType;
 use crate::solve::WBlock;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Upper bound on the size of the tangent expressions written out as trees, relative to the
 /// size of the blocks they differentiate (plus a constant). Beyond it, numerical
@@ -69,8 +69,8 @@ pub fn tangent_program(
 ) -> Result<TangentProgram, String> {
     let mut b = Builder {
         m,
-        tangent: HashMap::new(),
-        memo: HashMap::new(),
+        tangent: HashMap::default(),
+        memo: HashMap::default(),
         created: Vec::new(),
     };
     let seeds: Vec<VarIx> = states
@@ -147,7 +147,7 @@ impl Builder<'_> {
         let fder = self.m.arena.fder.clone();
         self.m
             .arena
-            .diff(e, &mut leaf, &fder, &mut HashMap::new())
+            .diff(e, &mut leaf, &fder, &mut HashMap::default())
             .map_err(|f| format!("function `{f}` has no derivative"))
     }
 
@@ -213,7 +213,7 @@ impl Builder<'_> {
         let drdv = match derivative {
             Some(d) => d,
             None => {
-                let mut memo = HashMap::new();
+                let mut memo = HashMap::default();
                 self.m
                     .arena
                     .diff_var(residual, var, &mut memo)
@@ -411,7 +411,7 @@ fn check_growth(m: &Model, blocks: &[WBlock], tangent: &[WBlock]) -> Result<(), 
 }
 
 fn blocks_tree_size(m: &Model, blocks: &[WBlock], cap: usize) -> usize {
-    let mut memo = HashMap::new();
+    let mut memo = HashMap::default();
     let mut total = 0usize;
     let mut add = |e: ExprId, total: &mut usize| {
         *total = total.saturating_add(m.arena.tree_size(e, cap, &mut memo));

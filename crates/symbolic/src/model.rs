@@ -5,7 +5,7 @@
 use crate::ir::{self, Arena, ExprId, VarIx};
 use crate::program::ValueType;
 use moss_frontend::flat::{AssertLevel, Origin, StateSelect, Statement};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Variability class of a working variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -337,7 +337,7 @@ impl Model {
                 _ => None,
             }
         };
-        arena.diff(e, &mut leaf, &fder, &mut HashMap::new())
+        arena.diff(e, &mut leaf, &fder, &mut HashMap::default())
     }
 
     /// Is the value of `e` fixed after parameter evaluation (no time, no continuous or discrete
@@ -393,7 +393,7 @@ impl Model {
             init_eqs,
             ..
         } = self;
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         let mut subst = |e: ExprId| {
             arena.substitute(
                 e,

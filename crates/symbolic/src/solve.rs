@@ -20,7 +20,7 @@ use crate::matching::{self, Matching, NONE};
 use crate::model::{EqBody, Model, SEq, VKind};
 use crate::sort;
 use moss_syntax::Diagnostic;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A block before conversion to the program form (expressions still in the arena).
 #[derive(Clone, Debug)]
@@ -86,14 +86,14 @@ pub fn solve_for_with(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx, invert:
         return Solved::Explicit(lhs);
     }
     let r = a.sub(lhs, rhs);
-    let d = a.diff_var(r, v, &mut HashMap::new());
+    let d = a.diff_var(r, v, &mut HashMap::default());
     match d {
         Ok(d) if !contains(a, d, v) && a.as_const(d) != Some(0.0) => {
             let mut f = |ar: &mut Arena, n: &Node| match n {
                 Node::Var(x) if *x == v => Some(ar.zero()),
                 _ => None,
             };
-            let r0 = a.substitute(r, &mut f, true, &mut HashMap::new());
+            let r0 = a.substitute(r, &mut f, true, &mut HashMap::default());
             let nr0 = a.neg(r0);
             Solved::Explicit(a.div(nr0, d))
         }
@@ -737,13 +737,13 @@ fn linear_loop(
     let in_loop = |x: VarIx| col.contains_key(&x);
     let mut matrix = Vec::new();
     let mut rhs = Vec::new();
-    let mut zero_memo = HashMap::new();
+    let mut zero_memo = HashMap::default();
     for (row, &(l, r, _)) in pairs.iter().enumerate() {
         let res = a.sub(l, r);
         let mut vs = Vec::new();
         a.vars_of(res, true, &mut vs);
         for v in vs.into_iter().filter(|&v| in_loop(v)) {
-            let d = a.diff_var(res, v, &mut HashMap::new()).ok()?;
+            let d = a.diff_var(res, v, &mut HashMap::default()).ok()?;
             if a.depends_on(d, &in_loop, true) {
                 return None;
             }
@@ -869,7 +869,7 @@ impl TearProblem<'_> {
             return true;
         }
         let res = a.sub(l, r);
-        let Ok(d) = a.diff_var(res, v, &mut HashMap::new()) else {
+        let Ok(d) = a.diff_var(res, v, &mut HashMap::default()) else {
             return false;
         };
         if may_be_zero_by_branch(a, d) || has_zero_factor(a, d, self.zero_parameter) {
@@ -962,7 +962,7 @@ fn tear(
         zero_parameter,
         eq_vars,
         var_eqs,
-        solutions: HashMap::new(),
+        solutions: HashMap::default(),
     };
     // equations that are already causal (a single unknown) are assigned first
     for e in 0..n {
@@ -1047,18 +1047,20 @@ fn torn_jacobian(
     let fder = a.fder.clone();
     let mut out = Vec::new();
     for (c, &t) in tears.iter().enumerate() {
-        let mut d: HashMap<VarIx, ExprId> = HashMap::new();
+        let mut d: HashMap<VarIx, ExprId> = HashMap::default();
         d.insert(t, a.one());
         for &(v, x) in inner {
             let dx = {
                 let mut leaf = |_: &mut Arena, u: VarIx| d.get(&u).copied();
-                a.diff(x, &mut leaf, &fder, &mut HashMap::new()).ok()?
+                a.diff(x, &mut leaf, &fder, &mut HashMap::default()).ok()?
             };
             d.insert(v, dx);
         }
         for (r, &res) in residuals.iter().enumerate() {
             let mut leaf = |_: &mut Arena, u: VarIx| d.get(&u).copied();
-            let dr = a.diff(res, &mut leaf, &fder, &mut HashMap::new()).ok()?;
+            let dr = a
+                .diff(res, &mut leaf, &fder, &mut HashMap::default())
+                .ok()?;
             if a.as_const(dr) != Some(0.0) {
                 out.push((r as u32, c as u32, dr));
             }
@@ -1066,7 +1068,7 @@ fn torn_jacobian(
     }
     // chain-rule expressions share subterms; written out as trees they can grow quickly,
     // and then numerical differences are cheaper than the symbolic Jacobian
-    let mut memo = HashMap::new();
+    let mut memo = HashMap::default();
     let size: usize = out
         .iter()
         .map(|&(_, _, e)| a.tree_size(e, MAX_JACOBIAN_TREE, &mut memo))

@@ -37,7 +37,7 @@ use crate::ir::{ExprId, Node, Rel, VarIx};
 use crate::model::{EqBody, Model, SEq, SVar, VKind, WhenBranch, WhenItem};
 use crate::program::ValueType;
 use moss_frontend::flat::{Origin, StateSelect};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A choice is kept at a selection while its block is at least this good: the selection
 /// clause runs for every set when any set switches, and a set that is still good keeps its
@@ -296,7 +296,7 @@ fn constraint_jacobian(m: &mut Model, g: &[u32], dx: &[VarIx]) -> Vec<ExprId> {
         for (&v, &w) in dx.iter().zip(&scale) {
             let c = m
                 .arena
-                .diff_var(r, v, &mut HashMap::new())
+                .diff_var(r, v, &mut HashMap::default())
                 .unwrap_or_else(|_| m.arena.zero());
             let c = if w == 1.0 {
                 c

@@ -14,7 +14,7 @@ use crate::model::{EqBody, Model, VKind};
 use crate::program::ValueType;
 use moss_frontend::flat::{Expr, Statement};
 use moss_frontend::walk;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Fold String parameters and constants into their uses; returns how many were removed.
 pub fn fold_string_parameters(m: &mut Model) -> usize {
@@ -57,7 +57,7 @@ fn is_string_parameter(m: &Model, v: usize) -> bool {
 /// Value of every String parameter: its binding (else its start value) with the other
 /// String parameters substituted, folded as far as literals allow.
 fn string_values(m: &mut Model) -> HashMap<VarIx, ExprId> {
-    let mut raw: HashMap<VarIx, ExprId> = HashMap::new();
+    let mut raw: HashMap<VarIx, ExprId> = HashMap::default();
     for v in 0..m.vars.len() {
         if !is_string_parameter(m, v) {
             continue;
@@ -75,7 +75,7 @@ fn string_values(m: &mut Model) -> HashMap<VarIx, ExprId> {
         let keys: Vec<VarIx> = values.keys().copied().collect();
         for v in keys {
             let e = values[&v];
-            let mut memo = HashMap::new();
+            let mut memo = HashMap::default();
             let current = values.clone();
             let new = m.arena.substitute(
                 e,

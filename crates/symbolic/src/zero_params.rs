@@ -15,7 +15,7 @@
 
 use crate::ir::{ExprId, Node, VarIx};
 use crate::model::{Model, VKind};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// An equation solved for `var` by dividing by `coefficient`, a parameter expression whose
 /// value is zero.
@@ -131,7 +131,7 @@ pub fn zero_pivot(m: &mut Model, lhs: ExprId, rhs: ExprId, v: VarIx) -> Option<E
         return None;
     }
     let r = a.sub(lhs, rhs);
-    let d = a.diff_var(r, v, &mut HashMap::new()).ok()?;
+    let d = a.diff_var(r, v, &mut HashMap::default()).ok()?;
     // literal coefficients are the structure itself (a literal zero is not an incidence)
     if a.as_const(d).is_some() || !m.is_parameter_expr(d) {
         return None;
@@ -180,7 +180,7 @@ pub fn parameters_to_evaluate(m: &mut Model) -> Vec<EvaluatedParameter> {
 /// Turn the named parameters into constants with their current values, in every equation
 /// and attribute, and say so.
 pub fn evaluate_parameters(m: &mut Model, which: &[EvaluatedParameter]) {
-    let mut values = HashMap::new();
+    let mut values = HashMap::default();
     for p in which {
         let Some(&v) = m.by_name.get(&p.name) else {
             continue;

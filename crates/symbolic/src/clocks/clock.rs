@@ -7,7 +7,7 @@ use super::rational::Rational;
 use super::util::{eval_integer, eval_string, expr_type, is_clock_expr, VarTable};
 use moss_frontend::flat::{Equation, Expr, Origin, ScalarType};
 use moss_syntax::{Diagnostic, Span};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A base clock: the source of ticks of one base partition.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,8 +91,8 @@ impl<'a> ClockEnv<'a> {
     pub fn new(vars: &'a VarTable<'a>) -> ClockEnv<'a> {
         ClockEnv {
             vars,
-            parent: HashMap::new(),
-            defs: HashMap::new(),
+            parent: HashMap::default(),
+            defs: HashMap::default(),
             bases: Vec::new(),
             base_origins: Vec::new(),
         }

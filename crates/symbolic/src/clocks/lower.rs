@@ -26,7 +26,7 @@ use moss_frontend::flat::{
 };
 use moss_frontend::walk;
 use moss_syntax::Diagnostic;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A base clock after inference: how its sub-partitions' ticks are counted.
 pub struct BaseInfo {
@@ -89,7 +89,7 @@ impl<'a> Lowering<'a> {
             new_vars: Vec::new(),
             bases,
             parts,
-            prev_of: HashMap::new(),
+            prev_of: HashMap::default(),
             counter: 0,
         }
     }
@@ -783,7 +783,7 @@ impl Lowering<'_> {
             .collect();
         for (s, &(c, _)) in stages.iter().enumerate() {
             let suffix = format!("$stage{}", s + 2);
-            let mut map: HashMap<String, Expr> = HashMap::new();
+            let mut map: HashMap<String, Expr> = HashMap::default();
             for &i in &members {
                 let v = &self.vars.vars[i];
                 let name = format!("{}{suffix}", v.name);

@@ -33,7 +33,7 @@ use moss_frontend::walk;
 use moss_syntax::Diagnostic;
 use partition::{Boundary, Item, ItemScan, Partitions};
 use rational::{lcm, Rational};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use util::{bin, call, var, VarTable};
 
 /// Lowers the clocked partitions of `flat`; `Ok(None)` when the model has none.
@@ -118,7 +118,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         }
     }
     let origin_of = |item: Item| partition::item_origin(item, &flat.equations, &flat.algorithms);
-    let mut clocked_class: HashMap<usize, bool> = HashMap::new();
+    let mut clocked_class: HashMap<usize, bool> = HashMap::default();
     for (_, s) in &items {
         if let Some(&v) = s.vars.first() {
             let c = parts.find(v);
@@ -131,7 +131,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         }
     }
     // 3. nodes of inference: the clocked classes
-    let mut node_of: HashMap<usize, usize> = HashMap::new();
+    let mut node_of: HashMap<usize, usize> = HashMap::default();
     let mut nodes: Vec<Node> = Vec::new();
     let mut item_node: Vec<Option<usize>> = Vec::with_capacity(items.len());
     for (item, s) in &items {
@@ -214,7 +214,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         components.join_all(&[e.from, e.to]);
     }
     let mut bases: Vec<BaseInfo> = Vec::new();
-    let mut base_of_key: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut base_of_key: HashMap<(usize, usize), usize> = HashMap::default();
     let mut node_base: Vec<usize> = Vec::with_capacity(nodes.len());
     for (k, c) in clocks.iter().enumerate() {
         let l = lcm(c.factor.den(), c.shift.den());

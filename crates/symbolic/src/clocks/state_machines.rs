@@ -26,7 +26,7 @@ use moss_frontend::flat::{
 };
 use moss_frontend::walk;
 use moss_syntax::Diagnostic;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 struct Transition {
     from: String,
@@ -174,7 +174,7 @@ fn group_machines(
     initials: Vec<(String, Origin)>,
 ) -> Result<Vec<Machine>, Diagnostic> {
     let mut states: Vec<String> = Vec::new();
-    let mut id: HashMap<String, usize> = HashMap::new();
+    let mut id: HashMap<String, usize> = HashMap::default();
     let mut intern = |s: &str, states: &mut Vec<String>| -> usize {
         *id.entry(s.to_string()).or_insert_with(|| {
             states.push(s.to_string());
@@ -192,7 +192,7 @@ fn group_machines(
     for &(a, b) in &ends {
         uf.join_all(&[a, b]);
     }
-    let mut by_root: HashMap<usize, usize> = HashMap::new();
+    let mut by_root: HashMap<usize, usize> = HashMap::default();
     let mut machines: Vec<Machine> = Vec::new();
     let mut initial_of: Vec<Option<(String, Origin)>> = Vec::new();
     for (s, origin) in &initials {
@@ -806,8 +806,8 @@ fn guard_state_equations(
     let mut out = Vec::with_capacity(equations.len());
     // variable -> [(state, rhs, origin)]
     let mut defs: Vec<(String, Vec<Definition>)> = Vec::new();
-    let mut def_index: HashMap<String, usize> = HashMap::new();
-    let mut plain_defs: HashMap<String, Origin> = HashMap::new();
+    let mut def_index: HashMap<String, usize> = HashMap::default();
+    let mut plain_defs: HashMap<String, Origin> = HashMap::default();
     for eq in equations {
         let origin = super::partition::equation_origin(&eq).clone();
         let Some(state) = state_of(&origin.instance, index).map(str::to_string) else {

@@ -2,7 +2,7 @@
 //! translation-time Integer values.
 
 use moss_frontend::flat::{BinaryOp, Expr, ScalarType, UnaryOp, Variability, Variable};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The flat model's variables by name.
 pub struct VarTable<'a> {
