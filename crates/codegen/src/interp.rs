@@ -199,20 +199,26 @@ impl Interpreter {
         result
     }
 
-    /// Put the iteration variables back to their values at the last accepted step (see
-    /// [`ExecutableModel::step_accepted`]) or, for an output point, at the previous one.
-    fn start_from_guesses(&mut self, output: bool) {
-        let guess = if output {
-            &self.m.output_guess
-        } else {
-            &self.m.accepted_guess
-        };
-        if guess.len() != self.code.guess_slots.len() {
+    /// The guesses of the nonlinear solves of an evaluation at time `t`. Going forward in
+    /// time (the stages of a step, the iterations of an implicit method), each evaluation
+    /// continues from the one before: when a stage ends up past the point where the branch
+    /// of a loop with several solutions ends (an impasse, as a multivibrator's trigger
+    /// reaches), the jump to the other branch sticks. Going back, the evaluation starts from
+    /// the accepted trajectory instead, not from a trial stage that may lie past a switching
+    /// point it has not reached: a step retried smaller from where the last accepted step
+    /// ended, and output points and the root search of an event inside that step from where
+    /// it started (see [`ExecutableModel::step_accepted`]).
+    fn start_from_guesses(&mut self, t: f64) {
+        let forward = self.m.last_evaluation.is_some_and(|last| t >= last);
+        self.m.last_evaluation = Some(t);
+        if forward {
             return;
         }
-        for (&s, &g) in self.code.guess_slots.iter().zip(guess) {
-            self.m.mem[s as usize] = g;
-        }
+        let guess = match self.m.step_end_time {
+            Some(end) if t >= end => &self.m.step_end_guess,
+            _ => &self.m.step_start_guess,
+        };
+        put_guesses(&mut self.m.mem, &self.code.guess_slots, guess);
     }
 
     /// True when the last continuous evaluation was at exactly `(t, x)`.
@@ -925,8 +931,7 @@ impl ExecutableModel for Interpreter {
         self.m.when_pre.iter_mut().for_each(|w| *w = false);
         self.m.hysteresis.iter_mut().for_each(|h| *h = 0.0);
         self.m.delays.iter_mut().for_each(DelayLine::clear);
-        self.m.accepted_guess.clear();
-        self.m.output_guess.clear();
+        self.m.forget_guesses();
         self.last_change.iter_mut().for_each(|t| *t = f64::NAN);
         self.m.initial = true;
         self.m.event_mode = true;
@@ -971,8 +976,10 @@ impl ExecutableModel for Interpreter {
 
     fn derivatives(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError> {
         self.stats.derivative_evaluations += 1;
+        // guesses first: a candidate of a dynamic state set may be solved for in one choice
+        // of states and be a state in another
+        self.start_from_guesses(t);
         self.set_states(t, x);
-        self.start_from_guesses(false);
         self.eval_continuous()?;
         for (d, &s) in dx.iter_mut().zip(&self.program.derivatives) {
             *d = self.m.mem[s as usize];
@@ -981,18 +988,27 @@ impl ExecutableModel for Interpreter {
     }
 
     fn output_point(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError> {
-        self.stats.derivative_evaluations += 1;
-        self.set_states(t, x);
-        self.start_from_guesses(true);
-        self.eval_continuous()?;
-        for (d, &s) in dx.iter_mut().zip(&self.program.derivatives) {
-            *d = self.m.mem[s as usize];
+        // from the previous output point when it lies in the same step, else (going back in
+        // time) from where the step started
+        let m = &mut self.m;
+        let chain = m
+            .output_time
+            .is_some_and(|prev| m.step_start_time.is_none_or(|start| prev >= start));
+        if chain {
+            put_guesses(&mut m.mem, &self.code.guess_slots, &m.output_guess);
+            m.last_evaluation = Some(t);
+        } else {
+            m.last_evaluation = None;
         }
-        let slots = &self.code.guess_slots;
-        let guess = &mut self.m.output_guess;
-        guess.clear();
-        guess.extend(slots.iter().map(|&s| self.m.mem[s as usize]));
-        Ok(())
+        let result = self.derivatives(t, x, dx);
+        let m = &mut self.m;
+        m.output_guess.clear();
+        m.output_guess
+            .extend(self.code.guess_slots.iter().map(|&s| m.mem[s as usize]));
+        m.output_time = Some(t);
+        // the next step goes on from the end of the last one, not from this point inside it
+        m.last_evaluation = None;
+        result
     }
 
     fn has_symbolic_jacobian(&self) -> bool {
@@ -1037,8 +1053,8 @@ impl ExecutableModel for Interpreter {
     fn zero_crossings(&mut self, t: f64, x: &[f64], g: &mut [f64]) -> Result<(), RuntimeError> {
         self.stats.zero_crossing_evaluations += 1;
         if !self.evaluated_at(t, x) {
+            self.start_from_guesses(t);
             self.set_states(t, x);
-            self.start_from_guesses(false);
             self.eval_continuous()?;
         }
         let mut rt = self.rt();
@@ -1057,22 +1073,23 @@ impl ExecutableModel for Interpreter {
         &self.m.rel
     }
 
-    fn step_accepted(&mut self) {
-        // Output points inside the new step (every earlier one is recorded by now) continue
-        // from where the step started, which the trajectory went through last.
-        if !self.m.accepted_guess.is_empty() {
-            std::mem::swap(&mut self.m.output_guess, &mut self.m.accepted_guess);
+    fn step_accepted(&mut self, t: f64) {
+        let m = &mut self.m;
+        std::mem::swap(&mut m.step_start_guess, &mut m.step_end_guess);
+        m.step_end_guess.clear();
+        m.step_end_guess
+            .extend(self.code.guess_slots.iter().map(|&s| m.mem[s as usize]));
+        if m.step_start_guess.is_empty() {
+            // the first step after a start or an event: it started from the event's solution
+            m.step_start_guess.clone_from(&m.step_end_guess);
         }
-        let slots = &self.code.guess_slots;
-        let guess = &mut self.m.accepted_guess;
-        guess.clear();
-        guess.extend(slots.iter().map(|&s| self.m.mem[s as usize]));
+        m.step_start_time = m.step_end_time;
+        m.step_end_time = Some(t);
     }
 
     fn event_update(&mut self, t: f64, x: &mut [f64]) -> Result<EventOutcome, RuntimeError> {
         // the event may switch the branch a loop is on: its own solution is the next guess
-        self.m.accepted_guess.clear();
-        self.m.output_guess.clear();
+        self.m.forget_guesses();
         let result = self.event_update_inner(t, x);
         // the memory now holds event-mode values
         self.continuous_valid = false;
@@ -1118,6 +1135,17 @@ impl ExecutableModel for Interpreter {
 
     fn take_initial_terminate(&mut self) -> Option<String> {
         self.pending_terminate.take()
+    }
+}
+
+/// Write `guess` into the iteration variables `slots` (nothing when there is no guess: the
+/// first step after an event starts from the event's own solution).
+fn put_guesses(mem: &mut [f64], slots: &[u32], guess: &[f64]) {
+    if guess.len() != slots.len() {
+        return;
+    }
+    for (&s, &g) in slots.iter().zip(guess) {
+        mem[s as usize] = g;
     }
 }
 

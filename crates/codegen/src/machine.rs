@@ -45,17 +45,42 @@ pub struct Machine {
     pub warnings: Vec<String>,
     /// History of the argument of every `delay` operator.
     pub delays: Vec<DelayLine>,
-    /// The iteration variables (`Code::guess_slots`) as the last accepted integration step
-    /// left them, the guesses every continuous evaluation starts from; empty after an event
-    /// until the next accepted step.
+    /// The iteration variables (`Code::guess_slots`) where the last accepted integration
+    /// step started and where it ended, and the time it ended (see
+    /// `Interpreter::start_from_guesses`); empty after an event until the next step.
     #[cfg_attr(feature = "serde", serde(default))]
-    pub accepted_guess: Vec<f64>,
-    /// The guesses of output points: the iteration variables where the step holding the
-    /// next output point started, then as each output point left them (output points follow
-    /// one another in time; the step may end past a switching point that output points
-    /// inside it have not reached).
+    pub step_start_guess: Vec<f64>,
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub step_end_guess: Vec<f64>,
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub step_start_time: Option<f64>,
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub step_end_time: Option<f64>,
+    /// The iteration variables as the last output point left them, and its time: output
+    /// points inside one step follow one another (the trajectory of a loop with hysteresis
+    /// and nothing else to remember its branch is the sequence of its points).
     #[cfg_attr(feature = "serde", serde(default))]
     pub output_guess: Vec<f64>,
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub output_time: Option<f64>,
+    /// Time of the last continuous evaluation of the integration (see
+    /// `Interpreter::start_from_guesses`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub last_evaluation: Option<f64>,
+}
+
+impl Machine {
+    /// After a start or an event: the branches of loops may have changed, so the event's
+    /// own solution is the next guess.
+    pub fn forget_guesses(&mut self) {
+        self.step_start_guess.clear();
+        self.step_end_guess.clear();
+        self.step_start_time = None;
+        self.step_end_time = None;
+        self.output_guess.clear();
+        self.output_time = None;
+        self.last_evaluation = None;
+    }
 }
 
 /// The recorded history `(time, value)` of a delayed expression.

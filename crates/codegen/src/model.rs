@@ -70,14 +70,14 @@ pub trait ExecutableModel {
     /// algebraic variables.
     fn derivatives(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError>;
 
-    /// The integrator accepted a step ending at the last evaluation: nonlinear solves of
-    /// later evaluations start from the values found there, not from those of a trial stage
-    /// beyond it (which may lie past a switching point and pick another root of a loop with
-    /// several, such as a Schmitt trigger's).
-    fn step_accepted(&mut self) {}
+    /// The integrator accepted a step ending at time `t` with the last evaluation: nonlinear
+    /// solves of evaluations that go back in time start from the values of the accepted
+    /// steps, not from those of a trial stage beyond them (which may lie past a switching
+    /// point and pick another root of a loop with several, such as a Schmitt trigger's).
+    fn step_accepted(&mut self, _t: f64) {}
 
-    /// [`ExecutableModel::derivatives`] at an output point (`t` at or after the previous
-    /// output point): nonlinear solves continue from the previous output point.
+    /// [`ExecutableModel::derivatives`] at an output point inside or at the end of the
+    /// last accepted step.
     fn output_point(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError> {
         self.derivatives(t, x, dx)
     }

@@ -517,7 +517,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         let result = self.integ.step(&mut sys, t_limit);
         match result {
             Ok(()) => {
-                self.model.step_accepted();
+                self.model.step_accepted(self.integ.t());
                 Ok(())
             }
             Err(StepError::Model(e)) => Err(SimErrorKind::Runtime(e)),
