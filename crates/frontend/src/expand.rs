@@ -3006,7 +3006,7 @@ fn int_args(args: &[Val], span: Span) -> Res<Vec<usize>> {
         .collect()
 }
 
-fn range_values(s: &Expr, step: Option<&Expr>, t: &Expr, span: Span) -> Res<Val> {
+pub(crate) fn range_values(s: &Expr, step: Option<&Expr>, t: &Expr, span: Span) -> Res<Val> {
     if let (Expr::Boolean(a), Expr::Boolean(b)) = (s, t) {
         return Ok(Val::A(
             [false, true]

@@ -110,6 +110,7 @@ impl<'a> Flattener<'a> {
             ),
             origin: origin(entry.def.name.span, &node),
         };
+        let mut deferred: Vec<Statement> = Vec::new();
         for comp in &elems.comps {
             let fenv = FnEnv {
                 env: Env {
@@ -199,13 +200,33 @@ impl<'a> Flattener<'a> {
             for (s, _) in &ty.dims {
                 dims.push(self.fn_dim(s, &fenv)?);
             }
-            let default = match &comp.mods.binding {
+            let hoisted_before = hoist.pre.borrow().len();
+            let mut default = match &comp.mods.binding {
                 // A default from a short definition inside a model names that model's
                 // parameters: it is placed at the call sites, not in the function.
                 Some(b) if self.default_from_enclosing_scope(b) => None,
                 Some(b) => Some(self.fexpr(&b.expr, &fenv)?),
                 None => None,
             };
+            // A local or output default that needed statements of its own (`v[:] = {f(i)
+            // for i in 1:b}` fills a temporary in a loop) becomes an assignment after them
+            // at the start of the body: the defaults are evaluated before the body runs.
+            let is_input = self.comp_causality(&node, comp) == Some(ast::Causality::Input);
+            if !is_input && hoist.pre.borrow().len() > hoisted_before {
+                let mut pre = hoist.pre.borrow_mut();
+                let stmts: Vec<Statement> = pre.drain(hoisted_before..).collect();
+                deferred.extend(stmts);
+                if let Some(value) = default.take() {
+                    deferred.push(Statement::Assign {
+                        target: Expr::Var {
+                            name: comp.name.to_string(),
+                            subscripts: Vec::new(),
+                        },
+                        value,
+                        origin: origin(comp.span, &node),
+                    });
+                }
+            }
             hoist
                 .types
                 .borrow_mut()
@@ -225,6 +246,7 @@ impl<'a> Flattener<'a> {
         self.check_function_restrictions(name, &node, &elems)?;
         // Body: the algorithm sections of the function and its bases, or the external clause.
         let mut body: Vec<Statement> = hoist.pre.borrow_mut().drain(..).collect();
+        body.append(&mut deferred);
         let mut external = None;
         for class in &elems.contributors {
             let centry = self.lib().get(*class);
