@@ -179,3 +179,54 @@ fn initialization_never_divides_by_a_varying_axis_component() {
     assert_close("s(1)", run.at("s", 1.0), 3.0, 1e-6);
     assert_close("y(1)", run.at("y", 1.0), 3.0 * 0.5f64.sin(), 1e-6);
 }
+
+/// A function called through an outer component, `world.field(x)`, whose inner instance
+/// redeclares it (`inner World world(redeclare function field = linearField(k = k))`, a
+/// user-defined gravity field): the call uses the redeclared function with its modifier,
+/// not the default the class declares. `der(v) = k x` with `k = -4` gives `x = cos(2 t)`.
+const FIELD_THROUGH_OUTER: &str = r#"
+model FieldThroughOuter
+  partial function partialField
+    input Real x;
+    output Real g;
+  end partialField;
+  function constantField
+    extends partialField;
+    input Real g0 = 0;
+  algorithm
+    g := g0;
+  end constantField;
+  function linearField
+    extends partialField;
+    input Real k;
+  algorithm
+    g := k*x;
+  end linearField;
+  model World
+    replaceable function field = constantField constrainedby partialField;
+  end World;
+  model Mass
+    outer World world;
+    Real x(start = 1, fixed = true);
+    Real v(start = 0, fixed = true);
+  equation
+    der(x) = v;
+    der(v) = world.field(x);
+  end Mass;
+  parameter Real k = -4;
+  inner World world(redeclare function field = linearField(k = k));
+  Mass m;
+end FieldThroughOuter;
+"#;
+
+#[test]
+fn function_redeclared_in_an_inner_instance_is_called_through_outer() {
+    let run = simulate_source(
+        "FieldThroughOuter",
+        FIELD_THROUGH_OUTER,
+        &["--stop-time", "1", "--tolerance", "1e-8"],
+    );
+    for t in [0.25, 0.5, 1.0] {
+        assert_close(&format!("m.x({t})"), run.at("m.x", t), (2.0 * t).cos(), 1e-5);
+    }
+}
