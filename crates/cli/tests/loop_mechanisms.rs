@@ -90,10 +90,25 @@ fn translation_time_functions_with_real_ranges_and_comprehension_locals() {
     let run = simulate_source("TableFunction", TABLE_FUNCTION, &["--stop-time", "0.2"]);
     // a = 2, d = 0.5: up = {0.5, 1}, down = {0.5, 1}
     for (i, r) in [5.0, 10.0, 5.0, 10.0].into_iter().enumerate() {
-        assert_close(&format!("r[{}]", i + 1), run.first(&format!("r[{}]", i + 1)), r, 1e-12);
+        assert_close(
+            &format!("r[{}]", i + 1),
+            run.first(&format!("r[{}]", i + 1)),
+            r,
+            1e-12,
+        );
     }
-    assert_close("x[1](0.2)", run.at("x[1]", 0.2), (-5.0f64 * 0.2).exp(), 1e-5);
-    assert_close("x[2](0.2)", run.at("x[2]", 0.2), (-10.0f64 * 0.2).exp(), 1e-5);
+    assert_close(
+        "x[1](0.2)",
+        run.at("x[1]", 0.2),
+        (-5.0f64 * 0.2).exp(),
+        1e-5,
+    );
+    assert_close(
+        "x[2](0.2)",
+        run.at("x[2]", 0.2),
+        (-10.0f64 * 0.2).exp(),
+        1e-5,
+    );
 }
 
 /// `a` (and its velocity) are declared `StateSelect.always`; `b` and `c` are tied to `a` by
@@ -127,7 +142,8 @@ fn always_states_stay_states_beside_varying_constraints() {
         .arg(&file)
         .output()
         .expect("runs moss");
-    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}");
     let states: Vec<&str> = text
         .lines()
@@ -227,6 +243,45 @@ fn function_redeclared_in_an_inner_instance_is_called_through_outer() {
         &["--stop-time", "1", "--tolerance", "1e-8"],
     );
     for t in [0.25, 0.5, 1.0] {
-        assert_close(&format!("m.x({t})"), run.at("m.x", t), (2.0 * t).cos(), 1e-5);
+        assert_close(
+            &format!("m.x({t})"),
+            run.at("m.x", t),
+            (2.0 * t).cos(),
+            1e-5,
+        );
     }
+}
+
+/// A matrix constructor of vectors and matrices inside a function (`[zeros(n), v; M]`, a
+/// color map of the MultiBody visualizers): concatenation with each vector a column
+/// (spec 10.4.2), evaluated at translation time for a parameter.
+const MATRIX_OF_COLUMNS: &str = r#"
+model MatrixOfColumns
+  function columns
+    input Integer n;
+    output Real y[n + 1, 3];
+  protected
+    Real v[:] = 1:n;
+    Real m[1, 3] = [7, 8, 9];
+  algorithm
+    y := [zeros(n), v, fill(2, n); m];
+  end columns;
+  parameter Real c[3, 3] = columns(2);
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = c[2, 2] + c[3, 3];
+end MatrixOfColumns;
+"#;
+
+#[test]
+fn matrix_constructor_of_vectors_in_a_function_concatenates_columns() {
+    let run = simulate_source("MatrixOfColumns", MATRIX_OF_COLUMNS, &["--stop-time", "1"]);
+    let expected = [[0.0, 1.0, 2.0], [0.0, 2.0, 2.0], [7.0, 8.0, 9.0]];
+    for (i, row) in expected.iter().enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            let name = format!("c[{},{}]", i + 1, j + 1);
+            assert_close(&name, run.first(&name), v, 1e-12);
+        }
+    }
+    assert_close("x(1)", run.at("x", 1.0), 11.0, 1e-9);
 }

@@ -33,6 +33,9 @@ pub(crate) struct Hoist {
     pub(crate) pre: std::cell::RefCell<Vec<Statement>>,
     counter: std::cell::Cell<u32>,
     pub(crate) types: std::cell::RefCell<std::collections::HashMap<String, ScalarType>>,
+    /// Declared number of dimensions of the function's variables (arrays in a matrix
+    /// constructor are concatenated, scalars placed).
+    pub(crate) ranks: std::cell::RefCell<std::collections::HashMap<String, usize>>,
     /// Record-typed components of the function and their scalarized fields.
     pub(crate) records:
         std::cell::RefCell<std::collections::HashMap<String, Vec<crate::records::RecordField>>>,
@@ -231,6 +234,10 @@ impl<'a> Flattener<'a> {
                 .types
                 .borrow_mut()
                 .insert(comp.name.to_string(), scalar.clone());
+            hoist
+                .ranks
+                .borrow_mut()
+                .insert(comp.name.to_string(), dims.len());
             let v = FunctionVar {
                 name: comp.name.to_string(),
                 ty: scalar,
@@ -513,13 +520,36 @@ impl<'a> Flattener<'a> {
             },
             ExprKind::Array(_) => self.fval_end(e, fenv, end)?.scalar(e.span)?,
             ExprKind::Matrix(rows) => {
+                let rows: Vec<Vec<Expr>> = rows
+                    .iter()
+                    .map(|row| row.iter().map(r).collect::<Res<Vec<_>>>())
+                    .collect::<Res<_>>()?;
+                let ranks = fenv.hoist.ranks.borrow();
+                if rows.iter().flatten().any(|x| known_array(x, &ranks)) {
+                    // `[v1, v2; A]` with arrays among the elements: concatenation (spec
+                    // 10.4.2), each element promoted to a matrix (a vector is a column)
+                    let call = |func: &str, args: Vec<Expr>| Expr::Call {
+                        func: func.into(),
+                        args,
+                    };
+                    let hcat: Vec<Expr> = rows
+                        .into_iter()
+                        .map(|row| {
+                            let mut args = vec![Expr::Integer(2)];
+                            args.extend(row.into_iter().map(|x| call("matrix", vec![x])));
+                            call("cat", args)
+                        })
+                        .collect();
+                    let mut args = vec![Expr::Integer(1)];
+                    args.extend(hcat);
+                    return Ok(call("cat", args));
+                }
                 let mut out = Vec::new();
-                for row in rows {
-                    let items = row.iter().map(r).collect::<Res<Vec<_>>>()?;
+                for items in rows.iter() {
                     if rows.len() == 1 && items.len() == 1 {
-                        return Ok(Expr::Array(vec![Expr::Array(items)]));
+                        return Ok(Expr::Array(vec![Expr::Array(items.clone())]));
                     }
-                    out.push(Expr::Array(items));
+                    out.push(Expr::Array(items.clone()));
                 }
                 Expr::Array(out)
             }
@@ -1363,6 +1393,51 @@ fn assigned_input(stmts: &[ast::Statement], inputs: &HashSet<&str>) -> Option<(S
 }
 
 /// A cheap type inference for temporaries: Integer when every leaf is Integer.
+/// Is `e` certainly an array (in a function body, from the declared ranks of its
+/// variables)? Anything not recognized counts as a scalar.
+fn known_array(e: &Expr, ranks: &std::collections::HashMap<String, usize>) -> bool {
+    match e {
+        Expr::Array(_) | Expr::Range { .. } => true,
+        Expr::Var { name, subscripts } => {
+            let rank = ranks.get(name).copied().unwrap_or(0);
+            rank > 0
+                && (subscripts.len() < rank
+                    || subscripts.iter().any(|s| matches!(s, Subscript::All)))
+        }
+        Expr::Call { func, .. } => matches!(
+            func.as_str(),
+            "zeros"
+                | "ones"
+                | "fill"
+                | "cat"
+                | "identity"
+                | "linspace"
+                | "transpose"
+                | "matrix"
+                | "diagonal"
+                | "outerProduct"
+                | "skew"
+                | "symmetric"
+        ),
+        Expr::Unary { arg, .. } => known_array(arg, ranks),
+        Expr::Binary { op, lhs, rhs } => match op {
+            FB::Add
+            | FB::Sub
+            | FB::ElemMul
+            | FB::ElemDiv
+            | FB::ElemPow
+            | FB::ElemAdd
+            | FB::ElemSub => known_array(lhs, ranks) || known_array(rhs, ranks),
+            FB::Mul | FB::Div => {
+                (known_array(lhs, ranks) && crate::fold::is_literal(rhs))
+                    || (crate::fold::is_literal(lhs) && known_array(rhs, ranks))
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 pub(crate) fn infer_type(
     e: &Expr,
     types: &std::collections::HashMap<String, ScalarType>,
