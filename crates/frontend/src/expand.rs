@@ -1428,7 +1428,8 @@ impl<'a> Flattener<'a> {
             self.lk
                 .resolve_class_name(None, &cref_to_name(function), false)
         } else {
-            self.lookup_function(env, &cref_to_name(function))
+            self.function_redeclared_in_component(function, env)
+                .or_else(|| self.lookup_function(env, &cref_to_name(function)))
         };
         let class = class.map(|id| self.inner_class_for_outer(&env.node, id).unwrap_or(id));
         match class {
@@ -1620,6 +1621,24 @@ impl<'a> Flattener<'a> {
             }
         }
         Ok(())
+    }
+
+    /// `a.f(x)` where the instance of component `a` (the inner one for an outer `a`)
+    /// redeclares `f` (`inner World world(redeclare function gravityAcceleration = g(k = p))`):
+    /// the redeclared function, not the one `a`'s class declares.
+    fn function_redeclared_in_component(
+        &self,
+        function: &ast::ComponentRef,
+        env: &Env,
+    ) -> Option<ClassId> {
+        let [_, member] = function.parts.as_slice() else {
+            return None;
+        };
+        let owner = self.call_owner(function, env)?;
+        self.elems(&owner)
+            .class_overrides
+            .get(member.name.as_str())
+            .copied()
     }
 
     fn lookup_function(&self, env: &Env, name: &ast::Name) -> Option<ClassId> {
@@ -3006,7 +3025,7 @@ fn int_args(args: &[Val], span: Span) -> Res<Vec<usize>> {
         .collect()
 }
 
-fn range_values(s: &Expr, step: Option<&Expr>, t: &Expr, span: Span) -> Res<Val> {
+pub(crate) fn range_values(s: &Expr, step: Option<&Expr>, t: &Expr, span: Span) -> Res<Val> {
     if let (Expr::Boolean(a), Expr::Boolean(b)) = (s, t) {
         return Ok(Val::A(
             [false, true]

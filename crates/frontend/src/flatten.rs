@@ -600,6 +600,7 @@ impl<'a> Flattener<'a> {
         // A binding by an array-valued function call: one equation for the whole array,
         // or (parameters) the value computed now.
         let mut whole_array_binding = None;
+        let mut computed_at_init = None;
         if let Some((v, s)) = &binding {
             if v.scalars().iter().any(contains_index_call) {
                 let b = mods.binding.as_ref().filter(|_| !record_bound);
@@ -607,11 +608,23 @@ impl<'a> Flattener<'a> {
                     let Some(b) = b else {
                         return err(*s, "internal error: lost binding");
                     };
-                    let value = self
-                        .eval_expr(&b.expr, &b.env, &mut Cx::eval())
-                        .map_err(|d| Box::new(d.with_note("a parameter bound to an array-valued function call must be computable at translation time")))?
-                        .index_path(&b.index);
-                    binding = Some((value, *s));
+                    match self.eval_expr(&b.expr, &b.env, &mut Cx::eval()) {
+                        Ok(value) => binding = Some((value.index_path(&b.index), *s)),
+                        // Not known now (its arguments are computed at initialization, or
+                        // the function cannot run here): a parameter bound to the whole
+                        // call is computed by initialization from one equation, like a
+                        // `fixed = false` parameter.
+                        Err(d) => match whole_call_of_elements(v, dims) {
+                            Some(call)
+                                if variability == Variability::Parameter
+                                    && !d.message.starts_with("assertion failed") =>
+                            {
+                                computed_at_init = Some((call, *s));
+                                binding = None;
+                            }
+                            _ => return Err(Box::new(d.with_note("a parameter bound to an array-valued function call must be computable at translation time"))),
+                        },
+                    }
                 } else if v.scalars().iter().all(is_index_call) {
                     whole_array_binding = Some((strip_index_call(v.to_expr()), *s));
                     binding = None;
@@ -703,7 +716,10 @@ impl<'a> Flattener<'a> {
                 }
                 None => None,
             };
-            let attrs = attr_values.element(&path);
+            let mut attrs = attr_values.element(&path);
+            if computed_at_init.is_some() {
+                attrs.fixed = Some(false);
+            }
             let mut var = Variable {
                 name: name.clone(),
                 ty: scalar_ty.clone(),
@@ -745,6 +761,13 @@ impl<'a> Flattener<'a> {
         }
         if let Some((rhs, s)) = whole_array_binding {
             out.equations.push(Equation::Equal {
+                lhs: names_array(&base_name, dims, &mut Vec::new()),
+                rhs,
+                origin: origin(s, &comp.env.node),
+            });
+        }
+        if let Some((rhs, s)) = computed_at_init {
+            out.initial_equations.push(Equation::Equal {
                 lhs: names_array(&base_name, dims, &mut Vec::new()),
                 rhs,
                 origin: origin(s, &comp.env.node),
@@ -2269,6 +2292,35 @@ pub fn whole_call(rs: &[Expr]) -> Option<Expr> {
         |(i, e)| matches!(e, Expr::CallOutput { call, index } if *index == i && call == first),
     );
     (all && rs.len() > 1).then(|| (**first).clone())
+}
+
+/// The call when `v` (of dimensions `dims`) is exactly its elements in order: every
+/// element `v[i, j]` is `[](f(x), i, j)` of one call `f(x)`.
+fn whole_call_of_elements(v: &Val, dims: &[usize]) -> Option<Expr> {
+    if dims.is_empty() {
+        return None;
+    }
+    let mut call: Option<Expr> = None;
+    for idx in index_tuples(dims) {
+        let path: Vec<usize> = idx.iter().map(|i| i - 1).collect();
+        let Val::S(Expr::Call { func, args }) = v.index_path(&path) else {
+            return None;
+        };
+        let (Some(c), rest) = (args.first(), args.get(1..).unwrap_or_default()) else {
+            return None;
+        };
+        let same_index = func == "[]"
+            && rest.len() == idx.len()
+            && rest
+                .iter()
+                .zip(&idx)
+                .all(|(e, &i)| matches!(e, Expr::Integer(k) if *k == i as i64));
+        if !same_index || call.as_ref().is_some_and(|x| x != c) {
+            return None;
+        }
+        call.get_or_insert_with(|| c.clone());
+    }
+    call.filter(|c| matches!(c, Expr::Call { func, .. } if func != "[]"))
 }
 
 /// Does `e` contain an element of an array-valued call anywhere?

@@ -33,6 +33,9 @@ pub(crate) struct Hoist {
     pub(crate) pre: std::cell::RefCell<Vec<Statement>>,
     counter: std::cell::Cell<u32>,
     pub(crate) types: std::cell::RefCell<std::collections::HashMap<String, ScalarType>>,
+    /// Declared number of dimensions of the function's variables (arrays in a matrix
+    /// constructor are concatenated, scalars placed).
+    pub(crate) ranks: std::cell::RefCell<std::collections::HashMap<String, usize>>,
     /// Record-typed components of the function and their scalarized fields.
     pub(crate) records:
         std::cell::RefCell<std::collections::HashMap<String, Vec<crate::records::RecordField>>>,
@@ -110,6 +113,7 @@ impl<'a> Flattener<'a> {
             ),
             origin: origin(entry.def.name.span, &node),
         };
+        let mut deferred: Vec<Statement> = Vec::new();
         for comp in &elems.comps {
             let fenv = FnEnv {
                 env: Env {
@@ -199,17 +203,41 @@ impl<'a> Flattener<'a> {
             for (s, _) in &ty.dims {
                 dims.push(self.fn_dim(s, &fenv)?);
             }
-            let default = match &comp.mods.binding {
+            let hoisted_before = hoist.pre.borrow().len();
+            let mut default = match &comp.mods.binding {
                 // A default from a short definition inside a model names that model's
                 // parameters: it is placed at the call sites, not in the function.
                 Some(b) if self.default_from_enclosing_scope(b) => None,
                 Some(b) => Some(self.fexpr(&b.expr, &fenv)?),
                 None => None,
             };
+            // A local or output default that needed statements of its own (`v[:] = {f(i)
+            // for i in 1:b}` fills a temporary in a loop) becomes an assignment after them
+            // at the start of the body: the defaults are evaluated before the body runs.
+            let is_input = self.comp_causality(&node, comp) == Some(ast::Causality::Input);
+            if !is_input && hoist.pre.borrow().len() > hoisted_before {
+                let mut pre = hoist.pre.borrow_mut();
+                let stmts: Vec<Statement> = pre.drain(hoisted_before..).collect();
+                deferred.extend(stmts);
+                if let Some(value) = default.take() {
+                    deferred.push(Statement::Assign {
+                        target: Expr::Var {
+                            name: comp.name.to_string(),
+                            subscripts: Vec::new(),
+                        },
+                        value,
+                        origin: origin(comp.span, &node),
+                    });
+                }
+            }
             hoist
                 .types
                 .borrow_mut()
                 .insert(comp.name.to_string(), scalar.clone());
+            hoist
+                .ranks
+                .borrow_mut()
+                .insert(comp.name.to_string(), dims.len());
             let v = FunctionVar {
                 name: comp.name.to_string(),
                 ty: scalar,
@@ -225,6 +253,7 @@ impl<'a> Flattener<'a> {
         self.check_function_restrictions(name, &node, &elems)?;
         // Body: the algorithm sections of the function and its bases, or the external clause.
         let mut body: Vec<Statement> = hoist.pre.borrow_mut().drain(..).collect();
+        body.append(&mut deferred);
         let mut external = None;
         for class in &elems.contributors {
             let centry = self.lib().get(*class);
@@ -491,13 +520,36 @@ impl<'a> Flattener<'a> {
             },
             ExprKind::Array(_) => self.fval_end(e, fenv, end)?.scalar(e.span)?,
             ExprKind::Matrix(rows) => {
+                let rows: Vec<Vec<Expr>> = rows
+                    .iter()
+                    .map(|row| row.iter().map(r).collect::<Res<Vec<_>>>())
+                    .collect::<Res<_>>()?;
+                let ranks = fenv.hoist.ranks.borrow();
+                if rows.iter().flatten().any(|x| known_array(x, &ranks)) {
+                    // `[v1, v2; A]` with arrays among the elements: concatenation (spec
+                    // 10.4.2), each element promoted to a matrix (a vector is a column)
+                    let call = |func: &str, args: Vec<Expr>| Expr::Call {
+                        func: func.into(),
+                        args,
+                    };
+                    let hcat: Vec<Expr> = rows
+                        .into_iter()
+                        .map(|row| {
+                            let mut args = vec![Expr::Integer(2)];
+                            args.extend(row.into_iter().map(|x| call("matrix", vec![x])));
+                            call("cat", args)
+                        })
+                        .collect();
+                    let mut args = vec![Expr::Integer(1)];
+                    args.extend(hcat);
+                    return Ok(call("cat", args));
+                }
                 let mut out = Vec::new();
-                for row in rows {
-                    let items = row.iter().map(r).collect::<Res<Vec<_>>>()?;
+                for items in rows.iter() {
                     if rows.len() == 1 && items.len() == 1 {
-                        return Ok(Expr::Array(vec![Expr::Array(items)]));
+                        return Ok(Expr::Array(vec![Expr::Array(items.clone())]));
                     }
-                    out.push(Expr::Array(items));
+                    out.push(Expr::Array(items.clone()));
                 }
                 Expr::Array(out)
             }
@@ -1341,6 +1393,51 @@ fn assigned_input(stmts: &[ast::Statement], inputs: &HashSet<&str>) -> Option<(S
 }
 
 /// A cheap type inference for temporaries: Integer when every leaf is Integer.
+/// Is `e` certainly an array (in a function body, from the declared ranks of its
+/// variables)? Anything not recognized counts as a scalar.
+fn known_array(e: &Expr, ranks: &std::collections::HashMap<String, usize>) -> bool {
+    match e {
+        Expr::Array(_) | Expr::Range { .. } => true,
+        Expr::Var { name, subscripts } => {
+            let rank = ranks.get(name).copied().unwrap_or(0);
+            rank > 0
+                && (subscripts.len() < rank
+                    || subscripts.iter().any(|s| matches!(s, Subscript::All)))
+        }
+        Expr::Call { func, .. } => matches!(
+            func.as_str(),
+            "zeros"
+                | "ones"
+                | "fill"
+                | "cat"
+                | "identity"
+                | "linspace"
+                | "transpose"
+                | "matrix"
+                | "diagonal"
+                | "outerProduct"
+                | "skew"
+                | "symmetric"
+        ),
+        Expr::Unary { arg, .. } => known_array(arg, ranks),
+        Expr::Binary { op, lhs, rhs } => match op {
+            FB::Add
+            | FB::Sub
+            | FB::ElemMul
+            | FB::ElemDiv
+            | FB::ElemPow
+            | FB::ElemAdd
+            | FB::ElemSub => known_array(lhs, ranks) || known_array(rhs, ranks),
+            FB::Mul | FB::Div => {
+                (known_array(lhs, ranks) && crate::fold::is_literal(rhs))
+                    || (crate::fold::is_literal(lhs) && known_array(rhs, ranks))
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 pub(crate) fn infer_type(
     e: &Expr,
     types: &std::collections::HashMap<String, ScalarType>,

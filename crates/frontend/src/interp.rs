@@ -496,17 +496,10 @@ fn eval(f: &Flattener, e: &Expr, fr: &mut Frame, span: Span) -> Res<Option<Val>>
             let (Some(s), Some(t), Some(st)) = (s, t, st) else {
                 return Ok(None);
             };
-            match (fold::as_i64(&s), fold::as_i64(&t), fold::as_i64(&st)) {
-                (Some(a), Some(b), Some(c)) if c != 0 && matches!(s, Expr::Integer(_)) => {
-                    let mut out = Vec::new();
-                    let mut i = a;
-                    while (c > 0 && i <= b) || (c < 0 && i >= b) {
-                        out.push(Val::S(Expr::Integer(i)));
-                        i += c;
-                    }
-                    Val::A(out)
-                }
-                _ => return Ok(None),
+            // the same elements as a range in a declaration (Real ranges too: `d:d:1`)
+            match crate::expand::range_values(&s, step.as_ref().map(|_| &st), &t, span) {
+                Ok(v) => v,
+                Err(_) => return Ok(None),
             }
         }
         Expr::Tuple(_) | Expr::CallOutput { .. } => return Ok(None),

@@ -3,8 +3,10 @@
 //! The expander scalarizes such a call into its elements `[](f(x), i, j)`, which later
 //! stages cannot evaluate one by one. Each distinct call gets an auxiliary array variable
 //! (`$array1`) with one equation binding the whole call, and its elements are read from
-//! that variable instead. Only equations of the model are handled; in algorithms the order
-//! of statements matters, so an element call there stays an error.
+//! that variable instead. Equations and initial equations of the model are handled (the
+//! auxiliary arrays of initial equations are `fixed = false` parameters, computed by
+//! initialization); in algorithms the order of statements matters, so an element call
+//! there stays an error.
 
 use crate::flat::{Equation, Expr, FlatModel, Origin, ScalarType, Variability, Variable};
 use crate::flatten::{is_index_call, names_array};
@@ -27,12 +29,26 @@ pub fn lift_array_calls(model: &mut FlatModel, dims: &HashMap<String, Vec<usize>
     for eq in model.equations.iter_mut() {
         lift_in_equation(eq, dims, &mut lifted, &mut by_key);
     }
-    for l in lifted {
+    // Calls inside initial equations get auxiliary arrays of their own, computed by
+    // initialization only: `fixed = false` parameters.
+    let in_equations = lifted.len();
+    let mut init_by_key: HashMap<String, usize> = HashMap::default();
+    for eq in model.initial_equations.iter_mut() {
+        lift_in_equation(eq, dims, &mut lifted, &mut init_by_key);
+    }
+    for (k, l) in lifted.into_iter().enumerate() {
+        let initial = k >= in_equations;
         let ty = result_type(model, &l.call);
-        let variability = if ty == ScalarType::Real {
+        let variability = if initial {
+            Variability::Parameter
+        } else if ty == ScalarType::Real {
             Variability::Continuous
         } else {
             Variability::Discrete
+        };
+        let attrs = crate::flat::Attributes {
+            fixed: initial.then_some(false),
+            ..Default::default()
         };
         for idx in crate::ctx::index_tuples(&l.dims) {
             model.variables.push(Variable {
@@ -41,7 +57,7 @@ pub fn lift_array_calls(model: &mut FlatModel, dims: &HashMap<String, Vec<usize>
                 variability,
                 causality: crate::flat::Causality::Internal,
                 binding: None,
-                attrs: Default::default(),
+                attrs: attrs.clone(),
                 is_flow: false,
                 is_stream: false,
                 is_protected: true,
@@ -50,11 +66,16 @@ pub fn lift_array_calls(model: &mut FlatModel, dims: &HashMap<String, Vec<usize>
                 origin: l.origin.clone(),
             });
         }
-        model.equations.push(Equation::Equal {
+        let eq = Equation::Equal {
             lhs: names_array(&l.name, &l.dims, &mut Vec::new()),
             rhs: l.call,
             origin: l.origin,
-        });
+        };
+        if initial {
+            model.initial_equations.push(eq);
+        } else {
+            model.equations.push(eq);
+        }
     }
 }
 

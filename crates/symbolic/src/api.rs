@@ -184,7 +184,10 @@ fn translate_evaluating(
     )?;
     timer.lap(&mut m, "sorting and tearing");
     params::move_free_dependents_to_init(&mut m);
-    let mut init_stats = LoopStats::default();
+    let mut init_stats = LoopStats {
+        strict_tearing: true,
+        ..LoopStats::default()
+    };
     let (init_blocks, init_eqs) = init::initialization(&mut m, &is_state, &mut init_stats)?;
     timer.lap(&mut m, "initialization");
     let param_blocks = params::parameter_blocks(&mut m)?;

@@ -465,6 +465,9 @@ fn differentiate_equation(m: &mut Model, e: u32) -> Result<u32, Vec<Diagnostic>>
 /// its integral (the variable that would stop being a state), then derivatives whose integral
 /// is itself a generated derivative (so that model variables like `w` stay states rather than
 /// `der(phi)`), then later-declared base variables.
+/// [`keep_priority`] of a `StateSelect.always` variable's derivative.
+const ALWAYS: u8 = 4;
+
 fn keep_priority(m: &Model, v: VarIx) -> (u8, u8, i64) {
     let integral = m.vars[v as usize].der_of.unwrap_or(v);
     let mut base = integral;
@@ -476,7 +479,7 @@ fn keep_priority(m: &Model, v: VarIx) -> (u8, u8, i64) {
         StateSelect::Avoid => 1,
         StateSelect::Default => 2,
         StateSelect::Prefer => 3,
-        StateSelect::Always => 4,
+        StateSelect::Always => ALWAYS,
     };
     let generated = u8::from(m.vars[integral as usize].der_of.is_none());
     (p, generated, -(base as i64))
@@ -560,7 +563,24 @@ fn select_dummy_derivatives(m: &mut Model) -> Result<(Vec<VarIx>, Vec<StateSet>)
             selected.push(v);
         }
         if !fixed_choice {
-            selected = select_with_state_sets(m, &g, &h, &mut sets)?;
+            // `StateSelect.always` candidates stay states whenever the other candidates can
+            // be the dummies of this level: the state-set machinery below only chooses among
+            // the rest (otherwise a square varying part would make them dummies).
+            let others: Vec<VarIx> = h
+                .iter()
+                .copied()
+                .filter(|&v| keep_priority(m, v).0 < ALWAYS)
+                .collect();
+            let covered = |m: &mut Model, hs: &[VarIx]| {
+                let mt = preferred_matching(m, &g, hs);
+                g.iter().all(|&e| mt.var_of_eq[e as usize] != NONE)
+            };
+            let h_use = if others.len() < h.len() && covered(m, &others) {
+                others
+            } else {
+                h.clone()
+            };
+            selected = select_with_state_sets(m, &g, &h_use, &mut sets)?;
         }
         for &v in &selected {
             m.vars[v as usize].dummy = true;

@@ -55,6 +55,10 @@ pub enum WBlock {
 pub struct LoopStats {
     pub before: Vec<usize>,
     pub after: Vec<usize>,
+    /// Tear nonlinear loops dividing only by parameters and constants whenever that is
+    /// possible, however many iteration variables it takes (initialization: solved once,
+    /// from start values at which a varying divisor may well be zero).
+    pub strict_tearing: bool,
 }
 
 /// Result of solving one equation for one variable.
@@ -492,7 +496,13 @@ fn component_block(
     }
     let time_invariant = |v: VarIx| invariant.contains(&v);
     let nonzero = |v: VarIx| nonzero_invariant.contains(&v);
-    let b = algebraic_loop(&mut m.arena, &pairs, &time_invariant, &nonzero);
+    let b = algebraic_loop(
+        &mut m.arena,
+        &pairs,
+        &time_invariant,
+        &nonzero,
+        stats.strict_tearing,
+    );
     let b = regroup_calls(&m.arena, b, &calls);
     stats.after.push(match &b {
         WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
@@ -673,6 +683,7 @@ pub fn algebraic_loop(
     pairs: &[(ExprId, ExprId, VarIx)],
     time_invariant: &dyn Fn(VarIx) -> bool,
     nonzero_invariant: &dyn Fn(VarIx) -> bool,
+    strict: bool,
 ) -> WBlock {
     // parameters whose value is zero: never divided by, even where any divisor is allowed
     let zero = |v: VarIx| time_invariant(v) && !nonzero_invariant(v);
@@ -721,7 +732,7 @@ pub fn algebraic_loop(
         WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
         _ => 0,
     };
-    if n_tears(&safe) <= n_tears(&any) {
+    if strict || n_tears(&safe) <= n_tears(&any) {
         safe
     } else {
         any
