@@ -25,6 +25,7 @@ pub mod expandable;
 pub mod flat;
 pub mod flatten;
 mod fnrecords;
+mod funargs;
 pub mod fold;
 pub mod funcs;
 pub mod inst;
