@@ -63,6 +63,10 @@ pub enum Native {
     ConvertRealToIntegers,
     /// `hash = ModelicaStrings_hashString(string)`.
     HashString,
+    /// `result = ModelicaStrings_compare(string1, string2, caseSensitive)`: lexicographic
+    /// comparison by bytes (ASCII letters folded to lower case unless `caseSensitive`), as
+    /// `Modelica.Utilities.Types.Compare` (1 Less, 2 Equal, 3 Greater).
+    Compare,
 }
 
 /// The native implementation of external C function `name`, if moss has one.
@@ -89,6 +93,7 @@ pub fn native_function(name: &str) -> Option<Native> {
         "ModelicaRandom_automaticGlobalSeed" => Some(Native::AutomaticGlobalSeed),
         "ModelicaRandom_convertRealToIntegers" => Some(Native::ConvertRealToIntegers),
         "ModelicaStrings_hashString" => Some(Native::HashString),
+        "ModelicaStrings_compare" => Some(Native::Compare),
         _ => None,
     }
 }
@@ -136,6 +141,15 @@ pub fn call_native(f: Native, args: &[Value]) -> VResult<NativeResult> {
         Native::ImpureRandom => native_random::impure_random(args),
         Native::AutomaticGlobalSeed => native_random::automatic_global_seed(),
         Native::ConvertRealToIntegers => native_random::convert_real_to_integers(args),
+        Native::Compare => {
+            let a = string_arg(args, 0, "string1")?;
+            let b = string_arg(args, 1, "string2")?;
+            let case_sensitive = match args.get(2) {
+                Some(v) => v.as_bool()?,
+                None => true,
+            };
+            Ok(returns(Value::Int(compare_strings(&a, &b, case_sensitive))))
+        }
         Native::HashString => {
             let text = string_arg(args, 0, "string")?;
             Ok(returns(Value::Int(native_random::hash_string(&text))))
@@ -147,6 +161,22 @@ fn returns(v: Value) -> NativeResult {
     NativeResult {
         returned: Some(v),
         written: vec![],
+    }
+}
+
+/// `Modelica.Utilities.Types.Compare` of two strings: 1 Less, 2 Equal, 3 Greater.
+fn compare_strings(a: &str, b: &str, case_sensitive: bool) -> i64 {
+    let fold = |s: &str| -> Vec<u8> {
+        if case_sensitive {
+            s.as_bytes().to_vec()
+        } else {
+            s.bytes().map(|c| c.to_ascii_lowercase()).collect()
+        }
+    };
+    match fold(a).cmp(&fold(b)) {
+        std::cmp::Ordering::Less => 1,
+        std::cmp::Ordering::Equal => 2,
+        std::cmp::Ordering::Greater => 3,
     }
 }
 
@@ -444,6 +474,15 @@ fn remove_file(args: &[Value]) -> VResult<NativeResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_compare_as_the_msl_enumeration() {
+        assert_eq!(compare_strings("CO2", "CO2", true), 2);
+        assert_eq!(compare_strings("co2", "CO2", true), 3);
+        assert_eq!(compare_strings("co2", "CO2", false), 2);
+        assert_eq!(compare_strings("Air", "CO2", true), 1);
+        assert_eq!(compare_strings("CO", "CO2", true), 1);
+    }
 
     #[test]
     fn dft_of_a_cosine_has_one_line_at_its_frequency() {

@@ -201,12 +201,6 @@ impl<'a> Flattener<'a> {
         ) {
             return err(span, format!("`{tname}` is not a function: {what} needs one"));
         }
-        if self.lib().get(self.lk.follow_short_class(target)).def.prefixes.partial {
-            return err(
-                span,
-                format!("`{tname}` is a partial function and cannot be passed to {what}"),
-            );
-        }
         let (tnode, tinputs, toutputs) = self.interface(target);
         let (_, iinputs, ioutputs) = self.interface(iface);
         for (b, bspan) in bound {
