@@ -1043,7 +1043,11 @@ impl<'a> Flattener<'a> {
                 .borrow_mut()
                 .insert(idx.name.to_string(), ScalarType::Integer);
         }
-        let value = self.fexpr(body, &inner)?;
+        // What the body hoists (an inner reduction over the outer index) runs in the loop.
+        let saved = std::mem::take(&mut *fenv.hoist.pre.borrow_mut());
+        let value = self.fexpr(body, &inner);
+        let body_pre = std::mem::replace(&mut *fenv.hoist.pre.borrow_mut(), saved);
+        let value = value?;
         let ty = infer_type(&value, &fenv.hoist.types.borrow());
         let tmp = fenv.hoist.temp(ty.clone(), Vec::new());
         let var = Expr::Var {
@@ -1076,18 +1080,19 @@ impl<'a> Flattener<'a> {
                 args: vec![var.clone(), value],
             },
         };
-        let mut stmt = Statement::Assign {
+        let mut stmts = body_pre;
+        stmts.push(Statement::Assign {
             target: var.clone(),
             value: update,
             origin: o.clone(),
-        };
+        });
         for (name, range) in ranges.into_iter().rev() {
-            stmt = Statement::For {
+            stmts = vec![Statement::For {
                 var: name,
                 range,
-                body: vec![stmt],
+                body: stmts,
                 origin: o.clone(),
-            };
+            }];
         }
         let mut pre = fenv.hoist.pre.borrow_mut();
         pre.push(Statement::Assign {
@@ -1095,7 +1100,7 @@ impl<'a> Flattener<'a> {
             value: init,
             origin: o,
         });
-        pre.push(stmt);
+        pre.extend(stmts);
         Ok(var)
     }
 

@@ -80,7 +80,12 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
     // conversion where possible, which beats calling a generated derivative
     c.generate_function_derivatives();
     group_call_outputs(&mut c.m.eqs, &c.m.arena);
-    split_differentiated_units(&mut c.m);
+    let scalar_outputs = |func: &str| {
+        flat.functions
+            .get(func)
+            .is_some_and(|f| f.outputs.iter().all(|o| o.dims.is_empty()))
+    };
+    split_differentiated_units(&mut c.m, &scalar_outputs);
     make_when_assigned_discrete(&mut c.m);
     bind_defined_inputs(&mut c.m, &flat.sources);
     protect_unit_outputs(&mut c.m);
@@ -97,17 +102,23 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
 /// differentiated, those equations are (index reduction, through the function's
 /// derivative), and their outputs may be chosen as dummy states.
 /// Differentiating such an output differentiates the call's arguments, so units computing
-/// variables those arguments read are split as well.
-fn split_differentiated_units(m: &mut Model) {
+/// variables those arguments read are split as well. Only calls of functions whose outputs
+/// are all scalars (`CallOutput` selects a whole output).
+fn split_differentiated_units(m: &mut Model, scalar_outputs: &dyn Fn(&str) -> bool) {
     let mut wanted: Vec<bool> = m.vars.iter().map(|v| v.der.is_some()).collect();
     let mut changed = true;
     while changed {
         changed = false;
         for i in 0..m.eqs.len() {
-            let EqBody::Call { outputs, args, .. } = &m.eqs[i].body else {
+            let EqBody::Call {
+                outputs,
+                args,
+                func,
+            } = &m.eqs[i].body
+            else {
                 continue;
             };
-            if !outputs.iter().flatten().any(|&v| wanted[v as usize]) {
+            if !outputs.iter().flatten().any(|&v| wanted[v as usize]) || !scalar_outputs(func) {
                 continue;
             }
             let mut read = Vec::new();
@@ -129,7 +140,7 @@ fn split_differentiated_units(m: &mut Model) {
         else {
             continue;
         };
-        if !outputs.iter().flatten().any(|&v| wanted[v as usize]) {
+        if !outputs.iter().flatten().any(|&v| wanted[v as usize]) || !scalar_outputs(func) {
             continue;
         }
         let (outputs, func, args) = (outputs.clone(), func.clone(), args.clone());
