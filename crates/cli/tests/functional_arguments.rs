@@ -137,7 +137,12 @@ end Uses;
         let exact = (y / a).asin();
         assert_close(&format!("x at {t}"), run.get("x")[k], exact, 1e-10);
         assert_close(&format!("z at {t}"), run.get("z")[k], exact, 1e-10);
-        assert_close(&format!("v at {t}"), run.get("v")[k], (1.0 + t) / 4.0, 1e-10);
+        assert_close(
+            &format!("v at {t}"),
+            run.get("v")[k],
+            (1.0 + t) / 4.0,
+            1e-10,
+        );
     }
 }
 

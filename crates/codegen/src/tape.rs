@@ -814,7 +814,9 @@ impl<'a> TapeCompiler<'a> {
                 }
             }
             // an output of a call may be an array (a record's array field)
-            PExpr::Call { func, args } if func == OUTPUT_SELECT => self.output_select(args, code)?,
+            PExpr::Call { func, args } if func == OUTPUT_SELECT => {
+                self.output_select(args, code)?
+            }
             // string concatenation (`"x = " + String(x)`) runs in the interpreter
             PExpr::Arith(ArithOp::Add, a, b) if is_string(a) || is_string(b) => FExpr::Bin(
                 moss_frontend::flat::BinaryOp::Add,

@@ -1848,9 +1848,8 @@ impl<'a> Flattener<'a> {
             }
         } else {
             let given = self.place_args(id, &inputs, positional, named)?;
-            specialized = Some(
-                self.model_specialization(id, &inputs, &functional, &given, env, cx, span)?,
-            );
+            specialized =
+                Some(self.model_specialization(id, &inputs, &functional, &given, env, cx, span)?);
             let keep: Vec<usize> = (0..inputs.len())
                 .filter(|k| !functional.iter().any(|(f, _)| f == k))
                 .collect();

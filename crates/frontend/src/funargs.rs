@@ -199,7 +199,10 @@ impl<'a> Flattener<'a> {
             self.lk.kind(self.lk.follow_short_class(target)),
             ast::ClassKind::Function { .. }
         ) {
-            return err(span, format!("`{tname}` is not a function: {what} needs one"));
+            return err(
+                span,
+                format!("`{tname}` is not a function: {what} needs one"),
+            );
         }
         let (tnode, tinputs, toutputs) = self.interface(target);
         let (_, iinputs, ioutputs) = self.interface(iface);
@@ -253,10 +256,7 @@ impl<'a> Flattener<'a> {
         if !same(&tout, &oref) {
             return mismatch("outputs", names(&tout), names(&oref));
         }
-        if let Some(c) = free[iref.len()..]
-            .iter()
-            .find(|c| c.mods.binding.is_none())
-        {
+        if let Some(c) = free[iref.len()..].iter().find(|c| c.mods.binding.is_none()) {
             return err(
                 span,
                 format!(
@@ -413,14 +413,10 @@ impl<'a> Flattener<'a> {
         };
         for n in named {
             if already.iter().any(|b| **b == *n.name.name) {
-                return err(
-                    n.span,
-                    format!("input `{}` is bound already", n.name),
-                );
+                return err(n.span, format!("input `{}` is bound already", n.name));
             }
         }
-        let mut bound: Vec<(&ast::Ident, Span)> =
-            named.iter().map(|n| (&n.name, n.span)).collect();
+        let mut bound: Vec<(&ast::Ident, Span)> = named.iter().map(|n| (&n.name, n.span)).collect();
         let (tnode, tinputs, _) = self.interface(target);
         let kept: Vec<&Rc<Comp>> = tinputs
             .iter()
@@ -497,10 +493,7 @@ impl<'a> Flattener<'a> {
         if positional.len() > free.len() {
             return err(
                 span,
-                format!(
-                    "too many arguments: `{fi}` takes {} input(s)",
-                    free.len()
-                ),
+                format!("too many arguments: `{fi}` takes {} input(s)", free.len()),
             );
         }
         let mut slots: Vec<Option<FVal>> = vec![None; tinputs.len()];

@@ -248,7 +248,10 @@ impl<'a> Flattener<'a> {
         }
         if let Some(spec) = &spec {
             for v in self.specialization_inputs(spec)? {
-                hoist.types.borrow_mut().insert(v.name.clone(), v.ty.clone());
+                hoist
+                    .types
+                    .borrow_mut()
+                    .insert(v.name.clone(), v.ty.clone());
                 f.inputs.push(v);
             }
         }

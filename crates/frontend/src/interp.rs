@@ -113,8 +113,7 @@ pub fn call_outputs(
     if !args.iter().all(literal) {
         return Ok(None);
     }
-    let Some((func, mut vars)) = nested(f, span, || run_function(f, name, id, args, span))?
-    else {
+    let Some((func, mut vars)) = nested(f, span, || run_function(f, name, id, args, span))? else {
         return Ok(None);
     };
     Ok(func

@@ -144,9 +144,10 @@ fn split_differentiated_units(m: &mut Model, scalar_outputs: &dyn Fn(&str) -> bo
             continue;
         }
         let (outputs, func, args) = (outputs.clone(), func.clone(), args.clone());
-        let call = m
-            .arena
-            .intern(Node::Call(std::sync::Arc::from(func.as_str()), args.into_boxed_slice()));
+        let call = m.arena.intern(Node::Call(
+            std::sync::Arc::from(func.as_str()),
+            args.into_boxed_slice(),
+        ));
         let origin = m.eqs[i].origin.clone();
         let mut split = Vec::new();
         for (k, v) in outputs.iter().enumerate() {
