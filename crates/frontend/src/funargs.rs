@@ -437,7 +437,7 @@ impl<'a> Flattener<'a> {
                 },
                 None => {
                     let Some((fi, _)) = &own else { continue };
-                    vals.extend(self.bound_input_values(fi, &tnode, c)?.into_iter());
+                    vals.extend(self.bound_input_values(fi, &tnode, c)?);
                 }
             }
         }
@@ -474,6 +474,7 @@ impl<'a> Flattener<'a> {
     /// `f(x)` in a specialization, `f` its functional input bound to `a`: a call of the
     /// passed function, arguments placed on its inputs not bound (by position: those are
     /// the partial function's inputs, in order), the bound ones from the extra inputs.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn call_func_arg(
         &self,
         fi: &str,
