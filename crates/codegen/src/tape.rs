@@ -814,12 +814,33 @@ impl<'a> TapeCompiler<'a> {
                     flat_array(items)
                 }
             }
+            // an output of a call may be an array (a record's array field)
+            PExpr::Call { func, args } if func == OUTPUT_SELECT => {
+                self.output_select(args, code)?
+            }
+            // string concatenation (`"x = " + String(x)`) runs in the interpreter
+            PExpr::Arith(ArithOp::Add, a, b) if is_string(a) || is_string(b) => FExpr::Bin(
+                moss_frontend::flat::BinaryOp::Add,
+                Box::new(self.generic_arg(a, code)?),
+                Box::new(self.generic_arg(b, code)?),
+            ),
             PExpr::Call { func, args } if !self.scalar_args(args) || func == "String" => {
                 // nested calls on arrays/strings stay in the interpreter
                 self.generic_call(func, args, code)?
             }
             scalar => FExpr::Mem(self.compile_to_static(scalar, code)?),
         })
+    }
+}
+
+/// Is `e` String-valued (a literal, `String(...)`, or a concatenation of such)?
+fn is_string(e: &PExpr) -> bool {
+    match e {
+        PExpr::Str(_) => true,
+        PExpr::Call { func, .. } => func == "String",
+        PExpr::Arith(ArithOp::Add, a, b) => is_string(a) || is_string(b),
+        PExpr::If(_, a, b) => is_string(a) || is_string(b),
+        _ => false,
     }
 }
 

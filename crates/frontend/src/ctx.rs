@@ -64,6 +64,9 @@ pub struct Flattener<'a> {
     /// Result dimensions of the array-valued calls expanded so far, by printed call (for
     /// [`crate::lift`]).
     pub array_calls: RefCell<HashMap<String, Vec<usize>>>,
+    /// Specializations of functions for their functional arguments, by flat name
+    /// ([`crate::funargs`]).
+    pub fn_specs: RefCell<BTreeMap<String, crate::funargs::FnSpec>>,
 }
 
 /// Scope and source place of a class name → the class it names (see `class_named`).
@@ -96,6 +99,7 @@ impl<'a> Flattener<'a> {
             balance_checked: RefCell::new(std::collections::HashSet::default()),
             record_shapes: RefCell::new(HashMap::default()),
             array_calls: RefCell::new(HashMap::default()),
+            fn_specs: RefCell::new(BTreeMap::new()),
         }
     }
 

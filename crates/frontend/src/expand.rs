@@ -226,7 +226,10 @@ impl<'a> Flattener<'a> {
                 self.expand_call(function, args, env, cx, e.span)?
             }
             ExprKind::PartialApplication { .. } => {
-                return err(e.span, "partial function application is not supported")
+                return err(
+                    e.span,
+                    "a partial application `function f(...)` can only be passed to a functional input of a function",
+                )
             }
             ExprKind::Unary { op, operand } => {
                 let v = self.expand(operand, env, cx)?;
@@ -672,6 +675,7 @@ impl<'a> Flattener<'a> {
             inputs: &inputs,
             positional: &[],
             named: &[],
+            specialized: None,
         };
         self.apply_function(&call, args, fcx, env, cx, span)
     }
@@ -1641,7 +1645,7 @@ impl<'a> Flattener<'a> {
             .copied()
     }
 
-    fn lookup_function(&self, env: &Env, name: &ast::Name) -> Option<ClassId> {
+    pub(crate) fn lookup_function(&self, env: &Env, name: &ast::Name) -> Option<ClassId> {
         // `f(x)` or `Medium.f(x)` with `f` or `Medium` redeclared in this instance.
         if let Some(found) = self.overridden_class_name(&env.node, name) {
             return found;
@@ -1827,7 +1831,6 @@ impl<'a> Flattener<'a> {
             })
             .cloned()
             .collect();
-        let mut slots: Vec<Option<Val>> = vec![None; inputs.len()];
         if positional.len() > inputs.len() {
             return err(
                 span,
@@ -1838,17 +1841,45 @@ impl<'a> Flattener<'a> {
                 ),
             );
         }
-        for (k, a) in positional.iter().enumerate() {
-            slots[k] = Some(self.expand(a, env, cx)?);
-        }
-        for n in named {
-            let Some(k) = inputs.iter().position(|c| *c.name == *n.name.name) else {
-                return err(
-                    n.name.span,
-                    format!("`{}` has no input `{}`", self.lk.name_of(id), n.name),
-                );
-            };
-            slots[k] = Some(self.expand(&n.value, env, cx)?);
+        // Functional inputs (spec 12.4.2): the call is of a specialization, the other
+        // arguments are placed on the remaining inputs.
+        let functional = if is_record || ext_object {
+            Vec::new()
+        } else {
+            self.functional_inputs(&fnode, &inputs)
+        };
+        let mut specialized = None;
+        let mut inputs = inputs;
+        let mut slots: Vec<Option<Val>>;
+        if functional.is_empty() {
+            slots = vec![None; inputs.len()];
+            for (k, a) in positional.iter().enumerate() {
+                slots[k] = Some(self.expand(a, env, cx)?);
+            }
+            for n in named {
+                let Some(k) = inputs.iter().position(|c| *c.name == *n.name.name) else {
+                    return err(
+                        n.name.span,
+                        format!("`{}` has no input `{}`", self.lk.name_of(id), n.name),
+                    );
+                };
+                slots[k] = Some(self.expand(&n.value, env, cx)?);
+            }
+        } else {
+            let given = self.place_args(id, &inputs, positional, named)?;
+            specialized =
+                Some(self.model_specialization(id, &inputs, &functional, &given, env, cx, span)?);
+            let keep: Vec<usize> = (0..inputs.len())
+                .filter(|k| !functional.iter().any(|(f, _)| f == k))
+                .collect();
+            slots = Vec::with_capacity(keep.len());
+            for &k in &keep {
+                slots.push(match given[k] {
+                    Some(a) => Some(self.expand(a, env, cx)?),
+                    None => None,
+                });
+            }
+            inputs = keep.iter().map(|&k| inputs[k].clone()).collect();
         }
         // Defaults, evaluated with the other inputs bound.
         let mut fcx = Cx {
@@ -1930,8 +1961,13 @@ impl<'a> Flattener<'a> {
             fnode: &fnode,
             elems: &elems,
             inputs: &inputs,
-            positional,
-            named,
+            positional: if specialized.is_some() {
+                &[]
+            } else {
+                positional
+            },
+            named: if specialized.is_some() { &[] } else { named },
+            specialized: specialized.as_ref(),
         };
         self.apply_function(&call, args, fcx, env, cx, span)
     }
@@ -2018,6 +2054,7 @@ impl<'a> Flattener<'a> {
             inputs,
             positional,
             named,
+            specialized,
         } = *call;
         let fnode = fnode.clone();
         if ext_object {
@@ -2045,8 +2082,14 @@ impl<'a> Flattener<'a> {
         if let Some(b) = self.builtin_external(id) {
             return self.builtin(&b, args, span);
         }
-        let args = self.expand_record_args(&fnode, inputs, args, span)?;
-        let name = self.lk.name_of(id);
+        let mut args = self.expand_record_args(&fnode, inputs, args, span)?;
+        let name = match specialized {
+            Some(s) => {
+                args.extend(s.extra.iter().cloned());
+                s.name.clone()
+            }
+            None => self.lk.name_of(id),
+        };
         // Evaluated now when structural, or when every argument is a literal (pure
         // functions only; e.g. `Complex(2)` becomes the record `(2, 0)`).
         let all_literal = args.iter().all(is_literal_val);
@@ -2062,7 +2105,7 @@ impl<'a> Flattener<'a> {
             }
         );
         if cx.eval || (all_literal && pure && !args.is_empty()) {
-            if let Some(v) = crate::interp::call_function(self, id, &args, span)? {
+            if let Some(v) = crate::interp::call_function_named(self, &name, id, &args, span)? {
                 if let Some(Found::Class(rc)) = elems
                     .comps
                     .iter()
@@ -2667,6 +2710,8 @@ struct CallSite<'c> {
     inputs: &'c [Rc<Comp>],
     positional: &'c [ast::Expr],
     named: &'c [ast::NamedArg],
+    /// The specialization called for functional arguments, and their bound values.
+    specialized: Option<&'c crate::funargs::Specialized<Val>>,
 }
 
 /// Built-ins applied element by element to a single array argument.

@@ -42,6 +42,10 @@ pub(crate) struct Hoist {
     /// Record-typed components: their record class and number of array dimensions.
     pub(crate) record_classes:
         std::cell::RefCell<std::collections::HashMap<String, (ClassId, usize)>>,
+    /// Functional inputs of the function (a specialization) and the functions they are
+    /// bound to.
+    pub(crate) funargs:
+        std::cell::RefCell<std::collections::HashMap<String, crate::funargs::FuncArg>>,
 }
 
 impl Hoist {
@@ -114,7 +118,17 @@ impl<'a> Flattener<'a> {
             origin: origin(entry.def.name.span, &node),
         };
         let mut deferred: Vec<Statement> = Vec::new();
+        // A specialization: its functional inputs are bound to functions (`funargs`).
+        let spec = self.fn_specs.borrow().get(name).cloned();
+        if let Some(spec) = &spec {
+            for (fi, a) in &spec.args {
+                hoist.funargs.borrow_mut().insert(fi.to_string(), a.clone());
+            }
+        }
         for comp in &elems.comps {
+            if hoist.funargs.borrow().contains_key(&*comp.name) {
+                continue;
+            }
             let fenv = FnEnv {
                 env: Env {
                     node: node.clone(),
@@ -185,6 +199,16 @@ impl<'a> Flattener<'a> {
                         .insert(comp.name.to_string(), (*c, outer_dims.len()));
                     continue;
                 }
+                Base::Class(c) if self.functional_input(&node, comp).is_some() => {
+                    return err(
+                        comp.span,
+                        format!(
+                            "function `{name}`: the functional input `{}` (of type `{}`) has no function bound (pass a function name or `function f(...)` in the call)",
+                            comp.name,
+                            self.lk.name_of(*c)
+                        ),
+                    )
+                }
                 Base::Class(c) => {
                     return err(
                         comp.span,
@@ -248,6 +272,15 @@ impl<'a> Flattener<'a> {
                 Some(ast::Causality::Input) => f.inputs.push(v),
                 Some(ast::Causality::Output) => f.outputs.push(v),
                 None => f.locals.push(v),
+            }
+        }
+        if let Some(spec) = &spec {
+            for v in self.specialization_inputs(spec)? {
+                hoist
+                    .types
+                    .borrow_mut()
+                    .insert(v.name.clone(), v.ty.clone());
+                f.inputs.push(v);
             }
         }
         self.check_function_restrictions(name, &node, &elems)?;
@@ -505,7 +538,10 @@ impl<'a> Flattener<'a> {
             ExprKind::Ref(c) => self.fref(c, fenv)?,
             ExprKind::Call { function, args } => self.fcall(function, args, fenv, e.span, end)?,
             ExprKind::PartialApplication { .. } => {
-                return err(e.span, "partial function application is not supported")
+                return err(
+                    e.span,
+                    "a partial application `function f(...)` can only be passed to a functional input of a function",
+                )
             }
             ExprKind::Unary { .. } | ExprKind::Binary { .. } | ExprKind::If { .. } => {
                 self.fval_end(e, fenv, end)?.scalar(e.span)?
@@ -699,11 +735,25 @@ impl<'a> Flattener<'a> {
             }
             .map(plain);
         };
+        // `f(x)` with `f` a functional input of this specialization.
+        if let [only] = function.parts.as_slice() {
+            let bound = fenv.hoist.funargs.borrow().get(only.name.as_str()).cloned();
+            if let (Some(a), false) = (bound, function.global) {
+                return self.call_func_arg(&fname, &a, positional, named, fenv, span, end);
+            }
+        }
         let class = self.lk.resolve_class_name(
             (!function.global).then_some(fenv.env.scope),
             &crate::expand::cref_to_name(function),
             false,
         );
+        if let Some(id) = class {
+            if let Some(call) =
+                self.body_call_with_func_args(id, positional, named, fenv, span, end)?
+            {
+                return Ok(call);
+            }
+        }
         let mut pos = Vec::new();
         for a in positional {
             pos.push(self.fval_end(a, fenv, end)?);
@@ -1048,7 +1098,11 @@ impl<'a> Flattener<'a> {
                 .borrow_mut()
                 .insert(idx.name.to_string(), ScalarType::Integer);
         }
-        let value = self.fexpr(body, &inner)?;
+        // What the body hoists (an inner reduction over the outer index) runs in the loop.
+        let saved = std::mem::take(&mut *fenv.hoist.pre.borrow_mut());
+        let value = self.fexpr(body, &inner);
+        let body_pre = std::mem::replace(&mut *fenv.hoist.pre.borrow_mut(), saved);
+        let value = value?;
         let ty = infer_type(&value, &fenv.hoist.types.borrow());
         let tmp = fenv.hoist.temp(ty.clone(), Vec::new());
         let var = Expr::Var {
@@ -1081,18 +1135,19 @@ impl<'a> Flattener<'a> {
                 args: vec![var.clone(), value],
             },
         };
-        let mut stmt = Statement::Assign {
+        let mut stmts = body_pre;
+        stmts.push(Statement::Assign {
             target: var.clone(),
             value: update,
             origin: o.clone(),
-        };
+        });
         for (name, range) in ranges.into_iter().rev() {
-            stmt = Statement::For {
+            stmts = vec![Statement::For {
                 var: name,
                 range,
-                body: vec![stmt],
+                body: stmts,
                 origin: o.clone(),
-            };
+            }];
         }
         let mut pre = fenv.hoist.pre.borrow_mut();
         pre.push(Statement::Assign {
@@ -1100,7 +1155,7 @@ impl<'a> Flattener<'a> {
             value: init,
             origin: o,
         });
-        pre.push(stmt);
+        pre.extend(stmts);
         Ok(var)
     }
 

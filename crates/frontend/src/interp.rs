@@ -37,10 +37,22 @@ fn literal(v: &Val) -> bool {
 }
 
 pub fn call_function(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Option<Val>> {
+    call_function_named(f, &f.lk.name_of(id), id, args, span)
+}
+
+/// A call of the flat function `name` of class `id` (a specialization for functional
+/// arguments has a name of its own, see `funargs`).
+pub fn call_function_named(
+    f: &Flattener,
+    name: &str,
+    id: ClassId,
+    args: &[Val],
+    span: Span,
+) -> Res<Option<Val>> {
     if !args.iter().all(literal) {
         return Ok(None);
     }
-    nested(f, span, || call_inner(f, id, args, span))
+    nested(f, span, || call_inner(f, name, id, args, span))
 }
 
 /// Run one level of nested evaluation, refusing runaway recursion.
@@ -55,8 +67,14 @@ fn nested<T>(f: &Flattener, span: Span, run: impl FnOnce() -> Res<T>) -> Res<T> 
     r
 }
 
-fn call_inner(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Option<Val>> {
-    let Some((func, mut vars)) = run_function(f, id, args, span)? else {
+fn call_inner(
+    f: &Flattener,
+    name: &str,
+    id: ClassId,
+    args: &[Val],
+    span: Span,
+) -> Res<Option<Val>> {
+    let Some((func, mut vars)) = run_function(f, name, id, args, span)? else {
         return Ok(None);
     };
     // A record result comes back as its scalarized outputs (`c.re`, `c.im`).
@@ -85,11 +103,17 @@ fn call_inner(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Optio
 }
 
 /// Every output of a call evaluated now, in the order of the flat function's outputs.
-pub fn call_outputs(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Option<Vec<Val>>> {
+pub fn call_outputs(
+    f: &Flattener,
+    name: &str,
+    id: ClassId,
+    args: &[Val],
+    span: Span,
+) -> Res<Option<Vec<Val>>> {
     if !args.iter().all(literal) {
         return Ok(None);
     }
-    let Some((func, mut vars)) = nested(f, span, || run_function(f, id, args, span))? else {
+    let Some((func, mut vars)) = nested(f, span, || run_function(f, name, id, args, span))? else {
         return Ok(None);
     };
     Ok(func
@@ -147,9 +171,14 @@ fn records_of_field_arrays(rec: Val, rank: usize) -> Val {
 
 type Run = (crate::flat::Function, HashMap<String, Val>);
 
-fn run_function(f: &Flattener, id: ClassId, args: &[Val], span: Span) -> Res<Option<Run>> {
-    let name = f.lk.name_of(id);
-    let func = match f.translate_function(&name, id) {
+fn run_function(
+    f: &Flattener,
+    name: &str,
+    id: ClassId,
+    args: &[Val],
+    span: Span,
+) -> Res<Option<Run>> {
+    let func = match f.translate_function(name, id) {
         Ok(func) => func,
         Err(_) => return Ok(None),
     };
@@ -305,7 +334,7 @@ fn exec(f: &Flattener, body: &[Statement], fr: &mut Frame, span: Span) -> Res<Op
                         None => return Ok(None),
                     }
                 }
-                let Some(outs) = call_outputs(f, id, &vals, span)? else {
+                let Some(outs) = call_outputs(f, func, id, &vals, span)? else {
                     return Ok(None);
                 };
                 for (t, v) in targets.iter().zip(outs) {
@@ -458,7 +487,7 @@ fn eval(f: &Flattener, e: &Expr, fr: &mut Frame, span: Span) -> Res<Option<Val>>
             } else {
                 let id = f.functions.borrow().get(func).copied();
                 match id {
-                    Some(id) => match call_function(f, id, &vals, span)? {
+                    Some(id) => match call_function_named(f, func, id, &vals, span)? {
                         Some(v) => v,
                         None => return Ok(None),
                     },

@@ -26,6 +26,7 @@ pub mod flat;
 pub mod flatten;
 mod fnrecords;
 pub mod fold;
+mod funargs;
 pub mod funcs;
 pub mod inst;
 pub mod interp;

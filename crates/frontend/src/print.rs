@@ -134,7 +134,9 @@ fn expr(e: &Expr, p: P) -> String {
         Expr::Enum { ty, literal, .. } => format!("{}.{}", quote_name(ty), quote_name(literal)),
         Expr::Var { name, subscripts } => {
             // Function locals are plain identifiers, except scalarized record fields (`p.x`).
-            let mut s = if p.in_function && !name.contains('.') {
+            // Function locals are plain identifiers, except scalarized record fields (`p.x`)
+            // and the bound inputs of specializations (`f$A`).
+            let mut s = if p.in_function && !name.contains(['.', '$']) {
                 name.clone()
             } else {
                 quote_name(name)

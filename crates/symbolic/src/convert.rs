@@ -80,6 +80,12 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
     // conversion where possible, which beats calling a generated derivative
     c.generate_function_derivatives();
     group_call_outputs(&mut c.m.eqs, &c.m.arena);
+    let scalar_outputs = |func: &str| {
+        flat.functions
+            .get(func)
+            .is_some_and(|f| f.outputs.iter().all(|o| o.dims.is_empty()))
+    };
+    split_differentiated_units(&mut c.m, &scalar_outputs);
     make_when_assigned_discrete(&mut c.m);
     bind_defined_inputs(&mut c.m, &flat.sources);
     protect_unit_outputs(&mut c.m);
@@ -87,6 +93,75 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
         Ok(c.m)
     } else {
         Err(c.errors)
+    }
+}
+
+/// A unit `(o_0, o_1, ...) = f(args)` one of whose outputs appears differentiated
+/// (`der(state.p)` with `state = setSmoothState(...)`) becomes one equation
+/// `o_k = CallOutput(f(args), k)` per output: a unit has fixed causality and is never
+/// differentiated, those equations are (index reduction, through the function's
+/// derivative), and their outputs may be chosen as dummy states.
+/// Differentiating such an output differentiates the call's arguments, so units computing
+/// variables those arguments read are split as well. Only calls of functions whose outputs
+/// are all scalars (`CallOutput` selects a whole output).
+fn split_differentiated_units(m: &mut Model, scalar_outputs: &dyn Fn(&str) -> bool) {
+    let mut wanted: Vec<bool> = m.vars.iter().map(|v| v.der.is_some()).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..m.eqs.len() {
+            let EqBody::Call {
+                outputs,
+                args,
+                func,
+            } = &m.eqs[i].body
+            else {
+                continue;
+            };
+            if !outputs.iter().flatten().any(|&v| wanted[v as usize]) || !scalar_outputs(func) {
+                continue;
+            }
+            let mut read = Vec::new();
+            for a in args.clone() {
+                m.arena.vars_of(a, false, &mut read);
+            }
+            for v in read {
+                changed |= !wanted[v as usize];
+                wanted[v as usize] = true;
+            }
+        }
+    }
+    for i in 0..m.eqs.len() {
+        let EqBody::Call {
+            outputs,
+            func,
+            args,
+        } = &m.eqs[i].body
+        else {
+            continue;
+        };
+        if !outputs.iter().flatten().any(|&v| wanted[v as usize]) || !scalar_outputs(func) {
+            continue;
+        }
+        let (outputs, func, args) = (outputs.clone(), func.clone(), args.clone());
+        let call = m.arena.intern(Node::Call(
+            std::sync::Arc::from(func.as_str()),
+            args.into_boxed_slice(),
+        ));
+        let origin = m.eqs[i].origin.clone();
+        let mut split = Vec::new();
+        for (k, v) in outputs.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            let lhs = m.arena.var(v);
+            let rhs = m.arena.intern(Node::CallOutput(call, k as u32));
+            split.push(SEq::new(EqBody::Eq { lhs, rhs }, origin.clone()));
+        }
+        let mut rest = split.into_iter();
+        match rest.next() {
+            Some(first) => m.eqs[i] = first,
+            None => continue,
+        }
+        m.eqs.extend(rest);
     }
 }
 
