@@ -3,6 +3,7 @@
 //! names run without a C compiler. Each follows the contract documented in the MSL's
 //! function declarations; the code is written here.
 
+use crate::native_mat::{self, MatFormat};
 use crate::native_random;
 use crate::native_strings::{self, skip_white_space};
 use crate::value::{VResult, Value};
@@ -16,7 +17,9 @@ pub enum Native {
     /// `phases[k] = arg(X_k)` for `k = 0 .. nf-1`, `nf = nu/2 + 1`.
     RealFft,
     /// `success = ModelicaIO_writeRealMatrix(fileName, matrixName, matrix, nrow, ncol, append,
-    /// format)`: store a matrix in a MATLAB MAT file (moss writes format "4").
+    /// format)`: store a matrix in a MATLAB MAT file: format "4" (MAT v4), "6" or "7" (MAT
+    /// level 5; "7" is written without compression); "7.3" (HDF5) is an error. See
+    /// `native_mat`.
     WriteRealMatrix,
     /// `ModelicaInternal_print(string, fileName)`: a line to standard output (empty file
     /// name) or appended to a file.
@@ -309,46 +312,14 @@ fn write_real_matrix(args: &[Value]) -> VResult<NativeResult> {
             _ => "4".to_string(),
         })
         .unwrap_or_else(|| "4".to_string());
-    if format != "4" {
-        return Err(format!(
-            "writeRealMatrix: MAT format \"{format}\" is not supported by moss; use format=\"4\""
-        ));
-    }
+    let format = MatFormat::parse(&format).map_err(|e| format!("writeRealMatrix: {e}"))?;
     let data = reals(&matrix)?;
-    let bytes = mat_v4_matrix(&name, rows, cols, &data);
-    let mut options = std::fs::OpenOptions::new();
-    options.create(true);
-    if append {
-        options.append(true);
-    } else {
-        options.write(true).truncate(true);
-    }
-    let written = options
-        .open(&file)
-        .and_then(|mut f| f.write_all(&bytes))
-        .map_err(|e| format!("writeRealMatrix: cannot write `{file}`: {e}"));
-    written?;
+    native_mat::write_matrix(&file, &name, rows, cols, &data, append, format)
+        .map_err(|e| format!("writeRealMatrix: {e}"))?;
     Ok(NativeResult {
         returned: Some(Value::Bool(true)),
         written: vec![],
     })
-}
-
-/// One full double matrix in MATLAB v4 layout (little-endian header `0, rows, cols, 0,
-/// name length + 1`, the name with its NUL, the values column by column). `data` is row-major.
-fn mat_v4_matrix(name: &str, rows: usize, cols: usize, data: &[f64]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(20 + name.len() + 1 + 8 * data.len());
-    for h in [0, rows, cols, 0, name.len() + 1] {
-        out.extend_from_slice(&(h as i32).to_le_bytes());
-    }
-    out.extend_from_slice(name.as_bytes());
-    out.push(0);
-    for c in 0..cols {
-        for r in 0..rows {
-            out.extend_from_slice(&data[r * cols + c].to_le_bytes());
-        }
-    }
-    out
 }
 
 fn print(args: &[Value]) -> VResult<NativeResult> {
@@ -437,20 +408,6 @@ mod tests {
     fn odd_length_is_reported_by_info() {
         let r = real_fft(&[Value::real_vector(&[1.0, 2.0, 3.0])]).expect("runs");
         assert_eq!(r.returned, Some(Value::Int(1)));
-    }
-
-    #[test]
-    fn mat_v4_matrix_is_column_major_with_header() {
-        let bytes = mat_v4_matrix("m", 2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-        let int = |i: usize| i32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
-        assert_eq!([int(0), int(1), int(2), int(3), int(4)], [0, 2, 3, 0, 2]);
-        assert_eq!(&bytes[20..22], b"m\0");
-        let value =
-            |k: usize| f64::from_le_bytes(bytes[22 + 8 * k..30 + 8 * k].try_into().unwrap());
-        assert_eq!(
-            (0..6).map(value).collect::<Vec<_>>(),
-            [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]
-        );
     }
 
     fn text(v: &str) -> Value {
