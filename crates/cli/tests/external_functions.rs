@@ -219,23 +219,35 @@ package ModelicaServices
 end ModelicaServices;
 "#;
 
+/// Simulate `model` of library `name` (source `package`) with one resource file, on a
+/// library path that also has the `ModelicaServices` stub.
+fn run_with_resource(
+    name: &str,
+    package: &str,
+    (file, contents): (&str, &str),
+    model: &str,
+) -> Trajectories {
+    let dir = scratch_dir(name);
+    let lib = dir.join(name);
+    std::fs::create_dir_all(lib.join("Resources")).expect("writable scratch folder");
+    std::fs::write(lib.join("package.mo"), package).expect("writes");
+    std::fs::write(lib.join("Resources").join(file), contents).expect("writes");
+    std::fs::create_dir_all(dir.join("ModelicaServices")).expect("writes");
+    std::fs::write(dir.join("ModelicaServices").join("package.mo"), SERVICES).expect("writes");
+    simulate_target(model, &dir, &["--lib", &dir.to_string_lossy()])
+}
+
 /// The memory image is read at initialization: three words of three bits (lowest first, one
 /// line with a CR-LF ending), the number of lines, the length of a comment cut out with
 /// `substring`, and the end of the file past the last line.
 #[test]
 fn memory_image_is_read_from_a_library_resource() {
-    let dir = scratch_dir("MemoryImage");
-    let lib = dir.join("MemLib");
-    std::fs::create_dir_all(lib.join("Resources")).expect("writable scratch folder");
-    std::fs::write(lib.join("package.mo"), MEMORY_LIB).expect("writes");
-    std::fs::write(
-        lib.join("Resources").join("memory.txt"),
-        "1 0 0\n0 1 1 # six\r\n1 1 1\n",
-    )
-    .expect("writes");
-    std::fs::create_dir_all(dir.join("ModelicaServices")).expect("writes");
-    std::fs::write(dir.join("ModelicaServices").join("package.mo"), SERVICES).expect("writes");
-    let run = simulate_target("MemLib.Memory", &dir, &["--lib", &dir.to_string_lossy()]);
+    let run = run_with_resource(
+        "MemLib",
+        MEMORY_LIB,
+        ("memory.txt", "1 0 0\n0 1 1 # six\r\n1 1 1\n"),
+        "MemLib.Memory",
+    );
     assert_eq!(
         [
             run.first("words[1]"),
@@ -344,18 +356,15 @@ end ParLib;
 /// scanners find identifiers, signed numbers with exponents and quoted strings.
 #[test]
 fn parameters_are_read_from_a_text_file_with_the_string_scanners() {
-    let dir = scratch_dir("ParameterFile");
-    let lib = dir.join("ParLib");
-    std::fs::create_dir_all(lib.join("Resources")).expect("writable scratch folder");
-    std::fs::write(lib.join("package.mo"), PARAMETER_FILE_LIB).expect("writes");
-    std::fs::write(
-        lib.join("Resources").join("data.txt"),
-        "J = 2.5e-1  // inertia\nw0 = -1.5\nname = \"a \\\"b\\\"\" rest\n",
-    )
-    .expect("writes");
-    std::fs::create_dir_all(dir.join("ModelicaServices")).expect("writes");
-    std::fs::write(dir.join("ModelicaServices").join("package.mo"), SERVICES).expect("writes");
-    let run = simulate_target("ParLib.Inertia", &dir, &["--lib", &dir.to_string_lossy()]);
+    let run = run_with_resource(
+        "ParLib",
+        PARAMETER_FILE_LIB,
+        (
+            "data.txt",
+            "J = 2.5e-1  // inertia\nw0 = -1.5\nname = \"a \\\"b\\\"\" rest\n",
+        ),
+        "ParLib.Inertia",
+    );
     assert_eq!(run.first("J"), 0.25);
     assert_eq!(run.first("w0"), -1.5);
     // `name = "a \"b\""`: the literal ends after its closing quote at byte 17
