@@ -68,6 +68,65 @@ impl Connections {
         i
     }
 
+    /// The representative of `i`'s set, without path compression (for reading a finished
+    /// set of connections).
+    fn root(&self, mut i: usize) -> usize {
+        while self.parent[i] != i {
+            i = self.parent[i];
+        }
+        i
+    }
+
+    /// Whether these connections can be copied under another instance path by renaming
+    /// their names alone: no expandable connectors and no overconstrained connection graph
+    /// (see [`crate::shared_elements`]).
+    pub fn renamable(&self) -> bool {
+        self.deferred.is_empty() && self.graph.is_empty()
+    }
+
+    /// Add everything of `other`: its sets, `cardinality` counts, deferred expandable
+    /// connections and connection graph.
+    pub fn absorb(&mut self, mut other: Connections) {
+        self.absorb_renamed(&other, &|_| None, &|o| o.clone());
+        self.deferred.append(&mut other.deferred);
+        let (g, o) = (&mut self.graph, &mut other.graph);
+        g.optional.append(&mut o.optional);
+        g.branches.append(&mut o.branches);
+        g.roots.append(&mut o.roots);
+        g.potential_roots.append(&mut o.potential_roots);
+    }
+
+    /// Add the sets of `other` with every name renamed (names `rename` leaves alone stay as
+    /// they are: connectors outside the renamed instance, such as an `inner` one).
+    pub fn absorb_renamed(
+        &mut self,
+        other: &Connections,
+        rename: &dyn Fn(&str) -> Option<String>,
+        origin: &dyn Fn(&Origin) -> Origin,
+    ) {
+        let renamed = |s: &str| rename(s).unwrap_or_else(|| s.to_string());
+        let mine: Vec<usize> = (0..other.keys.len())
+            .map(|i| {
+                let (name, outside) = &other.keys[i];
+                self.key(
+                    (renamed(name), *outside),
+                    other.kind[i],
+                    &renamed(&other.connector[i]),
+                    &origin(&other.origin[i]),
+                )
+            })
+            .collect();
+        for (i, &m) in mine.iter().enumerate() {
+            let (rx, ry) = (self.find(m), self.find(mine[other.root(i)]));
+            if rx != ry {
+                self.parent[rx] = ry;
+            }
+        }
+        for (name, n) in &other.occurrences {
+            *self.occurrences.entry(renamed(name)).or_insert(0) += n;
+        }
+    }
+
     /// Count one occurrence of the connector `name` in a `connect` equation.
     pub fn count_occurrence(&mut self, name: &str) {
         *self.occurrences.entry(name.to_string()).or_insert(0) += 1;

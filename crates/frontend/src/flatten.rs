@@ -127,7 +127,13 @@ impl<'a> Flattener<'a> {
                         ),
                     );
                 }
-                for idx in index_tuples(&dims) {
+                let tuples = index_tuples(&dims);
+                if tuples.len() >= crate::shared_elements::MIN_SHARED_ELEMENTS
+                    && crate::shared_elements::same_for_every_element(&comp.mods)
+                {
+                    return self.walk_shared_elements(node, comp, &tuples, out);
+                }
+                for idx in tuples {
                     let child = self.child_node(node, comp, &idx)?;
                     self.walk(&child, out)
                         .map_err(|d| in_instance(d, comp.decl.span, &child.path))?;
@@ -142,6 +148,64 @@ impl<'a> Flattener<'a> {
             _ => self.emit_vars(node, comp, &ty, &dims, out)?,
         }
         Ok(())
+    }
+
+    /// The elements of a component array whose modifier is the same for every element: the
+    /// first is walked, the others are copies of it under their own paths when the walk's
+    /// result allows (see [`crate::shared_elements`]), else walked one by one.
+    fn walk_shared_elements(
+        &self,
+        node: &NodeRef,
+        comp: &Rc<Comp>,
+        tuples: &[Vec<usize>],
+        out: &mut Collected,
+    ) -> Res<()> {
+        use crate::shared_elements::{append_moved, append_renamed, renamable, Renamer};
+        let first = self.child_node(node, comp, &tuples[0])?;
+        let traces = (
+            self.array_calls.borrow().len(),
+            self.fn_specs.borrow().len(),
+        );
+        let mut template = Collected::default();
+        self.walk(&first, &mut template)
+            .map_err(|d| in_instance(d, comp.decl.span, &first.path))?;
+        let untouched = traces
+            == (
+                self.array_calls.borrow().len(),
+                self.fn_specs.borrow().len(),
+            );
+        if !(untouched && renamable(&template, &first.path)) {
+            append_moved(out, template);
+            for idx in &tuples[1..] {
+                let child = self.child_node(node, comp, idx)?;
+                self.walk(&child, out)
+                    .map_err(|d| in_instance(d, comp.decl.span, &child.path))?;
+            }
+            return Ok(());
+        }
+        append_renamed(out, &template, &Renamer::new(&first.path, &first.path));
+        let structural = self.structural_below(&first.path);
+        let mut path = crate::expand::qualified(node, &comp.name);
+        let base = path.len();
+        for idx in &tuples[1..] {
+            path.truncate(base);
+            crate::ctx::push_indices(&mut path, idx);
+            let r = Renamer::new(&first.path, &path);
+            append_renamed(out, &template, &r);
+            let mut set = self.structural.borrow_mut();
+            set.extend(structural.iter().filter_map(|p| r.path(p)));
+        }
+        Ok(())
+    }
+
+    /// Parameters at or below the instance `path` that became structural.
+    fn structural_below(&self, path: &str) -> Vec<String> {
+        let set = self.structural.borrow();
+        set.range::<str, _>((std::ops::Bound::Included(path), std::ops::Bound::Unbounded))
+            .take_while(|p| p.starts_with(path))
+            .filter(|p| p.len() == path.len() || p[path.len()..].starts_with('.'))
+            .cloned()
+            .collect()
     }
 
     /// Type prefixes on a structured component: not on models/blocks, and not repeating a

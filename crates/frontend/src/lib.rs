@@ -37,6 +37,7 @@ pub mod overconstrained;
 pub mod print;
 pub mod records;
 pub mod restrict;
+pub mod shared_elements;
 pub mod starts;
 pub mod state_machines;
 pub mod stats;
