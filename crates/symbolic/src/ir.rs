@@ -90,58 +90,24 @@ pub enum Node {
 /// Pseudo variable index under which differentiation leaves see `time`.
 pub const TIME: VarIx = VarIx::MAX;
 
-/// A fast non-cryptographic hasher (the Fx multiply-rotate scheme) for the arena's
-/// hash-consing table and name maps: keys are small and not attacker-controlled.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher {
-    hash: u64,
+/// Hash maps keyed by small, not attacker-controlled keys (names, expression ids).
+pub type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
+
+/// The arena's hash of a node (its hash-consing key).
+fn node_hash(n: &Node) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    n.hash(&mut h);
+    h.finish()
 }
-
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    fn add(&mut self, x: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ x).wrapping_mul(FX_SEED);
-    }
-}
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(c);
-            self.add(u64::from_le_bytes(b));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
-pub type FxMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
 
 /// The expression arena with hash-consing.
 #[derive(Default, Clone)]
 pub struct Arena {
     nodes: Vec<Node>,
-    index: FxMap<Node, ExprId>,
+    /// Hash-consing table: ids of `nodes` by [`node_hash`] (each node is stored once, in
+    /// `nodes`; the table holds only ids).
+    index: hashbrown::HashTable<ExprId>,
     /// Scratch stamps for visited-set traversals (generation counter avoids clearing).
     stamp: Vec<u32>,
     /// User function -> (derivative function, which inputs get a derivative argument), from
@@ -188,12 +154,14 @@ impl Arena {
 
     /// Intern a node without simplification.
     pub fn intern(&mut self, n: Node) -> ExprId {
-        if let Some(&id) = self.index.get(&n) {
+        let hash = node_hash(&n);
+        let Arena { nodes, index, .. } = self;
+        if let Some(&id) = index.find(hash, |&id| nodes[id as usize] == n) {
             return id;
         }
-        let id = self.nodes.len() as ExprId;
-        self.nodes.push(n.clone());
-        self.index.insert(n, id);
+        let id = nodes.len() as ExprId;
+        nodes.push(n);
+        index.insert_unique(hash, id, |&i| node_hash(&nodes[i as usize]));
         id
     }
 

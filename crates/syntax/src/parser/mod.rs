@@ -23,7 +23,6 @@ use crate::lexer::{decode_escapes, lex_into, Tok, Token};
 use crate::source::{FileId, Span};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 mod classes;
@@ -113,31 +112,9 @@ struct Parser<'a> {
     /// tell a stray `end for` from the end of an enclosing block.
     open_blocks: Vec<Tok>,
     /// Identifier interner: one `Arc<str>` per distinct spelling in the file.
-    idents: HashMap<&'a str, Arc<str>, BuildHasherDefault<FxHasher>>,
-}
-
-/// A small fast non-cryptographic hasher for the identifier interner (keys are short
-/// identifiers from a trusted source file; SipHash's DoS resistance is not needed here).
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
+    /// (Fx hashing: short identifiers from a trusted file, no need for SipHash's DoS
+    /// resistance.)
+    idents: rustc_hash::FxHashMap<&'a str, Arc<str>>,
 }
 
 impl<'a> Parser<'a> {
