@@ -341,19 +341,7 @@ fn drop_unused_functions(model: &mut FlatModel) {
     };
     crate::walk::model_equation_exprs_mut(model, &mut note);
     for v in &mut model.variables {
-        let a = &mut v.attrs;
-        for e in [
-            &mut v.binding,
-            &mut a.start,
-            &mut a.nominal,
-            &mut a.min,
-            &mut a.max,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            note(e);
-        }
+        crate::walk::variable_exprs_mut(v, &mut note);
     }
     for a in model.algorithms.iter().chain(&model.initial_algorithms) {
         for s in &a.statements {
@@ -489,13 +477,7 @@ fn check_references(model: &FlatModel) -> Res<()> {
         }
     }
     for v in &model.variables {
-        let a = &v.attrs;
-        for e in [&v.binding, &a.start, &a.nominal, &a.min, &a.max]
-            .into_iter()
-            .flatten()
-        {
-            check(e, v.origin.span);
-        }
+        crate::walk::variable_exprs(v, &mut |e| check(e, v.origin.span));
     }
     match bad {
         Some((msg, span)) => Err(Box::new(Diagnostic::error(span, msg))),

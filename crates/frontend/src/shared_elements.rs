@@ -86,19 +86,7 @@ impl<'a> Renamer<'a> {
     fn variable(&self, v: &mut Variable) {
         self.name(&mut v.name);
         self.origin(&mut v.origin);
-        let a = &mut v.attrs;
-        for e in [
-            &mut v.binding,
-            &mut a.start,
-            &mut a.nominal,
-            &mut a.min,
-            &mut a.max,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            self.expr(e);
-        }
+        walk::variable_exprs_mut(v, &mut |e| self.expr(e));
     }
 
     fn equation(&self, eq: &mut Equation) {
@@ -205,13 +193,7 @@ fn path_inside_text(c: &Collected, path: &str) -> bool {
         })
     };
     for v in &c.variables {
-        let a = &v.attrs;
-        for e in [&v.binding, &a.start, &a.nominal, &a.min, &a.max]
-            .into_iter()
-            .flatten()
-        {
-            check(e);
-        }
+        walk::variable_exprs(v, &mut check);
     }
     for eq in c.equations.iter().chain(&c.initial_equations) {
         walk::equation_exprs(eq, &mut check);

@@ -1,6 +1,6 @@
 //! Generic traversals of flat expressions and equations.
 
-use crate::flat::{Equation, Expr, FlatModel, Statement, Subscript};
+use crate::flat::{Equation, Expr, FlatModel, Statement, Subscript, Variable};
 
 /// The direct sub-expressions of an expression, in one order for both the shared and the
 /// mutable traversal (written once; `$iter` is `iter` or `iter_mut`).
@@ -188,4 +188,33 @@ pub fn statement_exprs_mut(s: &mut Statement, f: &mut dyn FnMut(&mut Expr)) {
 /// [`statement_exprs_mut`] read-only.
 pub fn statement_exprs(s: &Statement, f: &mut dyn FnMut(&Expr)) {
     each_statement_expr!(s, f, iter, statement_exprs)
+}
+
+/// Apply `f` to the expressions of a variable: its binding and the attributes that are
+/// expressions (`start`, `nominal`, `min`, `max`).
+pub fn variable_exprs_mut(v: &mut Variable, f: &mut dyn FnMut(&mut Expr)) {
+    let a = &mut v.attrs;
+    for e in [
+        &mut v.binding,
+        &mut a.start,
+        &mut a.nominal,
+        &mut a.min,
+        &mut a.max,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        f(e);
+    }
+}
+
+/// [`variable_exprs_mut`] read-only.
+pub fn variable_exprs(v: &Variable, f: &mut dyn FnMut(&Expr)) {
+    let a = &v.attrs;
+    for e in [&v.binding, &a.start, &a.nominal, &a.min, &a.max]
+        .into_iter()
+        .flatten()
+    {
+        f(e);
+    }
 }
