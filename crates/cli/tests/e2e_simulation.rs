@@ -335,6 +335,36 @@ fn robertson_kinetics_reach_the_reference_values_with_few_steps() {
     );
 }
 
+const SATURATED_DRAG: &str = r#"
+model SaturatedDrag "Unit mass against a sign friction regularized by a steep logistic curve"
+  parameter Real v0 = 1e-3 "Regularization speed";
+  Real v(start = -2, fixed = true);
+  Real x(start = 0, fixed = true);
+equation
+  der(v) = -(2/(1 + exp(-v/v0)) - 1);
+  der(x) = v;
+  annotation(experiment(StopTime=1, Tolerance=1e-8));
+end SaturatedDrag;
+"#;
+
+/// The friction term saturates at -1 for v << -v0 and the mass accelerates at 1: v = -2 + t,
+/// x = -2 t + t^2/2. The symbolic derivative of the logistic curve, 2 exp(-v/v0) v'/v0 /
+/// (1 + exp(-v/v0))^2, is inf/inf for v < -0.71 (exp overflows where the curve itself is
+/// a clean -1): BDF must not take that NaN into its iteration matrix (every step failed,
+/// however small; the MSL's SignForce in the conveyor drives stopped like this). The Jacobian
+/// falls back to differences, and the run reaches the closed form.
+#[test]
+fn overflowing_symbolic_jacobian_falls_back_to_differences() {
+    let (run, stats) =
+        simulate_source_with_stats("SaturatedDrag", SATURATED_DRAG, &["--solver", "bdf"]);
+    assert_close("v(1)", run.last("v"), -1.0, 1e-9);
+    assert_close("x(1)", run.last("x"), -1.5, 1e-6);
+    assert!(
+        stats.tangent_runs > 0,
+        "no symbolic Jacobian was tried: {stats:?}"
+    );
+}
+
 /// Robertson's kinetics over eleven decades of time (to t = 1e11), the classic test of a stiff
 /// solver's Jacobian: y2 falls to about 1e-13, far below the absolute tolerance. BDF with the
 /// symbolic Jacobian (the default: every Jacobian evaluation runs the tangent program, no

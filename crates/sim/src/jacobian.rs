@@ -101,6 +101,16 @@ impl FdJacobian {
     /// `values[k]` = d f_i / d x_j for the k-th pattern entry `(i, j)`, from the system's
     /// symbolic Jacobian when it has one (and the mode allows it), else by forward
     /// differences from `f0 = f(t, x)`.
+    ///
+    /// A symbolic Jacobian with an entry that is not finite is replaced by forward
+    /// differences: the tangent program evaluates derivative formulas whose intermediate
+    /// terms can overflow where the function itself does not (`d/dz 2/(1 + exp(-z))` is
+    /// `2 exp(-z) / (1 + exp(-z))^2`, `inf/inf` for `z < -709`, while the function is a
+    /// clean `-1`), and a NaN in the iteration matrix makes every step fail however small.
+    /// A tangent program that fails is replaced the same way: its linear systems have the
+    /// matrices of the model's, and where the model solves a singular but consistent system
+    /// (ideal switches and diodes all off in a bridge) the tangent system has no unique
+    /// solution, while differences of the right-hand side still give a usable matrix.
     pub fn evaluate_best(
         &mut self,
         sys: &mut dyn OdeSystem,
@@ -111,9 +121,17 @@ impl FdJacobian {
         values: &mut [f64],
     ) -> Result<JacobianCost, RuntimeError> {
         if self.mode == JacobianMode::Auto && sys.has_symbolic_jacobian() {
-            let runs = self.evaluate_symbolic(sys, t, x, values)?;
+            let (runs, exact) = match self.evaluate_symbolic(sys, t, x, values) {
+                Ok(runs) => (runs, values.iter().all(|v| v.is_finite())),
+                Err(_) => (self.colouring.groups.len() as u64, false),
+            };
+            let rhs_evaluations = if exact {
+                0
+            } else {
+                self.evaluate(sys, t, x, f0, tol, values)?
+            };
             return Ok(JacobianCost {
-                rhs_evaluations: 0,
+                rhs_evaluations,
                 tangent_runs: runs,
             });
         }

@@ -79,3 +79,57 @@ fn auto_stays_explicit_on_a_non_stiff_problem() {
     let x_end = *sim.result.series("x").expect("x").last().expect("rows");
     assert!((x_end - 20f64.cos()).abs() < 1e-4, "x(20) = {x_end}");
 }
+
+/// `x' = -k (x - cos t)` with k = 1e4, x(0) = 1: x(t) = (k^2 cos t + k sin t) / (k^2 + 1)
+/// + e^(-k t) / (k^2 + 1). Its symbolic Jacobian is `tangent`, which may be broken.
+fn relaxation_to_cosine(
+    tangent: impl FnMut(f64, &[f64], &[f64], &mut [f64]) -> Result<(), String> + 'static,
+) -> TestModel {
+    let k = 1e4;
+    TestModel::new(&["x"], &[1.0], move |t, s, ds| {
+        ds[0] = -k * (s[0] - t.cos());
+    })
+    .pattern(vec![(0, 0)])
+    .tangent(tangent)
+}
+
+/// BDF on a stiff problem whose symbolic Jacobian fails (a tangent linear system that is
+/// singular where the model's own system is singular but consistent) or is not finite (a
+/// derivative formula that overflows where the function does not): each evaluation falls
+/// back to differences of the right-hand side, and the run reaches the closed form. Before,
+/// every step failed, however small.
+#[test]
+fn bdf_differences_a_jacobian_the_tangent_program_cannot_give() {
+    let k: f64 = 1e4;
+    let exact =
+        |t: f64| (k * k * t.cos() + k * t.sin()) / (k * k + 1.0) + (-k * t).exp() / (k * k + 1.0);
+    let failing = relaxation_to_cosine(|_, _, _, _| Err("singular linear system".into()));
+    let overflowing = relaxation_to_cosine(|_, _, seed, out| {
+        out[0] = f64::INFINITY * seed[0] - f64::INFINITY;
+        Ok(())
+    });
+    for (label, mut model) in [("failing", failing), ("overflowing", overflowing)] {
+        let program = model.program();
+        let opts = SimOptions {
+            stop_time: Some(2.0),
+            tolerance: Some(1e-8),
+            solver: Solver::Bdf,
+            ..Default::default()
+        };
+        let sim = simulate_with_stats(&mut model, &program, &opts)
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let x_end = *sim.result.series("x").expect("x").last().expect("rows");
+        assert!(
+            (x_end - exact(2.0)).abs() < 1e-6,
+            "{label}: x(2) = {x_end}, exact {}",
+            exact(2.0)
+        );
+        // stiff (k = 1e4) yet few steps: the differenced Jacobian is a good one
+        let s = &sim.stats.integrator;
+        assert!(s.steps < 2_000, "{label}: {s:?}");
+        assert!(
+            s.tangent_runs > 0,
+            "{label}: the tangent program was not tried: {s:?}"
+        );
+    }
+}

@@ -14,6 +14,8 @@ pub type Crossing = Box<dyn Fn(f64, &[f64]) -> f64>;
 pub type Handler = Box<dyn FnMut(f64, &mut [f64], &[bool], &[bool]) -> Option<String>>;
 /// Extra output variables computed from (t, x).
 pub type Output = Box<dyn Fn(f64, &[f64]) -> f64>;
+/// A symbolic Jacobian-vector product: time, states, seed, product out (or an error).
+pub type Tangent = Box<dyn FnMut(f64, &[f64], &[f64], &mut [f64]) -> Result<(), String>>;
 
 pub struct TestModel {
     names: Vec<String>,
@@ -30,6 +32,7 @@ pub struct TestModel {
     pattern: Vec<(u32, u32)>,
     params: Vec<(String, f64)>,
     aliases: Vec<(String, String, f64, f64)>,
+    tangent: Option<Tangent>,
     stats: ModelStats,
 }
 
@@ -58,8 +61,19 @@ impl TestModel {
             pattern: Vec::new(),
             params: Vec::new(),
             aliases: Vec::new(),
+            tangent: None,
             stats: ModelStats::default(),
         }
+    }
+
+    /// A symbolic Jacobian (`J seed` into the last argument), as a translated model's
+    /// tangent program provides; a model without one is differenced by the simulator.
+    pub fn tangent(
+        mut self,
+        f: impl FnMut(f64, &[f64], &[f64], &mut [f64]) -> Result<(), String> + 'static,
+    ) -> Self {
+        self.tangent = Some(Box::new(f));
+        self
     }
 
     /// A right-hand side that sees the frozen relations and can fail (assert-like errors).
@@ -302,6 +316,27 @@ impl ExecutableModel for TestModel {
     }
     fn jacobian_pattern(&self) -> &[(u32, u32)] {
         &self.pattern
+    }
+    fn has_symbolic_jacobian(&self) -> bool {
+        self.tangent.is_some()
+    }
+    fn jacobian_times(
+        &mut self,
+        t: f64,
+        x: &[f64],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RuntimeError> {
+        let f = self.tangent.as_mut().ok_or_else(|| RuntimeError {
+            time: t,
+            message: "no symbolic Jacobian".into(),
+            details: vec![],
+        })?;
+        f(t, x, seed, out).map_err(|message| RuntimeError {
+            time: t,
+            message,
+            details: vec![],
+        })
     }
     fn stats(&self) -> ModelStats {
         self.stats.clone()
