@@ -16,9 +16,19 @@ use std::sync::Arc;
 /// Marker field of the record value standing for an external object.
 pub const EXTOBJ: &str = "$extobj";
 
-/// Interpolation functions used in place of the C table code (options as Integers:
-/// smoothness 1 = LinearSegments, 3 = ConstantSegments; extrapolation 1 = HoldLastPoint,
-/// 2 = LastTwoPoints, 3 = Periodic, 4 = NoExtrapolation).
+/// Interpolation functions used in place of the C table code (options as Integers, the
+/// positions in `Modelica.Blocks.Types`: smoothness 1 = LinearSegments, 2 = Akima
+/// (ContinuousDerivative), 3 = ConstantSegments, 4 = Fritsch-Butland, 5 = Steffen,
+/// 6 = modified Akima; extrapolation 1 = HoldLastPoint, 2 = LastTwoPoints, 3 = Periodic,
+/// 4 = NoExtrapolation).
+///
+/// The four splines are cubic Hermite interpolants whose node slopes come from the local
+/// divided differences, as the MSL's tables define them: Akima (1970) with two extrapolated
+/// differences at either end, its modified form (Akima weights plus half the absolute sums),
+/// Fritsch-Butland (1984) and Steffen (1990), both with one-sided end slopes and zero slope
+/// at local extrema. A table of two rows interpolates linearly; LastTwoPoints extrapolates
+/// along the end slope. Treating them as linear segments shifted every result computed from
+/// a smooth characteristic (a battery's open-circuit voltage over its state of charge).
 pub const TABLES_SOURCE: &str = r#"package MossTables "Table interpolation used in place of external table objects"
   function interpolate "Interpolate column col of table at abscissa u"
     input Real table[:, :];
@@ -63,7 +73,15 @@ pub const TABLES_SOURCE: &str = r#"package MossTables "Table interpolation used 
         i := i + 1;
       end while;
     end if;
-    if smoothness == 3 then
+    if isSpline(smoothness, n) then
+      if x < table[1, 1] then
+        y := table[1, col] + nodeSlope(table, col, 1, smoothness)*(x - table[1, 1]);
+      elseif x > table[n, 1] then
+        y := table[n, col] + nodeSlope(table, col, n, smoothness)*(x - table[n, 1]);
+      else
+        y := hermite(table, col, i, x - table[i, 1], smoothness, false);
+      end if;
+    elseif smoothness == 3 then
       y := if x >= table[i + 1, 1] then table[i + 1, col] else table[i, col];
     elseif table[i + 1, 1] - table[i, 1] <= 0 then
       y := table[i + 1, col];
@@ -108,10 +126,135 @@ pub const TABLES_SOURCE: &str = r#"package MossTables "Table interpolation used 
         i := i + 1;
       end while;
     end if;
-    if table[i + 1, 1] - table[i, 1] > 0 then
+    if isSpline(smoothness, n) then
+      if x < table[1, 1] then
+        dy := nodeSlope(table, col, 1, smoothness)*du;
+      elseif x > table[n, 1] then
+        dy := nodeSlope(table, col, n, smoothness)*du;
+      else
+        dy := hermite(table, col, i, x - table[i, 1], smoothness, true)*du;
+      end if;
+    elseif table[i + 1, 1] - table[i, 1] > 0 then
       dy := (table[i + 1, col] - table[i, col])/(table[i + 1, 1] - table[i, 1])*du;
     end if;
   end interpolateDer;
+
+  function isSpline "Whether the smoothness is one of the cubic Hermite splines (a table of two rows is linear)"
+    input Integer smoothness;
+    input Integer n;
+    output Boolean spline = n > 2 and (smoothness == 2 or smoothness >= 4);
+  end isSpline;
+
+  function difference "Divided difference of interval k (rows k, k + 1); outside 1 .. n - 1 extrapolated linearly from the two end ones (Akima's end conditions)"
+    input Real table[:, :];
+    input Integer col;
+    input Integer k;
+    output Real d;
+  protected
+    Integer n = size(table, 1);
+  algorithm
+    if k < 1 then
+      d := (2 - k)*inInterval(table, col, 1) - (1 - k)*inInterval(table, col, 2);
+    elseif k > n - 1 then
+      d := (k - n + 2)*inInterval(table, col, n - 1) - (k - n + 1)*inInterval(table, col, n - 2);
+    else
+      d := inInterval(table, col, k);
+    end if;
+  end difference;
+
+  function inInterval "Divided difference of interval k (rows k, k + 1)"
+    input Real table[:, :];
+    input Integer col;
+    input Integer k;
+    output Real d = (table[k + 1, col] - table[k, col])/(table[k + 1, 1] - table[k, 1]);
+  end inInterval;
+
+  function nodeSlope "Slope of the spline at row m"
+    input Real table[:, :];
+    input Integer col;
+    input Integer m;
+    input Integer smoothness;
+    output Real t;
+  protected
+    Integer n = size(table, 1);
+    Real dm2;
+    Real dm1;
+    Real d0;
+    Real dp1;
+    Real w;
+    Real a;
+    Real h0;
+    Real h1;
+  algorithm
+    if smoothness == 2 or smoothness == 6 then
+      dm2 := difference(table, col, m - 2);
+      dm1 := difference(table, col, m - 1);
+      d0 := difference(table, col, m);
+      dp1 := difference(table, col, m + 1);
+      if smoothness == 2 then
+        w := abs(dp1 - d0) + abs(dm1 - dm2);
+        if w > 0 then
+          a := abs(dm1 - dm2)/w;
+          t := (1 - a)*dm1 + a*d0;
+        else
+          t := 0.5*dm1 + 0.5*d0;
+        end if;
+      else
+        w := abs(dp1 - d0) + abs(dm1 - dm2);
+        w := w + (0.5*abs(dp1 + d0) + 0.5*abs(dm1 + dm2));
+        if w > 0 then
+          a := (abs(dm1 - dm2) + 0.5*abs(dm1 + dm2))/w;
+          t := (1 - a)*dm1 + a*d0;
+        else
+          t := 0;
+        end if;
+      end if;
+    elseif m == 1 then
+      t := difference(table, col, 1);
+    elseif m == n then
+      t := difference(table, col, n - 1);
+    else
+      dm1 := difference(table, col, m - 1);
+      d0 := difference(table, col, m);
+      if dm1 == 0 or d0 == 0 or (dm1 < 0 and d0 > 0) or (dm1 > 0 and d0 < 0) then
+        t := 0;
+      else
+        h0 := table[m, 1] - table[m - 1, 1];
+        h1 := table[m + 1, 1] - table[m, 1];
+        if smoothness == 4 then
+          t := 3*(h0 + h1)/((h0 + 2*h1)/dm1 + (h1 + 2*h0)/d0);
+        else
+          t := (dm1*h1 + d0*h0)/(h0 + h1);
+          if 0.5*abs(t) > abs(dm1) or 0.5*abs(t) > abs(d0) then
+            t := (if dm1 > 0 then 2 else -2)*min(abs(dm1), abs(d0));
+          end if;
+        end if;
+      end if;
+    end if;
+  end nodeSlope;
+
+  function hermite "The spline on interval i at v = u - table[i, 1], or its slope there"
+    input Real table[:, :];
+    input Integer col;
+    input Integer i;
+    input Real v;
+    input Integer smoothness;
+    input Boolean slope;
+    output Real y;
+  protected
+    Real dx = table[i + 1, 1] - table[i, 1];
+    Real d = (table[i + 1, col] - table[i, col])/dx;
+    Real t0 = nodeSlope(table, col, i, smoothness);
+    Real t1 = nodeSlope(table, col, i + 1, smoothness);
+    Real c1 = (3*d - 2*t0 - t1)/dx;
+    Real c0 = (t0 + t1 - 2*d)/(dx*dx);
+  algorithm
+    if slope then
+      y := (3*c0*v + 2*c1)*v + t0;
+    else
+      y := table[i, col] + ((c0*v + c1)*v + t0)*v;
+    end if;
+  end hermite;
 
   function nextEvent "Next abscissa of the table after t (a large value if none)"
     input Real table[:, :];
@@ -130,6 +273,17 @@ pub const TABLES_SOURCE: &str = r#"package MossTables "Table interpolation used 
   end nextEvent;
 end MossTables;
 "#;
+
+/// Time tables keep linear segments for the spline options: their abscissa may repeat (a
+/// jump), where the C code splits the table into separately splined pieces, which the
+/// interpolation functions above do not do.
+fn time_table_smoothness(smoothness: Expr) -> Expr {
+    match smoothness {
+        Expr::Integer(3) => Expr::Integer(3),
+        Expr::Integer(_) => Expr::Integer(1),
+        other => other,
+    }
+}
 
 /// Does class `id` extend the predefined `ExternalObject`?
 pub fn is_external_object(f: &Flattener, id: ClassId) -> bool {
@@ -237,7 +391,13 @@ impl<'a> Flattener<'a> {
                 let t = fold::binary(crate::flat::BinaryOp::Sub, args[2].to_expr(), shift);
                 call(
                     "interpolate",
-                    vec![table.to_expr(), col, t, smoothness, extrapolation],
+                    vec![
+                        table.to_expr(),
+                        col,
+                        t,
+                        time_table_smoothness(smoothness),
+                        extrapolation,
+                    ],
                 )
             }
             "getNextTimeEvent" if args.len() == 2 => {
