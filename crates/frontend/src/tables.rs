@@ -73,14 +73,8 @@ pub const TABLES_SOURCE: &str = r#"package MossTables "Table interpolation used 
         i := i + 1;
       end while;
     end if;
-    if isSpline(smoothness, n) then
-      if x < table[1, 1] then
-        y := table[1, col] + nodeSlope(table, col, 1, smoothness)*(x - table[1, 1]);
-      elseif x > table[n, 1] then
-        y := table[n, col] + nodeSlope(table, col, n, smoothness)*(x - table[n, 1]);
-      else
-        y := hermite(table, col, i, x - table[i, 1], smoothness, false);
-      end if;
+    if n > 2 and (smoothness == 2 or smoothness >= 4) then
+      y := spline(table, col, i, x, smoothness, false);
     elseif smoothness == 3 then
       y := if x >= table[i + 1, 1] then table[i + 1, col] else table[i, col];
     elseif table[i + 1, 1] - table[i, 1] <= 0 then
@@ -126,135 +120,116 @@ pub const TABLES_SOURCE: &str = r#"package MossTables "Table interpolation used 
         i := i + 1;
       end while;
     end if;
-    if isSpline(smoothness, n) then
-      if x < table[1, 1] then
-        dy := nodeSlope(table, col, 1, smoothness)*du;
-      elseif x > table[n, 1] then
-        dy := nodeSlope(table, col, n, smoothness)*du;
-      else
-        dy := hermite(table, col, i, x - table[i, 1], smoothness, true)*du;
-      end if;
+    if n > 2 and (smoothness == 2 or smoothness >= 4) then
+      dy := spline(table, col, i, x, smoothness, true)*du;
     elseif table[i + 1, 1] - table[i, 1] > 0 then
       dy := (table[i + 1, col] - table[i, col])/(table[i + 1, 1] - table[i, 1])*du;
     end if;
   end interpolateDer;
 
-  function isSpline "Whether the smoothness is one of the cubic Hermite splines (a table of two rows is linear)"
-    input Integer smoothness;
-    input Integer n;
-    output Boolean spline = n > 2 and (smoothness == 2 or smoothness >= 4);
-  end isSpline;
-
-  function difference "Divided difference of interval k (rows k, k + 1); outside 1 .. n - 1 extrapolated linearly from the two end ones (Akima's end conditions)"
-    input Real table[:, :];
-    input Integer col;
-    input Integer k;
-    output Real d;
-  protected
-    Integer n = size(table, 1);
-  algorithm
-    if k < 1 then
-      d := (2 - k)*inInterval(table, col, 1) - (1 - k)*inInterval(table, col, 2);
-    elseif k > n - 1 then
-      d := (k - n + 2)*inInterval(table, col, n - 1) - (k - n + 1)*inInterval(table, col, n - 2);
-    else
-      d := inInterval(table, col, k);
-    end if;
-  end difference;
-
-  function inInterval "Divided difference of interval k (rows k, k + 1)"
-    input Real table[:, :];
-    input Integer col;
-    input Integer k;
-    output Real d = (table[k + 1, col] - table[k, col])/(table[k + 1, 1] - table[k, 1]);
-  end inInterval;
-
-  function nodeSlope "Slope of the spline at row m"
-    input Real table[:, :];
-    input Integer col;
-    input Integer m;
-    input Integer smoothness;
-    output Real t;
-  protected
-    Integer n = size(table, 1);
-    Real dm2;
-    Real dm1;
-    Real d0;
-    Real dp1;
-    Real w;
-    Real a;
-    Real h0;
-    Real h1;
-  algorithm
-    if smoothness == 2 or smoothness == 6 then
-      dm2 := difference(table, col, m - 2);
-      dm1 := difference(table, col, m - 1);
-      d0 := difference(table, col, m);
-      dp1 := difference(table, col, m + 1);
-      if smoothness == 2 then
-        w := abs(dp1 - d0) + abs(dm1 - dm2);
-        if w > 0 then
-          a := abs(dm1 - dm2)/w;
-          t := (1 - a)*dm1 + a*d0;
-        else
-          t := 0.5*dm1 + 0.5*d0;
-        end if;
-      else
-        w := abs(dp1 - d0) + abs(dm1 - dm2);
-        w := w + (0.5*abs(dp1 + d0) + 0.5*abs(dm1 + dm2));
-        if w > 0 then
-          a := (abs(dm1 - dm2) + 0.5*abs(dm1 + dm2))/w;
-          t := (1 - a)*dm1 + a*d0;
-        else
-          t := 0;
-        end if;
-      end if;
-    elseif m == 1 then
-      t := difference(table, col, 1);
-    elseif m == n then
-      t := difference(table, col, n - 1);
-    else
-      dm1 := difference(table, col, m - 1);
-      d0 := difference(table, col, m);
-      if dm1 == 0 or d0 == 0 or (dm1 < 0 and d0 > 0) or (dm1 > 0 and d0 < 0) then
-        t := 0;
-      else
-        h0 := table[m, 1] - table[m - 1, 1];
-        h1 := table[m + 1, 1] - table[m, 1];
-        if smoothness == 4 then
-          t := 3*(h0 + h1)/((h0 + 2*h1)/dm1 + (h1 + 2*h0)/d0);
-        else
-          t := (dm1*h1 + d0*h0)/(h0 + h1);
-          if 0.5*abs(t) > abs(dm1) or 0.5*abs(t) > abs(d0) then
-            t := (if dm1 > 0 then 2 else -2)*min(abs(dm1), abs(d0));
-          end if;
-        end if;
-      end if;
-    end if;
-  end nodeSlope;
-
-  function hermite "The spline on interval i at v = u - table[i, 1], or its slope there"
+  function spline "Cubic Hermite spline on interval i (rows i, i + 1) at x, or its slope; before the first row and after the last along the end slope"
     input Real table[:, :];
     input Integer col;
     input Integer i;
-    input Real v;
+    input Real x;
     input Integer smoothness;
-    input Boolean slope;
+    input Boolean derivative;
     output Real y;
   protected
+    Integer n = size(table, 1);
+    Real d[5] "Divided differences of intervals i - 2 .. i + 2";
+    Real first = (table[2, col] - table[1, col])/(table[2, 1] - table[1, 1]);
+    Real second = (table[3, col] - table[2, col])/(table[3, 1] - table[2, 1]);
+    Real last = (table[n, col] - table[n - 1, col])/(table[n, 1] - table[n - 1, 1]);
+    Real beforeLast = (table[n - 1, col] - table[n - 2, col])/(table[n - 1, 1] - table[n - 2, 1]);
+    Integer j;
     Real dx = table[i + 1, 1] - table[i, 1];
-    Real d = (table[i + 1, col] - table[i, col])/dx;
-    Real t0 = nodeSlope(table, col, i, smoothness);
-    Real t1 = nodeSlope(table, col, i + 1, smoothness);
-    Real c1 = (3*d - 2*t0 - t1)/dx;
-    Real c0 = (t0 + t1 - 2*d)/(dx*dx);
+    Real t0;
+    Real t1;
+    Real c0;
+    Real c1;
+    Real v;
   algorithm
-    if slope then
-      y := (3*c0*v + 2*c1)*v + t0;
+    // Akima's end conditions: differences beyond the table extrapolated linearly
+    for k in 1:5 loop
+      j := i - 3 + k;
+      if j < 1 then
+        d[k] := (2 - j)*first - (1 - j)*second;
+      elseif j > n - 1 then
+        d[k] := (j - n + 2)*last - (j - n + 1)*beforeLast;
+      else
+        d[k] := (table[j + 1, col] - table[j, col])/(table[j + 1, 1] - table[j, 1]);
+      end if;
+    end for;
+    if smoothness == 2 or smoothness == 6 then
+      t0 := akimaSlope(d[1], d[2], d[3], d[4], smoothness == 6);
+      t1 := akimaSlope(d[2], d[3], d[4], d[5], smoothness == 6);
     else
-      y := table[i, col] + ((c0*v + c1)*v + t0)*v;
+      t0 := if i == 1 then d[3] else monotoneSlope(d[2], d[3], table[i, 1] - table[i - 1, 1], dx, smoothness == 5);
+      t1 := if i == n - 1 then d[3] else monotoneSlope(d[3], d[4], dx, table[i + 2, 1] - table[i + 1, 1], smoothness == 5);
     end if;
-  end hermite;
+    if x < table[1, 1] then
+      y := if derivative then t0 else table[1, col] + t0*(x - table[1, 1]);
+    elseif x > table[n, 1] then
+      y := if derivative then t1 else table[n, col] + t1*(x - table[n, 1]);
+    else
+      c1 := (3*d[3] - 2*t0 - t1)/dx;
+      c0 := (t0 + t1 - 2*d[3])/(dx*dx);
+      v := x - table[i, 1];
+      y := if derivative then (3*c0*v + 2*c1)*v + t0 else table[i, col] + ((c0*v + c1)*v + t0)*v;
+    end if;
+  end spline;
+
+  function akimaSlope "Akima's slope at a row from the differences of the two intervals on either side (modified: plus half the absolute sums in the weights)"
+    input Real dm2;
+    input Real dm1;
+    input Real d0;
+    input Real dp1;
+    input Boolean modified;
+    output Real t;
+  protected
+    Real w;
+    Real a;
+  algorithm
+    if modified then
+      w := abs(dp1 - d0) + abs(dm1 - dm2);
+      w := w + (0.5*abs(dp1 + d0) + 0.5*abs(dm1 + dm2));
+      if w > 0 then
+        a := (abs(dm1 - dm2) + 0.5*abs(dm1 + dm2))/w;
+        t := (1 - a)*dm1 + a*d0;
+      else
+        t := 0;
+      end if;
+    else
+      w := abs(dp1 - d0) + abs(dm1 - dm2);
+      if w > 0 then
+        a := abs(dm1 - dm2)/w;
+        t := (1 - a)*dm1 + a*d0;
+      else
+        t := 0.5*dm1 + 0.5*d0;
+      end if;
+    end if;
+  end akimaSlope;
+
+  function monotoneSlope "Slope at an interior row of the Fritsch-Butland or (steffen) Steffen spline, from the differences and widths of the intervals before and after it; zero at a local extremum"
+    input Real dm1;
+    input Real d0;
+    input Real h0;
+    input Real h1;
+    input Boolean steffen;
+    output Real t;
+  algorithm
+    if dm1 == 0 or d0 == 0 or (dm1 < 0 and d0 > 0) or (dm1 > 0 and d0 < 0) then
+      t := 0;
+    elseif steffen then
+      t := (dm1*h1 + d0*h0)/(h0 + h1);
+      if 0.5*abs(t) > abs(dm1) or 0.5*abs(t) > abs(d0) then
+        t := (if dm1 > 0 then 2 else -2)*min(abs(dm1), abs(d0));
+      end if;
+    else
+      t := 3*(h0 + h1)/((h0 + 2*h1)/dm1 + (h1 + 2*h0)/d0);
+    end if;
+  end monotoneSlope;
 
   function nextEvent "Next abscissa of the table after t (a large value if none)"
     input Real table[:, :];
