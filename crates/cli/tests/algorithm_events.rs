@@ -161,3 +161,36 @@ end AlgSteps;",
     assert_eq!(run.before("quarters", 0.5), 1.0);
     assert_eq!(run.at("thirds", 0.45), 1.0);
 }
+
+/// Two `when` equations that depend on each other as units but not equation by equation:
+/// the first assigns `a` and reads `b` for `c`, the second assigns `b` from `a`. Sorted as
+/// whole clauses they form a loop; split per variable (spec 8.3.5: each equation of a
+/// `when` clause is conditional on its own) they order as a, b, c. At the event, t = 0.5:
+/// a = 2 t = 1, b = a + 10 = 11, c = b + 1 = 12.
+#[test]
+fn when_clauses_that_loop_only_as_units_are_sorted_per_equation() {
+    let run = simulate_source(
+        "WhenUnits",
+        "model WhenUnits
+  Real x(start = 0, fixed = true);
+  discrete Real a(start = 0, fixed = true);
+  discrete Real b(start = 0, fixed = true);
+  discrete Real c(start = 0, fixed = true);
+equation
+  der(x) = 1;
+  when x > 0.5 then
+    a = 2*time;
+    c = b + 1;
+  end when;
+  when x > 0.5 then
+    b = a + 10;
+  end when;
+end WhenUnits;",
+        &["--stop-time", "1"],
+    );
+    assert_close("a before", run.at("a", 0.25), 0.0, 0.0);
+    assert_close("c before", run.at("c", 0.25), 0.0, 0.0);
+    assert_close("a", run.last("a"), 1.0, 1e-8);
+    assert_close("b", run.last("b"), 11.0, 1e-8);
+    assert_close("c", run.last("c"), 12.0, 1e-8);
+}

@@ -14,6 +14,8 @@
 //! - a resting mass on `SupportFriction` pushed through its static friction level: the mode
 //!   trace (stuck, sliding, stuck again) and the motion against the piecewise solution, with
 //!   both integrators;
+//! - two brakes on one shaft stopping together: the holding torque, which the stuck modes
+//!   leave undetermined, is split by the least-norm rule, not by the sliding history;
 //! - the two contact models of `examples/`: the ElastoGap ball and the rigid-stop ball with the
 //!   matched coefficient of restitution.
 //!
@@ -1262,4 +1264,74 @@ fn apexes_above(run: &Trajectories, level: f64) -> Vec<f64> {
         .filter(|&i| v[i - 1] > 0.0 && v[i] <= 0.0)
         .map(|i| s[i - 1].max(s[i]) - level)
         .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Two brakes stuck on one shaft
+// ---------------------------------------------------------------------------------------------
+
+/// Two friction brakes with the stuck/sliding state machine of the MSL's friction elements
+/// on one shaft. Sliding forward from w = 1 they decelerate it at (T - 2 - 1)/J = -2.5 until
+/// t = 0.4; then both lock and only the sum of their holding torques is determined
+/// (`b1.tau + b2.tau = T`): a singular but consistent torn linear loop.
+const TWO_BRAKES: &str = r#"
+model TwoBrakes "Two Coulomb brakes on one shaft, both stuck once it stops"
+  model Brake
+    parameter Real tau_max "Sliding friction torque";
+    Real w;
+    Real a;
+    Real sa "Path parameter: the holding torque while locked";
+    Real tau;
+    Boolean startForward;
+    Boolean startBackward;
+    Boolean locked;
+    Integer mode(start = 1, fixed = true);
+  equation
+    startForward = pre(mode) == 0 and sa > tau_max;
+    startBackward = pre(mode) == 0 and sa < -tau_max;
+    locked = not (pre(mode) == 1 or startForward or pre(mode) == -1 or startBackward);
+    a = if locked then 0 else if startForward or pre(mode) == 1 then sa - tau_max
+      else sa + tau_max;
+    tau = if locked then sa else if startForward or pre(mode) == 1 then tau_max
+      else -tau_max;
+    mode = if (pre(mode) == 1 or startForward) and w > 0 then 1
+      else if (pre(mode) == -1 or startBackward) and w < 0 then -1 else 0;
+  end Brake;
+  parameter Real J = 1;
+  parameter Real T = 0.5 "Constant driving torque";
+  Real w(start = 1, fixed = true);
+  Real a;
+  Brake b1(tau_max = 2);
+  Brake b2(tau_max = 1);
+equation
+  b1.w = w;
+  b2.w = w;
+  b1.a = a;
+  b2.a = a;
+  der(w) = a;
+  J*a = T - b1.tau - b2.tau;
+end TwoBrakes;
+"#;
+
+/// While both brakes slide their path parameters are accelerations plus offsets (-0.5 and
+/// -1.5); continuing from those values would split the holding torque 0.75 / -0.25. The
+/// least-norm solution of the loop's unknowns splits it evenly, 0.25 each, whatever came
+/// before: both stay locked (|0.25| below either limit) and the shaft rests.
+#[test]
+fn brakes_stuck_together_share_the_holding_torque_evenly() {
+    let run = simulate_source("TwoBrakes", TWO_BRAKES, &["--stop-time", "1"]);
+    assert_close("w(0.2)", run.at("w", 0.2), 0.5, 1e-9);
+    assert_close("b1.sa(0.2)", run.at("b1.sa", 0.2), -0.5, 1e-9);
+    assert_close("b2.sa(0.2)", run.at("b2.sa", 0.2), -1.5, 1e-9);
+    for t in [0.5, 0.8, 1.0] {
+        assert_close(&format!("w({t})"), run.at("w", t), 0.0, 1e-9);
+        assert_close(&format!("b1.mode({t})"), run.at("b1.mode", t), 0.0, 0.0);
+        assert_close(&format!("b2.mode({t})"), run.at("b2.mode", t), 0.0, 0.0);
+        assert_close(&format!("b1.tau({t})"), run.at("b1.tau", t), 0.25, 1e-9);
+        assert_close(&format!("b2.tau({t})"), run.at("b2.tau", t), 0.25, 1e-9);
+    }
+    // the stop itself: the mode switches once, at t = 0.4
+    let stops = run.jumps("b1.mode");
+    assert_eq!(stops.len(), 1, "{stops:?}");
+    assert_close("stop time", stops[0].0, 0.4, 1e-6);
 }

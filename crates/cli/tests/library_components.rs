@@ -2447,3 +2447,67 @@ end HeatPorts;
         assert_close("damper heat flow", *q, -p, 1e-9 * (1.0 + p.abs()));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Table splines
+// ---------------------------------------------------------------------------------------------
+
+/// The spline options of the MSL's 1-D tables (`smoothness` 2 Akima, 4 Fritsch-Butland,
+/// 5 Steffen, 6 modified Akima) on the table of y = x^2 at x = 0 .. 4, through the
+/// interpolation functions that stand in for the C table code. The divided differences are
+/// 1, 3, 5, 7 (Akima's extrapolated ones -3, -1 and 9, 11), so Akima's slopes are the
+/// exact 0, 2, 4, 6, 8 and its Hermite cubic reproduces the parabola; the others are worked
+/// out below. `v` is the derivative of the Akima value through index reduction (the
+/// function's derivative annotation).
+const TABLE_SPLINES: &str = r#"
+model TableSplines
+  parameter Real table[5, 2] = [0, 0; 1, 1; 2, 4; 3, 9; 4, 16];
+  Real x(start = 0, fixed = true);
+  Real akima = MossTables.interpolate(table, 2, x, 2, 2);
+  Real fritschButland = MossTables.interpolate(table, 2, x, 4, 2);
+  Real steffen = MossTables.interpolate(table, 2, x, 5, 2);
+  Real modifiedAkima = MossTables.interpolate(table, 2, x, 6, 2);
+  Real linear = MossTables.interpolate(table, 2, x, 1, 2);
+  Real v;
+equation
+  der(x) = 1;
+  v = der(akima);
+end TableSplines;
+"#;
+
+#[test]
+fn table_splines_follow_the_msl_definitions() {
+    let run = simulate_source("TableSplines", TABLE_SPLINES, &["--stop-time", "5"]);
+    // inside: x = 1.5 (interval 2) and x = 0.5 (interval 1)
+    assert_close("linear(1.5)", run.at("linear", 1.5), 2.5, 1e-9);
+    assert_close("akima(1.5)", run.at("akima", 1.5), 2.25, 1e-9);
+    assert_close("akima(3.5)", run.at("akima", 3.5), 12.25, 1e-9);
+    assert_close("d akima/dx (1.5)", run.at("v", 1.5), 3.0, 1e-6);
+    // Fritsch-Butland: harmonic means 1.5 and 3.75 at x = 1, 2; cubic 1 + 1.5h + 2.25h^2 - 0.75h^3
+    assert_close(
+        "fritschButland(1.5)",
+        run.at("fritschButland", 1.5),
+        2.21875,
+        1e-9,
+    );
+    // Steffen: slope 1 (one-sided) at x = 0, 2 at x = 1; cubic h - h^2 + h^3 = 0.375 at h = 0.5
+    assert_close("steffen(0.5)", run.at("steffen", 0.5), 0.375, 1e-9);
+    assert_close("steffen(1.5)", run.at("steffen", 1.5), 2.25, 1e-9);
+    // modified Akima: slopes 3/2 and 11/3 at x = 1, 2 (weights 2 + 0 against 2 + 4, 2 + 2
+    // against 2 + 6); the cubic gives 1 + 59/48 at x = 1.5
+    assert_close(
+        "modifiedAkima(1.5)",
+        run.at("modifiedAkima", 1.5),
+        1.0 + 59.0 / 48.0,
+        1e-9,
+    );
+    // beyond the table (LastTwoPoints): along the end slope, 8 for Akima, 7 for Fritsch-Butland
+    assert_close("akima(5)", run.at("akima", 5.0), 24.0, 1e-9);
+    assert_close(
+        "fritschButland(5)",
+        run.at("fritschButland", 5.0),
+        23.0,
+        1e-9,
+    );
+    assert_close("linear(5)", run.at("linear", 5.0), 23.0, 1e-9);
+}

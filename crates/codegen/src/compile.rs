@@ -71,6 +71,37 @@ pub struct NonlinearStep {
     pub jac: Option<JacobianCode>,
     /// Affine residuals (a torn linear loop): one exact step solves it.
     pub linear: bool,
+    /// Torn linear loops only: the Real unknowns the inner steps compute, with their nominal
+    /// values. A singular loop takes the solution of least norm over all its unknowns, these
+    /// and the iteration variables, as the untorn system has them (`solve::min_norm_step`).
+    pub inner_vars: Vec<(u32, f64)>,
+}
+
+/// The Real variables assigned by the inner blocks of a torn loop, with their nominal values.
+fn inner_unknowns(p: &CausalProgram, inner: &[Block]) -> Vec<(u32, f64)> {
+    inner
+        .iter()
+        .filter_map(|b| match b {
+            Block::Assign { var, .. } | Block::SolveScalar { var, .. } => Some(*var),
+            _ => None,
+        })
+        .filter(|&v| {
+            p.vars
+                .get(v as usize)
+                .is_some_and(|pv| pv.ty == ValueType::Real)
+        })
+        .map(|v| (v, nominal_or_one(p.vars[v as usize].nominal)))
+        .collect()
+}
+
+/// A variable's nominal magnitude, 1 when absent or unusable.
+fn nominal_or_one(nominal: f64) -> f64 {
+    let nom = nominal.abs();
+    if nom.is_finite() && nom > 0.0 {
+        nom
+    } else {
+        1.0
+    }
 }
 
 pub enum CallTarget {
@@ -770,6 +801,11 @@ impl Compiler<'_> {
                 jacobian,
                 linear,
             } => {
+                let inner_vars = if *linear {
+                    inner_unknowns(self.p, inner)
+                } else {
+                    vec![]
+                };
                 let inner = self.blocks(inner)?;
                 let mut res_code = vec![];
                 let res = residuals
@@ -804,14 +840,7 @@ impl Compiler<'_> {
                 let bounds = vars.iter().map(|&v| self.bounds_of(v)).collect();
                 let nominal = vars
                     .iter()
-                    .map(|&v| {
-                        let nom = self.p.vars[v as usize].nominal.abs();
-                        if nom.is_finite() && nom > 0.0 {
-                            nom
-                        } else {
-                            1.0
-                        }
-                    })
+                    .map(|&v| nominal_or_one(self.p.vars[v as usize].nominal))
                     .collect();
                 Step::Nonlinear(Box::new(NonlinearStep {
                     linear: *linear,
@@ -826,6 +855,7 @@ impl Compiler<'_> {
                         .map(|e| expr_to_string(e, &self.p.vars))
                         .collect(),
                     jac,
+                    inner_vars,
                 }))
             }
             Block::CallOutputs {

@@ -152,6 +152,38 @@ pub fn solve_consistent_singular(n: usize, a: &[f64], b: &[f64], x0: &[f64]) -> 
     (residual.is_finite() && residual <= 1e-8 * (norm_b + norm_a * norm_x).max(1e-300)).then_some(x)
 }
 
+/// The minimum-norm solution of a singular but consistent `A x = b` (row-major `a`), with
+/// the norm weighted by `w` (`sum (x_j / w_j)^2`, the unknowns' nominal values), or None
+/// when the system is inconsistent.
+///
+/// Unlike `solve_consistent_singular` this depends on the equations alone, not on values
+/// left in memory by earlier evaluations: the undetermined part of the solution (how two
+/// stuck friction elements on one shaft share the holding torque) is the same whatever
+/// trial point an event iteration or a retried step evaluated before. With `x = W u` the
+/// minimum-norm `u` lies in the row space of `A W`: `u = (A W)^T z` for any solution `z`
+/// of `(A W)(A W)^T z = b`, itself singular but consistent.
+pub fn solve_min_norm(n: usize, a: &[f64], b: &[f64], w: &[f64]) -> Option<Vec<f64>> {
+    let aw: Vec<f64> = (0..n * n).map(|k| a[k] * w[k % n]).collect();
+    let gram: Vec<f64> = (0..n * n)
+        .map(|k| {
+            let (i, j) = (k / n, k % n);
+            (0..n).map(|l| aw[i * n + l] * aw[j * n + l]).sum()
+        })
+        .collect();
+    let z = solve_consistent_singular(n, &gram, b, &vec![0.0; n])?;
+    let x: Vec<f64> = (0..n)
+        .map(|j| w[j] * (0..n).map(|i| aw[i * n + j] * z[i]).sum::<f64>())
+        .collect();
+    let norm_a = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let norm_b = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let norm_x = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let residual = (0..n).fold(0.0f64, |acc, i| {
+        let ax: f64 = (0..n).map(|j| a[i * n + j] * x[j]).sum();
+        acc.max((ax - b[i]).abs())
+    });
+    (residual.is_finite() && residual <= 1e-8 * (norm_b + norm_a * norm_x).max(1e-300)).then_some(x)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +201,18 @@ mod tests {
         for (x, t) in b.iter().zip(x_true) {
             assert!((x - t).abs() < 1e-12, "{b:?}");
         }
+    }
+
+    #[test]
+    fn min_norm_splits_an_undetermined_sum_by_the_weights() {
+        // x + y = 3 twice: the minimum of (x/1)^2 + (y/2)^2 is at x = 3/5, y = 12/5
+        let a = vec![1.0, 1.0, 2.0, 2.0];
+        let x = solve_min_norm(2, &a, &[3.0, 6.0], &[1.0, 2.0]).expect("consistent");
+        assert!(
+            (x[0] - 0.6).abs() < 1e-12 && (x[1] - 2.4).abs() < 1e-12,
+            "{x:?}"
+        );
+        assert_eq!(solve_min_norm(2, &a, &[3.0, 5.0], &[1.0, 1.0]), None);
     }
 
     #[test]

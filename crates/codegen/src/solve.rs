@@ -328,7 +328,10 @@ fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<
     let f = sys.residuals(h, x0)?;
     let j = sys.jacobian(h, x0, &f)?;
     sys.set_row_scale(&j, x0);
-    let lu = DenseLu::factor(sys.n, j).ok()?;
+    let lu = match DenseLu::factor(sys.n, j.clone()) {
+        Ok(lu) => lu,
+        Err(_) => return min_norm_step(h, sys, x0, &f, &j),
+    };
     let mut dx: Vec<f64> = f.iter().map(|v| -v).collect();
     lu.solve(&mut dx);
     let x: Vec<f64> = x0.iter().zip(&dx).map(|(a, d)| a + d).collect();
@@ -339,6 +342,118 @@ fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<
     // one step of iterative refinement: an ill-conditioned J (stiffly coupled, locked
     // clutches) leaves more than rounding in the first solution
     Some(polish(h, sys, x, &f1, &lu))
+}
+
+/// A torn linear loop whose Jacobian is singular but consistent (two locked friction
+/// elements sharing one holding torque): the solution of least nominal-weighted norm over
+/// all unknowns of the loop, which depends on the equations only. Continuing from `x0`
+/// instead would carry whatever split the previous evaluation left (a sliding element's
+/// path parameter is an acceleration, not the torque it holds once locked), so the modes
+/// an event iteration settles in would depend on the history of trial points rather than
+/// on the model; and the norm of the iteration variables alone would depend on which
+/// variables tearing picked.
+fn min_norm_step(
+    h: &mut impl SolverHost,
+    sys: &mut System,
+    x0: &[f64],
+    f: &[f64],
+    j: &[f64],
+) -> Option<Vec<f64>> {
+    let n = sys.n;
+    // the residuals are J x + c with c = f - J x0: solve J x = J x0 - f
+    let b: Vec<f64> = (0..n)
+        .map(|r| (0..n).map(|c| j[r * n + c] * x0[c]).sum::<f64>() - f[r])
+        .collect();
+    let w = sys.nl.nominal.clone();
+    let xp = crate::linalg::solve_min_norm(n, j, &b, &w)?;
+    let x = if sys.nl.inner_vars.is_empty() || n > MIN_NORM_MAX_VARS {
+        xp
+    } else {
+        least_loop_norm(h, sys, &xp, j, &w).unwrap_or(xp)
+    };
+    let f1 = sys.residuals(h, &x)?;
+    (sys.max_scaled(&f1) <= LINEAR_STEP_TOL).then_some(x)
+}
+
+/// Largest torn linear loop whose singular solution minimizes over the inner unknowns too
+/// (the null space is found column by column, O(n^4)); larger ones minimize over the
+/// iteration variables only.
+const MIN_NORM_MAX_VARS: usize = 24;
+
+/// Move the particular solution `xp` of a singular torn linear loop within the null space
+/// of `J` to the point of least norm over all the loop's unknowns (iteration variables
+/// weighted by `w`, inner ones by their nominal values). The inner unknowns are affine in
+/// the iteration variables, so one evaluation per null direction gives their change.
+fn least_loop_norm(
+    h: &mut impl SolverHost,
+    sys: &mut System,
+    xp: &[f64],
+    j: &[f64],
+    w: &[f64],
+) -> Option<Vec<f64>> {
+    let n = sys.n;
+    let dirs = null_directions(n, j, w);
+    if dirs.is_empty() {
+        return None;
+    }
+    let inner: Vec<(u32, f64)> = sys.nl.inner_vars.clone();
+    sys.residuals(h, xp)?;
+    let yp: Vec<f64> = inner.iter().map(|&(v, _)| h.mem()[v as usize]).collect();
+    // rows of the least-squares problem in the null-space coordinates t: one per unknown
+    let q = dirs.len();
+    let mut rows: Vec<(Vec<f64>, f64)> = Vec::with_capacity(inner.len() + n);
+    let mut g = vec![vec![0.0; q]; inner.len()];
+    for (k, d) in dirs.iter().enumerate() {
+        let xk: Vec<f64> = xp.iter().zip(d).map(|(a, b)| a + b).collect();
+        sys.residuals(h, &xk)?;
+        for (i, &(v, _)) in inner.iter().enumerate() {
+            g[i][k] = h.mem()[v as usize] - yp[i];
+        }
+    }
+    for (i, &(_, nom)) in inner.iter().enumerate() {
+        rows.push((g[i].iter().map(|e| e / nom).collect(), -yp[i] / nom));
+    }
+    for c in 0..n {
+        rows.push((dirs.iter().map(|d| d[c] / w[c]).collect(), -xp[c] / w[c]));
+    }
+    // normal equations (singular when directions repeat, always consistent)
+    let mut m = vec![0.0; q * q];
+    let mut rhs = vec![0.0; q];
+    for (row, target) in &rows {
+        for a in 0..q {
+            rhs[a] += row[a] * target;
+            for b in 0..q {
+                m[a * q + b] += row[a] * row[b];
+            }
+        }
+    }
+    let t = crate::linalg::solve_min_norm(q, &m, &rhs, &vec![1.0; q])?;
+    let x: Vec<f64> = (0..n)
+        .map(|c| xp[c] + dirs.iter().zip(&t).map(|(d, tk)| d[c] * tk).sum::<f64>())
+        .collect();
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
+/// Directions spanning the null space of `J` (in the unknowns' units): the projections of
+/// the weighted unit vectors onto the null space of `J W`, scaled back by `W`; those that
+/// vanish are dropped.
+fn null_directions(n: usize, j: &[f64], w: &[f64]) -> Vec<Vec<f64>> {
+    let jw: Vec<f64> = (0..n * n).map(|k| j[k] * w[k % n]).collect();
+    let ones = vec![1.0; n];
+    let mut dirs = vec![];
+    for k in 0..n {
+        let col: Vec<f64> = (0..n).map(|r| jw[r * n + k]).collect();
+        let Some(range_part) = crate::linalg::solve_min_norm(n, &jw, &col, &ones) else {
+            continue;
+        };
+        let p: Vec<f64> = (0..n)
+            .map(|c| f64::from(u8::from(c == k)) - range_part[c])
+            .collect();
+        if p.iter().fold(0.0f64, |m, v| m.max(v.abs())) > 1e-8 {
+            dirs.push(p.iter().zip(w).map(|(a, b)| a * b).collect());
+        }
+    }
+    dirs
 }
 
 /// Largest scaled residual accepted after the exact step of a torn linear loop.

@@ -16,9 +16,19 @@ use std::sync::Arc;
 /// Marker field of the record value standing for an external object.
 pub const EXTOBJ: &str = "$extobj";
 
-/// Interpolation functions used in place of the C table code (options as Integers:
-/// smoothness 1 = LinearSegments, 3 = ConstantSegments; extrapolation 1 = HoldLastPoint,
-/// 2 = LastTwoPoints, 3 = Periodic, 4 = NoExtrapolation).
+/// Interpolation functions used in place of the C table code (options as Integers, the
+/// positions in `Modelica.Blocks.Types`: smoothness 1 = LinearSegments, 2 = Akima
+/// (ContinuousDerivative), 3 = ConstantSegments, 4 = Fritsch-Butland, 5 = Steffen,
+/// 6 = modified Akima; extrapolation 1 = HoldLastPoint, 2 = LastTwoPoints, 3 = Periodic,
+/// 4 = NoExtrapolation).
+///
+/// The four splines are cubic Hermite interpolants whose node slopes come from the local
+/// divided differences, as the MSL's tables define them: Akima (1970) with two extrapolated
+/// differences at either end, its modified form (Akima weights plus half the absolute sums),
+/// Fritsch-Butland (1984) and Steffen (1990), both with one-sided end slopes and zero slope
+/// at local extrema. A table of two rows interpolates linearly; LastTwoPoints extrapolates
+/// along the end slope. Treating them as linear segments shifted every result computed from
+/// a smooth characteristic (a battery's open-circuit voltage over its state of charge).
 pub const TABLES_SOURCE: &str = r#"package MossTables "Table interpolation used in place of external table objects"
   function interpolate "Interpolate column col of table at abscissa u"
     input Real table[:, :];
@@ -63,7 +73,9 @@ pub const TABLES_SOURCE: &str = r#"package MossTables "Table interpolation used 
         i := i + 1;
       end while;
     end if;
-    if smoothness == 3 then
+    if n > 2 and (smoothness == 2 or smoothness >= 4) then
+      y := spline(table, col, i, x, smoothness, false);
+    elseif smoothness == 3 then
       y := if x >= table[i + 1, 1] then table[i + 1, col] else table[i, col];
     elseif table[i + 1, 1] - table[i, 1] <= 0 then
       y := table[i + 1, col];
@@ -108,10 +120,116 @@ pub const TABLES_SOURCE: &str = r#"package MossTables "Table interpolation used 
         i := i + 1;
       end while;
     end if;
-    if table[i + 1, 1] - table[i, 1] > 0 then
+    if n > 2 and (smoothness == 2 or smoothness >= 4) then
+      dy := spline(table, col, i, x, smoothness, true)*du;
+    elseif table[i + 1, 1] - table[i, 1] > 0 then
       dy := (table[i + 1, col] - table[i, col])/(table[i + 1, 1] - table[i, 1])*du;
     end if;
   end interpolateDer;
+
+  function spline "Cubic Hermite spline on interval i (rows i, i + 1) at x, or its slope; before the first row and after the last along the end slope"
+    input Real table[:, :];
+    input Integer col;
+    input Integer i;
+    input Real x;
+    input Integer smoothness;
+    input Boolean derivative;
+    output Real y;
+  protected
+    Integer n = size(table, 1);
+    Real d[5] "Divided differences of intervals i - 2 .. i + 2";
+    Real first = (table[2, col] - table[1, col])/(table[2, 1] - table[1, 1]);
+    Real second = (table[3, col] - table[2, col])/(table[3, 1] - table[2, 1]);
+    Real last = (table[n, col] - table[n - 1, col])/(table[n, 1] - table[n - 1, 1]);
+    Real beforeLast = (table[n - 1, col] - table[n - 2, col])/(table[n - 1, 1] - table[n - 2, 1]);
+    Integer j;
+    Real dx = table[i + 1, 1] - table[i, 1];
+    Real t0;
+    Real t1;
+    Real c0;
+    Real c1;
+    Real v;
+  algorithm
+    // Akima's end conditions: differences beyond the table extrapolated linearly
+    for k in 1:5 loop
+      j := i - 3 + k;
+      if j < 1 then
+        d[k] := (2 - j)*first - (1 - j)*second;
+      elseif j > n - 1 then
+        d[k] := (j - n + 2)*last - (j - n + 1)*beforeLast;
+      else
+        d[k] := (table[j + 1, col] - table[j, col])/(table[j + 1, 1] - table[j, 1]);
+      end if;
+    end for;
+    if smoothness == 2 or smoothness == 6 then
+      t0 := akimaSlope(d[1], d[2], d[3], d[4], smoothness == 6);
+      t1 := akimaSlope(d[2], d[3], d[4], d[5], smoothness == 6);
+    else
+      t0 := if i == 1 then d[3] else monotoneSlope(d[2], d[3], table[i, 1] - table[i - 1, 1], dx, smoothness == 5);
+      t1 := if i == n - 1 then d[3] else monotoneSlope(d[3], d[4], dx, table[i + 2, 1] - table[i + 1, 1], smoothness == 5);
+    end if;
+    if x < table[1, 1] then
+      y := if derivative then t0 else table[1, col] + t0*(x - table[1, 1]);
+    elseif x > table[n, 1] then
+      y := if derivative then t1 else table[n, col] + t1*(x - table[n, 1]);
+    else
+      c1 := (3*d[3] - 2*t0 - t1)/dx;
+      c0 := (t0 + t1 - 2*d[3])/(dx*dx);
+      v := x - table[i, 1];
+      y := if derivative then (3*c0*v + 2*c1)*v + t0 else table[i, col] + ((c0*v + c1)*v + t0)*v;
+    end if;
+  end spline;
+
+  function akimaSlope "Akima's slope at a row from the differences of the two intervals on either side (modified: plus half the absolute sums in the weights)"
+    input Real dm2;
+    input Real dm1;
+    input Real d0;
+    input Real dp1;
+    input Boolean modified;
+    output Real t;
+  protected
+    Real w;
+    Real a;
+  algorithm
+    if modified then
+      w := abs(dp1 - d0) + abs(dm1 - dm2);
+      w := w + (0.5*abs(dp1 + d0) + 0.5*abs(dm1 + dm2));
+      if w > 0 then
+        a := (abs(dm1 - dm2) + 0.5*abs(dm1 + dm2))/w;
+        t := (1 - a)*dm1 + a*d0;
+      else
+        t := 0;
+      end if;
+    else
+      w := abs(dp1 - d0) + abs(dm1 - dm2);
+      if w > 0 then
+        a := abs(dm1 - dm2)/w;
+        t := (1 - a)*dm1 + a*d0;
+      else
+        t := 0.5*dm1 + 0.5*d0;
+      end if;
+    end if;
+  end akimaSlope;
+
+  function monotoneSlope "Slope at an interior row of the Fritsch-Butland or (steffen) Steffen spline, from the differences and widths of the intervals before and after it; zero at a local extremum"
+    input Real dm1;
+    input Real d0;
+    input Real h0;
+    input Real h1;
+    input Boolean steffen;
+    output Real t;
+  algorithm
+    if dm1 == 0 or d0 == 0 or (dm1 < 0 and d0 > 0) or (dm1 > 0 and d0 < 0) then
+      t := 0;
+    elseif steffen then
+      t := (dm1*h1 + d0*h0)/(h0 + h1);
+      if 0.5*abs(t) > abs(dm1) or 0.5*abs(t) > abs(d0) then
+        t := (if dm1 > 0 then 2 else -2)*min(abs(dm1), abs(d0));
+      end if;
+    else
+      t := 3*(h0 + h1)/((h0 + 2*h1)/dm1 + (h1 + 2*h0)/d0);
+    end if;
+  end monotoneSlope;
 
   function nextEvent "Next abscissa of the table after t (a large value if none)"
     input Real table[:, :];
@@ -130,6 +248,17 @@ pub const TABLES_SOURCE: &str = r#"package MossTables "Table interpolation used 
   end nextEvent;
 end MossTables;
 "#;
+
+/// Time tables keep linear segments for the spline options: their abscissa may repeat (a
+/// jump), where the C code splits the table into separately splined pieces, which the
+/// interpolation functions above do not do.
+fn time_table_smoothness(smoothness: Expr) -> Expr {
+    match smoothness {
+        Expr::Integer(3) => Expr::Integer(3),
+        Expr::Integer(_) => Expr::Integer(1),
+        other => other,
+    }
+}
 
 /// Does class `id` extend the predefined `ExternalObject`?
 pub fn is_external_object(f: &Flattener, id: ClassId) -> bool {
@@ -237,7 +366,13 @@ impl<'a> Flattener<'a> {
                 let t = fold::binary(crate::flat::BinaryOp::Sub, args[2].to_expr(), shift);
                 call(
                     "interpolate",
-                    vec![table.to_expr(), col, t, smoothness, extrapolation],
+                    vec![
+                        table.to_expr(),
+                        col,
+                        t,
+                        time_table_smoothness(smoothness),
+                        extrapolation,
+                    ],
                 )
             }
             "getNextTimeEvent" if args.len() == 2 => {

@@ -173,15 +173,36 @@ fn translate_evaluating(
         })
         .collect();
     let mut sim_stats = LoopStats::default();
-    let sim_eqs = m.eqs.clone();
-    let sim_blocks = solve::causalize(
+    let mut sim_eqs = m.eqs.clone();
+    let zero_pivots = m.zero_pivots.len();
+    let sim_blocks = match solve::causalize(
         &mut m,
         &sim_eqs,
         &sim_unknown,
         "the model ",
         false,
         &mut sim_stats,
-    )?;
+    ) {
+        Ok(blocks) => blocks,
+        // a `when` clause sorted as one unit may close a loop its equations do not: sort
+        // again with the clauses split per variable (`when_split.rs`)
+        Err(errors) => {
+            if !crate::when_split::split_when_equations(&mut m) {
+                return Err(errors);
+            }
+            m.zero_pivots.truncate(zero_pivots);
+            sim_stats = LoopStats::default();
+            sim_eqs = m.eqs.clone();
+            solve::causalize(
+                &mut m,
+                &sim_eqs,
+                &sim_unknown,
+                "the model ",
+                false,
+                &mut sim_stats,
+            )?
+        }
+    };
     timer.lap(&mut m, "sorting and tearing");
     params::move_free_dependents_to_init(&mut m);
     let mut init_stats = LoopStats {

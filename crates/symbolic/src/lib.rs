@@ -61,6 +61,7 @@ mod tests_values;
 #[cfg(test)]
 pub mod testutil;
 pub mod toplevel;
+pub mod when_split;
 pub mod zero_params;
 
 pub use api::translate;

@@ -16,11 +16,11 @@ package Types "Enumerations used by the blocks"
 
   type Smoothness = enumeration(
       LinearSegments "Straight lines between table points",
-      ContinuousDerivative "Akima spline (moss: treated as LinearSegments)",
+      ContinuousDerivative "Akima spline (time tables: LinearSegments)",
       ConstantSegments "Value of the preceding table point",
-      MonotoneContinuousDerivative1 "Fritsch-Butland spline (moss: treated as LinearSegments)",
-      MonotoneContinuousDerivative2 "Steffen spline (moss: treated as LinearSegments)",
-      ModifiedContinuousDerivative "Modified Akima spline (moss: treated as LinearSegments)")
+      MonotoneContinuousDerivative1 "Fritsch-Butland spline (time tables: LinearSegments)",
+      MonotoneContinuousDerivative2 "Steffen spline (time tables: LinearSegments)",
+      ModifiedContinuousDerivative "Modified Akima spline (time tables: LinearSegments)")
     "Interpolation between table points";
 
   type Extrapolation = enumeration(
