@@ -340,6 +340,17 @@ fn is_top_level(name: &str) -> bool {
     true
 }
 
+/// Does a `noDerivative`/`zeroDerivative` list name the function input `input`? A record
+/// input is one flat input per field (`properties.rho`), and the annotation names the
+/// record (`noDerivative = properties`): the name covers all its fields.
+fn names_input(list: &[String], input: &str) -> bool {
+    list.iter().any(|n| {
+        input
+            .strip_prefix(n.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+    })
+}
+
 impl<'a> Conv<'a> {
     fn collect_derivative_annotations(&mut self) {
         let mut fder = HashMap::default();
@@ -353,8 +364,8 @@ impl<'a> Conv<'a> {
                 .iter()
                 .map(|i| {
                     i.ty == ScalarType::Real
-                        && !ann.no_derivative.contains(&i.name)
-                        && !ann.zero_derivative.contains(&i.name)
+                        && !names_input(&ann.no_derivative, &i.name)
+                        && !names_input(&ann.zero_derivative, &i.name)
                 })
                 .collect();
             // `derivative(order=2) = f_der2`: the derivative of f_der(u, du) is
@@ -430,8 +441,8 @@ impl<'a> Conv<'a> {
                 .map(|(i, inp)| {
                     i >= n_original
                         && inp.ty == ScalarType::Real
-                        && !ann.no_derivative.contains(&inp.name)
-                        && !ann.zero_derivative.contains(&inp.name)
+                        && !names_input(&ann.no_derivative, &inp.name)
+                        && !names_input(&ann.zero_derivative, &inp.name)
                 })
                 .collect();
             fder.insert(f_der, (ann.function.clone(), mask));
