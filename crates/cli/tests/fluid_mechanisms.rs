@@ -2,7 +2,9 @@
 //! models with closed-form solutions: an Integer output of a record-returning medium
 //! function (`phase` of `setState_phX`) inside an algebraic loop, and a `noDerivative`
 //! annotation that names a record input (`derivative(noDerivative = properties)` of the
-//! IF97 property functions).
+//! IF97 property functions), and a record with an array field returned by a function whose
+//! scalar fields are differentiated (`der(smoothState.p)` with `smoothState =
+//! setSmoothState(...)` of the moist-air and mixture-gas examples).
 
 mod library_support;
 
@@ -118,4 +120,56 @@ fn no_derivative_naming_a_record_input_covers_its_fields() {
     assert_close("z(1)", run.last("z"), 12.0, 1e-6);
     assert_close("w(1)", run.last("w"), 12.0, 1e-6);
     assert_close("v(1)", run.last("v"), 19.0, 1e-6);
+}
+
+/// `s = mix(time - 0.5, s1, s2)` returns a record with a scalar field `p` and an array field
+/// `X`; `der(s.p)` needs the call differentiated. The scalar output becomes an equation of
+/// its own (differentiated through the generated derivative of `mix`), the array output
+/// stays computed by the call.
+const ARRAY_FIELD_RECORD: &str = r#"
+model ArrRec
+  record S
+    Real p;
+    Real X[2];
+  end S;
+  function step
+    input Real x;
+    input Real a;
+    input Real b;
+    output Real y;
+  algorithm
+    y := if x > 0 then b else a;
+    annotation(smoothOrder = 1);
+  end step;
+  function mix
+    input Real x;
+    input S a;
+    input S b;
+    output S s;
+  algorithm
+    s := S(p = step(x, a.p, b.p), X = step(x, a.X, b.X));
+  end mix;
+  S s1;
+  S s2;
+  S s;
+  Real dp;
+equation
+  s1.p = 1 + time;
+  s1.X = {time, 1 - time};
+  s2.p = 2;
+  s2.X = {0.5, 0.5};
+  s = mix(time - 0.5, s1, s2);
+  dp = der(s.p);
+end ArrRec;
+"#;
+
+#[test]
+fn scalar_field_of_a_record_with_an_array_field_is_differentiated() {
+    let run = simulate_source("ArrRec", ARRAY_FIELD_RECORD, &["--stop-time", "1"]);
+    // before t = 0.5 the mix is s1 (p = 1 + t, X = {t, 1 - t}), after it s2 (p = 2)
+    assert_close("dp(0.25)", run.at("dp", 0.25), 1.0, 1e-9);
+    assert_close("dp(0.75)", run.at("dp", 0.75), 0.0, 1e-9);
+    assert_close("s.p(0.25)", run.at("s.p", 0.25), 1.25, 1e-9);
+    assert_close("s.X[1](0.25)", run.at("s.X[1]", 0.25), 0.25, 1e-9);
+    assert_close("s.X[2](0.75)", run.at("s.X[2]", 0.75), 0.5, 1e-9);
 }
