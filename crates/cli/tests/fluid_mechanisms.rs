@@ -173,3 +173,66 @@ fn scalar_field_of_a_record_with_an_array_field_is_differentiated() {
     assert_close("s.X[1](0.25)", run.at("s.X[1]", 0.25), 0.25, 1e-9);
     assert_close("s.X[2](0.75)", run.at("s.X[2]", 0.75), 0.5, 1e-9);
 }
+
+/// Stream connections through a component's own connectors: the mixing of an inside
+/// connector reads `inStream` of an outside connector of its set, which the set one level up
+/// resolves (`inStream(w.pipe.a.h_outflow)` is `inStream(w.a.h_outflow)`, which is
+/// `src.port.h_outflow`).
+const NESTED_STREAMS: &str = r#"
+model NestedStream
+  connector FluidPort
+    Real p;
+    flow Real m_flow;
+    stream Real h_outflow;
+  end FluidPort;
+  model Source
+    FluidPort port;
+    Real h;
+    parameter Real m = 1;
+  equation
+    port.m_flow = -m;
+    port.h_outflow = h;
+  end Source;
+  model Sink
+    FluidPort port;
+    Real hIn;
+  equation
+    port.p = 1;
+    port.h_outflow = 0;
+    hIn = inStream(port.h_outflow);
+  end Sink;
+  model Pipe
+    FluidPort a;
+    FluidPort b;
+    Real hIn;
+  equation
+    a.m_flow + b.m_flow = 0;
+    a.p = b.p;
+    b.h_outflow = inStream(a.h_outflow);
+    a.h_outflow = inStream(b.h_outflow);
+    hIn = inStream(a.h_outflow);
+  end Pipe;
+  model Wrapper
+    FluidPort a;
+    FluidPort b;
+    Pipe pipe;
+  equation
+    connect(a, pipe.a);
+    connect(pipe.b, b);
+  end Wrapper;
+  Source src(h = 10 + time);
+  Wrapper w;
+  Sink snk;
+equation
+  connect(src.port, w.a);
+  connect(w.b, snk.port);
+end NestedStream;
+"#;
+
+#[test]
+fn in_stream_through_an_outside_connector_is_resolved_one_level_up() {
+    let run = simulate_source("NestedStream", NESTED_STREAMS, &["--stop-time", "1"]);
+    // the source's enthalpy 10 + t reaches the pipe inside the wrapper and the sink
+    assert_close("w.pipe.hIn(0.5)", run.at("w.pipe.hIn", 0.5), 10.5, 1e-9);
+    assert_close("snk.hIn(1)", run.last("snk.hIn"), 11.0, 1e-9);
+}
