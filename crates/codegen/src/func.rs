@@ -1086,6 +1086,30 @@ impl Env<'_> {
         Ok(Some(flat))
     }
 
+    /// Flat position of `a[i, j, ...]` in a constant array when every dimension gets one
+    /// scalar index; `None` for slices.
+    fn const_position(
+        &mut self,
+        a: &ArrayVal,
+        subs: &[FSub],
+        frame: &mut Vec<Value>,
+    ) -> VResult<Option<usize>> {
+        if subs.len() != a.dims.len() {
+            return Ok(None);
+        }
+        let mut flat = 0usize;
+        for (s, &n) in subs.iter().zip(&a.dims) {
+            let FSub::Index(e) = s else { return Ok(None) };
+            let i = match self.eval(e, frame)? {
+                Value::Int(i) => i,
+                Value::Real(x) if x.fract() == 0.0 => x as i64,
+                _ => return Ok(None),
+            };
+            flat = flat * n + checked_index(i, n)?;
+        }
+        Ok(Some(flat))
+    }
+
     fn eval_subs(
         &mut self,
         subs: &[FSub],
@@ -1125,6 +1149,12 @@ impl Env<'_> {
                 if let FExpr::Local(slot) = **base {
                     return self.index_local(slot, subs, frame);
                 }
+                // a constant table (`n[i]` of a medium's coefficients) is read in place too
+                if let FExpr::Const(Value::Array(a)) = &**base {
+                    if let Some(flat) = self.const_position(a, subs, frame)? {
+                        return Ok(a.data[flat].clone());
+                    }
+                }
             }
             FExpr::Builtin(Builtin::Size, args) => {
                 if let Some(FExpr::Local(slot)) = args.first() {
@@ -1156,7 +1186,14 @@ impl Env<'_> {
                     _ => {}
                 }
                 let y = self.eval(b, frame)?;
-                binop(*op, x, y)?
+                match (&x, &y) {
+                    (Value::Real(p), Value::Real(q))
+                        if !matches!(op, BinaryOp::And | BinaryOp::Or) =>
+                    {
+                        real_op(*op, *p, *q)
+                    }
+                    _ => binop(*op, x, y)?,
+                }
             }
             FExpr::Index(base, subs) => {
                 let b = self.eval(base, frame)?;
@@ -1381,6 +1418,27 @@ fn scalar_op(op: BinaryOp, x: &Value, y: &Value) -> VResult<Value> {
         Ne => Value::Bool(a != b),
         And | Or => unreachable_bool(),
     })
+}
+
+/// A binary operator on two Reals: the common case of function bodies, without the
+/// dispatch on value kinds and array shapes of [`binop`] (same results as [`scalar_op`]).
+fn real_op(op: BinaryOp, a: f64, b: f64) -> Value {
+    use BinaryOp::*;
+    match op {
+        Add | ElemAdd => Value::Real(a + b),
+        Sub | ElemSub => Value::Real(a - b),
+        Mul | ElemMul => Value::Real(a * b),
+        Div | ElemDiv => Value::Real(a / b),
+        Pow | ElemPow => Value::Real(crate::builtins::pow(a, b)),
+        Lt => Value::Bool(a < b),
+        Le => Value::Bool(a <= b),
+        Gt => Value::Bool(a > b),
+        Ge => Value::Bool(a >= b),
+        Eq => Value::Bool(a == b),
+        Ne => Value::Bool(a != b),
+        // not reached: Boolean operators go through `binop`, which reports Real operands
+        And | Or => unreachable_bool(),
+    }
 }
 
 fn unreachable_bool() -> Value {

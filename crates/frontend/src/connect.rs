@@ -368,6 +368,22 @@ pub fn replace_streams(
     instream: &HashMap<String, Expr>,
     flows_of_var: &HashMap<String, String>,
 ) {
+    replace_streams_at(e, instream, flows_of_var, 0)
+}
+
+/// Deepest connector hierarchy whose `inStream` replacements are resolved through each other.
+const MAX_STREAM_LEVELS: usize = 64;
+
+/// [`replace_streams`] `level` hierarchy levels up: the mixing of an inside connector reads
+/// `inStream` of the outside connectors of its set (`inStream(hex.port_a1.h_outflow)` for
+/// `hex.pipe.port_a`), which the set one level up resolves, so a replacement is itself
+/// expanded again. Each step goes up one level, so this ends.
+fn replace_streams_at(
+    e: &mut Expr,
+    instream: &HashMap<String, Expr>,
+    flows_of_var: &HashMap<String, String>,
+    level: usize,
+) {
     match e {
         Expr::Call { func, args }
             if (func == "inStream" || func == "actualStream") && args.len() == 1 =>
@@ -376,10 +392,13 @@ pub fn replace_streams(
                 Expr::Var { name, .. } => name.clone(),
                 _ => return,
             };
-            let ins = instream
+            let mut ins = instream
                 .get(&name)
                 .cloned()
                 .unwrap_or_else(|| args[0].clone());
+            if level < MAX_STREAM_LEVELS && instream.contains_key(&name) {
+                replace_streams_at(&mut ins, instream, flows_of_var, level + 1);
+            }
             if func == "inStream" {
                 *e = ins;
             } else {
@@ -403,7 +422,9 @@ pub fn replace_streams(
                 };
             }
         }
-        _ => crate::walk::exprs_mut(e, &mut |x| replace_streams(x, instream, flows_of_var)),
+        _ => crate::walk::exprs_mut(e, &mut |x| {
+            replace_streams_at(x, instream, flows_of_var, level)
+        }),
     }
 }
 

@@ -80,12 +80,8 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
     // conversion where possible, which beats calling a generated derivative
     c.generate_function_derivatives();
     group_call_outputs(&mut c.m.eqs, &c.m.arena);
-    let scalar_outputs = |func: &str| {
-        flat.functions
-            .get(func)
-            .is_some_and(|f| f.outputs.iter().all(|o| o.dims.is_empty()))
-    };
-    split_differentiated_units(&mut c.m, &scalar_outputs);
+    let output_sizes = |func: &str| flat.functions.get(func).map(output_sizes);
+    split_differentiated_units(&mut c.m, &output_sizes);
     make_when_assigned_discrete(&mut c.m);
     bind_defined_inputs(&mut c.m, &flat.sources);
     protect_unit_outputs(&mut c.m);
@@ -97,30 +93,29 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
 }
 
 /// A unit `(o_0, o_1, ...) = f(args)` one of whose outputs appears differentiated
-/// (`der(state.p)` with `state = setSmoothState(...)`) becomes one equation
-/// `o_k = CallOutput(f(args), k)` per output: a unit has fixed causality and is never
+/// (`der(state.p)` with `state = setSmoothState(...)`) gives one equation
+/// `o_k = CallOutput(f(args), k)` per scalar output: a unit has fixed causality and is never
 /// differentiated, those equations are (index reduction, through the function's
 /// derivative), and their outputs may be chosen as dummy states.
 /// Differentiating such an output differentiates the call's arguments, so units computing
-/// variables those arguments read are split as well. Only calls of functions whose outputs
-/// are all scalars (`CallOutput` selects a whole output).
-fn split_differentiated_units(m: &mut Model, scalar_outputs: &dyn Fn(&str) -> bool) {
+/// variables those arguments read are split as well. `CallOutput` selects a whole output,
+/// so array outputs (a medium state's mass fractions `X`) stay in the unit, with the scalar
+/// outputs left out of it; their elements are not differentiated.
+fn split_differentiated_units(m: &mut Model, output_sizes: &dyn Fn(&str) -> Option<Vec<usize>>) {
     let mut wanted: Vec<bool> = m.vars.iter().map(|v| v.der.is_some()).collect();
     let mut changed = true;
     while changed {
         changed = false;
         for i in 0..m.eqs.len() {
-            let EqBody::Call {
-                outputs,
-                args,
-                func,
-            } = &m.eqs[i].body
-            else {
+            let Some(layout) = split_layout(m, i, &wanted, output_sizes) else {
                 continue;
             };
-            if !outputs.iter().flatten().any(|&v| wanted[v as usize]) || !scalar_outputs(func) {
+            if layout.iter().all(|o| o.is_none()) {
                 continue;
             }
+            let EqBody::Call { args, .. } = &m.eqs[i].body else {
+                continue;
+            };
             let mut read = Vec::new();
             for a in args.clone() {
                 m.arena.vars_of(a, false, &mut read);
@@ -132,6 +127,9 @@ fn split_differentiated_units(m: &mut Model, scalar_outputs: &dyn Fn(&str) -> bo
         }
     }
     for i in 0..m.eqs.len() {
+        let Some(layout) = split_layout(m, i, &wanted, output_sizes) else {
+            continue;
+        };
         let EqBody::Call {
             outputs,
             func,
@@ -140,29 +138,115 @@ fn split_differentiated_units(m: &mut Model, scalar_outputs: &dyn Fn(&str) -> bo
         else {
             continue;
         };
-        if !outputs.iter().flatten().any(|&v| wanted[v as usize]) || !scalar_outputs(func) {
-            continue;
-        }
-        let (outputs, func, args) = (outputs.clone(), func.clone(), args.clone());
+        let (mut outputs, func, args) = (outputs.clone(), func.clone(), args.clone());
         let call = m.arena.intern(Node::Call(
             std::sync::Arc::from(func.as_str()),
-            args.into_boxed_slice(),
+            args.clone().into_boxed_slice(),
         ));
         let origin = m.eqs[i].origin.clone();
         let mut split = Vec::new();
-        for (k, v) in outputs.iter().enumerate() {
-            let Some(v) = *v else { continue };
+        for (k, pos) in layout.iter().enumerate() {
+            let Some(pos) = *pos else { continue };
+            let Some(v) = outputs[pos].take() else {
+                continue;
+            };
             let lhs = m.arena.var(v);
             let rhs = m.arena.intern(Node::CallOutput(call, k as u32));
             split.push(SEq::new(EqBody::Eq { lhs, rhs }, origin.clone()));
         }
-        let mut rest = split.into_iter();
-        match rest.next() {
-            Some(first) => m.eqs[i] = first,
-            None => continue,
+        if split.is_empty() {
+            continue;
         }
-        m.eqs.extend(rest);
+        if outputs.iter().any(|o| o.is_some()) {
+            // the array outputs: the rest of the unit
+            m.eqs[i].body = EqBody::Call {
+                outputs,
+                func,
+                args,
+            };
+            m.eqs.extend(split);
+        } else {
+            let mut rest = split.into_iter();
+            if let Some(first) = rest.next() {
+                m.eqs[i] = first;
+            }
+            m.eqs.extend(rest);
+        }
     }
+}
+
+/// For a unit with a `wanted` (differentiated) output: per function output, the position of
+/// its element among the unit's outputs when it is a scalar (`None` for array outputs).
+/// `None` when the unit needs no split or its outputs' sizes are not known.
+fn split_layout(
+    m: &Model,
+    i: usize,
+    wanted: &[bool],
+    output_sizes: &dyn Fn(&str) -> Option<Vec<usize>>,
+) -> Option<Vec<Option<usize>>> {
+    let EqBody::Call { outputs, func, .. } = &m.eqs[i].body else {
+        return None;
+    };
+    if !outputs.iter().flatten().any(|&v| wanted[v as usize]) {
+        return None;
+    }
+    let sizes = unit_output_sizes(output_sizes(func)?, outputs.len())?;
+    let mut layout = Vec::with_capacity(sizes.len());
+    let mut pos = 0;
+    for (size, scalar) in sizes {
+        layout.push(scalar.then_some(pos));
+        pos += size;
+    }
+    Some(layout)
+}
+
+/// Sizes of a function's outputs (`0` where a dimension is not a literal) completed from the
+/// number of elements of a unit calling it: one unknown size is what is left. Each size
+/// comes with whether the output is a scalar.
+fn unit_output_sizes(declared: Vec<usize>, elements: usize) -> Option<Vec<(usize, bool)>> {
+    // `usize::MAX` marks a scalar, so that an array of unknown (0) size is told apart
+    let known: usize = declared
+        .iter()
+        .map(|&s| if s == usize::MAX { 1 } else { s })
+        .sum();
+    let unknown = declared.iter().filter(|&&s| s == 0).count();
+    let rest = elements.checked_sub(known)?;
+    if unknown > 1 || (unknown == 0 && rest != 0) {
+        return None;
+    }
+    Some(
+        declared
+            .into_iter()
+            .map(|s| match s {
+                usize::MAX => (1, true),
+                0 => (rest, false),
+                n => (n, false),
+            })
+            .collect(),
+    )
+}
+
+/// Element counts of a function's outputs: `usize::MAX` for a scalar, `0` for an array with
+/// a size that is not a literal.
+fn output_sizes(f: &flat::Function) -> Vec<usize> {
+    f.outputs
+        .iter()
+        .map(|o| {
+            if o.dims.is_empty() {
+                return usize::MAX;
+            }
+            let mut size = 1usize;
+            for d in &o.dims {
+                match d {
+                    Some(flat::Expr::Integer(n)) if *n >= 0 => {
+                        size = size.saturating_mul(*n as usize)
+                    }
+                    _ => return 0,
+                }
+            }
+            size
+        })
+        .collect()
 }
 
 /// Equations `v_i = CallOutput(f(args), i)` selecting outputs of the same call (one shared
@@ -340,6 +424,17 @@ fn is_top_level(name: &str) -> bool {
     true
 }
 
+/// Does a `noDerivative`/`zeroDerivative` list name the function input `input`? A record
+/// input is one flat input per field (`properties.rho`), and the annotation names the
+/// record (`noDerivative = properties`): the name covers all its fields.
+fn names_input(list: &[String], input: &str) -> bool {
+    list.iter().any(|n| {
+        input
+            .strip_prefix(n.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+    })
+}
+
 impl<'a> Conv<'a> {
     fn collect_derivative_annotations(&mut self) {
         let mut fder = HashMap::default();
@@ -353,8 +448,8 @@ impl<'a> Conv<'a> {
                 .iter()
                 .map(|i| {
                     i.ty == ScalarType::Real
-                        && !ann.no_derivative.contains(&i.name)
-                        && !ann.zero_derivative.contains(&i.name)
+                        && !names_input(&ann.no_derivative, &i.name)
+                        && !names_input(&ann.zero_derivative, &i.name)
                 })
                 .collect();
             // `derivative(order=2) = f_der2`: the derivative of f_der(u, du) is
@@ -430,8 +525,8 @@ impl<'a> Conv<'a> {
                 .map(|(i, inp)| {
                     i >= n_original
                         && inp.ty == ScalarType::Real
-                        && !ann.no_derivative.contains(&inp.name)
-                        && !ann.zero_derivative.contains(&inp.name)
+                        && !names_input(&ann.no_derivative, &inp.name)
+                        && !names_input(&ann.zero_derivative, &inp.name)
                 })
                 .collect();
             fder.insert(f_der, (ann.function.clone(), mask));

@@ -455,16 +455,23 @@ fn component_block(
         )]);
     }
     let (pairs, calls) = loop_equations(m, eqs, mt, comp);
-    let discrete = pairs
+    // An Integer or Boolean output of a function call (the `phase` of a medium's
+    // `setState_phX(p, h)`) is computed by the call from the iteration variables like its
+    // Real outputs. Any other discrete unknown of a loop is defined by an equation of its
+    // own (`on = noEvent(x > 0)`), which would need iterating on it: refused.
+    let call_outputs: std::collections::HashSet<VarIx> = comp
         .iter()
-        .find(|p| m.vars[p.2 as usize].ty != crate::program::ValueType::Real);
-    if let Some(&(_, _, v)) = discrete {
-        let message = format!(
-            "{context}has an algebraic loop through the discrete variable `{}`, which cannot be solved numerically",
-            m.var_name(v)
-        );
-        return Err(vec![loop_diagnostic(m, eqs, comp, &eqs[comp[0] as usize], message)
-            .with_help("break the loop with pre(...) or with an event-generating relation (relations inside noEvent(...) are evaluated continuously and do not break loops)")]);
+        .flat_map(|&e| computed_by_call(&m.arena, &eqs[e as usize]))
+        .collect();
+    let mut discrete_vars = std::collections::HashSet::new();
+    for &(_, _, v) in &pairs {
+        if m.vars[v as usize].ty == crate::program::ValueType::Real {
+            continue;
+        }
+        if !call_outputs.contains(&v) {
+            return Err(discrete_loop_error(m, eqs, comp, context, v));
+        }
+        discrete_vars.insert(v);
     }
     stats.before.push(pairs.len());
     // Parameters and constants are safe divisors for tearing; a linear loop, which is
@@ -496,13 +503,18 @@ fn component_block(
     }
     let time_invariant = |v: VarIx| invariant.contains(&v);
     let nonzero = |v: VarIx| nonzero_invariant.contains(&v);
+    let discrete = |v: VarIx| discrete_vars.contains(&v);
     let b = algebraic_loop(
         &mut m.arena,
         &pairs,
         &time_invariant,
         &nonzero,
+        &discrete,
         stats.strict_tearing,
     );
+    if let Some(v) = iterated_discrete(&b, &discrete) {
+        return Err(discrete_loop_error(m, eqs, comp, context, v));
+    }
     let b = regroup_calls(&m.arena, b, &calls);
     stats.after.push(match &b {
         WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
@@ -510,6 +522,50 @@ fn component_block(
         _ => 1,
     });
     Ok(b)
+}
+
+/// The variables an equation assigns from one function call: the outputs of a call unit,
+/// or `v` of `v = f(...)` and `v = f(...)[k]`.
+fn computed_by_call(a: &Arena, eq: &SEq) -> Vec<VarIx> {
+    match &eq.body {
+        EqBody::Call { outputs, .. } => outputs.iter().flatten().copied().collect(),
+        EqBody::Eq { lhs, rhs } => {
+            let is_call = |x: ExprId| matches!(a.node(x), Node::Call(..) | Node::CallOutput(..));
+            match (a.node(*lhs), a.node(*rhs)) {
+                (Node::Var(v), _) if is_call(*rhs) => vec![*v],
+                (_, Node::Var(v)) if is_call(*lhs) => vec![*v],
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn discrete_loop_error(
+    m: &Model,
+    eqs: &[SEq],
+    comp: &[u32],
+    context: &str,
+    v: VarIx,
+) -> Vec<Diagnostic> {
+    let message = format!(
+        "{context}has an algebraic loop through the discrete variable `{}`, which cannot be solved numerically",
+        m.var_name(v)
+    );
+    vec![loop_diagnostic(m, eqs, comp, &eqs[comp[0] as usize], message)
+        .with_help("break the loop with pre(...) or with an event-generating relation (relations inside noEvent(...) are evaluated continuously and do not break loops)")]
+}
+
+/// A discrete variable of a torn loop that tearing could only make an iteration variable
+/// (or any discrete variable of a loop solved whole as a linear system): Newton's method
+/// cannot iterate on an Integer or Boolean.
+fn iterated_discrete(b: &WBlock, discrete: &dyn Fn(VarIx) -> bool) -> Option<VarIx> {
+    let vars = match b {
+        WBlock::Nonlinear { iteration_vars, .. } => iteration_vars,
+        WBlock::Linear { vars, .. } => vars,
+        _ => return None,
+    };
+    vars.iter().copied().find(|&v| discrete(v))
 }
 
 /// A call unit `(o1, o2, ...) = f(args)` of a loop: its equation, the call expression and how
@@ -678,11 +734,19 @@ fn single(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> WBlock {
 
 /// A strongly connected block of equations `(lhs, rhs, matched var)`. `time_invariant`
 /// tells parameters and constants (safe divisors when tearing) from other variables.
+///
+/// `discrete` marks the Integer and Boolean unknowns of the loop (the `phase` output of a
+/// medium's `setState_phX` called on the loop's pressure and enthalpy). They are never
+/// tearing variables: each is assigned from the iteration variables inside the loop, like
+/// a discrete variable outside loops is assigned from its inputs at every evaluation, and
+/// it contributes nothing to the Jacobian. A loop in which one can only be iterated on is
+/// the caller's error ([`iterated_discrete`]).
 pub fn algebraic_loop(
     a: &mut Arena,
     pairs: &[(ExprId, ExprId, VarIx)],
     time_invariant: &dyn Fn(VarIx) -> bool,
     nonzero_invariant: &dyn Fn(VarIx) -> bool,
+    discrete: &dyn Fn(VarIx) -> bool,
     strict: bool,
 ) -> WBlock {
     // parameters whose value is zero: never divided by, even where any divisor is allowed
@@ -693,7 +757,14 @@ pub fn algebraic_loop(
         .enumerate()
         .map(|(i, &v)| (v, i as u32))
         .collect();
-    if let Some(lin) = linear_loop(a, pairs, &vars, &col) {
+    // a linear solve would give an Integer a fractional value: such loops are torn
+    let has_discrete = vars.iter().any(|&v| discrete(v));
+    let lin = if has_discrete {
+        None
+    } else {
+        linear_loop(a, pairs, &vars, &col)
+    };
+    if let Some(lin) = lin {
         // Tearing costs more than linear in the loop size; large linear loops go to the
         // sparse LU as they are.
         if vars.len() > MAX_TORN_LINEAR {
@@ -705,7 +776,12 @@ pub fn algebraic_loop(
         // that conditions switch off leave the system singular but consistent (stuck friction
         // elements, the quadrant torques of a lossy gear) the nonlinear solver's
         // minimum-change solution still applies.
-        return match tear(a, pairs, &vars, &col, Some(nonzero_invariant), &zero) {
+        let tp = TearSetup {
+            safe_divisors: Some(nonzero_invariant),
+            zero_parameter: &zero,
+            discrete,
+        };
+        return match tear(a, pairs, &vars, &col, &tp) {
             WBlock::Nonlinear {
                 iteration_vars,
                 inner,
@@ -726,8 +802,14 @@ pub fn algebraic_loop(
     // coefficient that varies with time may be zero (`P = v*i` solved for `i` at `v = 0`,
     // e.g. at the start), so tearing that divides only by constants and parameters is
     // preferred when it needs no more iteration variables.
-    let safe = tear(a, pairs, &vars, &col, Some(time_invariant), &zero);
-    let any = tear(a, pairs, &vars, &col, None, &zero);
+    let mut setup = TearSetup {
+        safe_divisors: Some(time_invariant),
+        zero_parameter: &zero,
+        discrete,
+    };
+    let safe = tear(a, pairs, &vars, &col, &setup);
+    setup.safe_divisors = None;
+    let any = tear(a, pairs, &vars, &col, &setup);
     let n_tears = |b: &WBlock| match b {
         WBlock::Nonlinear { iteration_vars, .. } => iteration_vars.len(),
         _ => 0,
@@ -932,14 +1014,28 @@ impl TearProblem<'_> {
 /// Loops up to this size choose each tearing variable by trying every candidate.
 const LOOKAHEAD_LIMIT: usize = 60;
 
+/// What [`tear`] may divide by and iterate on.
+struct TearSetup<'s> {
+    /// When set, only solutions whose coefficient is free of time-varying variables count.
+    safe_divisors: Option<&'s dyn Fn(VarIx) -> bool>,
+    /// Parameters that are zero at their values.
+    zero_parameter: &'s dyn Fn(VarIx) -> bool,
+    /// Integer and Boolean unknowns: tearing variables only when nothing else is left.
+    discrete: &'s dyn Fn(VarIx) -> bool,
+}
+
 fn tear(
     a: &mut Arena,
     pairs: &[(ExprId, ExprId, VarIx)],
     vars: &[VarIx],
     col: &HashMap<VarIx, u32>,
-    safe_divisors: Option<&dyn Fn(VarIx) -> bool>,
-    zero_parameter: &dyn Fn(VarIx) -> bool,
+    setup: &TearSetup,
 ) -> WBlock {
+    let TearSetup {
+        safe_divisors,
+        zero_parameter,
+        discrete,
+    } = *setup;
     let n = pairs.len();
     let mut eq_vars: Vec<Vec<usize>> = Vec::with_capacity(n);
     let mut var_eqs: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -990,7 +1086,13 @@ fn tear(
     }
     let mut tears: Vec<usize> = Vec::new();
     while st.n_known < n {
-        let candidates: Vec<usize> = (0..n).filter(|&c| !st.known[c]).collect();
+        let mut candidates: Vec<usize> = (0..n)
+            .filter(|&c| !st.known[c] && !discrete(vars[c]))
+            .collect();
+        if candidates.is_empty() {
+            // only discrete unknowns left: the caller reports the loop
+            candidates = (0..n).filter(|&c| !st.known[c]).collect();
+        }
         let occurrences = |tp: &TearProblem, c: usize, st: &TearState| {
             tp.var_eqs[c].iter().filter(|&&e| !st.used[e]).count()
         };
@@ -1033,9 +1135,15 @@ fn tear(
         .iter()
         .map(|&(var, expr)| WBlock::Assign { var, expr })
         .collect();
+    // a discrete variable is piecewise constant in the iteration variables: no tangent
+    let continuous_inner: Vec<(VarIx, ExprId)> = inner_pairs
+        .iter()
+        .copied()
+        .filter(|&(v, _)| !discrete(v))
+        .collect();
     let jacobian =
         if tears.len() <= MAX_SYMBOLIC_JACOBIAN && inner.len() <= 10 * MAX_SYMBOLIC_JACOBIAN {
-            torn_jacobian(a, &iteration_vars, &inner_pairs, &residuals)
+            torn_jacobian(a, &iteration_vars, &continuous_inner, &residuals)
         } else {
             None
         };

@@ -1,0 +1,238 @@
+//! Mechanisms the Modelica.Fluid and Modelica.Media examples need, on small self-written
+//! models with closed-form solutions: an Integer output of a record-returning medium
+//! function (`phase` of `setState_phX`) inside an algebraic loop, and a `noDerivative`
+//! annotation that names a record input (`derivative(noDerivative = properties)` of the
+//! IF97 property functions), and a record with an array field returned by a function whose
+//! scalar fields are differentiated (`der(smoothState.p)` with `smoothState =
+//! setSmoothState(...)` of the moist-air and mixture-gas examples).
+
+mod library_support;
+
+use library_support::{assert_close, simulate_source};
+
+/// `p + d = 3` with `d = density(setState(p, h))`: the call unit `(st.p, st.h, st.phase) =
+/// setState(p, h)` (not inlinable: it has a `while` loop) is inside the loop, and one of
+/// its outputs is the Integer `st.phase`, which the density reads. Tearing iterates on `p`
+/// and assigns the phase inside the loop.
+const PHASE_IN_LOOP: &str = r#"model PhaseInLoop
+  record State
+    Real p;
+    Real h;
+    Integer phase;
+  end State;
+  function setState
+    input Real p;
+    input Real h;
+    input Integer phase = 0;
+    output State s;
+  protected
+    Integer k = 0;
+  algorithm
+    while k < 2 loop
+      k := k + 1;
+    end while;
+    s := State(p = p, h = h, phase = if phase <> 0 then phase elseif p < 10 then 1 else 2);
+  end setState;
+  function density
+    input State s;
+    output Real d;
+  algorithm
+    d := if s.phase == 1 then s.p*s.p/s.h else 2*s.p*s.p/s.h;
+  end density;
+  State st;
+  Real p;
+  Real d;
+equation
+  st = setState(p, 1 + time);
+  d = density(st);
+  p + d = 3;
+end PhaseInLoop;
+"#;
+
+#[test]
+fn integer_output_of_a_call_inside_an_algebraic_loop_is_assigned_not_iterated() {
+    let run = simulate_source("PhaseInLoop", PHASE_IN_LOOP, &["--stop-time", "1"]);
+    // phase 1: p + p^2/h = 3, so p = (-h + sqrt(h^2 + 12 h))/2 with h = 1 + t
+    let p = |h: f64| (-h + (h * h + 12.0 * h).sqrt()) / 2.0;
+    assert_close("p(0)", run.first("p"), p(1.0), 1e-9);
+    assert_close("p(1)", run.last("p"), p(2.0), 1e-9);
+    assert_close("d(1)", run.last("d"), 3.0 - p(2.0), 1e-9);
+    assert_close("st.phase", run.last("st.phase"), 1.0, 0.0);
+}
+
+/// `derivative(noDerivative = c) = f_der` with a record input `c`: the record is one flat
+/// input per field, and none of them gets a derivative argument. `y = f(x, c)` is
+/// differentiated by index reduction (`z = der(y)`), and the generated derivative of `g`
+/// (an algorithm with a `while` loop, not inlinable) calls `f_der`.
+const NO_DERIVATIVE_RECORD: &str = r#"model NoDerRecord
+  record Coefficients
+    Real a;
+    Real b;
+  end Coefficients;
+  function f
+    input Real x;
+    input Coefficients c;
+    output Real y;
+  algorithm
+    y := c.a*x^2 + c.b;
+    annotation(derivative(noDerivative = c) = f_der);
+  end f;
+  function f_der
+    input Real x;
+    input Coefficients c;
+    input Real dx;
+    output Real dy;
+  algorithm
+    dy := 2*c.a*x*dx;
+  end f_der;
+  function g
+    input Real x;
+    input Real a;
+    output Real y;
+  protected
+    Integer k = 0;
+  algorithm
+    while k < 1 loop
+      k := k + 1;
+    end while;
+    y := f(x, Coefficients(a = a, b = 7));
+  end g;
+  parameter Coefficients c(a = 3, b = 5);
+  Real x(start = 1, fixed = true);
+  Real y;
+  Real z;
+  Real v;
+  Real w;
+equation
+  der(x) = 1;
+  y = f(x, c);
+  z = der(y);
+  v = g(x, 3);
+  w = der(v);
+end NoDerRecord;
+"#;
+
+#[test]
+fn no_derivative_naming_a_record_input_covers_its_fields() {
+    let run = simulate_source("NoDerRecord", NO_DERIVATIVE_RECORD, &["--stop-time", "1"]);
+    // x = 1 + t, y = 3 x^2 + 5, der(y) = 6 x; v = 3 x^2 + 7, der(v) = 6 x
+    assert_close("z(0)", run.first("z"), 6.0, 1e-9);
+    assert_close("z(1)", run.last("z"), 12.0, 1e-6);
+    assert_close("w(1)", run.last("w"), 12.0, 1e-6);
+    assert_close("v(1)", run.last("v"), 19.0, 1e-6);
+}
+
+/// `s = mix(time - 0.5, s1, s2)` returns a record with a scalar field `p` and an array field
+/// `X`; `der(s.p)` needs the call differentiated. The scalar output becomes an equation of
+/// its own (differentiated through the generated derivative of `mix`), the array output
+/// stays computed by the call.
+const ARRAY_FIELD_RECORD: &str = r#"
+model ArrRec
+  record S
+    Real p;
+    Real X[2];
+  end S;
+  function step
+    input Real x;
+    input Real a;
+    input Real b;
+    output Real y;
+  algorithm
+    y := if x > 0 then b else a;
+    annotation(smoothOrder = 1);
+  end step;
+  function mix
+    input Real x;
+    input S a;
+    input S b;
+    output S s;
+  algorithm
+    s := S(p = step(x, a.p, b.p), X = step(x, a.X, b.X));
+  end mix;
+  S s1;
+  S s2;
+  S s;
+  Real dp;
+equation
+  s1.p = 1 + time;
+  s1.X = {time, 1 - time};
+  s2.p = 2;
+  s2.X = {0.5, 0.5};
+  s = mix(time - 0.5, s1, s2);
+  dp = der(s.p);
+end ArrRec;
+"#;
+
+#[test]
+fn scalar_field_of_a_record_with_an_array_field_is_differentiated() {
+    let run = simulate_source("ArrRec", ARRAY_FIELD_RECORD, &["--stop-time", "1"]);
+    // before t = 0.5 the mix is s1 (p = 1 + t, X = {t, 1 - t}), after it s2 (p = 2)
+    assert_close("dp(0.25)", run.at("dp", 0.25), 1.0, 1e-9);
+    assert_close("dp(0.75)", run.at("dp", 0.75), 0.0, 1e-9);
+    assert_close("s.p(0.25)", run.at("s.p", 0.25), 1.25, 1e-9);
+    assert_close("s.X[1](0.25)", run.at("s.X[1]", 0.25), 0.25, 1e-9);
+    assert_close("s.X[2](0.75)", run.at("s.X[2]", 0.75), 0.5, 1e-9);
+}
+
+/// Stream connections through a component's own connectors: the mixing of an inside
+/// connector reads `inStream` of an outside connector of its set, which the set one level up
+/// resolves (`inStream(w.pipe.a.h_outflow)` is `inStream(w.a.h_outflow)`, which is
+/// `src.port.h_outflow`).
+const NESTED_STREAMS: &str = r#"
+model NestedStream
+  connector FluidPort
+    Real p;
+    flow Real m_flow;
+    stream Real h_outflow;
+  end FluidPort;
+  model Source
+    FluidPort port;
+    Real h;
+    parameter Real m = 1;
+  equation
+    port.m_flow = -m;
+    port.h_outflow = h;
+  end Source;
+  model Sink
+    FluidPort port;
+    Real hIn;
+  equation
+    port.p = 1;
+    port.h_outflow = 0;
+    hIn = inStream(port.h_outflow);
+  end Sink;
+  model Pipe
+    FluidPort a;
+    FluidPort b;
+    Real hIn;
+  equation
+    a.m_flow + b.m_flow = 0;
+    a.p = b.p;
+    b.h_outflow = inStream(a.h_outflow);
+    a.h_outflow = inStream(b.h_outflow);
+    hIn = inStream(a.h_outflow);
+  end Pipe;
+  model Wrapper
+    FluidPort a;
+    FluidPort b;
+    Pipe pipe;
+  equation
+    connect(a, pipe.a);
+    connect(pipe.b, b);
+  end Wrapper;
+  Source src(h = 10 + time);
+  Wrapper w;
+  Sink snk;
+equation
+  connect(src.port, w.a);
+  connect(w.b, snk.port);
+end NestedStream;
+"#;
+
+#[test]
+fn in_stream_through_an_outside_connector_is_resolved_one_level_up() {
+    let run = simulate_source("NestedStream", NESTED_STREAMS, &["--stop-time", "1"]);
+    // the source's enthalpy 10 + t reaches the pipe inside the wrapper and the sink
+    assert_close("w.pipe.hIn(0.5)", run.at("w.pipe.hIn", 0.5), 10.5, 1e-9);
+    assert_close("snk.hIn(1)", run.last("snk.hIn"), 11.0, 1e-9);
+}
