@@ -1403,25 +1403,11 @@ fn scalar_op(op: BinaryOp, x: &Value, y: &Value) -> VResult<Value> {
         let (a, b) = (x.as_bool()?, y.as_bool()?);
         return Ok(Value::Bool(if op == And { a && b } else { a || b }));
     }
-    let (a, b) = (x.as_f64()?, y.as_f64()?);
-    Ok(match op {
-        Add | ElemAdd => Value::Real(a + b),
-        Sub | ElemSub => Value::Real(a - b),
-        Mul | ElemMul => Value::Real(a * b),
-        Div | ElemDiv => Value::Real(a / b),
-        Pow | ElemPow => Value::Real(crate::builtins::pow(a, b)),
-        Lt => Value::Bool(a < b),
-        Le => Value::Bool(a <= b),
-        Gt => Value::Bool(a > b),
-        Ge => Value::Bool(a >= b),
-        Eq => Value::Bool(a == b),
-        Ne => Value::Bool(a != b),
-        And | Or => unreachable_bool(),
-    })
+    Ok(real_op(op, x.as_f64()?, y.as_f64()?))
 }
 
 /// A binary operator on two Reals: the common case of function bodies, without the
-/// dispatch on value kinds and array shapes of [`binop`] (same results as [`scalar_op`]).
+/// dispatch on value kinds and array shapes of [`binop`] (and the end of [`scalar_op`]).
 fn real_op(op: BinaryOp, a: f64, b: f64) -> Value {
     use BinaryOp::*;
     match op {
@@ -1436,7 +1422,7 @@ fn real_op(op: BinaryOp, a: f64, b: f64) -> Value {
         Ge => Value::Bool(a >= b),
         Eq => Value::Bool(a == b),
         Ne => Value::Bool(a != b),
-        // not reached: Boolean operators go through `binop`, which reports Real operands
+        // not reached: Boolean operators are handled before (`binop`, `scalar_op`)
         And | Or => unreachable_bool(),
     }
 }

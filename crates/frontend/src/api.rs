@@ -303,19 +303,7 @@ fn drop_unused_string_parameters(model: &mut FlatModel) {
         };
         crate::walk::model_equation_exprs_mut(model, &mut note);
         for v in &mut model.variables {
-            let a = &mut v.attrs;
-            for e in [
-                &mut v.binding,
-                &mut a.start,
-                &mut a.nominal,
-                &mut a.min,
-                &mut a.max,
-            ]
-            .into_iter()
-            .flatten()
-            {
-                note(e);
-            }
+            crate::walk::variable_exprs_mut(v, &mut note);
         }
         let before = model.variables.len();
         model
