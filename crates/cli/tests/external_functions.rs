@@ -371,3 +371,79 @@ fn parameters_are_read_from_a_text_file_with_the_string_scanners() {
     assert_eq!(run.first("labelEnd"), 17.0);
     assert_close("phi at the end", run.last("phi"), -6.0, 1e-9);
 }
+
+/// LAPACK's `dgesv` declared as `Modelica.Math.Matrices.LAPACK` declares it (`external
+/// "FORTRAN 77"`, the solution written over the right-hand side): a system whose first
+/// pivot is zero (row interchange needed), two right-hand sides at once, and a singular
+/// matrix reported through `info`.
+const LINEAR_SOLVE: &str = r#"
+model LinearSolve
+  function dgesv_vec
+    input Real A[:, size(A, 1)];
+    input Real b[size(A, 1)];
+    output Real x[size(A, 1)] = b;
+    output Integer info;
+  protected
+    Integer n = size(A, 1);
+    Integer nrhs = 1;
+    Real Awork[size(A, 1), size(A, 1)] = A;
+    Integer lda = max(1, size(A, 1));
+    Integer ldb = max(1, size(b, 1));
+    Integer ipiv[size(A, 1)];
+  external "FORTRAN 77" dgesv(n, nrhs, Awork, lda, ipiv, x, ldb, info);
+  end dgesv_vec;
+  function dgesv
+    input Real A[:, size(A, 1)];
+    input Real B[size(A, 1), :];
+    output Real X[size(A, 1), size(B, 2)] = B;
+    output Integer info;
+  protected
+    Integer n = size(A, 1);
+    Integer nrhs = size(B, 2);
+    Real Awork[size(A, 1), size(A, 1)] = A;
+    Integer lda = max(1, size(A, 1));
+    Integer ldb = max(1, size(B, 1));
+    Integer ipiv[size(A, 1)];
+  external "FORTRAN 77" dgesv(n, nrhs, Awork, lda, ipiv, X, ldb, info);
+  end dgesv;
+  parameter Real A[3, 3] = [0, 1, 2; 1, 0, 3; 4, -3, 8];
+  Real x[3];
+  Integer info;
+  Real X[3, 2];
+  Integer info2;
+  Integer infoSingular;
+  Real xs[2];
+equation
+  (x, info) = dgesv_vec(A, {1, 2, 3}*(1 + time));
+  (X, info2) = dgesv(A, [1, 0; 0, 1; 0, 0]);
+  (xs, infoSingular) = dgesv_vec([1, 2; 2, 4], {1, 1});
+  annotation(experiment(StopTime = 1, Interval = 0.5));
+end LinearSolve;
+"#;
+
+#[test]
+fn lapack_dgesv_solves_with_row_interchanges() {
+    let dir = scratch_dir("LinearSolve");
+    std::fs::write(dir.join("LinearSolve.mo"), LINEAR_SOLVE).expect("writable scratch folder");
+    let run = simulate_target("LinearSolve.mo", &dir, &[]);
+    // at t = 1 the right-hand side is {2, 4, 6}: x = {10, 6, -2}
+    for (name, want) in [("x[1]", 10.0), ("x[2]", 6.0), ("x[3]", -2.0)] {
+        assert_close(name, run.last(name), want, 1e-12);
+    }
+    assert_eq!(run.last("info"), 0.0);
+    // the first two columns of inv(A)
+    let inverse = [
+        ("X[1,1]", -4.5),
+        ("X[2,1]", -2.0),
+        ("X[3,1]", 1.5),
+        ("X[1,2]", 7.0),
+        ("X[2,2]", 4.0),
+        ("X[3,2]", -2.0),
+    ];
+    for (name, want) in inverse {
+        assert_close(name, run.last(name), want, 1e-12);
+    }
+    assert_eq!(run.last("info2"), 0.0);
+    // U[2,2] of [1, 2; 2, 4] is exactly zero: LAPACK's info = 2
+    assert_eq!(run.last("infoSingular"), 2.0);
+}

@@ -600,7 +600,7 @@ fn compile_external(
         None => false,
     };
     let output_index = |n: &str| outputs.iter().position(|v| v.name == n);
-    if let (Some(func), "C") = (crate::native::native_function(name), language) {
+    if let Some(func) = crate::native::native_function(name, language) {
         let arg_outputs = args
             .iter()
             .map(|a| match a {
@@ -623,8 +623,9 @@ fn compile_external(
         }),
         _ => Ok(CBody::Unsupported(format!(
             "function `{fname}` calls external {language} function `{name}`, which moss cannot \
-             execute (only C math library functions such as sin, cos, exp, log, sqrt, atan2, \
-             pow are supported); give the function a Modelica algorithm body instead"
+             execute (C math library functions such as sin, cos, exp, log, sqrt, atan2, pow, \
+             the MSL's C support functions and LAPACK's dgesv run natively); give the \
+             function a Modelica algorithm body instead"
         ))),
     }
 }

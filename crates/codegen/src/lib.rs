@@ -19,6 +19,7 @@ mod linalg;
 mod machine;
 pub mod model;
 mod native;
+mod native_lapack;
 mod native_mat;
 mod native_random;
 mod native_strings;

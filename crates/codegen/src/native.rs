@@ -74,10 +74,24 @@ pub enum Native {
     ConvertRealToIntegers,
     /// `hash = ModelicaStrings_hashString(string)`.
     HashString,
+    /// LAPACK `dgesv(n, nrhs, A, lda, ipiv, B, ldb, info)` (`external "FORTRAN 77"`): see
+    /// `native_lapack`.
+    Dgesv,
 }
 
-/// The native implementation of external C function `name`, if moss has one.
-pub fn native_function(name: &str) -> Option<Native> {
+/// The native implementation of the external function `name` in `language`, if moss has one.
+pub fn native_function(name: &str, language: &str) -> Option<Native> {
+    match language {
+        "C" => native_c_function(name),
+        "FORTRAN 77" => match name {
+            "dgesv" => Some(Native::Dgesv),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn native_c_function(name: &str) -> Option<Native> {
     match name {
         "ModelicaFFT_kiss_fftr" => Some(Native::RealFft),
         "ModelicaIO_writeRealMatrix" => Some(Native::WriteRealMatrix),
@@ -119,6 +133,7 @@ pub struct NativeResult {
 pub fn call_native(f: Native, args: &[Value]) -> VResult<NativeResult> {
     match f {
         Native::RealFft => real_fft(args),
+        Native::Dgesv => crate::native_lapack::dgesv(args),
         Native::WriteRealMatrix => write_real_matrix(args),
         Native::Print => print(args),
         Native::CloseFile => Ok(NativeResult {
