@@ -26,7 +26,7 @@ pub fn dgesv(args: &[Value]) -> VResult<NativeResult> {
         .iter()
         .map(Value::as_f64)
         .collect::<VResult<_>>()?;
-    if lu.len() != n * n || n == 0 || rhs.len() % n != 0 {
+    if lu.len() != n * n || n == 0 || !rhs.len().is_multiple_of(n) {
         return Err(format!(
             "dgesv: A has {} elements and B {}, which do not fit n = {n}",
             lu.len(),
