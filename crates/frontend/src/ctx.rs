@@ -45,6 +45,10 @@ pub struct Flattener<'a> {
     /// Above 0 while parameters are evaluated only to try something (binding the arguments of
     /// a call to size its result): those evaluations do not make a parameter structural.
     pub structural_trials: Cell<u32>,
+    /// Component arrays whose elements were flattened as renamed copies of the first
+    /// ([`crate::shared_elements`]), by the address of their `Comp`: references into their
+    /// elements resolve on the first element's instance (see `Flattener::lookup_element`).
+    pub shared_arrays: RefCell<FxHashMap<usize, Rc<Comp>>>,
     /// Class named by a type name written at a place in the source, looked up from a scope
     /// (when no redeclaration in the instance overrides it): the same for every instance of
     /// the declaring class, so a component array looks its element type up once.
@@ -91,6 +95,7 @@ impl<'a> Flattener<'a> {
             values: RefCell::new(HashMap::default()),
             structural: RefCell::default(),
             structural_trials: Cell::new(0),
+            shared_arrays: RefCell::default(),
             class_names: RefCell::new(FxHashMap::default()),
             shared_decls: RefCell::new(FxHashMap::default()),
             implicit_inners: RefCell::new(Vec::new()),

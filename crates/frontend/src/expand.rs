@@ -3257,13 +3257,18 @@ pub fn cref_text(c: &ast::ComponentRef) -> String {
 }
 
 pub fn qualified(node: &NodeRef, name: &str) -> String {
+    qualified_at(&node.path, name)
+}
+
+/// The name of element `name` of the instance at `path` (`""` for the model itself).
+pub fn qualified_at(path: &str, name: &str) -> String {
     let name = crate::ctx::flat_ident(name);
-    if node.path.is_empty() {
+    if path.is_empty() {
         name.to_string()
     } else {
         // Pushed, not `format!`ed: this is called for every name of every instance.
-        let mut s = String::with_capacity(node.path.len() + 1 + name.len() + 8);
-        s.push_str(&node.path);
+        let mut s = String::with_capacity(path.len() + 1 + name.len() + 8);
+        s.push_str(path);
         s.push('.');
         s.push_str(name);
         s

@@ -46,8 +46,38 @@ impl<'a> Flattener<'a> {
         env: &Env,
         cx: &mut Cx,
     ) -> Res<Option<Side>> {
+        // First through the first elements of arrays flattened as copies: most references
+        // are to plain connectors, and creating every element's instance is what costs. A
+        // bus reached that way is looked up again through the elements themselves, whose
+        // paths name the bus's members.
+        match self.expandable_side_with(c, env, cx, true)? {
+            BusLookup::Bus(side) => Ok(Some(side)),
+            BusLookup::NotBus => Ok(None),
+            BusLookup::ThroughStandIn => match self.expandable_side_with(c, env, cx, false)? {
+                BusLookup::Bus(side) => Ok(Some(side)),
+                _ => Ok(None),
+            },
+        }
+    }
+
+    /// [`Self::expandable_side`], with `stand_ins` through [`Self::lookup_element`].
+    fn expandable_side_with(
+        &self,
+        c: &ast::ComponentRef,
+        env: &Env,
+        cx: &mut Cx,
+        stand_ins: bool,
+    ) -> Res<BusLookup> {
         let mut node = env.node.clone();
         let mut outside = false;
+        let mut stood_in = false;
+        let found = |side: Side, stood_in: bool| {
+            if stood_in {
+                BusLookup::ThroughStandIn
+            } else {
+                BusLookup::Bus(side)
+            }
+        };
         for (k, part) in c.parts.iter().enumerate() {
             let declared_bus = self
                 .find_comp(&node, part.name.as_str())
@@ -80,18 +110,21 @@ impl<'a> Flattener<'a> {
                         rest.push_str(&format_indices(&idx));
                     }
                 }
-                return Ok(Some(Side::Bus {
-                    bus: node,
-                    rest,
-                    outside,
-                }));
+                return Ok(found(
+                    Side::Bus {
+                        bus: node,
+                        rest,
+                        outside,
+                    },
+                    stood_in,
+                ));
             }
             let Some(comp) = self.find_comp(&node, part.name.as_str()) else {
-                return Ok(None);
+                return Ok(BusLookup::NotBus);
             };
             let ty = self.comp_type(&node, &comp)?;
             let Base::Class(cls) = ty.base else {
-                return Ok(None);
+                return Ok(BusLookup::NotBus);
             };
             let kind = self.lk.kind(self.lk.follow_short_class(cls));
             if k == 0 {
@@ -101,7 +134,7 @@ impl<'a> Flattener<'a> {
             let mut idx = Vec::new();
             for s in &part.subscripts {
                 let ast::Subscript::Expr(e) = s else {
-                    return Ok(None);
+                    return Ok(BusLookup::NotBus);
                 };
                 // A slice (`c[1:2]`) selects several connectors: not a single bus path.
                 match self.eval_expr(e, env, cx)? {
@@ -109,23 +142,40 @@ impl<'a> Flattener<'a> {
                         Some(i) => idx.push(i.max(1) as usize),
                         None => return err(e.span, "a subscript must be an Integer"),
                     },
-                    _ => return Ok(None),
+                    _ => return Ok(BusLookup::NotBus),
                 }
             }
             if idx.len() != dims.len() {
-                return Ok(None);
+                return Ok(BusLookup::NotBus);
             }
-            node = self.child_node(&node, &comp, &idx)?;
+            node = if stand_ins {
+                let (child, stands_in) = self.lookup_element(&node, &comp, &idx)?;
+                stood_in |= stands_in;
+                child
+            } else {
+                self.child_node(&node, &comp, &idx)?
+            };
             if k + 1 == c.parts.len() && self.is_expandable(&node) {
-                return Ok(Some(Side::Bus {
-                    bus: node,
-                    rest: String::new(),
-                    outside,
-                }));
+                return Ok(found(
+                    Side::Bus {
+                        bus: node,
+                        rest: String::new(),
+                        outside,
+                    },
+                    stood_in,
+                ));
             }
         }
-        Ok(None)
+        Ok(BusLookup::NotBus)
     }
+}
+
+/// What [`Flattener::expandable_side`] finds along a reference.
+enum BusLookup {
+    NotBus,
+    Bus(Side),
+    /// A bus, but reached through a stand-in element: to be looked up again.
+    ThroughStandIn,
 }
 
 /// The leaves of a bus element: suffix, flow/stream kind and a variable to copy the type

@@ -4,7 +4,7 @@
 
 use crate::connect::{ConnElem, Connections};
 use crate::ctx::{format_indices, index_tuples, Flattener};
-use crate::expand::{cref_text, qualified, Cx, Val};
+use crate::expand::{cref_text, qualified, qualified_at, Cx, Val};
 use crate::flat::{
     self, AssertLevel, Attributes, Causality, Equation, Expr, Origin, ScalarType, StateSelect,
     Statement, Variability, Variable,
@@ -184,6 +184,9 @@ impl<'a> Flattener<'a> {
             return Ok(());
         }
         append_renamed(out, &template, &Renamer::new(&first.path, &first.path));
+        self.shared_arrays
+            .borrow_mut()
+            .insert(Rc::as_ptr(comp) as usize, comp.clone());
         let structural = self.structural_below(&first.path);
         let mut path = crate::expand::qualified(node, &comp.name);
         let base = path.len();
@@ -1268,13 +1271,32 @@ impl<'a> Flattener<'a> {
         env: &Env,
         cx: &mut Cx,
     ) -> Res<Option<Vec<ConnElem>>> {
-        let mut nodes = vec![env.node.clone()];
+        match self.connect_side_with(c, env, cx, true)? {
+            Some(side) => Ok(side),
+            // Without stand-ins every side resolves.
+            None => Ok(self.connect_side_with(c, env, cx, false)?.flatten()),
+        }
+    }
+
+    /// [`Self::connect_side`]; with `stand_ins`, elements of arrays flattened as copies are
+    /// resolved on their first element ([`Self::lookup_element`]) and named by their own
+    /// path. `None` when a stand-in cannot be used (an `outer` element or an expandable
+    /// connector below one, whose instance paths matter): the caller resolves again without.
+    fn connect_side_with(
+        &self,
+        c: &ast::ComponentRef,
+        env: &Env,
+        cx: &mut Cx,
+        stand_ins: bool,
+    ) -> Res<Option<Option<Vec<ConnElem>>>> {
+        // Each instance reached so far, with its own path when it stands in for another.
+        let mut nodes: Vec<(NodeRef, Option<String>)> = vec![(env.node.clone(), None)];
         let mut outside = false;
         let mut out = Vec::new();
         for (k, part) in c.parts.iter().enumerate() {
             let last = k + 1 == c.parts.len();
             let mut next = Vec::new();
-            for node in &nodes {
+            for (node, real_path) in &nodes {
                 let Some(mut comp) = self.find_comp(node, part.name.as_str()) else {
                     return err(
                         part.name.span,
@@ -1285,12 +1307,15 @@ impl<'a> Flattener<'a> {
                 // the first part is a local reference: for an `inner outer` component it
                 // denotes the outer one (spec 5.4)
                 if comp.prefixes.outer && (!comp.prefixes.inner || k == 0) {
+                    if real_path.is_some() {
+                        return Ok(None);
+                    }
                     let (n, ic) = self.inner_of(&node, &comp)?;
                     node = n;
                     comp = ic;
                 }
                 if !self.comp_enabled(&node, &comp)? {
-                    return Ok(None);
+                    return Ok(Some(None));
                 }
                 let ty = self.comp_type(&node, &comp)?;
                 if k == 0 {
@@ -1327,19 +1352,36 @@ impl<'a> Flattener<'a> {
                 }
                 let dims = self.comp_dims(&node, &comp)?;
                 let sel = self.connect_indices(&part.subscripts, &dims, env, cx)?;
+                let element_name = |idx: &[usize]| {
+                    let mut name = match real_path {
+                        Some(p) => qualified_at(p, &comp.name),
+                        None => qualified(&node, &comp.name),
+                    };
+                    if !idx.is_empty() {
+                        name.push_str(&format_indices(idx));
+                    }
+                    name
+                };
                 for idx in sel {
                     if !last {
-                        next.push(self.child_node(&node, &comp, &idx)?);
+                        let (child, stands_in) = if stand_ins {
+                            self.lookup_element(&node, &comp, &idx)?
+                        } else {
+                            (self.child_node(&node, &comp, &idx)?, false)
+                        };
+                        let real = (stands_in || real_path.is_some()).then(|| element_name(&idx));
+                        next.push((child, real));
                         continue;
                     }
-                    let mut name = qualified(&node, &comp.name);
-                    if !idx.is_empty() {
-                        name.push_str(&format_indices(&idx));
-                    }
+                    let name = element_name(&idx);
                     let child = match ty.base {
                         Base::Class(_) => Some(self.child_node(&node, &comp, &idx)?),
                         _ => None,
                     };
+                    if real_path.is_some() && child.as_ref().is_some_and(|n| self.is_expandable(n))
+                    {
+                        return Ok(None);
+                    }
                     out.push(ConnElem {
                         name,
                         node: child,
@@ -1351,7 +1393,7 @@ impl<'a> Flattener<'a> {
             }
             nodes = next;
         }
-        Ok(Some(out))
+        Ok(Some(Some(out)))
     }
 
     /// `cardinality(c)` (spec 3.7.4): how many `connect` equations name the scalar connector

@@ -258,3 +258,28 @@ pub fn append_moved(out: &mut Collected, t: Collected) {
     out.inner_outer.extend(t.inner_outer);
     out.connections.absorb(t.connections);
 }
+
+impl crate::ctx::Flattener<'_> {
+    /// The instance that answers questions about element `idx` of the array `comp` of `node`
+    /// (its connectors, their types and variables): the first element when the array's
+    /// elements were flattened as renamed copies of it — they are the same instance but for
+    /// the path, and creating an instance per element was most of the cost of the `connect`s
+    /// of a large array — else the element itself. The flag says whether the instance stands
+    /// in for another element, whose path the caller then keeps itself.
+    pub(crate) fn lookup_element(
+        &self,
+        node: &crate::inst::NodeRef,
+        comp: &std::rc::Rc<crate::inst::Comp>,
+        idx: &[usize],
+    ) -> crate::inst::Res<(crate::inst::NodeRef, bool)> {
+        let shared = self
+            .shared_arrays
+            .borrow()
+            .contains_key(&(std::rc::Rc::as_ptr(comp) as usize));
+        if shared && idx.iter().any(|&i| i != 1) {
+            let first = vec![1; idx.len()];
+            return Ok((self.child_node(node, comp, &first)?, true));
+        }
+        Ok((self.child_node(node, comp, idx)?, false))
+    }
+}

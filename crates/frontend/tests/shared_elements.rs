@@ -232,3 +232,73 @@ end Ring;
         "{shared}"
     );
 }
+
+/// `connect`s written outside the array reach into its elements through the first element's
+/// instance (`Flattener::lookup_element`) but must name each element's own connectors:
+/// conditional connectors, and expandable connectors whose members the
+/// connections create (looked up again through the element itself).
+#[test]
+fn connects_from_outside_name_each_element() {
+    let src = |decl: &str| {
+        format!(
+            r#"
+  connector Pin
+    Real v;
+    flow Real i;
+  end Pin;
+  connector RealOutput = output Real;
+  expandable connector Bus
+  end Bus;
+  model Part
+    Pin p, n;
+  equation
+    p.v - n.v = p.i;
+    p.i + n.i = 0;
+  end Part;
+  model Cell
+    parameter Boolean useX = true;
+    Pin p, n;
+    Part a;
+    Pin x if useX;
+    Bus bus;
+  equation
+    connect(p, a.p);
+    connect(a.n, n);
+  end Cell;
+  model Source
+    RealOutput y = time;
+  end Source;
+  model Top
+    {decl}
+    Source s[3];
+    Pin gnd;
+  equation
+    gnd.v = 0;
+    for i in 1:3 loop
+      connect(c[i].n, gnd);
+      connect(c[i].x, c[i].p);
+      connect(s[i].y, c[i].bus.sig);
+    end for;
+  end Top;
+"#
+        )
+    };
+    let text = |name: &str, decl: &str| {
+        let m = flat_text(name, &src(decl)).unwrap_or_else(|e| panic!("{e}"));
+        moss_frontend::print::print_model(&m)
+    };
+    let shared = text("outside-shared", "Cell c[3](each useX = true);");
+    let walked = text("outside-walked", "Cell c[3](useX = {true, true, true});");
+    assert_eq!(shared, walked);
+    for i in 1..=3 {
+        assert!(
+            shared.contains(&format!("'c[{i}].x.v' = 'c[{i}].p.v'"))
+                || shared.contains(&format!("'c[{i}].p.v' = 'c[{i}].x.v'")),
+            "c[{i}]:\n{shared}"
+        );
+        assert!(
+            shared.contains(&format!("c[{i}].bus.sig")),
+            "c[{i}]:\n{shared}"
+        );
+    }
+}
