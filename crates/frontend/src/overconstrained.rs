@@ -370,7 +370,12 @@ fn refold(e: Expr) -> Expr {
 /// If-equations: branches with a literal false condition are dropped, a literal true one
 /// replaces the whole if-equation.
 fn select_literal_branches(eqs: Vec<Equation>) -> Vec<Equation> {
-    let mut out = Vec::new();
+    // Most equations are not if-equations: leave the list as it is then (a large model has
+    // 10^5 and more, and moving each costs more than looking).
+    if !eqs.iter().any(|e| matches!(e, Equation::If { .. })) {
+        return eqs;
+    }
+    let mut out = Vec::with_capacity(eqs.len());
     for eq in eqs {
         let Equation::If {
             branches,
