@@ -445,6 +445,7 @@ impl<'a> Flattener<'a> {
                 if let (Some(n), Some(c)) = (new, constraint()) {
                     self.check_subtype(n, c, r.clause.type_name.span);
                 }
+                self.check_redeclared_again(&name, r, new, original_prefixes);
             }
             None if constraining.is_some() => {
                 let declared = self
@@ -543,6 +544,54 @@ impl<'a> Flattener<'a> {
     }
 
     /// A replacing class must have every public component of the constraining class.
+    /// Rules of spec 7.3.5 for a component redeclaration `r` of `name`: a constant cannot
+    /// be redeclared, and a redeclaration that replaces an earlier one (from a modifier of
+    /// a base class) needs that one to be `replaceable` when it changes the type, and its
+    /// type must satisfy that one's constraint.
+    fn check_redeclared_again(
+        &self,
+        name: &str,
+        r: &crate::inst::CompRedecl,
+        new: Option<ClassId>,
+        original: ast::TypePrefixes,
+    ) {
+        let span = r.clause.type_name.span;
+        if original.variability == Some(ast::Variability::Constant) {
+            self.redeclare_error(
+                span,
+                format!("`{name}` is a constant and cannot be redeclared"),
+                "modify its value instead of redeclaring it (specification 7.3.5)",
+            );
+            return;
+        }
+        let (Some(prev), Some(new)) = (&r.overrides, new) else {
+            return;
+        };
+        let prev_type =
+            self.lk
+                .resolve_class_name(Some(prev.env.scope), &prev.clause.type_name, false);
+        if !prev.replaceable {
+            if prev_type.is_some_and(|p| p != new) {
+                self.errors.borrow_mut().push(
+                    Diagnostic::error(
+                        span,
+                        format!("`{name}` cannot be redeclared again: its earlier redeclaration is not replaceable"),
+                    )
+                    .with_secondary(prev.clause.type_name.span, "redeclared without `replaceable` here")
+                    .with_help("write `redeclare replaceable` in the earlier redeclaration to allow further ones (specification 7.3.5)"),
+                );
+            }
+            return;
+        }
+        let constraint = match &prev.constraining {
+            Some(c) => self.lk.resolve_class_name(Some(prev.env.scope), c, false),
+            None => prev_type,
+        };
+        if let Some(c) = constraint {
+            self.check_subtype(new, c, span);
+        }
+    }
+
     fn check_subtype(&self, new: ClassId, constraint: ClassId, span: Span) {
         if new == constraint {
             return;

@@ -1,0 +1,95 @@
+//! Restrictions on redeclarations (spec 7.3.5): constants are not redeclared, a
+//! redeclaration that replaces an earlier one needs it to be `replaceable`, and satisfies
+//! its `constrainedby` class.
+
+mod common;
+use common::*;
+
+fn rejected(name: &str, text: &str) -> String {
+    match flat_text(name, text) {
+        Ok(_) => panic!("`{name}` was expected to fail"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn constant_cannot_be_redeclared() {
+    let text = |m: &str| {
+        format!(
+            "model Konst
+  model A
+    replaceable constant Real x = 1.0;
+  end A;
+  A a{m};
+end Konst;
+"
+        )
+    };
+    flat_text("Konst", &text("(x = 2.0)")).unwrap_or_else(|e| panic!("{e}"));
+    let e = rejected("Konst", &text("(redeclare Real x = 2.0)"));
+    assert!(
+        e.starts_with("error: `x` is a constant and cannot be redeclared\n"),
+        "{e}"
+    );
+    assert!(e.contains("Konst.mo:5:17"), "{e}");
+}
+
+fn chain(first: &str, last: &str) -> String {
+    format!(
+        "model Chain
+  model M1
+    Real x = 1.0;
+  end M1;
+  model M2
+    Real x = 2.0;
+    Real y = 3.0;
+  end M2;
+  model A
+    replaceable M1 m;
+  end A;
+  model B
+    extends A({first});
+  end B;
+  model C
+    extends B({last});
+  end C;
+  C c;
+end Chain;
+"
+    )
+}
+
+#[test]
+fn redeclaring_again_needs_replaceable() {
+    let m = flat_text(
+        "Chain",
+        &chain("redeclare replaceable M1 m", "redeclare M2 m"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(m.variables.iter().any(|v| v.name == "c.m.y"));
+    let e = rejected("Chain", &chain("redeclare M1 m", "redeclare M2 m"));
+    assert!(
+        e.starts_with(
+            "error: `m` cannot be redeclared again: its earlier redeclaration is not replaceable\n"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("Chain.mo:16:25"), "{e}");
+    assert!(e.contains("redeclared without `replaceable` here"), "{e}");
+}
+
+#[test]
+fn redeclaration_satisfies_the_constraint_of_the_one_it_replaces() {
+    let e = rejected(
+        "Chain",
+        &chain(
+            "redeclare replaceable M2 m constrainedby M2",
+            "redeclare M1 m",
+        ),
+    );
+    assert!(
+        e.starts_with("error: `Chain.M1` is not a subtype of `Chain.M2`: it has no element `y`\n"),
+        "{e}"
+    );
+    assert!(e.contains("Chain.mo:16:25"), "{e}");
+}
