@@ -29,6 +29,12 @@ while IFS= read -r file; do
   within=$(sed -n '1s/^\xEF\xBB\xBF//; s/^ *within *\([^;]*\);.*/\1/p' "$file" | head -1)
   name=$(basename "$file" .mo)
   model="$within.$name"
+  # A test package (`extends Icons.TestPackage`) holds the test model as a nested class:
+  # the class declared last before the `shouldPass` annotation (QuotedIdentifiers).
+  if grep -q "extends *Icons.TestPackage" "$file"; then
+    inner=$(sed -n '/shouldPass/q; s/^ *\(model\|block\|class\) *\([^ ]*\).*/\2/p' "$file" | tail -1)
+    [ -n "$inner" ] && model="$model.$inner"
+  fi
   rel=${file#"$SUITE"/}
   chapter=${rel%%/*}
   if [ "$MODE" = simulate ]; then

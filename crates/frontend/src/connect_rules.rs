@@ -27,6 +27,9 @@ pub struct Signal {
 pub struct Signals {
     pub roles: Vec<Signal>,
     pub fixed: Vec<String>,
+    /// The connector is (inside) an element of an expandable connector: its variables
+    /// take their causality from the connections (spec 9.1.3), so no rule applies.
+    pub in_bus: bool,
 }
 
 /// Remember the constants and parameters of two connected connectors that have the same

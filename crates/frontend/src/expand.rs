@@ -1631,6 +1631,23 @@ impl<'a> Flattener<'a> {
                     ),
                 );
             }
+            if let Some(Found::Class(c)) = self.lk.member(class, p.name.as_str()) {
+                let kind = self.lk.kind(self.lk.follow_short_class(c));
+                if matches!(
+                    kind,
+                    ast::ClassKind::Operator | ast::ClassKind::Function { operator: true, .. }
+                ) {
+                    return fail(
+                        p.name.span,
+                        format!(
+                            "`{}` is an {} of `{}`: a call through a component must find a non-operator function (spec 5.3.2)",
+                            p.name,
+                            crate::restrict::kind_name(kind),
+                            self.lk.name_of(class)
+                        ),
+                    );
+                }
+            }
             match self.lk.member(class, p.name.as_str()) {
                 Some(Found::Comp { .. }) if i < last => {
                     return fail(

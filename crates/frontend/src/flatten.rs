@@ -1503,14 +1503,17 @@ impl<'a> Flattener<'a> {
             self.check_connect_types(&x, &y, &o)?;
             let (mut lx, sx) = self.connector_leaves_signal(&x)?;
             let (mut ly, sy) = self.connector_leaves_signal(&y)?;
-            crate::connect_rules::check_causal_match(
-                &x.name, &lx, &sx.roles, &y.name, &ly, &sy.roles, &o,
-            )?;
+            let in_bus = sx.in_bus || sy.in_bus;
+            if !in_bus {
+                crate::connect_rules::check_causal_match(
+                    &x.name, &lx, &sx.roles, &y.name, &ly, &sy.roles, &o,
+                )?;
+            }
             crate::connect_rules::pair_fixed(&x.name, &sx.fixed, &y.name, &sy.fixed, conns, &o);
             self.overdetermined_edges(&x, &mut lx, &y, &mut ly, conns, &o)?;
             // Overdetermined parts leave the leaves (they form no sets); the signal roles
             // are only kept when the leaves are all still there.
-            let signals = (lx.len() == sx.roles.len() && ly.len() == sy.roles.len())
+            let signals = (!in_bus && lx.len() == sx.roles.len() && ly.len() == sy.roles.len())
                 .then_some((sx.roles, sy.roles));
             conns.add(x, lx, y, ly, &o, signals)?;
         }
@@ -1644,7 +1647,10 @@ impl<'a> Flattener<'a> {
         crate::connect_rules::Signals,
     )> {
         let mut out = Vec::new();
-        let mut signals = crate::connect_rules::Signals::default();
+        let mut signals = crate::connect_rules::Signals {
+            in_bus: self.inside_expandable(&c.parent),
+            ..Default::default()
+        };
         let protected = c.comp.protected || self.inherited_of(&c.parent).protected;
         match &c.node {
             None => {
@@ -1665,6 +1671,18 @@ impl<'a> Flattener<'a> {
             }
         }
         Ok((out, signals))
+    }
+
+    /// Whether `node` or one of its enclosing instances is an expandable connector.
+    fn inside_expandable(&self, node: &NodeRef) -> bool {
+        let mut n = Some(node);
+        while let Some(x) = n {
+            if self.is_expandable(x) {
+                return true;
+            }
+            n = x.parent.as_ref();
+        }
+        false
     }
 
     /// The leaves below `node`; `causality` is the prefix of an enclosing structured

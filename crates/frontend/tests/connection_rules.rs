@@ -288,3 +288,54 @@ end Ops;
     );
     assert!(e.contains("Ops.mo:22:5"), "{e}");
 }
+
+/// Declared variables of expandable connectors take their causality from the
+/// connections, so connecting an input to one is legal (the MSL battery stacks read cell
+/// voltages from an array of cell buses this way).
+#[test]
+fn bus_variables_take_the_causality_of_their_connections() {
+    let m = flat_text(
+        "BusArrays",
+        "model BusArrays
+  connector In = input Real;
+  connector Out = output Real;
+  expandable connector Cell
+    Real v;
+  end Cell;
+  expandable connector Stack
+    Cell cell[2];
+  end Stack;
+  block Gain
+    In u;
+    Out y;
+  equation
+    y = 2 * u;
+  end Gain;
+  model Reader
+    Stack bus;
+    Gain g[2];
+  equation
+    connect(g.u, bus.cell.v);
+  end Reader;
+  model Writer
+    Stack bus;
+    Out y[2];
+    Cell cb[2];
+  equation
+    y = {1, 2};
+    connect(y[1], cb[1].v);
+    connect(y[2], cb[2].v);
+    connect(cb[1], bus.cell[1]);
+    connect(cb[2], bus.cell[2]);
+  end Writer;
+  Reader r;
+  Writer w;
+equation
+  connect(w.bus, r.bus);
+end BusArrays;
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.variables.len(), 12);
+    assert!(m.variables.iter().any(|v| v.name == "r.g[2].u"));
+}

@@ -102,3 +102,44 @@ fn file_with_byte_order_mark_loads() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(m.variables.len(), 1);
 }
+
+/// `a.f(x)` may reach a function through a component, but not an operator or an operator
+/// function (spec 5.3.2).
+#[test]
+fn operator_cannot_be_called_through_a_component() {
+    let text = |call: &str| {
+        format!(
+            "model Via
+  operator record R
+    Real x;
+    operator '+'
+      function add
+        input R a;
+        input R b;
+        output R c;
+      algorithm
+        c := R(a.x + b.x);
+      end add;
+    end '+';
+    function twice
+      input R a;
+      output Real y;
+    algorithm
+      y := 2 * a.x;
+    end twice;
+  end R;
+  R r1(x = 1.0);
+  R r2(x = 2.0);
+  {call};
+end Via;
+"
+        )
+    };
+    flat_text("Via", &text("Real z = r1.twice(r2)")).unwrap_or_else(|e| panic!("{e}"));
+    let e = rejected("Via", &text("R z = r1.'+'.add(r1, r2)"));
+    assert!(
+        e.starts_with("error: `'+'` is an operator of `Via.R`: a call through a component must find a non-operator function (spec 5.3.2)\n"),
+        "{e}"
+    );
+    assert!(e.contains("Via.mo:22:12"), "{e}");
+}
