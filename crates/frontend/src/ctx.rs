@@ -445,6 +445,15 @@ impl<'a> Flattener<'a> {
                 if let (Some(n), Some(c)) = (new, constraint()) {
                     self.check_subtype(n, c, r.clause.type_name.span);
                 }
+                // A new `constrainedby` narrows the constraint; it cannot widen it.
+                if let (Some(cn), Some(c)) = (&r.constraining, constraint()) {
+                    if let Some(cid) =
+                        self.lk
+                            .resolve_class_name(Some(r.env.scope), &cn.base, false)
+                    {
+                        self.check_subtype(cid, c, cn.base.span);
+                    }
+                }
                 self.check_redeclared_again(&name, r, new, original_prefixes);
             }
             None if constraining.is_some() => {
@@ -464,17 +473,35 @@ impl<'a> Flattener<'a> {
         if redecl.is_some() {
             // Modifiers of the constraining type (or, without `constrainedby`, of the
             // original declaration) carry over to the new declaration (spec 7.3.2).
-            let carried = match constraining {
-                Some(c) => c
+            // The nearest constraint wins: the redeclaration's own `constrainedby`, else
+            // that of the redeclaration it replaces, else the original one.
+            let nearest = redecl.and_then(|(_, r)| {
+                let own = r.constraining.as_ref().map(|c| (c, &r.env));
+                own.or_else(|| {
+                    let prev = r.overrides.as_ref()?;
+                    prev.constraining.as_ref().map(|c| (c, &prev.env))
+                })
+            });
+            let carried = match (nearest, constraining) {
+                (Some((c, cenv)), _) => c
+                    .modification
+                    .as_ref()
+                    .map(|cm| Mod::from_class_mod(cm, cenv))
+                    .unwrap_or_default(),
+                (None, Some(c)) => c
                     .modification
                     .as_ref()
                     .map(|cm| Mod::from_class_mod(cm, env))
                     .unwrap_or_default(),
-                None => original_mod
+                (None, None) => original_mod
                     .map(|om| Mod::from_modification(om, env))
                     .unwrap_or_default(),
             };
             decl_mod = Mod::merge(&decl_mod, &carried);
+        } else if let Some(cm) = constraining.and_then(|c| c.modification.as_ref()) {
+            // The modifiers of the constraining clause apply to the declaration itself too
+            // (`replaceable B b constrainedby A(x = 2)` gives `b.x = 2`, spec 7.3.2).
+            decl_mod = Mod::merge(&decl_mod, &Mod::from_class_mod(cm, env));
         }
         self.check_final(&outer_mod, &decl_mod, &name);
         if prefixes.final_ && redecl.is_none() && !outer_mod.is_empty() {
@@ -584,7 +611,9 @@ impl<'a> Flattener<'a> {
             return;
         }
         let constraint = match &prev.constraining {
-            Some(c) => self.lk.resolve_class_name(Some(prev.env.scope), c, false),
+            Some(c) => self
+                .lk
+                .resolve_class_name(Some(prev.env.scope), &c.base, false),
             None => prev_type,
         };
         if let Some(c) = constraint {

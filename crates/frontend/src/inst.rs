@@ -56,8 +56,8 @@ pub struct CompRedecl {
     pub env: Env,
     /// Written `replaceable` (only then may it be redeclared again, spec 7.3.5).
     pub replaceable: bool,
-    /// Its `constrainedby` class, when it has one.
-    pub constraining: Option<ast::Name>,
+    /// Its `constrainedby` clause, when it has one.
+    pub constraining: Option<ast::ConstrainingClause>,
     /// The redeclaration of the same element that this one replaces (an inner modifier:
     /// `extends B(redeclare M2 m)` over `B`'s `extends A(redeclare M1 m)`), whose
     /// constraint it must satisfy.
@@ -214,7 +214,7 @@ impl Mod {
                                     clause: Rc::new((**clause).clone()),
                                     env: env.clone(),
                                     replaceable: r.replaceable,
-                                    constraining: r.constraining.as_ref().map(|c| c.base.clone()),
+                                    constraining: r.constraining.clone(),
                                     overrides: None,
                                 },
                             ));
