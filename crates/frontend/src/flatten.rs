@@ -16,6 +16,9 @@ use moss_syntax::Span;
 use std::rc::Rc;
 use std::sync::Arc;
 
+/// One scalar variable of a connector: its suffix after the connector name and its kind.
+type Leaf = (String, Option<ast::ConnectorPrefix>);
+
 /// Everything collected while walking the instance tree.
 #[derive(Default)]
 pub struct Collected {
@@ -1630,10 +1633,7 @@ impl<'a> Flattener<'a> {
     }
 
     /// The scalar variables of a connector: (suffix after the connector name, kind).
-    pub fn connector_leaves(
-        &self,
-        c: &ConnElem,
-    ) -> Res<Vec<(String, Option<ast::ConnectorPrefix>)>> {
+    pub fn connector_leaves(&self, c: &ConnElem) -> Res<Vec<Leaf>> {
         Ok(self.connector_leaves_signal(c)?.0)
     }
 
@@ -1642,10 +1642,7 @@ impl<'a> Flattener<'a> {
     pub fn connector_leaves_signal(
         &self,
         c: &ConnElem,
-    ) -> Res<(
-        Vec<(String, Option<ast::ConnectorPrefix>)>,
-        crate::connect_rules::Signals,
-    )> {
+    ) -> Res<(Vec<Leaf>, crate::connect_rules::Signals)> {
         let mut out = Vec::new();
         let mut signals = crate::connect_rules::Signals {
             in_bus: self.inside_expandable(&c.parent),
@@ -1692,7 +1689,7 @@ impl<'a> Flattener<'a> {
         node: &NodeRef,
         prefix: &str,
         causality: Option<ast::Causality>,
-        out: &mut Vec<(String, Option<ast::ConnectorPrefix>)>,
+        out: &mut Vec<Leaf>,
         signals: &mut crate::connect_rules::Signals,
     ) -> Res<()> {
         let elems = self.elems(node);
