@@ -180,6 +180,8 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     let graph = std::mem::take(&mut col.connections.graph);
     let (constraints, graph_solution) = graph.solve(&mut col.connections)?;
     col.equations.extend(constraints);
+    col.connections.check_signal_sources()?;
+    crate::connect_rules::check_fixed_pairs(&col.connections.fixed_pairs, &col.variables)?;
     let instream = finish_connections(&mut col);
     model.variables = col.variables;
     model.equations = col.equations;

@@ -33,16 +33,22 @@ pub struct Connections {
     pub deferred: Vec<crate::expandable::Deferred>,
     /// The virtual connection graph of overconstrained connectors (spec 9.4).
     pub graph: crate::overconstrained::Graph,
-    keys: Vec<Key>,
-    index: HashMap<Key, usize>,
+    pub(crate) keys: Vec<Key>,
+    pub(crate) index: HashMap<Key, usize>,
     parent: Vec<usize>,
-    kind: Vec<Option<ConnectorPrefix>>,
+    pub(crate) kind: Vec<Option<ConnectorPrefix>>,
     /// Connector name of each element (for finding the flow that goes with a stream).
     connector: Vec<String>,
-    origin: Vec<Origin>,
+    pub(crate) origin: Vec<Origin>,
+    /// Signal role of each element (`None` when unknown: expandable buses, overdetermined
+    /// connectors); read by the causality rules of [`crate::connect_rules`].
+    pub(crate) signal: Vec<Option<crate::connect_rules::Signal>>,
     /// How many active `connect` equations name each connector (full name, array elements
     /// separately): the value of `cardinality`.
     pub occurrences: HashMap<String, usize>,
+    /// Connected constants and parameters (full names, with the `connect`): their values
+    /// must agree ([`crate::connect_rules::check_fixed_pairs`]).
+    pub fixed_pairs: Vec<(String, String, Origin)>,
 }
 
 impl Connections {
@@ -57,10 +63,11 @@ impl Connections {
         self.kind.push(kind);
         self.connector.push(connector.to_string());
         self.origin.push(o.clone());
+        self.signal.push(None);
         i
     }
 
-    fn find(&mut self, mut i: usize) -> usize {
+    pub(crate) fn find(&mut self, mut i: usize) -> usize {
         while self.parent[i] != i {
             self.parent[i] = self.parent[self.parent[i]];
             i = self.parent[i];
@@ -89,6 +96,7 @@ impl Connections {
     pub fn absorb(&mut self, mut other: Connections) {
         self.absorb_renamed(&other, &|_| None, &|o| o.clone());
         self.deferred.append(&mut other.deferred);
+        self.fixed_pairs.append(&mut other.fixed_pairs);
         let (g, o) = (&mut self.graph, &mut other.graph);
         g.optional.append(&mut o.optional);
         g.branches.append(&mut o.branches);
@@ -108,12 +116,16 @@ impl Connections {
         let mine: Vec<usize> = (0..other.keys.len())
             .map(|i| {
                 let (name, outside) = &other.keys[i];
-                self.key(
+                let k = self.key(
                     (renamed(name), *outside),
                     other.kind[i],
                     &renamed(&other.connector[i]),
                     &origin(&other.origin[i]),
-                )
+                );
+                if self.signal[k].is_none() {
+                    self.signal[k] = other.signal[i];
+                }
+                k
             })
             .collect();
         for (i, &m) in mine.iter().enumerate() {
@@ -139,6 +151,10 @@ impl Connections {
         b: ConnElem,
         lb: Vec<(String, Option<ConnectorPrefix>)>,
         o: &Origin,
+        signals: Option<(
+            Vec<crate::connect_rules::Signal>,
+            Vec<crate::connect_rules::Signal>,
+        )>,
     ) -> Res<()> {
         if la.len() != lb.len() {
             return err(
@@ -152,7 +168,7 @@ impl Connections {
                 ),
             );
         }
-        for ((sa, ka), (sb, kb)) in la.iter().zip(&lb) {
+        for (n, ((sa, ka), (sb, kb))) in la.iter().zip(&lb).enumerate() {
             if sa != sb || ka != kb {
                 return err(
                     o.span,
@@ -162,7 +178,7 @@ impl Connections {
                     ),
                 );
             }
-            self.union_names(
+            let (x, y) = self.union_names(
                 (format!("{}{sa}", a.name), a.outside),
                 &a.name,
                 (format!("{}{sb}", b.name), b.outside),
@@ -170,12 +186,16 @@ impl Connections {
                 *ka,
                 o,
             );
-            let _ = kb;
+            if let Some((ga, gb)) = &signals {
+                // the first role recorded for an element stays
+                self.signal[x].get_or_insert(ga[n]);
+                self.signal[y].get_or_insert(gb[n]);
+            }
         }
         Ok(())
     }
 
-    /// Put two set elements (variable, outside) into the same set.
+    /// Put two set elements (variable, outside) into the same set; returns their indices.
     pub fn union_names(
         &mut self,
         a: Key,
@@ -184,13 +204,14 @@ impl Connections {
         conn_b: &str,
         kind: Option<ConnectorPrefix>,
         o: &Origin,
-    ) {
+    ) -> (usize, usize) {
         let x = self.key(a, kind, conn_a, o);
         let y = self.key(b, kind, conn_b, o);
         let (rx, ry) = (self.find(x), self.find(y));
         if rx != ry {
             self.parent[rx] = ry;
         }
+        (x, y)
     }
 
     /// Whether `(name, inside)` belongs to some set.

@@ -450,6 +450,16 @@ impl<'a> Flattener<'a> {
                 if let (Some(n), Some(c)) = (new, constraint()) {
                     self.check_subtype(n, c, r.clause.type_name.span);
                 }
+                // A new `constrainedby` narrows the constraint; it cannot widen it.
+                if let (Some(cn), Some(c)) = (&r.constraining, constraint()) {
+                    if let Some(cid) =
+                        self.lk
+                            .resolve_class_name(Some(r.env.scope), &cn.base, false)
+                    {
+                        self.check_subtype(cid, c, cn.base.span);
+                    }
+                }
+                self.check_redeclared_again(&name, r, new, original_prefixes);
             }
             None if constraining.is_some() => {
                 let declared = self
@@ -468,17 +478,35 @@ impl<'a> Flattener<'a> {
         if redecl.is_some() {
             // Modifiers of the constraining type (or, without `constrainedby`, of the
             // original declaration) carry over to the new declaration (spec 7.3.2).
-            let carried = match constraining {
-                Some(c) => c
+            // The nearest constraint wins: the redeclaration's own `constrainedby`, else
+            // that of the redeclaration it replaces, else the original one.
+            let nearest = redecl.and_then(|(_, r)| {
+                let own = r.constraining.as_ref().map(|c| (c, &r.env));
+                own.or_else(|| {
+                    let prev = r.overrides.as_ref()?;
+                    prev.constraining.as_ref().map(|c| (c, &prev.env))
+                })
+            });
+            let carried = match (nearest, constraining) {
+                (Some((c, cenv)), _) => c
+                    .modification
+                    .as_ref()
+                    .map(|cm| Mod::from_class_mod(cm, cenv))
+                    .unwrap_or_default(),
+                (None, Some(c)) => c
                     .modification
                     .as_ref()
                     .map(|cm| Mod::from_class_mod(cm, env))
                     .unwrap_or_default(),
-                None => original_mod
+                (None, None) => original_mod
                     .map(|om| Mod::from_modification(om, env))
                     .unwrap_or_default(),
             };
             decl_mod = Mod::merge(&decl_mod, &carried);
+        } else if let Some(cm) = constraining.and_then(|c| c.modification.as_ref()) {
+            // The modifiers of the constraining clause apply to the declaration itself too
+            // (`replaceable B b constrainedby A(x = 2)` gives `b.x = 2`, spec 7.3.2).
+            decl_mod = Mod::merge(&decl_mod, &Mod::from_class_mod(cm, env));
         }
         self.check_final(&outer_mod, &decl_mod, &name);
         if prefixes.final_ && redecl.is_none() && !outer_mod.is_empty() {
@@ -548,6 +576,56 @@ impl<'a> Flattener<'a> {
     }
 
     /// A replacing class must have every public component of the constraining class.
+    /// Rules of spec 7.3.5 for a component redeclaration `r` of `name`: a constant cannot
+    /// be redeclared, and a redeclaration that replaces an earlier one (from a modifier of
+    /// a base class) needs that one to be `replaceable` when it changes the type, and its
+    /// type must satisfy that one's constraint.
+    fn check_redeclared_again(
+        &self,
+        name: &str,
+        r: &crate::inst::CompRedecl,
+        new: Option<ClassId>,
+        original: ast::TypePrefixes,
+    ) {
+        let span = r.clause.type_name.span;
+        if original.variability == Some(ast::Variability::Constant) {
+            self.redeclare_error(
+                span,
+                format!("`{name}` is a constant and cannot be redeclared"),
+                "modify its value instead of redeclaring it (specification 7.3.5)",
+            );
+            return;
+        }
+        let (Some(prev), Some(new)) = (&r.overrides, new) else {
+            return;
+        };
+        let prev_type =
+            self.lk
+                .resolve_class_name(Some(prev.env.scope), &prev.clause.type_name, false);
+        if !prev.replaceable {
+            if prev_type.is_some_and(|p| p != new) {
+                self.errors.borrow_mut().push(
+                    Diagnostic::error(
+                        span,
+                        format!("`{name}` cannot be redeclared again: its earlier redeclaration is not replaceable"),
+                    )
+                    .with_secondary(prev.clause.type_name.span, "redeclared without `replaceable` here")
+                    .with_help("write `redeclare replaceable` in the earlier redeclaration to allow further ones (specification 7.3.5)"),
+                );
+            }
+            return;
+        }
+        let constraint = match &prev.constraining {
+            Some(c) => self
+                .lk
+                .resolve_class_name(Some(prev.env.scope), &c.base, false),
+            None => prev_type,
+        };
+        if let Some(c) = constraint {
+            self.check_subtype(new, c, span);
+        }
+    }
+
     fn check_subtype(&self, new: ClassId, constraint: ClassId, span: Span) {
         if new == constraint {
             return;

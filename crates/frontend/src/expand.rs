@@ -846,6 +846,24 @@ impl<'a> Flattener<'a> {
                     return self.resolve_in_node(&node, &parts, env, cx, true, c.span);
                 }
             }
+            for (_, sc) in self.lk.lexical_scopes(env.scope) {
+                if let Some((p1, p2)) = self.lk.ambiguous_import(sc, first) {
+                    return err(
+                        c.span,
+                        format!(
+                            "`{first}` is ambiguous: it is found through the unqualified imports of both `{}` and `{}`",
+                            self.lk.name_of(p1),
+                            self.lk.name_of(p2)
+                        ),
+                    )
+                    .map_err(|d| {
+                        Box::new(d.with_help(format!(
+                            "import it by name (`import {}.{first};`), which takes precedence over unqualified imports (spec 13.2.1)",
+                            self.lk.name_of(p1)
+                        )))
+                    });
+                }
+            }
             return err(c.span, format!("unknown name `{}`", cref_text(c)))
                 .map_err(|d| Box::new(d.with_label("not found in this scope")));
         };
@@ -1613,6 +1631,23 @@ impl<'a> Flattener<'a> {
                     ),
                 );
             }
+            if let Some(Found::Class(c)) = self.lk.member(class, p.name.as_str()) {
+                let kind = self.lk.kind(self.lk.follow_short_class(c));
+                if matches!(
+                    kind,
+                    ast::ClassKind::Operator | ast::ClassKind::Function { operator: true, .. }
+                ) {
+                    return fail(
+                        p.name.span,
+                        format!(
+                            "`{}` is an {} of `{}`: a call through a component must find a non-operator function (spec 5.3.2)",
+                            p.name,
+                            crate::restrict::kind_name(kind),
+                            self.lk.name_of(class)
+                        ),
+                    );
+                }
+            }
             match self.lk.member(class, p.name.as_str()) {
                 Some(Found::Comp { .. }) if i < last => {
                     return fail(
@@ -1739,6 +1774,41 @@ impl<'a> Flattener<'a> {
         self.child_node(&node, &comp, &[]).ok()
     }
 
+    /// A short class definition that names a function is itself a function: `class f2 = f;`
+    /// has the restriction `class`, so `f2(x)` is not a call of a function (spec 4.6).
+    fn check_function_alias(&self, id: ClassId, span: Span) -> Res<()> {
+        let mut cur = id;
+        for _ in 0..50 {
+            let entry = self.lib().get(cur);
+            let ast::ClassSpecifier::Short { base, .. } = &entry.def.specifier else {
+                return Ok(());
+            };
+            let Some(next) = self.lk.resolve_class_name(entry.parent, base, true) else {
+                return Ok(());
+            };
+            let target = self.lk.kind(self.lk.follow_short_class(next));
+            let own = entry.def.prefixes.kind;
+            if matches!(target, ast::ClassKind::Function { .. })
+                && !matches!(own, ast::ClassKind::Function { .. })
+            {
+                return err(
+                    span,
+                    format!(
+                        "`{}` is declared as a {} (a short definition of the function `{}`), so it cannot be called",
+                        entry.full_name,
+                        crate::restrict::kind_name(own),
+                        self.lk.name_of(self.lk.follow_short_class(next))
+                    ),
+                )
+                .map_err(|d| {
+                    Box::new(d.with_help("declare the short class with `function` instead"))
+                });
+            }
+            cur = next;
+        }
+        Ok(())
+    }
+
     /// Whether a default binding of a function input was written in a modifier outside the
     /// function (the short definition `function f = g(k = p)` inside a model): then it is
     /// resolved in the instance that owns that definition, not among the inputs.
@@ -1780,6 +1850,9 @@ impl<'a> Flattener<'a> {
         } else {
             id
         };
+        if !ext_object {
+            self.check_function_alias(id, span)?;
+        }
         if self
             .lib()
             .get(self.lk.follow_short_class(id))

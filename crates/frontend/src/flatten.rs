@@ -16,6 +16,9 @@ use moss_syntax::Span;
 use std::rc::Rc;
 use std::sync::Arc;
 
+/// One scalar variable of a connector: its suffix after the connector name and its kind.
+type Leaf = (String, Option<ast::ConnectorPrefix>);
+
 /// Everything collected while walking the instance tree.
 #[derive(Default)]
 pub struct Collected {
@@ -274,8 +277,8 @@ impl<'a> Flattener<'a> {
         Ok(())
     }
 
-    /// A connector should have as many flow variables as non-causal potential variables
-    /// (spec 9.3.1); checked once per connector class, reported as a warning.
+    /// A connector has as many flow variables as potential variables (spec 9.3.1);
+    /// checked once per connector class ([`crate::connect_rules`]).
     fn check_connector_balance(
         &self,
         node: &NodeRef,
@@ -288,44 +291,7 @@ impl<'a> Flattener<'a> {
         let dims = self.comp_dims(node, comp)?;
         let child = self.child_node(node, comp, &vec![1; dims.len()])?;
         self.check_stream_connector(&child, class)?;
-        let (mut flows, mut potentials) = (0usize, 0usize);
-        for c in &self.elems(&child).comps {
-            let ty = self.comp_type(&child, c)?;
-            // An overdetermined variable counts as many potentials as its
-            // equalityConstraint has residues (spec 9.3.1).
-            if let Some(k) = self.overdetermined_size(&child, c, &ty)? {
-                potentials += k;
-                continue;
-            }
-            if !ty.base.is_primitive() {
-                return Ok(());
-            }
-            let n: usize = self.comp_dims(&child, c)?.iter().product();
-            let causal = c.tprefixes.causality.or(ty.causality).is_some();
-            let fixed = matches!(
-                c.tprefixes.variability,
-                Some(ast::Variability::Parameter | ast::Variability::Constant)
-            );
-            match c.tprefixes.connector {
-                Some(ast::ConnectorPrefix::Flow) => flows += n,
-                Some(ast::ConnectorPrefix::Stream) => {}
-                None if !causal && !fixed => potentials += n,
-                None => {}
-            }
-        }
-        if flows != potentials {
-            self.warnings.borrow_mut().push(
-                moss_syntax::Diagnostic::warning(
-                    comp.span,
-                    format!(
-                        "connector `{}` is not balanced: {flows} flow and {potentials} potential variables",
-                        self.lk.name_of(class)
-                    ),
-                )
-                .with_help("a connector needs one flow variable for each non-causal potential variable"),
-            );
-        }
-        Ok(())
+        self.check_balance_of(&child, comp, class)
     }
 
     /// Every variable of a public connector of a block is an input or an output (spec 4.7).
@@ -1580,10 +1546,21 @@ impl<'a> Flattener<'a> {
             conns.count_occurrence(&x.name);
             conns.count_occurrence(&y.name);
             self.check_connect_types(&x, &y, &o)?;
-            let mut lx = self.connector_leaves(&x)?;
-            let mut ly = self.connector_leaves(&y)?;
+            let (mut lx, sx) = self.connector_leaves_signal(&x)?;
+            let (mut ly, sy) = self.connector_leaves_signal(&y)?;
+            let in_bus = sx.in_bus || sy.in_bus;
+            if !in_bus {
+                crate::connect_rules::check_causal_match(
+                    &x.name, &lx, &sx.roles, &y.name, &ly, &sy.roles, &o,
+                )?;
+            }
+            crate::connect_rules::pair_fixed(&x.name, &sx.fixed, &y.name, &sy.fixed, conns, &o);
             self.overdetermined_edges(&x, &mut lx, &y, &mut ly, conns, &o)?;
-            conns.add(x, lx, y, ly, &o)?;
+            // Overdetermined parts leave the leaves (they form no sets); the signal roles
+            // are only kept when the leaves are all still there.
+            let signals = (!in_bus && lx.len() == sx.roles.len() && ly.len() == sy.roles.len())
+                .then_some((sx.roles, sy.roles));
+            conns.add(x, lx, y, ly, &o, signals)?;
         }
         Ok(())
     }
@@ -1698,23 +1675,64 @@ impl<'a> Flattener<'a> {
     }
 
     /// The scalar variables of a connector: (suffix after the connector name, kind).
-    pub fn connector_leaves(
-        &self,
-        c: &ConnElem,
-    ) -> Res<Vec<(String, Option<ast::ConnectorPrefix>)>> {
-        let mut out = Vec::new();
-        match &c.node {
-            None => out.push((String::new(), c.comp.tprefixes.connector)),
-            Some(n) => self.leaves_of(n, "", &mut out)?,
-        }
-        Ok(out)
+    pub fn connector_leaves(&self, c: &ConnElem) -> Res<Vec<Leaf>> {
+        Ok(self.connector_leaves_signal(c)?.0)
     }
 
+    /// [`Self::connector_leaves`] with, for each leaf, its signal role (causality and
+    /// whether the connector is protected) for the connection rules of spec 9.3.
+    pub fn connector_leaves_signal(
+        &self,
+        c: &ConnElem,
+    ) -> Res<(Vec<Leaf>, crate::connect_rules::Signals)> {
+        let mut out = Vec::new();
+        let mut signals = crate::connect_rules::Signals {
+            in_bus: self.inside_expandable(&c.parent),
+            ..Default::default()
+        };
+        let protected = c.comp.protected || self.inherited_of(&c.parent).protected;
+        match &c.node {
+            None => {
+                let ty = self.comp_type(&c.parent, &c.comp)?;
+                out.push((String::new(), c.comp.tprefixes.connector));
+                signals.roles.push(crate::connect_rules::Signal {
+                    causality: c.comp.tprefixes.causality.or(ty.causality),
+                    protected,
+                });
+            }
+            Some(n) => {
+                let causality = c.comp.tprefixes.causality;
+                self.leaves_of(n, "", causality, &mut out, &mut signals)?;
+                signals
+                    .roles
+                    .iter_mut()
+                    .for_each(|s| s.protected = protected);
+            }
+        }
+        Ok((out, signals))
+    }
+
+    /// Whether `node` or one of its enclosing instances is an expandable connector.
+    fn inside_expandable(&self, node: &NodeRef) -> bool {
+        let mut n = Some(node);
+        while let Some(x) = n {
+            if self.is_expandable(x) {
+                return true;
+            }
+            n = x.parent.as_ref();
+        }
+        false
+    }
+
+    /// The leaves below `node`; `causality` is the prefix of an enclosing structured
+    /// component (`output Complex y`), which applies to all its variables.
     fn leaves_of(
         &self,
         node: &NodeRef,
         prefix: &str,
-        out: &mut Vec<(String, Option<ast::ConnectorPrefix>)>,
+        causality: Option<ast::Causality>,
+        out: &mut Vec<Leaf>,
+        signals: &mut crate::connect_rules::Signals,
     ) -> Res<()> {
         let elems = self.elems(node);
         for comp in &elems.comps {
@@ -1722,14 +1740,20 @@ impl<'a> Flattener<'a> {
                 continue;
             }
             let var = comp.tprefixes.variability;
+            let ty = self.comp_type(node, comp)?;
             if matches!(
                 var,
                 Some(ast::Variability::Parameter | ast::Variability::Constant)
             ) {
+                // no connection set; scalar ones are compared (connect_rules)
+                if ty.base.is_primitive() && self.comp_dims(node, comp)?.is_empty() {
+                    let name = format!("{prefix}.{}", crate::ctx::flat_ident(&comp.name));
+                    signals.fixed.push(name);
+                }
                 continue;
             }
-            let ty = self.comp_type(node, comp)?;
             let dims = self.comp_dims(node, comp)?;
+            let causal = comp.tprefixes.causality.or(ty.causality).or(causality);
             for idx in index_tuples(&dims) {
                 let mut name = format!("{prefix}.{}", crate::ctx::flat_ident(&comp.name));
                 if !idx.is_empty() {
@@ -1738,14 +1762,20 @@ impl<'a> Flattener<'a> {
                 match ty.base {
                     Base::Class(_) => {
                         let child = self.child_node(node, comp, &idx)?;
-                        self.leaves_of(&child, &name, out)?;
+                        self.leaves_of(&child, &name, causal, out, signals)?;
                     }
-                    _ => out.push((
-                        name,
-                        comp.tprefixes
-                            .connector
-                            .or(self.inherited_of(node).connector),
-                    )),
+                    _ => {
+                        out.push((
+                            name,
+                            comp.tprefixes
+                                .connector
+                                .or(self.inherited_of(node).connector),
+                        ));
+                        signals.roles.push(crate::connect_rules::Signal {
+                            causality: causal,
+                            protected: false,
+                        });
+                    }
                 }
             }
         }

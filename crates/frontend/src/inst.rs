@@ -54,6 +54,14 @@ pub struct ClassRedecl {
 pub struct CompRedecl {
     pub clause: Rc<ast::ComponentClause>,
     pub env: Env,
+    /// Written `replaceable` (only then may it be redeclared again, spec 7.3.5).
+    pub replaceable: bool,
+    /// Its `constrainedby` clause, when it has one.
+    pub constraining: Option<ast::ConstrainingClause>,
+    /// The redeclaration of the same element that this one replaces (an inner modifier:
+    /// `extends B(redeclare M2 m)` over `B`'s `extends A(redeclare M1 m)`), whose
+    /// constraint it must satisfy.
+    pub overrides: Option<Rc<CompRedecl>>,
 }
 
 /// A merged modifier: binding, nested element modifiers by name, redeclarations.
@@ -103,8 +111,14 @@ impl Mod {
         }
         let mut comp_redecls = outer.comp_redecls.clone();
         for (n, r) in &inner.comp_redecls {
-            if !comp_redecls.iter().any(|(o, _)| o == n) {
-                comp_redecls.push((n.clone(), r.clone()));
+            match comp_redecls.iter_mut().find(|(o, _)| o == n) {
+                Some((_, o)) => {
+                    // The same declaration may reach a merge on two paths: not an override.
+                    if o.overrides.is_none() && o.clause.span != r.clause.span {
+                        o.overrides = Some(Rc::new(r.clone()));
+                    }
+                }
+                None => comp_redecls.push((n.clone(), r.clone())),
             }
         }
         Mod {
@@ -199,6 +213,9 @@ impl Mod {
                                 CompRedecl {
                                     clause: Rc::new((**clause).clone()),
                                     env: env.clone(),
+                                    replaceable: r.replaceable,
+                                    constraining: r.constraining.clone(),
+                                    overrides: None,
                                 },
                             ));
                         }
@@ -305,6 +322,15 @@ pub struct Comp {
     pub ty: OnceCell<Rc<ResolvedType>>,
     /// The evaluated dimensions, once asked for (`Flattener::comp_dims`).
     pub dims: OnceCell<Vec<usize>>,
+}
+
+/// Whether two lookups found the same element.
+fn same_found(a: &Found, b: &Found) -> bool {
+    match (a, b) {
+        (Found::Class(x), Found::Class(y)) => x == y,
+        (Found::Comp { owner: x }, Found::Comp { owner: y }) => x == y,
+        _ => false,
+    }
 }
 
 /// Predefined type names.
@@ -831,9 +857,78 @@ impl<'a> Lookup<'a> {
     }
 
     /// Names made visible by the import clauses of class `id` (imports are not inherited).
+    /// Qualified imports come first: an unqualified import is only searched when no
+    /// qualified one names the element (spec 13.2.1).
     fn import_lookup(&self, id: ClassId, name: &str) -> Option<ClassId> {
         let entry = self.lib.get(id);
         let comp = entry.def.specifier.composition()?;
+        if let Some(c) = self.qualified_import(comp, name) {
+            return Some(c);
+        }
+        match self.unqualified_import(comp, name)? {
+            Found::Class(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The element `name` found through the unqualified imports (`import P.*;`) of a class:
+    /// only public elements are imported, and a name found in two different packages is
+    /// ambiguous, which makes it not found.
+    fn unqualified_import(&self, comp: &ast::Composition, name: &str) -> Option<Found> {
+        let mut found: Option<Found> = None;
+        for (_, e) in comp.elements() {
+            let Element::Import(imp) = e else { continue };
+            let ImportKind::Unqualified(n) = &imp.kind else {
+                continue;
+            };
+            let Some(pkg) = self.resolve_class_name(None, n, false) else {
+                continue;
+            };
+            let Some(f) = self.member(pkg, name) else {
+                continue;
+            };
+            if self.is_protected_member(pkg, name) {
+                continue;
+            }
+            match &found {
+                Some(g) if same_found(g, &f) => {}
+                Some(_) => return None,
+                None => found = Some(f),
+            }
+        }
+        found
+    }
+
+    /// The two packages through whose unqualified imports in class `id` the element
+    /// `name` is found, when there are two (then the name is ambiguous, for the message).
+    pub fn ambiguous_import(&self, id: ClassId, name: &str) -> Option<(ClassId, ClassId)> {
+        let entry = self.lib.get(id);
+        let comp = entry.def.specifier.composition()?;
+        let mut first: Option<(ClassId, Found)> = None;
+        for (_, e) in comp.elements() {
+            let Element::Import(imp) = e else { continue };
+            let ImportKind::Unqualified(n) = &imp.kind else {
+                continue;
+            };
+            let Some(pkg) = self.resolve_class_name(None, n, false) else {
+                continue;
+            };
+            let Some(f) = self.member(pkg, name) else {
+                continue;
+            };
+            if self.is_protected_member(pkg, name) {
+                continue;
+            }
+            match &first {
+                None => first = Some((pkg, f)),
+                Some((p, g)) if !same_found(g, &f) => return Some((*p, pkg)),
+                Some(_) => {}
+            }
+        }
+        None
+    }
+
+    fn qualified_import(&self, comp: &ast::Composition, name: &str) -> Option<ClassId> {
         for (_, e) in comp.elements() {
             let Element::Import(imp) = e else { continue };
             match &imp.kind {
@@ -847,13 +942,7 @@ impl<'a> Lookup<'a> {
                         return self.resolve_class_name(None, n, false);
                     }
                 }
-                ImportKind::Unqualified(n) => {
-                    if let Some(pkg) = self.resolve_class_name(None, n, false) {
-                        if let Some(Found::Class(c)) = self.member(pkg, name) {
-                            return Some(c);
-                        }
-                    }
-                }
+                ImportKind::Unqualified(_) => {}
                 ImportKind::Multiple { prefix, names } => {
                     if names.iter().any(|i| i.as_str() == name) {
                         let pkg = self.resolve_class_name(None, prefix, false)?;
@@ -881,13 +970,6 @@ impl<'a> Lookup<'a> {
                 ImportKind::Renaming { alias, name: n } if alias.as_str() == name => {
                     (n.parts[..n.parts.len() - 1].iter().collect(), n.last()?)
                 }
-                ImportKind::Unqualified(n) => {
-                    let pkg = self.resolve_class_name(None, n, false)?;
-                    if let Some(Found::Comp { owner }) = self.member(pkg, name) {
-                        return Some((owner, Arc::from(name)));
-                    }
-                    continue;
-                }
                 _ => continue,
             };
             if pkg_name.is_empty() {
@@ -899,6 +981,9 @@ impl<'a> Lookup<'a> {
                 return Some((owner, comp_name.name.clone()));
             }
         }
-        None
+        match self.unqualified_import(comp, name)? {
+            Found::Comp { owner } => Some((owner, Arc::from(name))),
+            _ => None,
+        }
     }
 }

@@ -19,6 +19,7 @@
 
 pub mod api;
 pub mod connect;
+pub mod connect_rules;
 pub mod ctx;
 pub mod expand;
 pub mod expandable;

@@ -187,7 +187,7 @@ impl Graph {
                 adj[a].push(b);
                 adj[b].push(a);
                 for (ka, ca, kb, cb, kind) in edge.unions {
-                    conns.union_names(ka, &ca, kb, &cb, kind, &edge.origin);
+                    let _ = conns.union_names(ka, &ca, kb, &cb, kind, &edge.origin);
                 }
             } else {
                 eqs.extend(edge.constraint);

@@ -9,7 +9,8 @@ use moss_syntax::ast::{
 };
 use moss_syntax::{Diagnostic, Span};
 
-fn kind_name(k: ClassKind) -> &'static str {
+/// The keyword of a class kind, for messages.
+pub fn kind_name(k: ClassKind) -> &'static str {
     match k {
         ClassKind::Class => "class",
         ClassKind::Model => "model",

@@ -59,21 +59,19 @@ fn records_are_scalarized_and_constructors_fill_fields() {
     assert_eq!(declaration(&m, "c.x"), "parameter Real 'c.x' = 5;");
 }
 
+/// A connector with more potential than flow variables is rejected (spec 9.3.1), at the
+/// component that uses it.
 #[test]
-fn unbalanced_connector_gives_a_warning() {
-    let r = moss_frontend::flatten_model(
-        &moss_frontend::LoadOptions {
-            libs: vec![fixtures()],
-            use_modelicapath: false,
-            use_bundled: false,
-        },
-        "Structure.UsesUnbalanced",
-    )
-    .expect("flattens");
-    let w = moss_syntax::diag::render_all(&r.warnings, &r.model.sources);
+fn unbalanced_connector_is_an_error() {
+    let e = flat_error("Structure.UsesUnbalanced");
     assert!(
-        w.starts_with("warning: connector `Structure.Unbalanced` is not balanced: 1 flow and 2 potential variables\n"),
-        "{w}"
+        e.starts_with("error: connector `Structure.Unbalanced` is not balanced: 1 flow and 2 potential variables\n"),
+        "{e}"
+    );
+    assert!(e.contains("Structure.mo:72:5"), "{e}");
+    assert!(
+        e.contains("help: a connector needs one flow variable"),
+        "{e}"
     );
 }
 
