@@ -543,7 +543,10 @@ impl<'a> Flattener<'a> {
         };
         let v = self.eval_expr(r, env, cx)?;
         match v {
-            Val::A(items) => Ok(items),
+            Val::A(items) => {
+                crate::typecheck::structure::for_range_is_vector(&items, r.span)?;
+                Ok(items)
+            }
             _ => err(r.span, "a for range must be an array (e.g. `1:n`)"),
         }
     }
@@ -682,6 +685,9 @@ impl<'a> Flattener<'a> {
 
     fn binary(&self, op: BinaryOp, a: Val, b: Val, span: Span) -> Res<Val> {
         let fop = map_op(op);
+        if op == BinaryOp::Pow {
+            crate::typecheck::structure::array_power_exponent(&a, &b, span)?;
+        }
         match op {
             BinaryOp::Mul => self.mul(a, b, span),
             BinaryOp::Div | BinaryOp::Pow if matches!(b, Val::S(_)) => {

@@ -41,6 +41,7 @@ pub mod shared_elements;
 pub mod starts;
 pub mod state_machines;
 pub mod stats;
+pub mod typecheck;
 pub mod tables;
 pub mod walk;
 
