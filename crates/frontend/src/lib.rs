@@ -41,8 +41,8 @@ pub mod shared_elements;
 pub mod starts;
 pub mod state_machines;
 pub mod stats;
-pub mod typecheck;
 pub mod tables;
+pub mod typecheck;
 pub mod walk;
 
 pub use api::{flatten_model, Failure, Flattened, LoadOptions};

@@ -20,7 +20,10 @@ pub(super) fn check(cx: &Checker, e: &Expr, func: &str, args: &[Expr], tys: &[Ty
         match tys.first() {
             Some(t) if !(t.is_numeric() || *t == Ty::Unknown) => Err(type_err(
                 e,
-                format!("`{func}` needs a Real or Integer argument, but {what} is of type {}", t.name()),
+                format!(
+                    "`{func}` needs a Real or Integer argument, but {what} is of type {}",
+                    t.name()
+                ),
                 "pass a numeric value (for a Boolean, `if b then 1 else 0`)",
             )),
             _ => Ok(()),
@@ -108,7 +111,11 @@ fn delay(cx: &Checker, e: &Expr, args: &[Expr]) -> Result<(), Box<TypeError>> {
             "use a parameter or constant for the largest delay (`delay(x, d, dMax)` with a parameter `dMax`)",
         ));
     }
-    if let (Some(m), Some(a), Some(b)) = (max, crate::fold::as_f64(dt), max.and_then(crate::fold::as_f64)) {
+    if let (Some(m), Some(a), Some(b)) = (
+        max,
+        crate::fold::as_f64(dt),
+        max.and_then(crate::fold::as_f64),
+    ) {
         if a > b || a < 0.0 {
             return Err(type_err(
                 e,

@@ -250,9 +250,7 @@ impl<'m> Checker<'m> {
                 Ok(())
             }
             Statement::Reinit { value, .. } => self.type_of(value).map(|_| ()).map_err(at),
-            Statement::Assert { condition, .. } => {
-                self.condition(condition, "assert").map_err(at)
-            }
+            Statement::Assert { condition, .. } => self.condition(condition, "assert").map_err(at),
             Statement::Terminate { .. } | Statement::Return { .. } | Statement::Break { .. } => {
                 Ok(())
             }
@@ -444,11 +442,8 @@ fn check_function(f: &Function) -> Res<()> {
     }
     if found {
         return Err(Box::new(
-            Diagnostic::error(
-                f.origin.span,
-                format!("function `{}` uses `time`", f.name),
-            )
-            .with_help("a function only sees its inputs: pass `time` as an input argument"),
+            Diagnostic::error(f.origin.span, format!("function `{}` uses `time`", f.name))
+                .with_help("a function only sees its inputs: pass `time` as an input argument"),
         ));
     }
     Ok(())

@@ -67,7 +67,9 @@ impl crate::ctx::Flattener<'_> {
             return Ok(());
         };
         tuple_targets_fit(targets, f.outputs.len(), &name, rhs.span)?;
-        if f.outputs.len() < 2 {
+        // Record inputs are one flat input per field (`r.x`): then the positional
+        // arguments no longer line up with the flat inputs, and nothing is checked.
+        if f.outputs.len() < 2 || f.inputs.iter().any(|i| i.name.contains('.')) {
             return Ok(());
         }
         let FunctionArgs::List { positional, .. } = args else {
@@ -77,8 +79,12 @@ impl crate::ctx::Flattener<'_> {
             let Ok(v) = self.expand(a, env, &mut cx.clone()) else {
                 continue;
             };
-            if matches!(input.ty, crate::flat::ScalarType::Real | crate::flat::ScalarType::Integer | crate::flat::ScalarType::Boolean)
-                && v.shape().len() > input.dims.len()
+            if matches!(
+                input.ty,
+                crate::flat::ScalarType::Real
+                    | crate::flat::ScalarType::Integer
+                    | crate::flat::ScalarType::Boolean
+            ) && v.shape().len() > input.dims.len()
             {
                 return err(
                     a.span,

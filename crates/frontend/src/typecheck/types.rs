@@ -130,7 +130,14 @@ pub fn binary(op: BinaryOp, e: &Expr, lhs: &Expr, a: &Ty, rhs: &Expr, b: &Ty) ->
 
 /// Both sides of a relation have the same kind of type (spec 3.5): numbers, Booleans,
 /// Strings or the same enumeration.
-fn relation(op: BinaryOp, e: &Expr, lhs: &Expr, a: &Ty, rhs: &Expr, b: &Ty) -> Result<(), Box<TypeError>> {
+fn relation(
+    op: BinaryOp,
+    e: &Expr,
+    lhs: &Expr,
+    a: &Ty,
+    rhs: &Expr,
+    b: &Ty,
+) -> Result<(), Box<TypeError>> {
     let ok = match (a, b) {
         (Ty::Unknown, _) | (_, Ty::Unknown) => true,
         (x, y) if x.is_numeric() && y.is_numeric() => true,
@@ -152,12 +159,7 @@ fn relation(op: BinaryOp, e: &Expr, lhs: &Expr, a: &Ty, rhs: &Expr, b: &Ty) -> R
     };
     Err(type_err(
         e,
-        format!(
-            "`{}` compares {} with {}",
-            op_text(op),
-            a.name(),
-            b.name()
-        ),
+        format!("`{}` compares {} with {}", op_text(op), a.name(), b.name()),
         help,
     ))
 }
@@ -179,11 +181,7 @@ fn arithmetic(op: BinaryOp, e: &Expr, a: &Ty, b: &Ty) -> TyRes {
             };
             return Err(type_err(
                 e,
-                format!(
-                    "`{}` is not defined for {} operands",
-                    op_text(op),
-                    t.name()
-                ),
+                format!("`{}` is not defined for {} operands", op_text(op), t.name()),
                 help,
             ));
         }

@@ -181,7 +181,9 @@ fn count_equations(eqs: &[Equation]) -> usize {
     eqs.iter()
         .map(|e| match e {
             Equation::Equal { lhs, .. } => scalar_count(lhs),
-            Equation::If { branches, else_, .. } => branches
+            Equation::If {
+                branches, else_, ..
+            } => branches
                 .first()
                 .map_or_else(|| count_equations(else_), |(_, b)| count_equations(b)),
             _ => 0,
