@@ -263,3 +263,23 @@ fn structural_rules() {
         "`^` on a square matrix is repeated matrix multiplication; for element-wise powers write `A .^ x`",
     );
 }
+
+/// An implicit iterator over a Boolean or enumeration dimension runs over `false, true` or
+/// the literals (spec 11.2.2.2), so the equations it gives are well typed.
+#[test]
+fn implicit_iterator_over_typed_dimensions() {
+    let m = flat_text(
+        "ImplicitTyped",
+        "model ImplicitTyped\n  type E = enumeration(one, two);\n  Boolean b[Boolean];\n  E e[E];\nequation\n  for i loop\n    b[i] = i;\n  end for;\n  for j loop\n    e[j] = j;\n  end for;\nend ImplicitTyped;\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        equations(&m),
+        vec![
+            "'b[1]' = false;",
+            "'b[2]' = true;",
+            "'e[1]' = 'ImplicitTyped.E'.one;",
+            "'e[2]' = 'ImplicitTyped.E'.two;",
+        ]
+    );
+}

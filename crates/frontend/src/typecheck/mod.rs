@@ -190,7 +190,10 @@ impl<'m> Checker<'m> {
             Statement::Assign { target, value, .. } => {
                 let a = self.type_of(target).map_err(at)?;
                 let b = self.type_of(value).map_err(at)?;
-                if !types::assignable(&a, &b) && !(a == Ty::Integer && b == Ty::Real) {
+                // Statements use the equation rule (Integer and Real mix): an Integer target
+                // given a Real value is illegal too (spec 11.2.1.1), but not reported until
+                // library code has been checked against the stricter rule.
+                if !types::equatable(&a, &b) {
                     return Err(Box::new(
                         Diagnostic::error(
                             origin.span,
