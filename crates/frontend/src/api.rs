@@ -205,6 +205,7 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     check_reinit(&model)?;
     check_cyclic_bindings(&model)?;
     check_constant_values(&model)?;
+    crate::typecheck::check(&model)?;
     let warnings = fl.warnings.borrow().clone();
     Ok((model, warnings))
 }

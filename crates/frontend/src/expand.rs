@@ -526,7 +526,10 @@ impl<'a> Flattener<'a> {
         let r = match &idx.range {
             Some(r) => r,
             None => match deduce_range(idx.name.as_str(), body) {
-                Some(d) => {
+                Some((d, array, k)) => {
+                    if let Some(values) = self.typed_dimension_values(&array, k, env) {
+                        return Ok(values);
+                    }
                     deduced = d;
                     &deduced
                 }
@@ -543,8 +546,40 @@ impl<'a> Flattener<'a> {
         };
         let v = self.eval_expr(r, env, cx)?;
         match v {
-            Val::A(items) => Ok(items),
+            Val::A(items) => {
+                crate::typecheck::structure::for_range_is_vector(&items, r.span)?;
+                Ok(items)
+            }
             _ => err(r.span, "a for range must be an array (e.g. `1:n`)"),
+        }
+    }
+
+    /// The values of dimension `k` of a component declared with a Boolean or enumeration
+    /// dimension (`Real x[E]`), which an implicit iterator (`for i loop x[i] ...`) runs
+    /// over: `false, true` or the literals, not `1:size(x, k)` (spec 10.1, 11.2.2.2).
+    fn typed_dimension_values(
+        &self,
+        array: &ast::ComponentRef,
+        k: usize,
+        env: &Env,
+    ) -> Option<Vec<Val>> {
+        let [part] = array.parts.as_slice() else {
+            return None;
+        };
+        let comp = self.find_comp(&env.node, part.name.as_str())?;
+        if !comp.type_subs.is_empty() {
+            return None;
+        }
+        let ast::Subscript::Expr(e) = comp.decl.subscripts.get(k)? else {
+            return None;
+        };
+        if !matches!(e.kind, ExprKind::Ref(_)) {
+            return None;
+        }
+        // A type name as a value is the array of its values; an Integer size is a scalar.
+        match self.eval_expr(e, &comp.env, &mut Cx::eval()).ok()? {
+            Val::A(items) => Some(items),
+            _ => None,
         }
     }
 
@@ -682,6 +717,9 @@ impl<'a> Flattener<'a> {
 
     fn binary(&self, op: BinaryOp, a: Val, b: Val, span: Span) -> Res<Val> {
         let fop = map_op(op);
+        if op == BinaryOp::Pow {
+            crate::typecheck::structure::array_power_exponent(&a, &b, span)?;
+        }
         match op {
             BinaryOp::Mul => self.mul(a, b, span),
             BinaryOp::Div | BinaryOp::Pow if matches!(b, Val::S(_)) => {
@@ -3377,8 +3415,9 @@ fn imported_last(lk: &Lookup, scope: ClassId, name: &str) -> Option<Arc<str>> {
 }
 
 /// `1:size(x, k)` for an iterator used as the k-th subscript of `x` somewhere in `body`.
-fn deduce_range(name: &str, body: &[ast::Expr]) -> Option<ast::Expr> {
-    let mut found: Option<ast::Expr> = None;
+/// The range deduced for an implicit iterator, with the array and dimension it comes from.
+fn deduce_range(name: &str, body: &[ast::Expr]) -> Option<(ast::Expr, ast::ComponentRef, usize)> {
+    let mut found: Option<(ast::Expr, ast::ComponentRef, usize)> = None;
     for e in body {
         e.walk(&mut |x| {
             if found.is_some() {
@@ -3399,6 +3438,7 @@ fn deduce_range(name: &str, body: &[ast::Expr]) -> Option<ast::Expr> {
                     for q in &mut array.parts {
                         q.subscripts.clear();
                     }
+                    let array_ref = array.clone();
                     let span = x.span;
                     let size = ast::Expr::new(
                         ExprKind::Call {
@@ -3413,14 +3453,15 @@ fn deduce_range(name: &str, body: &[ast::Expr]) -> Option<ast::Expr> {
                         },
                         span,
                     );
-                    found = Some(ast::Expr::new(
+                    let range = ast::Expr::new(
                         ExprKind::Range {
                             start: Box::new(ast::Expr::new(ExprKind::Integer(1), span)),
                             step: None,
                             stop: Box::new(size),
                         },
                         span,
-                    ));
+                    );
+                    found = Some((range, array_ref, k));
                     return;
                 }
             }

@@ -1079,6 +1079,7 @@ impl<'a> Flattener<'a> {
             return Ok(None);
         };
         if let ExprKind::Tuple(items) = &lhs.kind {
+            self.check_tuple_call(items.len(), rhs, env, cx)?;
             let call = self.expand(rhs, env, cx)?;
             let call = called_function(strip_index_call(call.to_expr()));
             let mut targets = Vec::new();
@@ -1837,6 +1838,7 @@ impl<'a> Flattener<'a> {
                 }
             }
             StatementKind::TupleAssign { targets, value } => {
+                self.check_tuple_call(targets.len(), value, env, cx)?;
                 let v = strip_index_call(self.expand(value, env, cx)?.to_expr());
                 let mut ts = Vec::new();
                 for t in targets {
@@ -2073,6 +2075,8 @@ impl<'a> Flattener<'a> {
             Ok(v) => v,
             Err(e) => self.varying_range_values(first, env, cx).ok_or(e)?,
         };
+        let range_span = first.range.as_ref().map_or(first.span, |r| r.span);
+        crate::typecheck::structure::for_range_is_vector(&values, range_span)?;
         let mut unrolled = Vec::new();
         for v in values {
             cx.locals.push((first.name.name.clone(), v));

@@ -43,6 +43,7 @@ pub mod starts;
 pub mod state_machines;
 pub mod stats;
 pub mod tables;
+pub mod typecheck;
 pub mod walk;
 
 pub use api::{flatten_model, Failure, Flattened, LoadOptions};
