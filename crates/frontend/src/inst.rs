@@ -533,6 +533,11 @@ impl<'a> Lookup<'a> {
     /// where the modifier is written. Called once per class and name (`member` caches).
     fn redeclared_in_extends(&self, id: ClassId, name: &str) -> Option<ClassId> {
         let entry = self.lib.get(id);
+        // only packages: a model's redeclarations reach its names through its instances
+        // (`Flattener::collect`), whose view of the class this lookup must not change
+        if entry.def.prefixes.kind != ClassKind::Package {
+            return None;
+        }
         let comp = entry.def.specifier.composition()?;
         let def = comp.elements().find_map(|(_, e)| {
             let Element::Extends(ext) = e else {
