@@ -45,6 +45,14 @@ impl Ty {
         }
     }
 
+    /// Whether [`Ty::coerce`] changes the scalar `v` (array elements are never arrays).
+    fn converts(self, v: &Value) -> bool {
+        matches!(
+            (self, v),
+            (Ty::Real, Value::Int(_) | Value::Bool(_)) | (Ty::Int, Value::Real(_))
+        )
+    }
+
     fn zero(self) -> Value {
         self.value_of(0.0)
     }
@@ -57,10 +65,9 @@ impl Ty {
             (Ty::Int, Value::Real(x)) => Value::Int(x.round() as i64),
             (Ty::Bool, Value::Real(x)) => Value::Bool(x != 0.0),
             (Ty::Bool, Value::Int(i)) => Value::Bool(i != 0),
+            // checked by variant, without copying elements: this runs on every assignment
             (ty @ (Ty::Real | Ty::Int), Value::Array(a))
-                if a.data
-                    .iter()
-                    .any(|e| !e.is_array() && ty.coerce(e.clone()) != *e) =>
+                if a.data.iter().any(|e| ty.converts(e)) =>
             {
                 Value::Array(ArrayVal {
                     dims: a.dims,
@@ -177,7 +184,9 @@ pub struct CFunction {
     pub name: String,
     pub inputs: Vec<FVarDecl>,
     pub outputs: Vec<FVarDecl>,
-    pub locals: Vec<FVarDecl>,
+    /// Outputs and locals in the order their bindings and sizes are evaluated before the
+    /// body runs (see [`initialization_order`]).
+    pub initialized: Vec<FVarDecl>,
     pub local_types: Vec<Ty>,
     pub body: CBody,
     /// Functions called by this one (indices), to check reachability of unsupported ones.
@@ -276,12 +285,13 @@ impl<'a> Scope<'a> {
                 }
                 FExpr::If(bs, Box::new(self.compile_expr(else_)?))
             }
-            Expr::Array(elems) => FExpr::Array(
-                elems
+            Expr::Array(elems) => {
+                let elems: Vec<FExpr> = elems
                     .iter()
                     .map(|x| self.compile_expr(x))
-                    .collect::<VResult<_>>()?,
-            ),
+                    .collect::<VResult<_>>()?;
+                constant_array(elems)
+            }
             Expr::Range { start, step, stop } => FExpr::Range(
                 Box::new(self.compile_expr(start)?),
                 match step {
@@ -495,6 +505,24 @@ impl<'a> Scope<'a> {
     }
 }
 
+/// An array literal whose elements are all constants (a medium's coefficient table) is
+/// built once here, not on every evaluation: then `n[i]` reads the table in place
+/// (`Env::const_position`) instead of building the whole array to take one element.
+/// Literals whose elements do not fit together stay as they are and report at run time.
+fn constant_array(elems: Vec<FExpr>) -> FExpr {
+    let values: Option<Vec<Value>> = elems
+        .iter()
+        .map(|e| match e {
+            FExpr::Const(v) => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    match values.map(array_literal) {
+        Some(Ok(v)) => FExpr::Const(v),
+        _ => FExpr::Array(elems),
+    }
+}
+
 fn array_leaves<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
         Expr::Array(items) => items.iter().for_each(|x| array_leaves(x, out)),
@@ -574,15 +602,71 @@ pub fn compile_function(f: &Function, fn_index: &HashMap<String, u32>) -> VResul
     for (_, slot, ty) in &scope.locals {
         local_types[*slot as usize] = *ty;
     }
+    let declared: Vec<&FunctionVar> = f.outputs.iter().chain(&f.locals).collect();
+    let decls_all: Vec<&FVarDecl> = outputs.iter().chain(&locals).collect();
+    let initialized = initialization_order(&declared)
+        .into_iter()
+        .map(|i| decls_all[i].clone())
+        .collect();
     Ok(CFunction {
         name: f.name.clone(),
         inputs,
         outputs,
-        locals,
+        initialized,
         local_types,
         body,
         callees: std::mem::take(&mut scope.callees),
     })
+}
+
+/// Indices of `vars` (outputs and locals) in an order in which every binding and size
+/// expression only uses variables initialized before it: bindings are equations, and the
+/// MSL writes `output Real x[max(nrow, ncol)] = cat(1, b, zeros(max(nrow, ncol) - nrow))`
+/// before `protected Integer nrow = size(A, 1)`. Declaration order otherwise; variables on
+/// a cycle (an error the frontend reports) keep it.
+fn initialization_order(vars: &[&FunctionVar]) -> Vec<usize> {
+    let index: HashMap<&str, usize> = vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.name.as_str(), i))
+        .collect();
+    let deps: Vec<Vec<usize>> = vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut d = Vec::new();
+            let exprs = v.default.iter().chain(v.dims.iter().flatten());
+            for e in exprs {
+                moss_frontend::walk::visit(e, &mut |x| {
+                    if let Expr::Var { name, .. } = x {
+                        if let Some(&j) = index.get(name.as_str()) {
+                            if j != i {
+                                d.push(j);
+                            }
+                        }
+                    }
+                });
+            }
+            d
+        })
+        .collect();
+    let mut placed = vec![false; vars.len()];
+    let mut order = Vec::with_capacity(vars.len());
+    while order.len() < vars.len() {
+        let ready: Vec<usize> = (0..vars.len())
+            .filter(|&i| !placed[i] && deps[i].iter().all(|&j| placed[j]))
+            .collect();
+        let next = if ready.is_empty() {
+            (0..vars.len()).filter(|&i| !placed[i]).collect()
+        } else {
+            ready
+        };
+        for i in next {
+            placed[i] = true;
+            order.push(i);
+        }
+    }
+    order
 }
 
 fn compile_external(
@@ -624,7 +708,7 @@ fn compile_external(
         _ => Ok(CBody::Unsupported(format!(
             "function `{fname}` calls external {language} function `{name}`, which moss cannot \
              execute (C math library functions such as sin, cos, exp, log, sqrt, atan2, pow, \
-             the MSL's C support functions and LAPACK's dgesv run natively); give the \
+             the MSL's C support functions and LAPACK's dgesv and dgelsy run natively); give the \
              function a Modelica algorithm body instead"
         ))),
     }
@@ -693,7 +777,7 @@ impl Env<'_> {
             let v = self.eval(d, &mut frame)?;
             frame[decl.slot as usize] = decl.ty.coerce(v);
         }
-        for decl in func.outputs.iter().chain(&func.locals) {
+        for decl in &func.initialized {
             let v = self.initial_local(decl, &mut frame)?;
             frame[decl.slot as usize] = v;
         }

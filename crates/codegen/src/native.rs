@@ -77,6 +77,9 @@ pub enum Native {
     /// LAPACK `dgesv(n, nrhs, A, lda, ipiv, B, ldb, info)` (`external "FORTRAN 77"`): see
     /// `native_lapack`.
     Dgesv,
+    /// LAPACK `dgelsy(m, n, nrhs, A, lda, B, ldb, jpvt, rcond, rank, work, lwork, info)`:
+    /// minimum-norm least squares (`Matrices.leastSquares`, `Polynomials.fitting`).
+    Dgelsy,
 }
 
 /// The native implementation of the external function `name` in `language`, if moss has one.
@@ -85,6 +88,7 @@ pub fn native_function(name: &str, language: &str) -> Option<Native> {
         "C" => native_c_function(name),
         "FORTRAN 77" => match name {
             "dgesv" => Some(Native::Dgesv),
+            "dgelsy" => Some(Native::Dgelsy),
             _ => None,
         },
         _ => None,
@@ -133,7 +137,8 @@ pub struct NativeResult {
 pub fn call_native(f: Native, args: &[Value]) -> VResult<NativeResult> {
     match f {
         Native::RealFft => real_fft(args),
-        Native::Dgesv => crate::native_lapack::dgesv(args),
+        Native::Dgesv => crate::native_lapack::call("dgesv", args),
+        Native::Dgelsy => crate::native_lapack::call("dgelsy", args),
         Native::WriteRealMatrix => write_real_matrix(args),
         Native::Print => print(args),
         Native::CloseFile => Ok(NativeResult {

@@ -35,6 +35,10 @@ pub struct Flattener<'a> {
     pub package_nodes: RefCell<HashMap<ClassId, NodeRef>>,
     pub warnings: RefCell<Vec<Diagnostic>>,
     pub depth: Cell<u32>,
+    /// Set while the call of a tuple equation `(a, b) = f(...)` is expanded: the call is
+    /// kept even when its arguments are literals, because evaluating it now would give its
+    /// first output only.
+    pub keep_calls: Cell<bool>,
     /// Per-node extra data keyed by node address: inherited prefixes.
     pub inherited: RefCell<HashMap<usize, Inherited>>,
     /// Cache of evaluated component values (full instance name).
@@ -91,6 +95,7 @@ impl<'a> Flattener<'a> {
             package_nodes: RefCell::new(HashMap::default()),
             warnings: RefCell::new(Vec::new()),
             depth: Cell::new(0),
+            keep_calls: Cell::new(false),
             inherited: RefCell::new(HashMap::default()),
             values: RefCell::new(HashMap::default()),
             structural: RefCell::default(),

@@ -2215,7 +2215,7 @@ impl<'a> Flattener<'a> {
                 ..
             }
         );
-        if cx.eval || (all_literal && pure && !args.is_empty()) {
+        if cx.eval || (all_literal && pure && !args.is_empty() && !self.keep_calls.get()) {
             if let Some(v) = crate::interp::call_function_named(self, &name, id, &args, span)? {
                 if let Some(Found::Class(rc)) = elems
                     .comps

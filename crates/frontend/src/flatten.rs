@@ -1080,7 +1080,10 @@ impl<'a> Flattener<'a> {
         };
         if let ExprKind::Tuple(items) = &lhs.kind {
             self.check_tuple_call(items.len(), rhs, env, cx)?;
-            let call = self.expand(rhs, env, cx)?;
+            let keep = self.keep_calls.replace(true);
+            let call = self.expand(rhs, env, cx);
+            self.keep_calls.set(keep);
+            let call = call?;
             let call = called_function(strip_index_call(call.to_expr()));
             let mut targets = Vec::new();
             for i in items {

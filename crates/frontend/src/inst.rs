@@ -539,6 +539,9 @@ impl<'a> Lookup<'a> {
                 }
             }
         }
+        if let Some(c) = self.redeclared_in_extends(id, name) {
+            return Some(Found::Class(self.lib.view(c, context)));
+        }
         for (b, _) in self.bases(id).iter() {
             match self.member(*b, name) {
                 Some(Found::Comp { .. }) => return Some(Found::Comp { owner: asked }),
@@ -547,6 +550,42 @@ impl<'a> Lookup<'a> {
             }
         }
         None
+    }
+
+    /// The class `name` redeclared by a modifier of one of `id`'s extends clauses
+    /// (`extends PartialMedium(redeclare record ThermodynamicState = Common.BaseProps_Tpoly)`):
+    /// it replaces the inherited class for names looked up through `id` (`Medium.
+    /// ThermodynamicState`), as it does in instances of `id`. Its text is looked up in `id`,
+    /// where the modifier is written. Called once per class and name (`member` caches).
+    fn redeclared_in_extends(&self, id: ClassId, name: &str) -> Option<ClassId> {
+        let entry = self.lib.get(id);
+        // only packages: a model's redeclarations reach its names through its instances
+        // (`Flattener::collect`), whose view of the class this lookup must not change
+        if entry.def.prefixes.kind != ClassKind::Package {
+            return None;
+        }
+        let comp = entry.def.specifier.composition()?;
+        let def = comp.elements().find_map(|(_, e)| {
+            let Element::Extends(ext) = e else {
+                return None;
+            };
+            ext.modification
+                .as_ref()?
+                .args
+                .iter()
+                .find_map(|a| match a {
+                    Argument::Redeclare(r) => match &r.element {
+                        RedeclaredElement::Class(def)
+                            if def.name.name.as_ref() == name && !passes_on_itself(def) =>
+                        {
+                            Some(Rc::new((**def).clone()))
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                })
+        })?;
+        Some(self.lib.add_redeclared_class(def, id))
     }
 
     /// The class that encloses the members of `asked` (whose long class is `long`): `asked`
@@ -986,4 +1025,11 @@ impl<'a> Lookup<'a> {
             _ => None,
         }
     }
+}
+
+/// `redeclare package Medium = Medium`: the modifier passes on what the name denotes where
+/// it is written, which only an instance knows (`Flattener::lib_add_redeclared`).
+fn passes_on_itself(def: &ast::ClassDef) -> bool {
+    matches!(&def.specifier, ClassSpecifier::Short { base, .. }
+        if base.parts.len() == 1 && !base.global && base.parts[0].as_str() == def.name.name.as_ref())
 }

@@ -182,9 +182,6 @@ fn run_function(
         Ok(func) => func,
         Err(_) => return Ok(None),
     };
-    let FunctionBody::Algorithm(body) = &func.body else {
-        return Ok(None);
-    };
     let mut fr = Frame {
         vars: HashMap::default(),
         steps: 0,
@@ -197,40 +194,139 @@ fn run_function(
             None => return Ok(None),
         }
     }
-    for v in func.outputs.iter().chain(&func.locals) {
-        let init = match &v.default {
-            Some(d) => match eval(f, d, &mut fr, span)? {
-                Some(x) => x,
-                None => return Ok(None),
-            },
-            None => {
-                let mut dims = Vec::new();
-                for dim in &v.dims {
-                    match dim {
-                        Some(e) => match eval(f, e, &mut fr, span)?
-                            .and_then(|x| x.scalar().and_then(fold::as_i64))
-                        {
-                            Some(n) => dims.push(n.max(0) as usize),
-                            None => return Ok(None),
-                        },
-                        None => dims.push(0),
-                    }
+    // A binding may use a variable declared after it (`x[max(nrow, ncol)] = cat(1, b,
+    // zeros(max(nrow, ncol) - nrow))` before `Integer nrow = size(A, 1)`): bindings are
+    // equations, so each pass initializes what it can, until nothing changes.
+    let mut pending: Vec<&crate::flat::FunctionVar> =
+        func.outputs.iter().chain(&func.locals).collect();
+    while !pending.is_empty() {
+        let before = pending.len();
+        let mut still = Vec::new();
+        for v in pending {
+            match initial_value(f, v, &mut fr, span)? {
+                Some(init) => {
+                    fr.vars.insert(v.name.clone(), init);
                 }
-                let zero = match v.ty {
-                    crate::flat::ScalarType::Real => Expr::Real(0.0),
-                    crate::flat::ScalarType::Boolean => Expr::Boolean(false),
-                    crate::flat::ScalarType::String => Expr::String(String::new()),
-                    _ => Expr::Integer(0),
-                };
-                fill(&Val::S(zero), &dims)
+                None => still.push(v),
             }
+        }
+        if still.len() == before {
+            return Ok(None);
+        }
+        pending = still;
+    }
+    let done = match &func.body {
+        FunctionBody::Algorithm(body) => exec(f, body, &mut fr, span)?.is_some(),
+        FunctionBody::External {
+            language,
+            name: routine,
+            args,
+            ..
+        } if language == "FORTRAN 77" => run_lapack(f, &func, routine, args, &mut fr, span)?,
+        FunctionBody::External { .. } => false,
+    };
+    Ok(done.then_some((func, fr.vars)))
+}
+
+/// The value of output or local `v` before the body runs: its binding, else zeros of its
+/// declared size; `None` when that needs something not known (yet).
+fn initial_value(
+    f: &Flattener,
+    v: &crate::flat::FunctionVar,
+    fr: &mut Frame,
+    span: Span,
+) -> Res<Option<Val>> {
+    if let Some(d) = &v.default {
+        return eval(f, d, fr, span);
+    }
+    let mut dims = Vec::new();
+    for dim in &v.dims {
+        match dim {
+            Some(e) => {
+                match eval(f, e, fr, span)?.and_then(|x| x.scalar().and_then(fold::as_i64)) {
+                    Some(n) => dims.push(n.max(0) as usize),
+                    None => return Ok(None),
+                }
+            }
+            None => dims.push(0),
+        }
+    }
+    let zero = match v.ty {
+        crate::flat::ScalarType::Real => Expr::Real(0.0),
+        crate::flat::ScalarType::Boolean => Expr::Boolean(false),
+        crate::flat::ScalarType::String => Expr::String(String::new()),
+        _ => Expr::Integer(0),
+    };
+    Ok(Some(fill(&Val::S(zero), &dims)))
+}
+
+/// Run the external FORTRAN 77 call `routine(args)` of `func` natively when moss has the
+/// LAPACK routine (`crate::lapack`): the arguments evaluated and flattened, the ones the
+/// routine writes stored back into the variables they name, in their declared shape and
+/// type. `false` when the routine is unknown or an argument is not a literal number.
+fn run_lapack(
+    f: &Flattener,
+    func: &crate::flat::Function,
+    routine: &str,
+    args: &[Expr],
+    fr: &mut Frame,
+    span: Span,
+) -> Res<bool> {
+    let mut flat = Vec::with_capacity(args.len());
+    let mut shapes = Vec::with_capacity(args.len());
+    for a in args {
+        let Some(v) = eval(f, a, fr, span)? else {
+            return Ok(false);
         };
-        fr.vars.insert(v.name.clone(), init);
+        let Some(nums) = v
+            .scalars()
+            .iter()
+            .map(fold::as_f64)
+            .collect::<Option<Vec<_>>>()
+        else {
+            return Ok(false);
+        };
+        flat.push(nums);
+        shapes.push(v.shape());
     }
-    if exec(f, body, &mut fr, span)?.is_none() {
-        return Ok(None);
+    let written = match crate::lapack::call(routine, &flat) {
+        None => return Ok(false),
+        Some(Ok(w)) => w,
+        Some(Err(msg)) => return err(span, format!("in function `{}`: {msg}", func.name)),
+    };
+    for (pos, data) in written {
+        let Some(Expr::Var { name, subscripts }) = args.get(pos) else {
+            continue;
+        };
+        if !subscripts.is_empty() {
+            continue;
+        }
+        let integer = func
+            .inputs
+            .iter()
+            .chain(&func.outputs)
+            .chain(&func.locals)
+            .any(|v| &v.name == name && v.ty != crate::flat::ScalarType::Real);
+        let scalar = |x: f64| {
+            Val::S(if integer {
+                Expr::Integer(x.round() as i64)
+            } else {
+                Expr::Real(x)
+            })
+        };
+        let mut items = data.into_iter().map(scalar);
+        fr.vars
+            .insert(name.clone(), reshape(&shapes[pos], &mut items));
     }
-    Ok(Some((func, fr.vars)))
+    Ok(true)
+}
+
+/// The next elements of `items` as a nested array of shape `dims` (a scalar for `[]`).
+fn reshape(dims: &[usize], items: &mut impl Iterator<Item = Val>) -> Val {
+    match dims.split_first() {
+        None => items.next().unwrap_or(Val::S(Expr::Real(0.0))),
+        Some((&n, rest)) => Val::A((0..n).map(|_| reshape(rest, items)).collect()),
+    }
 }
 
 /// Execute statements; `None` when something cannot be evaluated.

@@ -31,6 +31,7 @@ mod funargs;
 pub mod funcs;
 pub mod inst;
 pub mod interp;
+pub mod lapack;
 pub mod lift;
 pub mod loader;
 pub mod operators;
