@@ -283,3 +283,18 @@ fn implicit_iterator_over_typed_dimensions() {
         ]
     );
 }
+
+#[test]
+fn a_call_without_outputs_has_no_value() {
+    assert_accepted(
+        "NoOutputOk",
+        "model NoOutputOk\n  function f\n    input Real x;\n    output Real y;\n  algorithm\n    y := x;\n  end f;\n  Real i = f(100);\nend NoOutputOk;\n",
+    );
+    assert_rejected(
+        "NoOutput",
+        "model NoOutput\n  function g\n  end g;\n  function f\n    extends g;\n    input Integer x;\n  end f;\n  Integer i = f(100);\nend NoOutput;\n",
+        "`NoOutput.f` has no outputs, so its call has no value",
+        "8:15",
+        "declare an output in the function, or call it on its own as `f(x);`",
+    );
+}

@@ -109,7 +109,7 @@ impl<'m> Checker<'m> {
         match eq {
             Equation::Equal { lhs, rhs, origin } => {
                 if matches!(lhs, Expr::Tuple(_)) {
-                    return self.type_of(rhs).map(|_| ()).map_err(at);
+                    return self.call_targets(rhs).map_err(at);
                 }
                 let a = self.type_of(lhs).map_err(at)?;
                 let b = self.type_of(rhs).map_err(at)?;
@@ -213,7 +213,7 @@ impl<'m> Checker<'m> {
                 }
                 Ok(())
             }
-            Statement::TupleAssign { value, .. } => self.type_of(value).map(|_| ()).map_err(at),
+            Statement::TupleAssign { value, .. } => self.call_targets(value).map_err(at),
             Statement::If {
                 branches, else_, ..
             } => {
@@ -387,7 +387,34 @@ impl<'m> Checker<'m> {
         if let Some(t) = builtins::check(self, e, func, args, &tys)? {
             return Ok(t);
         }
+        // A function without outputs is only called as an equation or a statement of its
+        // own (spec 12.4.3); in an expression its call has no value.
+        if self
+            .functions
+            .get(func)
+            .is_some_and(|f| f.outputs.is_empty())
+        {
+            return Err(type_err(
+                e,
+                format!("`{func}` has no outputs, so its call has no value"),
+                "declare an output in the function, or call it on its own as `f(x);`",
+            ));
+        }
         Ok(self.output_type(func, 0))
+    }
+
+    /// The right side of `(a, b) = f(x)`: only its arguments are typed (moss checks the
+    /// number of targets where it sees the call, `structure::check_tuple_call`).
+    fn call_targets(&self, rhs: &Expr) -> Result<(), Box<TypeError>> {
+        match rhs {
+            Expr::Call { args, .. } => {
+                for a in args {
+                    self.type_of(a)?;
+                }
+                Ok(())
+            }
+            other => self.type_of(other).map(|_| ()),
+        }
     }
 
     /// The type of output `index` of a user function (unknown for anything else).
