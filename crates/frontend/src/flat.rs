@@ -441,6 +441,26 @@ pub enum Statement {
     },
 }
 
+impl Statement {
+    /// Where the statement was written (every statement has an origin).
+    pub fn origin(&self) -> &Origin {
+        match self {
+            Statement::Assign { origin, .. }
+            | Statement::TupleAssign { origin, .. }
+            | Statement::If { origin, .. }
+            | Statement::For { origin, .. }
+            | Statement::While { origin, .. }
+            | Statement::When { origin, .. }
+            | Statement::Reinit { origin, .. }
+            | Statement::Assert { origin, .. }
+            | Statement::Terminate { origin, .. }
+            | Statement::Call { origin, .. }
+            | Statement::Return { origin }
+            | Statement::Break { origin } => origin,
+        }
+    }
+}
+
 /// An algorithm section of the model: statements on scalar model variables.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

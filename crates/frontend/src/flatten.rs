@@ -2092,8 +2092,8 @@ impl<'a> Flattener<'a> {
             // to skip the remaining ones: they go into a loop that runs once, which the
             // `break` leaves (for several indices, the innermost loop is the one broken).
             let o = unrolled
-                .iter()
-                .find_map(statement_origin)
+                .first()
+                .map(Statement::origin)
                 .cloned()
                 .unwrap_or_default();
             out.push(Statement::For {
@@ -2123,23 +2123,6 @@ fn breaks_enclosing_loop(stmts: &[Statement]) -> bool {
         Statement::When { branches, .. } => branches.iter().any(|(_, b)| breaks_enclosing_loop(b)),
         _ => false,
     })
-}
-
-fn statement_origin(s: &Statement) -> Option<&Origin> {
-    match s {
-        Statement::Assign { origin, .. }
-        | Statement::TupleAssign { origin, .. }
-        | Statement::If { origin, .. }
-        | Statement::For { origin, .. }
-        | Statement::While { origin, .. }
-        | Statement::When { origin, .. }
-        | Statement::Reinit { origin, .. }
-        | Statement::Assert { origin, .. }
-        | Statement::Terminate { origin, .. }
-        | Statement::Call { origin, .. }
-        | Statement::Return { origin }
-        | Statement::Break { origin } => Some(origin),
-    }
 }
 
 impl<'a> Flattener<'a> {

@@ -914,28 +914,10 @@ impl<'a> Lookup<'a> {
     /// only public elements are imported, and a name found in two different packages is
     /// ambiguous, which makes it not found.
     fn unqualified_import(&self, comp: &ast::Composition, name: &str) -> Option<Found> {
-        let mut found: Option<Found> = None;
-        for (_, e) in comp.elements() {
-            let Element::Import(imp) = e else { continue };
-            let ImportKind::Unqualified(n) = &imp.kind else {
-                continue;
-            };
-            let Some(pkg) = self.resolve_class_name(None, n, false) else {
-                continue;
-            };
-            let Some(f) = self.member(pkg, name) else {
-                continue;
-            };
-            if self.is_protected_member(pkg, name) {
-                continue;
-            }
-            match &found {
-                Some(g) if same_found(g, &f) => {}
-                Some(_) => return None,
-                None => found = Some(f),
-            }
+        match self.unqualified_imports_of(comp, name) {
+            ImportMatch::One(f) => Some(f),
+            ImportMatch::None | ImportMatch::Ambiguous(..) => None,
         }
-        found
     }
 
     /// The two packages through whose unqualified imports in class `id` the element
@@ -943,6 +925,16 @@ impl<'a> Lookup<'a> {
     pub fn ambiguous_import(&self, id: ClassId, name: &str) -> Option<(ClassId, ClassId)> {
         let entry = self.lib.get(id);
         let comp = entry.def.specifier.composition()?;
+        match self.unqualified_imports_of(comp, name) {
+            ImportMatch::Ambiguous(a, b) => Some((a, b)),
+            _ => None,
+        }
+    }
+
+    /// What the unqualified imports of `comp` make of `name`: the public element of one
+    /// package (the same element imported twice counts once), or two packages that both
+    /// have a different one.
+    fn unqualified_imports_of(&self, comp: &ast::Composition, name: &str) -> ImportMatch {
         let mut first: Option<(ClassId, Found)> = None;
         for (_, e) in comp.elements() {
             let Element::Import(imp) = e else { continue };
@@ -960,11 +952,14 @@ impl<'a> Lookup<'a> {
             }
             match &first {
                 None => first = Some((pkg, f)),
-                Some((p, g)) if !same_found(g, &f) => return Some((*p, pkg)),
+                Some((p, g)) if !same_found(g, &f) => return ImportMatch::Ambiguous(*p, pkg),
                 Some(_) => {}
             }
         }
-        None
+        match first {
+            Some((_, f)) => ImportMatch::One(f),
+            None => ImportMatch::None,
+        }
     }
 
     fn qualified_import(&self, comp: &ast::Composition, name: &str) -> Option<ClassId> {
@@ -1032,4 +1027,11 @@ impl<'a> Lookup<'a> {
 fn passes_on_itself(def: &ast::ClassDef) -> bool {
     matches!(&def.specifier, ClassSpecifier::Short { base, .. }
         if base.parts.len() == 1 && !base.global && base.parts[0].as_str() == def.name.name.as_ref())
+}
+
+/// The result of looking a name up through a class's unqualified imports.
+enum ImportMatch {
+    None,
+    One(Found),
+    Ambiguous(ClassId, ClassId),
 }

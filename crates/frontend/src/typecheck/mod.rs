@@ -184,7 +184,7 @@ impl<'m> Checker<'m> {
     }
 
     fn statement(&self, s: &Statement, in_when: bool) -> Res<()> {
-        let origin = statement_origin(s);
+        let origin = s.origin();
         let at = |e: Box<TypeError>| located(*e, origin);
         match s {
             Statement::Assign { target, value, .. } => {
@@ -423,24 +423,6 @@ impl<'m> Checker<'m> {
             .get(func)
             .and_then(|f| f.outputs.get(index))
             .map_or(Ty::Unknown, |o| Ty::of_scalar(&o.ty))
-    }
-}
-
-/// The origin of a statement (every statement has one).
-fn statement_origin(s: &Statement) -> &Origin {
-    match s {
-        Statement::Assign { origin, .. }
-        | Statement::TupleAssign { origin, .. }
-        | Statement::If { origin, .. }
-        | Statement::For { origin, .. }
-        | Statement::While { origin, .. }
-        | Statement::When { origin, .. }
-        | Statement::Reinit { origin, .. }
-        | Statement::Assert { origin, .. }
-        | Statement::Terminate { origin, .. }
-        | Statement::Call { origin, .. }
-        | Statement::Return { origin }
-        | Statement::Break { origin } => origin,
     }
 }
 
