@@ -209,6 +209,32 @@ pub enum BinaryOp {
     Ne,
 }
 
+impl BinaryOp {
+    /// The operator as written in Modelica.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Pow => "^",
+            BinaryOp::ElemAdd => ".+",
+            BinaryOp::ElemSub => ".-",
+            BinaryOp::ElemMul => ".*",
+            BinaryOp::ElemDiv => "./",
+            BinaryOp::ElemPow => ".^",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "<>",
+        }
+    }
+}
+
 /// The clock constructor and the clock operators of spec chapter 16 (besides `sample`, which
 /// is also the time-event operator of chapter 3).
 pub const CLOCK_OPERATORS: &[&str] = &[

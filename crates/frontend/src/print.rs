@@ -93,29 +93,6 @@ fn prec(e: &Expr) -> u8 {
     }
 }
 
-fn op_text(op: BinaryOp) -> &'static str {
-    match op {
-        BinaryOp::Add => "+",
-        BinaryOp::Sub => "-",
-        BinaryOp::Mul => "*",
-        BinaryOp::Div => "/",
-        BinaryOp::Pow => "^",
-        BinaryOp::ElemAdd => ".+",
-        BinaryOp::ElemSub => ".-",
-        BinaryOp::ElemMul => ".*",
-        BinaryOp::ElemDiv => "./",
-        BinaryOp::ElemPow => ".^",
-        BinaryOp::And => "and",
-        BinaryOp::Or => "or",
-        BinaryOp::Lt => "<",
-        BinaryOp::Le => "<=",
-        BinaryOp::Gt => ">",
-        BinaryOp::Ge => ">=",
-        BinaryOp::Eq => "==",
-        BinaryOp::Ne => "<>",
-    }
-}
-
 fn wrap(e: &Expr, p: P, min: u8) -> String {
     let s = expr(e, p);
     if prec(e) < min {
@@ -174,7 +151,7 @@ fn expr(e: &Expr, p: P) -> String {
             format!(
                 "{} {} {}",
                 wrap(lhs, p, lmin),
-                op_text(*op),
+                op.symbol(),
                 wrap(rhs, p, rmin)
             )
         }

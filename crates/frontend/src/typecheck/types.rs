@@ -78,29 +78,6 @@ pub fn unify(a: &Ty, b: &Ty) -> Option<Ty> {
     })
 }
 
-fn op_text(op: BinaryOp) -> &'static str {
-    match op {
-        BinaryOp::Add => "+",
-        BinaryOp::Sub => "-",
-        BinaryOp::Mul => "*",
-        BinaryOp::Div => "/",
-        BinaryOp::Pow => "^",
-        BinaryOp::ElemAdd => ".+",
-        BinaryOp::ElemSub => ".-",
-        BinaryOp::ElemMul => ".*",
-        BinaryOp::ElemDiv => "./",
-        BinaryOp::ElemPow => ".^",
-        BinaryOp::And => "and",
-        BinaryOp::Or => "or",
-        BinaryOp::Lt => "<",
-        BinaryOp::Le => "<=",
-        BinaryOp::Gt => ">",
-        BinaryOp::Ge => ">=",
-        BinaryOp::Eq => "==",
-        BinaryOp::Ne => "<>",
-    }
-}
-
 fn is_relation(op: BinaryOp) -> bool {
     matches!(
         op,
@@ -115,7 +92,7 @@ pub fn binary(op: BinaryOp, e: &Expr, lhs: &Expr, a: &Ty, rhs: &Expr, b: &Ty) ->
             if !matches!(t, Ty::Boolean | Ty::Unknown) {
                 return Err(type_err(
                     e,
-                    format!("`{}` needs Boolean operands, not {}", op_text(op), t.name()),
+                    format!("`{}` needs Boolean operands, not {}", op.symbol(), t.name()),
                     "compare the value with something (`x > 0`) to get a Boolean",
                 ));
             }
@@ -159,7 +136,7 @@ fn relation(
     };
     Err(type_err(
         e,
-        format!("`{}` compares {} with {}", op_text(op), a.name(), b.name()),
+        format!("`{}` compares {} with {}", op.symbol(), a.name(), b.name()),
         help,
     ))
 }
@@ -181,7 +158,7 @@ fn arithmetic(op: BinaryOp, e: &Expr, a: &Ty, b: &Ty) -> TyRes {
             };
             return Err(type_err(
                 e,
-                format!("`{}` is not defined for {} operands", op_text(op), t.name()),
+                format!("`{}` is not defined for {} operands", op.symbol(), t.name()),
                 help,
             ));
         }
