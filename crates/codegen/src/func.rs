@@ -203,6 +203,9 @@ pub struct ModelNames {
 /// Name resolution while compiling one function body or algorithm.
 pub struct Scope<'a> {
     pub locals: Vec<(String, u32, Ty)>,
+    /// Locals never assigned whose binding is a constant (a medium's coefficient tables):
+    /// read as [`FExpr::Const`] in place instead of being copied into every call's frame.
+    pub constants: HashMap<String, Value>,
     pub frame_size: u32,
     pub model: Option<&'a ModelNames>,
     pub fn_index: &'a HashMap<String, u32>,
@@ -221,6 +224,7 @@ impl<'a> Scope<'a> {
     ) -> Scope<'a> {
         Scope {
             locals: vec![],
+            constants: HashMap::default(),
             frame_size: 0,
             model,
             fn_index,
@@ -313,6 +317,9 @@ impl<'a> Scope<'a> {
     }
 
     fn resolve_var(&self, name: &str) -> VResult<FExpr> {
+        if let Some(v) = self.constants.get(name) {
+            return Ok(FExpr::Const(v.clone()));
+        }
         if let Some((slot, _)) = self.lookup_local(name) {
             return Ok(FExpr::Local(slot));
         }
@@ -584,6 +591,9 @@ pub fn compile_function(f: &Function, fn_index: &HashMap<String, u32>) -> VResul
                 })
                 .collect()
         };
+    if let FunctionBody::Algorithm(stmts) = &f.body {
+        scope.constants = constant_locals(&mut scope, &f.locals, stmts);
+    }
     let inputs = decls(&mut scope, &f.inputs, &in_slots)?;
     let outputs = decls(&mut scope, &f.outputs, &out_slots)?;
     let locals = decls(&mut scope, &f.locals, &loc_slots)?;
@@ -607,6 +617,7 @@ pub fn compile_function(f: &Function, fn_index: &HashMap<String, u32>) -> VResul
     let initialized = initialization_order(&declared)
         .into_iter()
         .map(|i| decls_all[i].clone())
+        .filter(|d| !scope.constants.contains_key(&d.name))
         .collect();
     Ok(CFunction {
         name: f.name.clone(),
@@ -617,6 +628,63 @@ pub fn compile_function(f: &Function, fn_index: &HashMap<String, u32>) -> VResul
         body,
         callees: std::mem::take(&mut scope.callees),
     })
+}
+
+/// The locals of a function body that are constants: a binding that compiles to a
+/// constant value (literal tables, package constants) and no assignment anywhere in the
+/// body. Array constants are the point: copying a spline table into the frame on every
+/// call dominated the property functions of media models.
+fn constant_locals(
+    scope: &mut Scope,
+    locals: &[FunctionVar],
+    body: &[Statement],
+) -> HashMap<String, Value> {
+    let mut assigned = std::collections::HashSet::new();
+    assigned_names(body, &mut assigned);
+    let mut out = HashMap::default();
+    for v in locals {
+        let Some(default) = &v.default else { continue };
+        if assigned.contains(v.name.as_str()) {
+            continue;
+        }
+        if let Ok(FExpr::Const(value)) = scope.compile_expr(default) {
+            if value.is_array() {
+                out.insert(v.name.clone(), Ty::of_scalar(&v.ty).coerce(value));
+            }
+        }
+    }
+    out
+}
+
+/// Names assigned by `stmts` (targets of assignments, also inside tuples, branches and
+/// loops).
+fn assigned_names<'s>(stmts: &'s [Statement], out: &mut std::collections::HashSet<&'s str>) {
+    let target = |t: &'s Expr, out: &mut std::collections::HashSet<&'s str>| {
+        if let Expr::Var { name, .. } = t {
+            out.insert(name.as_str());
+        }
+    };
+    for s in stmts {
+        match s {
+            Statement::Assign { target: t, .. } => target(t, out),
+            Statement::TupleAssign { targets, .. } => {
+                targets.iter().flatten().for_each(|t| target(t, out))
+            }
+            Statement::If {
+                branches, else_, ..
+            } => {
+                branches.iter().for_each(|(_, b)| assigned_names(b, out));
+                assigned_names(else_, out);
+            }
+            Statement::For { body, .. } | Statement::While { body, .. } => {
+                assigned_names(body, out)
+            }
+            Statement::When { branches, .. } => {
+                branches.iter().for_each(|(_, b)| assigned_names(b, out))
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Indices of `vars` (outputs and locals) in an order in which every binding and size
@@ -1235,10 +1303,13 @@ impl Env<'_> {
                     return self.index_local(slot, subs, frame);
                 }
                 // a constant table (`n[i]` of a medium's coefficients) is read in place too
-                if let FExpr::Const(Value::Array(a)) = &**base {
+                if let FExpr::Const(whole @ Value::Array(a)) = &**base {
                     if let Some(flat) = self.const_position(a, subs, frame)? {
                         return Ok(a.data[flat].clone());
                     }
+                    // a slice (`coef[int, 1:4]`) gathers from the table without copying it
+                    let sels = self.eval_subs(subs, &whole.dims(), frame)?;
+                    return gather(whole, &sels);
                 }
             }
             FExpr::Builtin(Builtin::Size, args) => {

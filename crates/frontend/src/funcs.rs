@@ -150,6 +150,8 @@ impl<'a> Flattener<'a> {
                 },
                 Base::Class(c) if self.is_record_class(*c) => {
                     // Record inputs and locals: one variable per field (`p.x`).
+                    let is_input =
+                        self.comp_causality(&node, comp) == Some(ast::Causality::Input);
                     let fields = self.record_field_list(*c, comp.span)?;
                     let mut outer_dims = Vec::new();
                     for s in comp.decl.subscripts.iter().chain(comp.type_subs.iter()) {
@@ -175,6 +177,7 @@ impl<'a> Flattener<'a> {
                                 };
                                 Some(self.fexpr(&b.expr, &benv)?)
                             }
+                            None if !is_input => self.record_field_default(*c, &fld.path, 0),
                             None => None,
                         };
                         let v = FunctionVar {

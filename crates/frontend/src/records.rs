@@ -85,6 +85,66 @@ impl<'a> Flattener<'a> {
         Ok(())
     }
 
+    /// The value field `path` (`x`, `sub.x`) of record class `rc` starts with in a
+    /// variable of that class declared without modifiers (a function's local or output
+    /// record, spec 12.4.4: its components are initialized by their bindings): the
+    /// field's binding in the class (with the modifiers of its `extends` clauses
+    /// applied), a modifier on it in an enclosing field's declaration (`Inner i(x = 3)`),
+    /// or the nested record class's own binding. Only constant bindings count; `None`
+    /// when the field has none.
+    pub(crate) fn record_field_default(&self, rc: ClassId, path: &str, depth: u32) -> Option<Expr> {
+        if depth > 20 {
+            return None;
+        }
+        let node = self.package_node(rc);
+        let elems = self.elems(&node);
+        let (first, rest) = match path.split_once('.') {
+            Some((a, b)) => (a, Some(b)),
+            None => (path, None),
+        };
+        let c = elems.comps.iter().find(|c| &*c.name == first)?;
+        // A binding that names a sibling field (`Real y = 2*x`) depends on how the
+        // variable's own modifiers set that field: not a class-wide constant.
+        let names_sibling = |b: &BindingMod| {
+            let mut found = false;
+            b.expr.walk(&mut |e| {
+                if let moss_syntax::ast::ExprKind::Ref(r) = &e.kind {
+                    let head = r.parts.first().map(|p| &*p.name.name);
+                    found |= !r.global && elems.comps.iter().any(|c| Some(&*c.name) == head);
+                }
+            });
+            found
+        };
+        let constant = |b: &BindingMod| {
+            if names_sibling(b) {
+                return None;
+            }
+            self.eval_expr(&b.expr, &b.env, &mut crate::expand::Cx::eval())
+                .ok()
+        };
+        if let Some(b) = &c.mods.binding {
+            let v = constant(b)?;
+            return match rest {
+                None => Some(v.to_expr()),
+                Some(r) => field_value(&v, r).map(|x| x.to_expr()),
+            };
+        }
+        let rest = rest?;
+        let mut m = Some(&c.mods);
+        for p in rest.split('.') {
+            m = m.and_then(|x| x.sub(p));
+        }
+        if let Some(b) = m.and_then(|x| x.binding.as_ref()) {
+            return constant(b).map(|v| v.to_expr());
+        }
+        match self.comp_type(&node, c).ok()?.base {
+            Base::Class(inner) if self.is_record_class(inner) => {
+                self.record_field_default(inner, rest, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
     /// Scalar arguments for a call: record arguments are expanded field by field (matched
     /// by name against the callee's record type), other arguments are kept.
     pub fn expand_record_args(
