@@ -389,6 +389,20 @@ struct Compiler<'a> {
     called: BTreeSet<u32>,
 }
 
+/// Set [`CFunction::memo`] on the pure functions worth memoizing (see `memo.rs`).
+fn mark_memoized(funcs: &mut [CFunction]) {
+    let own_pure: Vec<bool> = funcs.iter().map(|f| f.own_pure).collect();
+    let costly: Vec<bool> = funcs.iter().map(|f| f.costly).collect();
+    let callees: Vec<Vec<u32>> = funcs
+        .iter()
+        .map(|f| f.callees.iter().copied().collect())
+        .collect();
+    let memo = crate::memo::worth_memoizing(&own_pure, &costly, &callees);
+    for (f, m) in funcs.iter_mut().zip(memo) {
+        f.memo = m;
+    }
+}
+
 pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     check_structure(p)?;
     let n = p.vars.len();
@@ -399,11 +413,12 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         .enumerate()
         .map(|(i, k)| (k.clone(), i as u32))
         .collect();
-    let funcs = p
+    let mut funcs = p
         .functions
         .values()
         .map(|f| compile_function(f, &fn_index))
         .collect::<Result<Vec<_>, _>>()?;
+    mark_memoized(&mut funcs);
     let names = model_names(p, &var_ty);
     let mut c = Compiler {
         p,

@@ -191,6 +191,14 @@ pub struct CFunction {
     pub body: CBody,
     /// Functions called by this one (indices), to check reachability of unsupported ones.
     pub callees: BTreeSet<u32>,
+    /// Pure by itself: not declared `impure`, and a Modelica algorithm or a math-library
+    /// function (native library functions may keep state or touch files).
+    pub own_pure: bool,
+    /// Its body loops or calls other functions: skipping it is worth a memo lookup.
+    pub costly: bool,
+    /// Outputs of recent calls are reused (see `memo.rs`); set once all functions are
+    /// compiled, since purity depends on the callees.
+    pub memo: bool,
 }
 
 /// Model variable names visible to algorithm sections.
@@ -619,6 +627,9 @@ pub fn compile_function(f: &Function, fn_index: &HashMap<String, u32>) -> VResul
         .map(|i| decls_all[i].clone())
         .filter(|d| !scope.constants.contains_key(&d.name))
         .collect();
+    let own_pure = !f.is_impure && matches!(body, CBody::Stmts(_) | CBody::Libm { .. });
+    let costly = !scope.callees.is_empty()
+        || matches!(&f.body, FunctionBody::Algorithm(stmts) if has_loop(stmts));
     Ok(CFunction {
         name: f.name.clone(),
         inputs,
@@ -627,6 +638,9 @@ pub fn compile_function(f: &Function, fn_index: &HashMap<String, u32>) -> VResul
         local_types,
         body,
         callees: std::mem::take(&mut scope.callees),
+        own_pure,
+        costly,
+        memo: false,
     })
 }
 
@@ -654,6 +668,18 @@ fn constant_locals(
         }
     }
     out
+}
+
+/// Does `stmts` contain a `for` or `while` loop (at any depth)?
+fn has_loop(stmts: &[Statement]) -> bool {
+    stmts.iter().any(|s| match s {
+        Statement::For { .. } | Statement::While { .. } => true,
+        Statement::If {
+            branches, else_, ..
+        } => branches.iter().any(|(_, b)| has_loop(b)) || has_loop(else_),
+        Statement::When { branches, .. } => branches.iter().any(|(_, b)| has_loop(b)),
+        _ => false,
+    })
 }
 
 /// Names assigned by `stmts` (targets of assignments, also inside tuples, branches and
@@ -819,6 +845,16 @@ impl Env<'_> {
                 args.len()
             ));
         }
+        let key = if func.memo {
+            crate::memo::call_key(&args)
+        } else {
+            None
+        };
+        if let Some(k) = &key {
+            if let Some(outs) = self.m.memo.lookup(f, k) {
+                return Ok(outs);
+            }
+        }
         self.depth += 1;
         let r = self.call_inner(func, args).map_err(|e| {
             if e.starts_with("in function") {
@@ -828,6 +864,9 @@ impl Env<'_> {
             }
         });
         self.depth -= 1;
+        if let (Some(k), Ok(outs)) = (key, &r) {
+            self.m.memo.store(f, k, outs);
+        }
         r
     }
 

@@ -17,6 +17,7 @@ mod func;
 pub mod interp;
 mod linalg;
 mod machine;
+mod memo;
 pub mod model;
 mod native;
 mod native_lapack;

@@ -67,6 +67,10 @@ pub struct Machine {
     /// `Interpreter::start_from_guesses`).
     #[cfg_attr(feature = "serde", serde(default))]
     pub last_evaluation: Option<f64>,
+    /// Outputs of recent calls of expensive pure functions (a cache: never part of the
+    /// state, so not saved).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub memo: crate::memo::CallMemo,
 }
 
 impl Machine {

@@ -1,0 +1,130 @@
+//! Results of the latest calls of expensive pure functions, per function.
+//!
+//! Media property functions are called many times with the same arguments within one
+//! evaluation of the model: `density_ph(p, h)`, `temperature_ph(p, h)` and
+//! `vapourQuality(...)` each solve the same equation of state for the same state, and the
+//! derivative functions of the Jacobian call the primal functions again. A pure function
+//! (spec 12.3: no side effects, its outputs depend on its inputs only) gives the same
+//! outputs for the same inputs, so the outputs of its last few calls are kept and reused.
+//! Only functions that are worth it are memoized ([`worth_memoizing`]), and only calls whose
+//! arguments are all scalars; keys compare arguments bit for bit with their type.
+
+use crate::value::Value;
+
+/// Calls remembered per function; a small ring, compared linearly.
+const ENTRIES: usize = 4;
+
+/// One argument of a remembered call: the type and the bits of its value.
+type KeyPart = (u8, u64);
+
+#[derive(Clone, Debug, Default)]
+struct Ring {
+    entries: Vec<(Vec<KeyPart>, Vec<Value>)>,
+    next: usize,
+}
+
+/// The remembered calls of every function of a program (indexed like the function table).
+#[derive(Clone, Debug, Default)]
+pub struct CallMemo {
+    rings: Vec<Ring>,
+}
+
+/// The key of a call, or `None` when an argument is not a scalar number or Boolean.
+pub fn call_key(args: &[Value]) -> Option<Vec<KeyPart>> {
+    args.iter()
+        .map(|a| match a {
+            Value::Real(x) => Some((0, x.to_bits())),
+            Value::Int(i) => Some((1, *i as u64)),
+            Value::Bool(b) => Some((2, *b as u64)),
+            Value::Str(_) | Value::Array(_) => None,
+        })
+        .collect()
+}
+
+impl CallMemo {
+    /// The outputs of an earlier call of function `f` with the same arguments.
+    pub fn lookup(&self, f: u32, key: &[KeyPart]) -> Option<Vec<Value>> {
+        let ring = self.rings.get(f as usize)?;
+        ring.entries
+            .iter()
+            .find(|(k, _)| k.as_slice() == key)
+            .map(|(_, outs)| outs.clone())
+    }
+
+    /// Remember the outputs of a call, replacing the oldest remembered call of `f`.
+    pub fn store(&mut self, f: u32, key: Vec<KeyPart>, outs: &[Value]) {
+        let f = f as usize;
+        if self.rings.len() <= f {
+            self.rings.resize_with(f + 1, Ring::default);
+        }
+        let ring = &mut self.rings[f];
+        if ring.entries.len() < ENTRIES {
+            ring.entries.push((key, outs.to_vec()));
+        } else {
+            ring.entries[ring.next] = (key, outs.to_vec());
+        }
+        ring.next = (ring.next + 1) % ENTRIES;
+    }
+}
+
+/// Which functions to memoize, given for each function whether it is pure by itself
+/// (declared pure, a Modelica algorithm or a math-library body), whether its body is worth
+/// skipping (it loops or calls other functions) and the functions it calls. A function
+/// calling an impure one is impure too (directly or through a chain of calls).
+pub fn worth_memoizing(own_pure: &[bool], costly: &[bool], callees: &[Vec<u32>]) -> Vec<bool> {
+    let mut pure = own_pure.to_vec();
+    loop {
+        let mut changed = false;
+        for f in 0..pure.len() {
+            if pure[f] && callees[f].iter().any(|&g| !pure[g as usize]) {
+                pure[f] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    pure.iter().zip(costly).map(|(p, c)| *p && *c).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_tell_types_and_values_apart() {
+        let a = call_key(&[Value::Real(1.0), Value::Int(2)]).unwrap();
+        let b = call_key(&[Value::Int(1), Value::Int(2)]).unwrap();
+        assert_ne!(a, b);
+        assert!(call_key(&[Value::Str("x".into())]).is_none());
+    }
+
+    #[test]
+    fn the_ring_keeps_the_latest_calls() {
+        let mut m = CallMemo::default();
+        for i in 0..6 {
+            let key = call_key(&[Value::Real(i as f64)]).unwrap();
+            m.store(3, key, &[Value::Real(10.0 * i as f64)]);
+        }
+        let hit = |m: &CallMemo, x: f64| m.lookup(3, &call_key(&[Value::Real(x)]).unwrap());
+        assert!(hit(&m, 0.0).is_none() && hit(&m, 1.0).is_none());
+        assert!(matches!(hit(&m, 5.0).as_deref(), Some([Value::Real(y)]) if *y == 50.0));
+        assert!(m
+            .lookup(0, &call_key(&[Value::Real(5.0)]).unwrap())
+            .is_none());
+    }
+
+    #[test]
+    fn impurity_spreads_to_callers() {
+        // 0 calls 1 calls 2 (impure); 3 is pure but cheap
+        let memo = worth_memoizing(
+            &[true, true, false, true],
+            &[true, true, true, false],
+            &[vec![1], vec![2], vec![], vec![]],
+        );
+        assert_eq!(memo, vec![false, false, false, false]);
+        let memo = worth_memoizing(&[true, true], &[true, true], &[vec![1], vec![]]);
+        assert_eq!(memo, vec![true, true]);
+    }
+}
