@@ -630,6 +630,9 @@ impl<'a> Flattener<'a> {
             )),
             None => None,
         };
+        if let Some((v, s)) = &binding {
+            binding_has_declared_shape(v, dims, &comp.name, *s)?;
+        }
         // A binding by an array-valued function call: one equation for the whole array,
         // or (parameters) the value computed now.
         let mut whole_array_binding = None;
@@ -2552,4 +2555,31 @@ pub(crate) fn annotated_evaluate(description: &ast::Description) -> Option<bool>
         ast::ExprKind::Bool(x) => Some(x),
         _ => None,
     }
+}
+
+/// An array binding has the declared dimensions (spec 10.1: `Real x[:, 1] = [2, 3]` is
+/// illegal, the binding is 1×2). Checked where both shapes are fully known: the binding is
+/// an array with as many dimensions as declared (a scalar one is broadcast by `each`).
+fn binding_has_declared_shape(v: &Val, dims: &[usize], name: &str, span: Span) -> Res<()> {
+    if !matches!(v, Val::A(_)) {
+        return Ok(());
+    }
+    let shape = v.shape();
+    if shape.len() != dims.len() || shape == dims {
+        return Ok(());
+    }
+    let show = |d: &[usize]| {
+        d.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    err(
+        span,
+        format!(
+            "the binding of `{name}` has size [{}] but `{name}` is declared with size [{}]",
+            show(&shape),
+            show(dims)
+        ),
+    )
 }

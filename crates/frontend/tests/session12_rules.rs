@@ -1,0 +1,155 @@
+//! Rules of the specification added for the compliance verdicts: each with a legal model that
+//! is accepted (with its values checked where it computes some) and an illegal one rejected
+//! with the exact message and location.
+
+mod common;
+use common::*;
+
+/// Flatten `text`, which must fail; the rendered diagnostics with file paths shortened to
+/// the file name.
+fn error_of(name: &str, text: &str) -> String {
+    let e = match flat_text(name, text) {
+        Ok(_) => panic!("`{name}` was accepted"),
+        Err(e) => e,
+    };
+    e.lines()
+        .map(|l| match (l.find("--> "), l.rfind('/')) {
+            (Some(a), Some(b)) if b > a => format!("{}{}", &l[..a + 4], &l[b + 1..]),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The first error's message and location (`line:col`).
+fn assert_rejected(name: &str, text: &str, message: &str, location: &str) {
+    let e = error_of(name, text);
+    let first = e.lines().next().unwrap_or("");
+    assert_eq!(first, format!("error: {message}"), "{e}");
+    assert!(e.contains(&format!("--> {name}.mo:{location}\n")), "{e}");
+}
+
+fn accepted(name: &str, text: &str) -> Vec<String> {
+    match flat_text(name, text) {
+        Ok(m) => equations(&m),
+        Err(e) => panic!("`{name}` was rejected:\n{e}"),
+    }
+}
+
+#[test]
+fn time_is_not_available_in_records_and_connectors() {
+    // Bound where the record is used: legal.
+    accepted(
+        "TimeOk",
+        "model TimeOk\n  record R\n    Real x;\n  end R;\n  R r(x = time);\nend TimeOk;\n",
+    );
+    assert_rejected(
+        "TimeRec",
+        "model TimeRec\n  record R\n    Real x = time;\n  end R;\n  R r;\nend TimeRec;\n",
+        "`time` cannot be used in record `TimeRec.R`: it is a built-in variable of models and blocks only (spec 3.6.7); bind the component to `time` where the record is used instead",
+        "3:14",
+    );
+    assert_rejected(
+        "TimeCon",
+        "model TimeCon\n  connector C\n    Real e = 2 * time;\n    flow Real f;\n  end C;\n  C c;\nend TimeCon;\n",
+        "`time` cannot be used in connector `TimeCon.C`: it is a built-in variable of models and blocks only (spec 3.6.7); bind the component to `time` where the connector is used instead",
+        "3:18",
+    );
+}
+
+#[test]
+fn typed_dimensions_are_indexed_by_their_type() {
+    let eqs = accepted(
+        "TypedIdxOk",
+        "model TypedIdxOk\n  type E = enumeration(one, two);\n  parameter Real a[E] = {1.5, 2.5};\n  Real b[Boolean];\n  Real y = a[E.two];\nequation\n  b[false] = 1;\n  b[true] = 2;\nend TypedIdxOk;\n",
+    );
+    assert_eq!(eqs, vec!["y = 'a[2]';", "'b[1]' = 1;", "'b[2]' = 2;"]);
+    assert_rejected(
+        "EnumIdx",
+        "model EnumIdx\n  type E = enumeration(one, two);\n  parameter Real a[E] = {1.5, 2.5};\n  Real y = a[2];\nend EnumIdx;\n",
+        "dimension 1 is declared by the type enumeration `EnumIdx.E` and must be indexed by its values, not by the Integer 2 (spec 10.5.1)",
+        "4:14",
+    );
+    assert_rejected(
+        "BoolIdx",
+        "model BoolIdx\n  Real b[Boolean];\nequation\n  b[1] = 1;\n  b[true] = 2;\nend BoolIdx;\n",
+        "dimension 1 is declared by the type Boolean and must be indexed by its values, not by the Integer 1 (spec 10.5.1)",
+        "4:5",
+    );
+}
+
+#[test]
+fn array_bindings_have_the_declared_shape() {
+    let eqs = accepted(
+        "ShapeOk",
+        "model ShapeOk\n  Real x[:, 2] = [2, 3];\nend ShapeOk;\n",
+    );
+    assert_eq!(eqs, vec!["'x[1,1]' = 2;", "'x[1,2]' = 3;"]);
+    assert_rejected(
+        "ShapeBad",
+        "model ShapeBad\n  Real x[:, 1] = [2, 3];\nend ShapeBad;\n",
+        "the binding of `x` has size [1, 2] but `x` is declared with size [1, 1]",
+        "2:18",
+    );
+}
+
+#[test]
+fn cat_along_a_third_dimension_and_matrix_of_three_dimensions() {
+    let eqs = accepted(
+        "Cat3",
+        "model Cat3\n  Real a[1, 2, 1] = {{{1}, {2}}};\n  Real b[1, 2, 2] = {{{3, 4}, {5, 6}}};\n  Real c[1, 2, 3] = cat(3, a, b);\n  Real m[1, 2] = matrix(a);\nend Cat3;\n",
+    );
+    for want in [
+        "'c[1,1,1]' = 'a[1,1,1]';",
+        "'c[1,1,2]' = 'b[1,1,1]';",
+        "'c[1,1,3]' = 'b[1,1,2]';",
+        "'c[1,2,1]' = 'a[1,2,1]';",
+        "'c[1,2,2]' = 'b[1,2,1]';",
+        "'c[1,2,3]' = 'b[1,2,2]';",
+        "'m[1,1]' = 'a[1,1,1]';",
+        "'m[1,2]' = 'a[1,2,1]';",
+    ] {
+        assert!(eqs.iter().any(|e| e == want), "{want} not in {eqs:?}");
+    }
+    assert_rejected(
+        "MatrixBad",
+        "model MatrixBad\n  Real a[1, 1, 2] = {{{1, 2}}};\n  Real m[1, 1] = matrix(a);\nend MatrixBad;\n",
+        "matrix(A) needs size(A, k) = 1 for every dimension k > 2",
+        "3:18",
+    );
+}
+
+#[test]
+fn constraining_type_has_the_dimensions_of_the_type_part() {
+    accepted(
+        "RankOk",
+        "model RankOk\n  type Real3 = Real[3];\n  replaceable Real3 x[2] = {{1, 2, 3}, {4, 5, 6}} constrainedby Real3;\n  replaceable type T = Real3[2] constrainedby Real3;\n  T y = x;\nend RankOk;\n",
+    );
+    assert_rejected(
+        "RankComp",
+        "model RankComp\n  type Real3 = Real[3];\n  type Real23 = Real[2, 3];\n  replaceable Real3 x[2] = {{1, 2, 3}, {4, 5, 6}} constrainedby Real23;\nend RankComp;\n",
+        "`RankComp.Real3` has 1 array dimension(s) but its constraining type `RankComp.Real23` has 2",
+        "4:15",
+    );
+    assert_rejected(
+        "RankClass",
+        "model RankClass\n  type Real3 = Real[3];\n  type Real23 = Real[2, 3];\n  replaceable type T = Real3[2] constrainedby Real23;\n  T x = {{1, 2, 3}, {4, 5, 6}};\nend RankClass;\n",
+        "`RankClass.Real3` has 1 array dimension(s) but its constraining type `RankClass.Real23` has 2",
+        "4:24",
+    );
+}
+
+#[test]
+fn class_redeclaration_meets_the_constraint_of_the_one_it_replaces() {
+    let base = "  model A\n    Real x = 1;\n  end A;\n  model B\n    Real x = 2;\n    Real y = 3;\n  end B;\n  model C\n    replaceable model X = A;\n    X inst;\n  end C;\n  model D\n    extends C(replaceable model X = B constrainedby B);\n  end D;\n";
+    accepted(
+        "RedeclOk",
+        &format!("model RedeclOk\n{base}  model E\n    extends D(redeclare model X = B);\n  end E;\n  E e;\nend RedeclOk;\n"),
+    );
+    assert_rejected(
+        "RedeclBad",
+        &format!("model RedeclBad\n{base}  model E\n    extends D(redeclare model X = A);\n  end E;\n  E e;\nend RedeclBad;\n"),
+        "`RedeclBad.E.X` is not a subtype of `RedeclBad.B`: it has no element `y`",
+        "17:31",
+    );
+}
