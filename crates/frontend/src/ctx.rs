@@ -182,9 +182,31 @@ impl<'a> Flattener<'a> {
                 );
             }
         }
+        self.check_redeclared_classes_exist(node);
         let rc = Rc::new(out);
         let _ = node.elems.set(rc.clone());
         rc
+    }
+
+    /// A class redeclaration in a component's modifier names a class element of the
+    /// component's class (spec 7.3); an import of that class is not an element and cannot
+    /// be redeclared (spec 13.2.1).
+    fn check_redeclared_classes_exist(&self, node: &NodeRef) {
+        for (name, r) in &node.mods.class_redecls {
+            if matches!(self.lk.member(node.class, name), Some(Found::Class(_))) {
+                continue;
+            }
+            self.errors.borrow_mut().push(
+                Diagnostic::error(
+                    r.def.name.span,
+                    format!(
+                        "redeclaration of `{name}`, but `{}` has no class element `{name}`",
+                        self.lk.name_of(node.class)
+                    ),
+                )
+                .with_help("only a replaceable class declared in (or inherited by) the class can be redeclared; an imported name cannot"),
+            );
+        }
     }
 
     fn collect(&self, class: ClassId, m: &Mod, node: &NodeRef, out: &mut Elems, depth: u32) {

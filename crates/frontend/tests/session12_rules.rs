@@ -153,3 +153,56 @@ fn class_redeclaration_meets_the_constraint_of_the_one_it_replaces() {
         "17:31",
     );
 }
+
+/// An operator record `R` whose `'constructor'` operator holds `functions` and which has a
+/// `'String'` operator function returning `string_out`; `R r = R(1)` and `String(r)` used.
+fn operator_record(name: &str, functions: &str, string_out: &str) -> String {
+    format!(
+        "model {name}\n  encapsulated package P\n    operator record R\n      Integer re;\n      Integer im;\n      encapsulated operator 'constructor'\n        import {name}.P.R;\n{functions}      end 'constructor';\n      encapsulated operator function 'String'\n        import {name}.P.R;\n        input R a;\n        output {string_out} s;\n      algorithm\n      end 'String';\n    end R;\n  end P;\n  P.R r = P.R(1);\n  String s = String(r);\nend {name};\n"
+    )
+}
+
+const FROM_INT: &str = "        function fromInt\n          input Integer i;\n          output R o(re = i, im = 0);\n        algorithm\n        end fromInt;\n";
+
+#[test]
+fn operator_functions_have_one_output_and_no_twin() {
+    let two = "        function fromTwo\n          input Integer i;\n          input Integer j;\n          output R o(re = i, im = j);\n        algorithm\n        end fromTwo;\n";
+    accepted(
+        "OpOk",
+        &operator_record("OpOk", &format!("{FROM_INT}{two}"), "String"),
+    );
+    let twin = "        function fromInt2\n          input Integer k;\n          output R o(re = 1, im = k);\n        algorithm\n        end fromInt2;\n";
+    assert_rejected(
+        "OpTwin",
+        &operator_record("OpTwin", &format!("{FROM_INT}{twin}"), "String"),
+        "functions `fromInt` and `fromInt2` of operator 'constructor' take the same inputs, so a call of the operator is ambiguous",
+        "13:18",
+    );
+    let two_out = "        function fromInt\n          input Integer i;\n          output R o;\n          output R o2;\n        algorithm\n        end fromInt;\n";
+    assert_rejected(
+        "OpOuts",
+        &operator_record("OpOuts", two_out, "String"),
+        "function `fromInt` of operator 'constructor' has 2 outputs, but an operator function returns exactly one",
+        "8:18",
+    );
+    assert_rejected(
+        "OpString",
+        &operator_record("OpString", FROM_INT, "Integer"),
+        "the output of function `'String'` of operator 'String' is of type `Integer`, but it must be a String",
+        "17:24",
+    );
+}
+
+#[test]
+fn an_import_cannot_be_redeclared() {
+    let text = |name: &str, redeclared: &str| {
+        format!("model {name}\n  encapsulated package P\n    model A\n      Real x = 2.2;\n    end A;\n  end P;\n  model B\n    import M = {name}.P.A;\n    replaceable model N = P.A;\n    M m;\n    N n;\n  end B;\n  model C\n    Real x = 4.2;\n  end C;\n  B b(redeclare model {redeclared} = C);\nend {name};\n")
+    };
+    accepted("RedeclN", &text("RedeclN", "N"));
+    assert_rejected(
+        "RedeclM",
+        &text("RedeclM", "M"),
+        "redeclaration of `M`, but `RedeclM.B` has no class element `M`",
+        "16:23",
+    );
+}
