@@ -825,6 +825,14 @@ impl<'a> Flattener<'a> {
                 return self.record_fields(v, &c.parts[1..], c.span);
             }
             if self.find_comp(&env.node, first).is_some() {
+                if !self.visible_from_text(env, first) {
+                    return self.resolve_global(c, env, cx).map_err(|d| {
+                        Box::new(d.with_help(format!(
+                            "`{first}` is declared in a class extending `{}`; the text of a base class does not see the elements of the classes that extend it (specification 5.3)",
+                            self.lk.name_of(env.scope)
+                        )))
+                    });
+                }
                 let r = Resolve {
                     constant: false,
                     local: true,
@@ -833,6 +841,14 @@ impl<'a> Flattener<'a> {
             }
         }
         self.resolve_global(c, env, cx)
+    }
+
+    /// A component of the instance is seen by a name in the text of class `env.scope` only
+    /// when it is an element of that class, declared or inherited (spec 5.3, 7.1): the text
+    /// of a base class does not see the components of the classes extending it.
+    fn visible_from_text(&self, env: &Env, name: &str) -> bool {
+        env.scope == env.node.class
+            || matches!(self.lk.member(env.scope, name), Some(Found::Comp { .. }))
     }
 
     /// The built-in variable `time` exists in models and blocks, not in the text of a record

@@ -206,3 +206,42 @@ fn an_import_cannot_be_redeclared() {
         "16:23",
     );
 }
+
+#[test]
+fn when_targets_are_not_inside_model_components() {
+    // A record or connector component may be assigned from outside; a model's may not.
+    let eqs = accepted(
+        "WhenOk",
+        "model WhenOk\n  record R\n    Real x;\n  end R;\n  model M\n    discrete Real x(start = 0, fixed = true);\n  equation\n    when sample(0, 1) then\n      x = pre(x) + 1;\n    end when;\n  end M;\n  R r;\n  M m;\nequation\n  when sample(0, 1) then\n    r.x = 2;\n  end when;\nend WhenOk;\n",
+    );
+    assert!(eqs.iter().any(|e| e.contains("'r.x' = 2")), "{eqs:?}");
+    assert_rejected(
+        "WhenModel",
+        "model WhenModel\n  model M\n    discrete Real x;\n  end M;\n  M m;\nequation\n  when sample(0, 1) then\n    m.x = 1;\n  end when;\nend WhenModel;\n",
+        "`m.x` is assigned in a when-clause but is defined in `m`, a component of model class `WhenModel.M`",
+        "8:5",
+    );
+    assert_rejected(
+        "WhenBlock",
+        "model WhenBlock\n  block B\n    discrete input Real u;\n  end B;\n  B b;\nequation\n  when sample(0, 1) then\n    b.u = 1;\n  end when;\nend WhenBlock;\n",
+        "`b.u` is assigned in a when-clause but is defined in `b`, a component of block class `WhenBlock.B`",
+        "8:5",
+    );
+}
+
+#[test]
+fn base_class_text_does_not_see_the_extending_class() {
+    // The extending class sees the inherited elements, and its extends modifier its own.
+    let eqs = accepted(
+        "ScopeOk",
+        "model ScopeOk\n  model Base\n    Integer z = 1;\n    Integer x;\n  end Base;\n  model Derived\n    Integer y = 2 + z;\n    extends Base(x = y);\n  end Derived;\n  Derived d;\nend ScopeOk;\n",
+    );
+    assert!(eqs.iter().any(|e| e == "'d.x' = 'd.y';"), "{eqs:?}");
+    let e = error_of(
+        "ScopeBad",
+        "model ScopeBad\n  model Base\n    Integer x = y;\n  end Base;\n  model Derived\n    Integer y = 2;\n    extends Base;\n  end Derived;\n  Derived d;\nend ScopeBad;\n",
+    );
+    assert!(e.starts_with("error: unknown name `y`"), "{e}");
+    assert!(e.contains("--> ScopeBad.mo:3:17\n"), "{e}");
+    assert!(e.contains("= help: `y` is declared in a class extending `ScopeBad.Base`; the text of a base class does not see the elements of the classes that extend it (specification 5.3)"), "{e}");
+}
