@@ -691,12 +691,14 @@ impl<'a> Flattener<'a> {
                 return Some(rank);
             };
             rank += subscripts.len();
-            if base.parts.len() == 1 && predefined(base.parts[0].as_str()).is_some() {
-                if self.class_named(entry.parent, base).is_none() {
-                    return Some(rank);
+            match self.class_named(entry.parent, base) {
+                Some(c) => class = c,
+                // A predefined type (`Real`) that no class of the library shadows.
+                None if base.parts.len() == 1 && predefined(base.parts[0].as_str()).is_some() => {
+                    return Some(rank)
                 }
+                None => return None,
             }
-            class = self.class_named(entry.parent, base)?;
         }
         None
     }
