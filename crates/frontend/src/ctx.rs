@@ -182,9 +182,31 @@ impl<'a> Flattener<'a> {
                 );
             }
         }
+        self.check_redeclared_classes_exist(node);
         let rc = Rc::new(out);
         let _ = node.elems.set(rc.clone());
         rc
+    }
+
+    /// A class redeclaration in a component's modifier names a class element of the
+    /// component's class (spec 7.3); an import of that class is not an element and cannot
+    /// be redeclared (spec 13.2.1).
+    fn check_redeclared_classes_exist(&self, node: &NodeRef) {
+        for (name, r) in &node.mods.class_redecls {
+            if matches!(self.lk.member(node.class, name), Some(Found::Class(_))) {
+                continue;
+            }
+            self.errors.borrow_mut().push(
+                Diagnostic::error(
+                    r.def.name.span,
+                    format!(
+                        "redeclaration of `{name}`, but `{}` has no class element `{name}`",
+                        self.lk.name_of(node.class)
+                    ),
+                )
+                .with_help("only a replaceable class declared in (or inherited by) the class can be redeclared; an imported name cannot"),
+            );
+        }
     }
 
     fn collect(&self, class: ClassId, m: &Mod, node: &NodeRef, out: &mut Elems, depth: u32) {
@@ -325,14 +347,38 @@ impl<'a> Flattener<'a> {
                         if let Some(c) = constraint {
                             self.check_subtype(id, c, r.def.name.span);
                         }
+                        self.check_overridden_constraints(id, r);
                         out.class_overrides.insert(name, id);
                     } else if let (Some(o), Some(c), Some(_)) = (original, constraint, constraining)
                     {
                         self.check_subtype(o, c, cdef.name.span);
+                        // `replaceable type T = T1[n] constrainedby T2`: T1 against T2.
+                        if let ClassSpecifier::Short { base, .. } = &cdef.specifier {
+                            if let Some(t1) = self.class_named(Some(class), base) {
+                                self.check_same_rank(t1, c, base.span);
+                            }
+                        }
                     }
                 }
                 Element::Import(_) => {}
             }
+        }
+    }
+
+    /// A class redeclaration satisfies the `constrainedby` of the redeclarations it
+    /// replaces (spec 7.3.2), not only the constraint of the original declaration.
+    fn check_overridden_constraints(&self, id: ClassId, r: &ClassRedecl) {
+        let mut prev = r.overrides.as_deref();
+        while let Some(p) = prev {
+            if let Some(c) = &p.constraining {
+                if let Some(cid) = self
+                    .lk
+                    .resolve_class_name(Some(p.env.scope), &c.base, false)
+                {
+                    self.check_subtype(id, cid, r.def.name.span);
+                }
+            }
+            prev = p.overrides.as_deref();
         }
     }
 
@@ -472,6 +518,7 @@ impl<'a> Flattener<'a> {
                     .resolve_class_name(Some(env.scope), &original_type, false);
                 if let (Some(d), Some(c)) = (declared, constraint()) {
                     self.check_subtype(d, c, original_type.span);
+                    self.check_same_rank(d, c, original_type.span);
                 }
             }
             None => {}
@@ -629,6 +676,56 @@ impl<'a> Flattener<'a> {
         if let Some(c) = constraint {
             self.check_subtype(new, c, span);
         }
+    }
+
+    /// The number of array dimensions a type class carries through its short definitions
+    /// (`type Real23 = Real[2, 3]` has 2); `None` when the chain cannot be followed.
+    fn type_rank(&self, mut class: ClassId) -> Option<usize> {
+        let mut rank = 0;
+        for _ in 0..60 {
+            let entry = self.lib().get(class);
+            let ClassSpecifier::Short {
+                base, subscripts, ..
+            } = &entry.def.specifier
+            else {
+                return Some(rank);
+            };
+            rank += subscripts.len();
+            match self.class_named(entry.parent, base) {
+                Some(c) => class = c,
+                // A predefined type (`Real`) that no class of the library shadows.
+                None if base.parts.len() == 1 && predefined(base.parts[0].as_str()).is_some() => {
+                    return Some(rank)
+                }
+                None => return None,
+            }
+        }
+        None
+    }
+
+    /// The type part of a replaceable declaration and its constraining type have the same
+    /// number of dimensions (spec 7.3.2: `replaceable T1 x[n] constrainedby T2`, the
+    /// dimensions written after the type part do not count).
+    fn check_same_rank(&self, declared: ClassId, constraint: ClassId, span: Span) {
+        let (Some(d), Some(c)) = (self.type_rank(declared), self.type_rank(constraint)) else {
+            return;
+        };
+        if d == c {
+            return;
+        }
+        self.errors.borrow_mut().push(
+            Diagnostic::error(
+                span,
+                format!(
+                    "`{}` has {d} array dimension(s) but its constraining type `{}` has {c}",
+                    self.lk.name_of(declared),
+                    self.lk.name_of(constraint)
+                ),
+            )
+            .with_help(
+                "the type part of a replaceable declaration must have as many dimensions as its constraining type (specification 7.3.2)",
+            ),
+        );
     }
 
     fn check_subtype(&self, new: ClassId, constraint: ClassId, span: Span) {

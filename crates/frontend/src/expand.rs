@@ -817,6 +817,7 @@ impl<'a> Flattener<'a> {
                 if cx.eval {
                     return err(c.span, "`time` is not known at translation time");
                 }
+                self.time_allowed_in(env.scope, c.span)?;
                 return Ok(Val::S(Expr::Time));
             }
             if let Some(v) = cx.local(first).cloned() {
@@ -824,6 +825,14 @@ impl<'a> Flattener<'a> {
                 return self.record_fields(v, &c.parts[1..], c.span);
             }
             if self.find_comp(&env.node, first).is_some() {
+                if !self.visible_from_text(env, first) {
+                    return self.resolve_global(c, env, cx).map_err(|d| {
+                        Box::new(d.with_help(format!(
+                            "`{first}` is declared in a class extending `{}`; the text of a base class does not see the elements of the classes that extend it (specification 5.3)",
+                            self.lk.name_of(env.scope)
+                        )))
+                    });
+                }
                 let r = Resolve {
                     constant: false,
                     local: true,
@@ -832,6 +841,32 @@ impl<'a> Flattener<'a> {
             }
         }
         self.resolve_global(c, env, cx)
+    }
+
+    /// A component of the instance is seen by a name in the text of class `env.scope` only
+    /// when it is an element of that class, declared or inherited (spec 5.3, 7.1): the text
+    /// of a base class does not see the components of the classes extending it.
+    fn visible_from_text(&self, env: &Env, name: &str) -> bool {
+        env.scope == env.node.class
+            || matches!(self.lk.member(env.scope, name), Some(Found::Comp { .. }))
+    }
+
+    /// The built-in variable `time` exists in models and blocks, not in the text of a record
+    /// or connector class (spec 3.6.7): their instances are data, which the enclosing
+    /// model fills in.
+    fn time_allowed_in(&self, scope: ClassId, span: Span) -> Res<()> {
+        let what = match self.lk.kind(scope) {
+            ast::ClassKind::Record | ast::ClassKind::OperatorRecord => "record",
+            ast::ClassKind::Connector | ast::ClassKind::ExpandableConnector => "connector",
+            _ => return Ok(()),
+        };
+        err(
+            span,
+            format!(
+                "`time` cannot be used in {what} `{}`: it is a built-in variable of models and blocks only (spec 3.6.7); bind the component to `time` where the {what} is used instead",
+                self.lk.name_of(scope)
+            ),
+        )
     }
 
     fn record_fields(&self, mut v: Val, parts: &[ast::RefPart], span: Span) -> Res<Val> {
@@ -1115,7 +1150,8 @@ impl<'a> Flattener<'a> {
         };
         let node = &node;
         let dims = self.comp_dims(node, &comp)?;
-        let sels = self.eval_subscripts(&part.subscripts, &dims, env, cx)?;
+        let typed = self.typed_dimensions(&comp, &part.subscripts);
+        let sels = self.eval_subscripts(&part.subscripts, &dims, &typed, env, cx)?;
         let ty = self.comp_type(node, &comp)?;
         let is_const = comp.tprefixes.variability == Some(ast::Variability::Constant)
             || self.inherited_of(node).variability == Some(ast::Variability::Constant);
@@ -1269,10 +1305,45 @@ impl<'a> Flattener<'a> {
     }
 
     /// Evaluate subscripts against dimensions; missing trailing subscripts select everything.
+    /// For each subscripted dimension of `comp`, the name of the Boolean or enumeration
+    /// type the dimension is declared with (`Real x[E]`), if it is.
+    fn typed_dimensions(&self, comp: &Comp, subs: &[ast::Subscript]) -> Vec<Option<String>> {
+        if subs.is_empty() || !comp.type_subs.is_empty() {
+            return Vec::new();
+        }
+        let kind = |d: &ast::Subscript| -> Option<String> {
+            let ast::Subscript::Expr(e) = d else {
+                return None;
+            };
+            if !matches!(e.kind, ExprKind::Ref(_)) {
+                return None;
+            }
+            // A type name as a value is the array of its values; an Integer size is a scalar.
+            match self.eval_expr(e, &comp.env, &mut Cx::eval()).ok()? {
+                Val::A(values) => match values.first()? {
+                    Val::S(Expr::Enum { ty, .. }) => Some(format!("enumeration `{ty}`")),
+                    Val::S(Expr::Boolean(_)) => Some("Boolean".into()),
+                    _ => None,
+                },
+                _ => None,
+            }
+        };
+        comp.decl
+            .subscripts
+            .iter()
+            .take(subs.len())
+            .map(kind)
+            .collect()
+    }
+
+    /// `typed[k]` names the type dimension `k` is declared with when that is Boolean or an
+    /// enumeration: such a dimension is indexed by values of that type, never by Integers
+    /// (spec 10.5.1).
     fn eval_subscripts(
         &self,
         subs: &[ast::Subscript],
         dims: &[usize],
+        typed: &[Option<String>],
         env: &Env,
         cx: &mut Cx,
     ) -> Res<Vec<Sel>> {
@@ -1321,6 +1392,15 @@ impl<'a> Flattener<'a> {
                             Ok(i as usize)
                         }
                     };
+                    if let (Some(Some(ty)), Val::S(Expr::Integer(i))) = (typed.get(k), &v) {
+                        return err(
+                            e.span,
+                            format!(
+                                "dimension {} is declared by the type {ty} and must be indexed by its values, not by the Integer {i} (spec 10.5.1)",
+                                k + 1
+                            ),
+                        );
+                    }
                     match v {
                         Val::S(x) => match subscript_index(&x) {
                             Some(i) => out.push(Sel::One(check(i)?)),
@@ -1356,7 +1436,7 @@ impl<'a> Flattener<'a> {
             return Ok(v);
         }
         let dims = v.shape();
-        let sels = self.eval_subscripts(subs, &dims, env, cx)?;
+        let sels = self.eval_subscripts(subs, &dims, &[], env, cx)?;
         Ok(select(&v, &sels, &dims))
     }
 
@@ -2593,7 +2673,8 @@ impl<'a> Flattener<'a> {
                             items.iter().map(|i| Val::A(vec![i.clone()])).collect(),
                         ))
                     }
-                    _ => Ok(args.swap_remove(0)),
+                    2 => Ok(args.swap_remove(0)),
+                    _ => matrix_of_higher(args.swap_remove(0), span),
                 }
             }
             "cat" => {
@@ -3280,6 +3361,34 @@ fn vcat(rows: Vec<Vec<Vec<Val>>>, span: Span) -> Res<Val> {
     Ok(Val::A(out))
 }
 
+/// `matrix(A)` of an array with more than two dimensions: the first two dimensions, every
+/// further dimension must have size 1 (spec 10.3.2).
+fn matrix_of_higher(a: Val, span: Span) -> Res<Val> {
+    let Val::A(rows) = a else {
+        unreachable_val(span)?
+    };
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let Val::A(cols) = r else {
+            unreachable_val(span)?
+        };
+        let mut row = Vec::with_capacity(cols.len());
+        for c in cols {
+            match c.scalars().as_slice() {
+                [x] => row.push(Val::S(x.clone())),
+                _ => {
+                    return err(
+                        span,
+                        "matrix(A) needs size(A, k) = 1 for every dimension k > 2",
+                    )
+                }
+            }
+        }
+        out.push(Val::A(row));
+    }
+    Ok(Val::A(out))
+}
+
 fn cat(k: usize, parts: Vec<Val>, span: Span) -> Res<Val> {
     if k == 1 {
         let mut out = Vec::new();
@@ -3295,7 +3404,38 @@ fn cat(k: usize, parts: Vec<Val>, span: Span) -> Res<Val> {
         let rows = hcat(parts, span)?;
         return Ok(Val::A(rows.into_iter().map(Val::A).collect()));
     }
-    err(span, "cat along dimensions above 2 is not supported")
+    cat_inner(k, parts, span)
+}
+
+/// `cat(k, A, B, ...)` for `k > 2`: the arrays agree in their first dimension, and element
+/// `i` of the result is `cat(k - 1, A[i], B[i], ...)` (spec 10.4.2).
+fn cat_inner(k: usize, parts: Vec<Val>, span: Span) -> Res<Val> {
+    let mut columns: Vec<Vec<Val>> = Vec::new();
+    for (j, p) in parts.into_iter().enumerate() {
+        let Val::A(items) = p else {
+            return err(
+                span,
+                format!("cat({k}, ...) needs arrays with at least {k} dimensions"),
+            );
+        };
+        if j == 0 {
+            columns = items.into_iter().map(|i| vec![i]).collect();
+        } else if items.len() != columns.len() {
+            return shape_err(
+                span,
+                "cat (the arrays differ in a dimension other than the one concatenated)",
+            );
+        } else {
+            for (c, i) in columns.iter_mut().zip(items) {
+                c.push(i);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(columns.len());
+    for c in columns {
+        out.push(cat(k - 1, c, span)?);
+    }
+    Ok(Val::A(out))
 }
 
 fn array_call_elements(call: &Expr, dims: &[usize]) -> Val {

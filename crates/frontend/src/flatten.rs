@@ -630,6 +630,9 @@ impl<'a> Flattener<'a> {
             )),
             None => None,
         };
+        if let Some((v, s)) = &binding {
+            binding_has_declared_shape(v, dims, &comp.name, *s)?;
+        }
         // A binding by an array-valued function call: one equation for the whole array,
         // or (parameters) the value computed now.
         let mut whole_array_binding = None;
@@ -998,6 +1001,7 @@ impl<'a> Flattener<'a> {
     ) -> Res<Equation> {
         let mut bs = Vec::new();
         for (c, body) in branches {
+            self.check_when_targets(body, env)?;
             let cv = self.expand(c, env, cx)?.to_expr();
             let mut v = Vec::new();
             for e in body {
@@ -1036,6 +1040,70 @@ impl<'a> Flattener<'a> {
             branches: bs,
             origin: o,
         })
+    }
+
+    /// The variables a `when`-equation assigns are not defined inside a sub-component of
+    /// model or block class (spec 4.5.3, "Discrete-Time Variables": it would break the
+    /// balance of that component).
+    fn check_when_targets(&self, eqs: &[ast::Equation], env: &Env) -> Res<()> {
+        for e in eqs {
+            match &e.kind {
+                EquationKind::Simple { lhs, .. } => self.when_target_not_in_submodel(lhs, env)?,
+                EquationKind::If {
+                    branches,
+                    else_branch,
+                } => {
+                    for (_, b) in branches {
+                        self.check_when_targets(b, env)?;
+                    }
+                    self.check_when_targets(else_branch, env)?;
+                }
+                EquationKind::For { body, .. } => self.check_when_targets(body, env)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn when_target_not_in_submodel(&self, lhs: &ast::Expr, env: &Env) -> Res<()> {
+        let refs: Vec<&ast::ComponentRef> = match &lhs.kind {
+            ExprKind::Ref(c) => vec![c],
+            ExprKind::Tuple(items) => items
+                .iter()
+                .flatten()
+                .filter_map(|i| match &i.kind {
+                    ExprKind::Ref(c) => Some(c),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for c in refs {
+            if c.global || c.parts.len() < 2 {
+                continue;
+            }
+            let Some(comp) = self.find_comp(&env.node, c.parts[0].name.as_str()) else {
+                continue;
+            };
+            let Some(class) = self.comp_type(&env.node, &comp).ok().and_then(|t| t.class) else {
+                continue;
+            };
+            let kind = self.lk.kind(self.lk.follow_short_class(class));
+            if matches!(kind, ClassKind::Model | ClassKind::Block) {
+                return err(
+                    c.span,
+                    format!(
+                        "`{}` is assigned in a when-clause but is defined in `{}`, a component of {} class `{}`",
+                        cref_text(c),
+                        comp.name,
+                        crate::restrict::kind_name(kind),
+                        self.lk.name_of(class)
+                    ),
+                )
+                .map_err(|d| Box::new(d.with_help("assign it in a when-clause of that class itself, or connect it to a variable assigned here (specification 4.5.3)")));
+            }
+        }
+        Ok(())
     }
 
     fn for_equation(
@@ -2552,4 +2620,31 @@ pub(crate) fn annotated_evaluate(description: &ast::Description) -> Option<bool>
         ast::ExprKind::Bool(x) => Some(x),
         _ => None,
     }
+}
+
+/// An array binding has the declared dimensions (spec 10.1: `Real x[:, 1] = [2, 3]` is
+/// illegal, the binding is 1×2). Checked where both shapes are fully known: the binding is
+/// an array with as many dimensions as declared (a scalar one is broadcast by `each`).
+fn binding_has_declared_shape(v: &Val, dims: &[usize], name: &str, span: Span) -> Res<()> {
+    if !matches!(v, Val::A(_)) {
+        return Ok(());
+    }
+    let shape = v.shape();
+    if shape.len() != dims.len() || shape == dims {
+        return Ok(());
+    }
+    let show = |d: &[usize]| {
+        d.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    err(
+        span,
+        format!(
+            "the binding of `{name}` has size [{}] but `{name}` is declared with size [{}]",
+            show(&shape),
+            show(dims)
+        ),
+    )
 }

@@ -47,6 +47,12 @@ pub struct BindingMod {
 pub struct ClassRedecl {
     pub def: Rc<ast::ClassDef>,
     pub env: Env,
+    /// Its `constrainedby` clause, when it has one.
+    pub constraining: Option<ast::ConstrainingClause>,
+    /// The redeclaration of the same class that this one replaces (`extends D(redeclare
+    /// model X = A)` over `D`'s `extends C(replaceable model X = B constrainedby B)`),
+    /// whose constraint it must satisfy (spec 7.3.2).
+    pub overrides: Option<Rc<ClassRedecl>>,
 }
 
 /// A component redeclaration (`redeclare Real x = 1`).
@@ -105,8 +111,14 @@ impl Mod {
         }
         let mut class_redecls = outer.class_redecls.clone();
         for (n, r) in &inner.class_redecls {
-            if !class_redecls.iter().any(|(o, _)| o == n) {
-                class_redecls.push((n.clone(), r.clone()));
+            match class_redecls.iter_mut().find(|(o, _)| o == n) {
+                Some((_, o)) => {
+                    // The same definition may reach a merge on two paths: not an override.
+                    if o.overrides.is_none() && o.def.span != r.def.span {
+                        o.overrides = Some(Rc::new(r.clone()));
+                    }
+                }
+                None => class_redecls.push((n.clone(), r.clone())),
             }
         }
         let mut comp_redecls = outer.comp_redecls.clone();
@@ -204,6 +216,8 @@ impl Mod {
                         ClassRedecl {
                             def: Rc::new((**def).clone()),
                             env: env.clone(),
+                            constraining: r.constraining.clone(),
+                            overrides: None,
                         },
                     )),
                     RedeclaredElement::Component(clause) => {

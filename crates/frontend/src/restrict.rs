@@ -4,8 +4,8 @@
 use crate::ctx::Flattener;
 use crate::loader::ClassId;
 use moss_syntax::ast::{
-    Argument, ClassKind, ClassModification, ClassSpecifier, Composition, ConnectorPrefix, Element,
-    Section, Visibility,
+    Argument, Causality, ClassDef, ClassKind, ClassModification, ClassSpecifier, Composition,
+    ConnectorPrefix, Element, Section, Visibility,
 };
 use moss_syntax::{Diagnostic, Span};
 
@@ -673,6 +673,60 @@ impl<'a> Flattener<'a> {
 
     /// The operators of an operator record contain only functions (spec 4.7).
     fn check_operators(&self, comp: &Composition) -> bool {
+        self.check_operator_containers(comp) || self.check_operator_signatures(comp)
+    }
+
+    /// The functions of the overloaded operators: one output each, a String one for
+    /// `'String'`, and no two functions of one operator with the same inputs (spec 14.1–14.3:
+    /// a call matching both would be ambiguous).
+    fn check_operator_signatures(&self, comp: &Composition) -> bool {
+        let defs = operator_function_defs(comp);
+        for (k, (op, f)) in defs.iter().enumerate() {
+            let sig = signature(f);
+            if sig.outputs.len() != 1 {
+                self.restriction_error(
+                    f.name.span,
+                    format!(
+                        "function `{}` of operator {op} has {} outputs, but an operator function returns exactly one",
+                        f.name.as_str(),
+                        sig.outputs.len()
+                    ),
+                    "declare exactly one output (specification 14.1)",
+                );
+                return true;
+            }
+            let (out_ty, out_span) = &sig.outputs[0];
+            if op.trim_matches('\'') == "String" && out_ty != "String" {
+                self.restriction_error(
+                    *out_span,
+                    format!(
+                        "the output of function `{}` of operator 'String' is of type `{out_ty}`, but it must be a String",
+                        f.name.as_str()
+                    ),
+                    "declare the output as `output String s` (specification 14.3)",
+                );
+                return true;
+            }
+            let same = defs[..k]
+                .iter()
+                .find(|(o, g)| o == op && signature(g).inputs == sig.inputs);
+            if let Some((_, g)) = same {
+                self.restriction_error(
+                    f.name.span,
+                    format!(
+                        "functions `{}` and `{}` of operator {op} take the same inputs, so a call of the operator is ambiguous",
+                        g.name.as_str(),
+                        f.name.as_str()
+                    ),
+                    "remove one of them or give them different input types (specification 14.1)",
+                );
+                return true;
+            }
+        }
+        false
+    }
+
+    fn check_operator_containers(&self, comp: &Composition) -> bool {
         for (_, e) in comp.elements() {
             let Element::Class { class, .. } = e else {
                 continue;
@@ -899,4 +953,68 @@ fn without_description(def: &moss_syntax::ast::ClassDef) -> moss_syntax::ast::Cl
         }
     }
     d
+}
+
+/// The functions of the overloaded operators of an operator record, with the operator's
+/// name: `operator function 'String'` itself, or each function inside `operator
+/// 'constructor'`.
+fn operator_function_defs(comp: &Composition) -> Vec<(&str, &ClassDef)> {
+    let mut out = Vec::new();
+    for (_, e) in comp.elements() {
+        let Element::Class { class, .. } = e else {
+            continue;
+        };
+        match class.prefixes.kind {
+            ClassKind::Function { operator: true, .. } => {
+                out.push((class.name.as_str(), &**class));
+            }
+            ClassKind::Operator => {
+                let Some(ops) = class.specifier.composition() else {
+                    continue;
+                };
+                for (_, oe) in ops.elements() {
+                    if let Element::Class { class: f, .. } = oe {
+                        if matches!(f.prefixes.kind, ClassKind::Function { .. }) {
+                            out.push((class.name.as_str(), &**f));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A function's inputs (type name as written, number of dimensions) and outputs (type
+/// name, where declared), from its own declarations.
+struct Signature {
+    inputs: Vec<(String, usize)>,
+    outputs: Vec<(String, Span)>,
+}
+
+fn signature(f: &ClassDef) -> Signature {
+    let mut sig = Signature {
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+    };
+    let Some(comp) = f.specifier.composition() else {
+        return sig;
+    };
+    for (_, e) in comp.elements() {
+        let Element::Component { clause, .. } = e else {
+            continue;
+        };
+        for d in &clause.components {
+            let ty = clause.type_name.to_string();
+            match clause.prefixes.causality {
+                Some(Causality::Input) => sig
+                    .inputs
+                    .push((ty, clause.subscripts.len() + d.subscripts.len())),
+                Some(Causality::Output) => sig.outputs.push((ty, d.name.span)),
+                None => {}
+            }
+        }
+    }
+    sig
 }
