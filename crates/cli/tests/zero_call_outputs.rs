@@ -66,7 +66,8 @@ fn node_voltage(u: f64) -> f64 {
 #[test]
 fn a_capacitance_output_that_is_zero_at_every_voltage_makes_the_voltage_algebraic() {
     let run = simulate_source("ZeroCapacitance", ZERO_CAPACITANCE, &["--stop-time", "3"]);
-    for t in [0.0, 0.5, 1.5, 2.5] {
+    // points of the output grid (500 intervals): no interpolation between rows
+    for t in [0.0, 0.6, 1.5, 2.4] {
         let u = 2.0 * f64::sin(t);
         assert_close(&format!("v({t})"), run.at("v", t), node_voltage(u), 1e-6);
         assert_close(&format!("c({t})"), run.at("c", t), 0.0, 0.0);
