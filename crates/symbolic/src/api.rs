@@ -11,7 +11,10 @@ use crate::program::{
     TranslationReport, VarId, VarKind,
 };
 use crate::solve::{LoopStats, WBlock};
-use crate::{convert, events, index, init, inline, params, solve, strings, toplevel, zero_params};
+use crate::{
+    call_constants, convert, events, index, init, inline, params, solve, strings, toplevel,
+    zero_params,
+};
 use moss_frontend::flat::{Function, StateSelect};
 use moss_frontend::FlatModel;
 use moss_syntax::Diagnostic;
@@ -144,6 +147,7 @@ fn translate_evaluating(
     let requested = zero_params::requested_parameters(&mut m, flat);
     zero_params::evaluate_parameters(&mut m, &requested);
     zero_params::evaluate_parameters(&mut m, evaluate);
+    call_constants::fold_zero_call_outputs(&mut m, &flat.functions);
     toplevel::ground_floating_connectors(&mut m, flat);
     events::add_when_condition_slots(&mut m);
     timer.lap(&mut m, "convert");

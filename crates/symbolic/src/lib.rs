@@ -32,6 +32,7 @@ pub mod array_ops;
 pub mod autodiff;
 #[doc(hidden)]
 pub mod bench_support;
+pub mod call_constants;
 pub mod clocks;
 pub mod convert;
 pub mod dump;

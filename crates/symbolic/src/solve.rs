@@ -719,6 +719,9 @@ fn divides_by_parameter_expression(m: &mut Model, b: &WBlock) -> bool {
 }
 
 fn single(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> WBlock {
+    if let Some(b) = mode_dependent_single(a, lhs, rhs, v) {
+        return b;
+    }
     match solve_for(a, lhs, rhs, v) {
         Solved::Explicit(expr) => WBlock::Assign { var: v, expr },
         Solved::Implicit {
@@ -729,6 +732,47 @@ fn single(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> WBlock {
             residual,
             derivative,
         },
+    }
+}
+
+/// An equation linear in `v` whose coefficient is zero in some branch of an if-expression
+/// (friction: `a_relfric = if locked then 0 else sa - tau0_max`, matched to `sa` where the
+/// motion is known, as at initialization): dividing by the coefficient gives NaN in that
+/// mode, where the equation does not determine `v` at all but only has to hold. It becomes a
+/// torn linear system of one unknown, whose runtime takes the solution of least norm when
+/// the coefficient is zero and the residual consistent (the locked element holds no torque
+/// the rest of the system does not ask for), and the exact solution otherwise.
+fn mode_dependent_single(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> Option<WBlock> {
+    if *a.node(lhs) == Node::Var(v) || *a.node(rhs) == Node::Var(v) {
+        return None;
+    }
+    let r = a.sub(lhs, rhs);
+    let d = a.diff_var(r, v, &mut HashMap::default()).ok()?;
+    if contains(a, d, v) || !zero_in_some_branch(a, d) {
+        return None;
+    }
+    Some(WBlock::Nonlinear {
+        iteration_vars: vec![v],
+        inner: Vec::new(),
+        residuals: vec![r],
+        jacobian: Some(vec![(0, 0, d)]),
+        linear: true,
+    })
+}
+
+/// Is `e` zero for some choice of the branches of its if-expressions (a literal zero branch,
+/// possibly under products, quotients and negations)?
+fn zero_in_some_branch(a: &Arena, e: ExprId) -> bool {
+    match a.node(e) {
+        Node::If(_, x, y) => {
+            a.as_const(*x) == Some(0.0)
+                || a.as_const(*y) == Some(0.0)
+                || zero_in_some_branch(a, *x)
+                || zero_in_some_branch(a, *y)
+        }
+        Node::Neg(x) | Node::Div(x, _) => zero_in_some_branch(a, *x),
+        Node::Mul(x, y) => zero_in_some_branch(a, *x) || zero_in_some_branch(a, *y),
+        _ => false,
     }
 }
 
