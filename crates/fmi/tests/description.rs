@@ -26,8 +26,14 @@ end Ball;
 "#;
 
 fn ball() -> (Payload, Table, deps::Dependencies) {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("moss-fmi-description-{}", std::process::id()));
+    // one folder per call: the tests run in parallel threads of one process, and one of
+    // them reading the file while another rewrites it saw a half-written model
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "moss-fmi-description-{}-{call}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).expect("creates the folder");
     let model = dir.join("Ball.mo");
     std::fs::write(&model, BALL).expect("writes the model");
