@@ -107,7 +107,10 @@ fn tokens(text: &str) -> Vec<String> {
             .next()
             .is_some_and(|c| c.is_alphanumeric() || c == '_');
         let cur_space = cur.chars().next().is_some_and(char::is_whitespace);
-        if !cur.is_empty() && !((word && cur_word) || (ch.is_whitespace() && cur_space)) {
+        // A token continues while word characters follow word characters, or whitespace
+        // follows whitespace.
+        let continues = (word && cur_word) || (ch.is_whitespace() && cur_space);
+        if !cur.is_empty() && !continues {
             out.push(std::mem::take(&mut cur));
         }
         cur.push(ch);
