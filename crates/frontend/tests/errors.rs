@@ -118,3 +118,52 @@ fn recursive_and_oversized_models_are_rejected_without_crashing() {
         "{e}"
     );
 }
+
+/// Two classes extending each other: a cycle of extends clauses (spec 7.1) was accepted, and
+/// each class got only the elements collected before the cycle closed.
+#[test]
+fn a_cycle_of_extends_clauses_is_rejected() {
+    let text = "model A\n  extends B;\n  Real x = 1;\nend A;\nmodel B\n  extends A;\n  Real y = 2;\nend B;\nmodel T\n  A a;\nend T;\n";
+    let e = flat_text("Cycle", text).expect_err("a cycle of extends clauses is illegal");
+    assert!(
+        e.starts_with("error: class `A` extends itself through `B`\n"),
+        "{e}"
+    );
+    assert!(e.contains("Cycle.mo:1:7\n"), "{e}");
+    assert!(
+        e.contains("= help: the extends clauses form a cycle; remove one of them"),
+        "{e}"
+    );
+}
+
+/// A chain of 60 extends clauses (found probing the frontend with deep inputs beside the
+/// fuzz campaigns): the collection of
+/// elements stopped at 40 levels without a word, and the model checked as empty. Now the
+/// limit is an error at the class where it is reached.
+#[test]
+fn an_overlong_inheritance_chain_is_reported() {
+    let mut text = String::new();
+    for i in 0..60 {
+        text.push_str(&format!("model E{i}\n  extends E{};\nend E{i};\n", i + 1));
+    }
+    text.push_str("model E60\n  Real x = 1;\nend E60;\nmodel Top\n  extends E0;\nend Top;\n");
+    let e = flat_text("Chain", &text).expect_err("60 levels of inheritance are over the limit");
+    assert!(
+        e.starts_with("error: classes inherit more than 40 levels deep at `E40`\n"),
+        "{e}"
+    );
+    // `model E40` is on line 121 (three lines per class), its name at column 7.
+    assert!(e.contains("Chain.mo:121:7\n"), "{e}");
+    assert!(
+        e.contains("= help: shorten the chain of extends clauses (or short class definitions)"),
+        "{e}"
+    );
+    // 40 levels are fine, and everything inherited arrives.
+    let mut ok = String::new();
+    for i in 0..30 {
+        ok.push_str(&format!("model E{i}\n  extends E{};\nend E{i};\n", i + 1));
+    }
+    ok.push_str("model E30\n  Real x = 1;\nend E30;\nmodel Top\n  extends E0;\nend Top;\n");
+    let m = flat_text("Chain30", &ok).expect("30 levels of inheritance are fine");
+    assert_eq!(moss_frontend::stats::stats(&m).variables, 1);
+}
