@@ -167,3 +167,50 @@ fn an_overlong_inheritance_chain_is_reported() {
     let m = flat_text("Chain30", &ok).expect("30 levels of inheritance are fine");
     assert_eq!(moss_frontend::stats::stats(&m).variables, 1);
 }
+
+/// Array constructors and ranges with a constant size beyond the frontend's limit (found
+/// probing beside the fuzz campaigns: `fill(1, 100000, 100000)` and `1:1e-7:1e5` ran until
+/// killed, building 10^10 and 10^12 elements) are rejected at the expression.
+#[test]
+fn oversized_constructors_and_ranges_are_rejected() {
+    let cases = [
+        ("Fill", "fill(1, 100000, 100000)", "this `fill`", "2:25"),
+        ("Zeros", "zeros(1000000000, 0)", "this `zeros`", "2:25"),
+        ("Ident", "identity(100000)", "this `identity`", "2:25"),
+        (
+            "Lin",
+            "linspace(0, 1, 1000000000)",
+            "this `linspace`",
+            "2:25",
+        ),
+        ("RealRange", "1:0.0000001:100000", "this range", "2:25"),
+        ("IntRange", "1:9000000000000000000", "this range", "2:25"),
+    ];
+    for (name, expr, what, at) in cases {
+        let text = format!(
+            "model {name}\n  parameter Real a[:] = {expr};\n  Real x = a[1];\nend {name};\n"
+        );
+        let e = flat_text(name, &text).expect_err(expr);
+        assert!(
+            e.starts_with(&format!(
+                "error: {what} has more than 2000000 elements; moss expands arrays element by element\n"
+            )),
+            "{expr}: {e}"
+        );
+        assert!(e.contains(&format!("{name}.mo:{at}\n")), "{expr}: {e}");
+        assert!(
+            e.contains("= help: use smaller dimensions or a larger step"),
+            "{e}"
+        );
+    }
+    // Integer ranges keep their elements, also with a negative step.
+    let m = flat_text(
+        "Down",
+        "model Down\n  parameter Integer a[:] = 5:-2:2;\n  Real x = sum(a);\nend Down;\n",
+    )
+    .expect("a descending range");
+    let text = moss_frontend::print::print_model(&m);
+    assert!(text.contains("parameter Integer 'a[1]' = 5;\n"), "{text}");
+    assert!(text.contains("parameter Integer 'a[2]' = 3;\n"), "{text}");
+    assert!(!text.contains("'a[3]'"), "{text}");
+}
