@@ -14,7 +14,7 @@ use moss_syntax::Span;
 pub fn check_dims(dims: &[usize], span: Span, what: &str) -> Res<()> {
     let mut count: usize = 1;
     for d in dims {
-        count = count.checked_mul(*d).unwrap_or(usize::MAX);
+        count = count.saturating_mul(*d);
         if count > MAX_ELEMENTS {
             return too_many(span, what);
         }
