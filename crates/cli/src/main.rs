@@ -1,8 +1,10 @@
 //! The `moss` command-line tool. Each subcommand lives in its own module under `commands/`.
 //!
-//! Exit status: 0 on success, 1 on a model error, 2 on a usage error (clap's own errors exit 2).
+//! Exit status: 0 on success, 1 on a model error or an internal error (a panic, reported as
+//! "internal error in moss (please report)"), 2 on a usage error (clap's own errors exit 2).
 
 mod commands;
+mod internal_error;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -61,7 +63,11 @@ fn without_transparent_huge_pages() {}
 fn main() -> ExitCode {
     without_transparent_huge_pages();
     let cli = Cli::parse();
-    let code = match cli.command {
+    ExitCode::from(internal_error::guard(|| run(cli)))
+}
+
+fn run(cli: Cli) -> u8 {
+    match cli.command {
         Command::Parse(a) => commands::parse::run(a),
         Command::Check(a) => commands::check::run(a),
         Command::Flatten(a) => commands::flatten::run(a),
@@ -70,6 +76,5 @@ fn main() -> ExitCode {
         Command::Fmu(a) => commands::fmu::run(a),
         Command::Plot(a) => commands::plot::run(a),
         Command::Compare(a) => commands::compare::run(a),
-    };
-    ExitCode::from(code)
+    }
 }

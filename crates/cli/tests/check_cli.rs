@@ -85,3 +85,31 @@ fn usage_errors_exit_2() {
     assert_eq!(moss(&["check", "missing-file.mo"]).0, 2);
     assert_eq!(moss(&["flatten", "--lib", "/no/such/dir", "M"]).0, 2);
 }
+
+/// A panic (here one requested through the test hook) is reported as an internal error of
+/// moss with its location, exit status 1, and no Rust panic text or backtrace hint.
+#[test]
+fn a_panic_is_reported_as_an_internal_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_moss"))
+        .args(["check", "Modelica.Mechanics.Rotational.Examples.First"])
+        .env_remove("MODELICAPATH")
+        .env_remove("RUST_BACKTRACE")
+        .env("MOSS_TEST_INTERNAL_ERROR", "1")
+        .output()
+        .expect("run moss");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(
+            "error: internal error in moss (please report): panic requested by \
+             MOSS_TEST_INTERNAL_ERROR (at crates/cli/src/internal_error.rs:"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("panicked at"), "{err}");
+    assert!(
+        !err.contains("RUST_BACKTRACE=1` environment variable"),
+        "{err}"
+    );
+}

@@ -224,10 +224,22 @@ impl<'a> Flattener<'a> {
         depth: u32,
         protected: bool,
     ) {
-        if depth > 40 || out.contributors.contains(&class) {
+        if out.contributors.contains(&class) {
             return;
         }
         let entry = self.lib().get(class);
+        if depth > MAX_INHERITANCE_DEPTH {
+            // Stopping silently here once dropped everything inherited below this level.
+            self.restriction_error(
+                entry.def.name.span,
+                format!(
+                    "classes inherit more than {MAX_INHERITANCE_DEPTH} levels deep at `{}`",
+                    entry.full_name
+                ),
+                "shorten the chain of extends clauses (or short class definitions)",
+            );
+            return;
+        }
         if let ClassSpecifier::Short {
             base, modification, ..
         } = &entry.def.specifier
@@ -1564,6 +1576,11 @@ pub fn most_restrictive(
 
 /// Largest array (number of scalar elements) the frontend expands.
 pub const MAX_ELEMENTS: usize = 2_000_000;
+
+/// Deepest chain of `extends` clauses and short class definitions followed when collecting
+/// a class's elements (the MSL needs about 15). The collection recurses once per level;
+/// deeper chains are reported instead of being cut off without a word.
+pub const MAX_INHERITANCE_DEPTH: u32 = 40;
 
 /// `[3, 2]` for dimensions (`scalar` for none).
 fn format_dims(dims: &[usize]) -> String {

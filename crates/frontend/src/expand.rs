@@ -2559,16 +2559,19 @@ impl<'a> Flattener<'a> {
                 }
                 let v = args.remove(0);
                 let dims = int_args(&args, span)?;
+                crate::limits::check_dims(&dims, span, "this `fill`")?;
                 Ok(fill(&v, &dims))
             }
             "zeros" | "ones" => {
                 let dims = int_args(&args, span)?;
+                crate::limits::check_dims(&dims, span, &format!("this `{name}`"))?;
                 let v = Val::S(Expr::Integer(if name == "zeros" { 0 } else { 1 }));
                 Ok(fill(&v, &dims))
             }
             "identity" => {
                 arity(1)?;
                 let k = int_args(&args, span)?[0];
+                crate::limits::check_dims(&[k, k], span, "this `identity`")?;
                 Ok(Val::A(
                     (0..k)
                         .map(|i| {
@@ -2609,6 +2612,7 @@ impl<'a> Flattener<'a> {
                 if k < 2 {
                     return err(span, "linspace needs at least 2 points");
                 }
+                crate::limits::check_dims(&[k as usize], span, "this `linspace`")?;
                 let (a, b) = (args[0].to_expr(), args[1].to_expr());
                 Ok(Val::A(
                     (0..k)
@@ -3286,16 +3290,23 @@ pub(crate) fn range_values(s: &Expr, step: Option<&Expr>, t: &Expr, span: Span) 
         if st == 0 {
             return err(span, "range step must not be zero");
         }
-        let mut out = Vec::new();
-        let mut i = a;
-        while (st > 0 && i <= b) || (st < 0 && i >= b) {
-            out.push(Val::S(Expr::Integer(i)));
-            i += st;
-            if out.len() > 10_000_000 {
-                return err(span, "range too large");
-            }
-        }
-        return Ok(Val::A(out));
+        // The count first (in i128: `b - a` may overflow i64), so that no huge range is
+        // built before it is rejected.
+        let (a, b, st) = (a as i128, b as i128, st as i128);
+        // floor((b - a) / st) + 1 elements, none when the step points away from `b`.
+        let steps = if st > 0 {
+            (b - a).div_euclid(st)
+        } else {
+            (a - b).div_euclid(-st)
+        };
+        let count = (steps + 1).max(0);
+        crate::limits::check_range_count(count as f64, span)?;
+        return Ok(Val::A(
+            // Every element lies between `a` and `b`, so it fits in an i64.
+            (0..count)
+                .map(|k| Val::S(Expr::Integer((a + k * st) as i64)))
+                .collect(),
+        ));
     }
     let (Some(a), Some(b)) = (fold::as_f64(s), fold::as_f64(t)) else {
         return err(span, "range bounds must be numbers");
@@ -3304,7 +3315,9 @@ pub(crate) fn range_values(s: &Expr, step: Option<&Expr>, t: &Expr, span: Span) 
     if st == 0.0 {
         return err(span, "range step must not be zero");
     }
-    let n = ((b - a) / st + 1e-10).floor() as i64 + 1;
+    let count = ((b - a) / st + 1e-10).floor() + 1.0;
+    crate::limits::check_range_count(count.max(0.0), span)?;
+    let n = count as i64;
     Ok(Val::A(
         (0..n.max(0))
             .map(|k| Val::S(Expr::Real(a + k as f64 * st)))

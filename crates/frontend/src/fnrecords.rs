@@ -467,7 +467,9 @@ impl<'a> Flattener<'a> {
             );
         }
         if pres.iter().all(|p| p.is_empty()) {
-            let else_rec = recs.pop().expect("else branch");
+            let else_rec = recs
+                .pop()
+                .expect("`values` has the else branch chained last, so `recs` is never empty");
             let fields = (0..n)
                 .map(|k| Expr::If {
                     branches: conds

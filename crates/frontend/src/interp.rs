@@ -257,6 +257,7 @@ fn initial_value(
         crate::flat::ScalarType::String => Expr::String(String::new()),
         _ => Expr::Integer(0),
     };
+    crate::limits::check_dims(&dims, span, &format!("the local array `{}`", v.name))?;
     Ok(Some(fill(&Val::S(zero), &dims)))
 }
 

@@ -33,6 +33,7 @@ pub mod inst;
 pub mod interp;
 pub mod lapack;
 pub mod lift;
+pub mod limits;
 pub mod loader;
 pub mod operators;
 pub mod overconstrained;

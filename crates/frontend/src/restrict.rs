@@ -97,6 +97,26 @@ impl<'a> Flattener<'a> {
         }
     }
 
+    /// A base class of `id` (named in one of its extends clauses) from which `id` is
+    /// inherited again, directly or further down: a cycle of extends clauses (spec 7.1), which
+    /// the collection of elements would otherwise cut silently.
+    fn inherits_from_itself(&self, id: ClassId) -> Option<ClassId> {
+        let direct = self.lk.bases(id);
+        for &(first, _) in direct.iter() {
+            let mut seen = std::collections::HashSet::new();
+            let mut stack = vec![first];
+            while let Some(c) = stack.pop() {
+                if c == id {
+                    return Some(first);
+                }
+                if seen.insert(c) {
+                    stack.extend(self.lk.bases(c).iter().map(|(b, _)| *b));
+                }
+            }
+        }
+        None
+    }
+
     /// Check the sections and element prefixes allowed in class `id` given its kind.
     pub fn check_class_restrictions(&self, id: ClassId) {
         if !self.checked.borrow_mut().insert(id) {
@@ -124,6 +144,15 @@ impl<'a> Flattener<'a> {
                 entry.def.name.span,
                 format!("class `{name}` extends itself"),
                 "remove the cyclic extends clause",
+            );
+            return;
+        }
+        if let Some(via) = self.inherits_from_itself(id) {
+            let via = self.lib().get(via).full_name.clone();
+            self.restriction_error(
+                entry.def.name.span,
+                format!("class `{name}` extends itself through `{via}`"),
+                "the extends clauses form a cycle; remove one of them",
             );
             return;
         }

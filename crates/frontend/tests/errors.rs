@@ -118,3 +118,99 @@ fn recursive_and_oversized_models_are_rejected_without_crashing() {
         "{e}"
     );
 }
+
+/// Two classes extending each other: a cycle of extends clauses (spec 7.1) was accepted, and
+/// each class got only the elements collected before the cycle closed.
+#[test]
+fn a_cycle_of_extends_clauses_is_rejected() {
+    let text = "model A\n  extends B;\n  Real x = 1;\nend A;\nmodel B\n  extends A;\n  Real y = 2;\nend B;\nmodel T\n  A a;\nend T;\n";
+    let e = flat_text("Cycle", text).expect_err("a cycle of extends clauses is illegal");
+    assert!(
+        e.starts_with("error: class `A` extends itself through `B`\n"),
+        "{e}"
+    );
+    assert!(e.contains("Cycle.mo:1:7\n"), "{e}");
+    assert!(
+        e.contains("= help: the extends clauses form a cycle; remove one of them"),
+        "{e}"
+    );
+}
+
+/// A chain of 60 extends clauses (found probing the frontend with deep inputs beside the
+/// fuzz campaigns): the collection of
+/// elements stopped at 40 levels without a word, and the model checked as empty. Now the
+/// limit is an error at the class where it is reached.
+#[test]
+fn an_overlong_inheritance_chain_is_reported() {
+    let mut text = String::new();
+    for i in 0..60 {
+        text.push_str(&format!("model E{i}\n  extends E{};\nend E{i};\n", i + 1));
+    }
+    text.push_str("model E60\n  Real x = 1;\nend E60;\nmodel Top\n  extends E0;\nend Top;\n");
+    let e = flat_text("Chain", &text).expect_err("60 levels of inheritance are over the limit");
+    assert!(
+        e.starts_with("error: classes inherit more than 40 levels deep at `E40`\n"),
+        "{e}"
+    );
+    // `model E40` is on line 121 (three lines per class), its name at column 7.
+    assert!(e.contains("Chain.mo:121:7\n"), "{e}");
+    assert!(
+        e.contains("= help: shorten the chain of extends clauses (or short class definitions)"),
+        "{e}"
+    );
+    // 40 levels are fine, and everything inherited arrives.
+    let mut ok = String::new();
+    for i in 0..30 {
+        ok.push_str(&format!("model E{i}\n  extends E{};\nend E{i};\n", i + 1));
+    }
+    ok.push_str("model E30\n  Real x = 1;\nend E30;\nmodel Top\n  extends E0;\nend Top;\n");
+    let m = flat_text("Chain30", &ok).expect("30 levels of inheritance are fine");
+    assert_eq!(moss_frontend::stats::stats(&m).variables, 1);
+}
+
+/// Array constructors and ranges with a constant size beyond the frontend's limit (found
+/// probing beside the fuzz campaigns: `fill(1, 100000, 100000)` and `1:1e-7:1e5` ran until
+/// killed, building 10^10 and 10^12 elements) are rejected at the expression.
+#[test]
+fn oversized_constructors_and_ranges_are_rejected() {
+    let cases = [
+        ("Fill", "fill(1, 100000, 100000)", "this `fill`", "2:25"),
+        ("Zeros", "zeros(1000000000, 0)", "this `zeros`", "2:25"),
+        ("Ident", "identity(100000)", "this `identity`", "2:25"),
+        (
+            "Lin",
+            "linspace(0, 1, 1000000000)",
+            "this `linspace`",
+            "2:25",
+        ),
+        ("RealRange", "1:0.0000001:100000", "this range", "2:25"),
+        ("IntRange", "1:9000000000000000000", "this range", "2:25"),
+    ];
+    for (name, expr, what, at) in cases {
+        let text = format!(
+            "model {name}\n  parameter Real a[:] = {expr};\n  Real x = a[1];\nend {name};\n"
+        );
+        let e = flat_text(name, &text).expect_err(expr);
+        assert!(
+            e.starts_with(&format!(
+                "error: {what} has more than 2000000 elements; moss expands arrays element by element\n"
+            )),
+            "{expr}: {e}"
+        );
+        assert!(e.contains(&format!("{name}.mo:{at}\n")), "{expr}: {e}");
+        assert!(
+            e.contains("= help: use smaller dimensions or a larger step"),
+            "{e}"
+        );
+    }
+    // Integer ranges keep their elements, also with a negative step.
+    let m = flat_text(
+        "Down",
+        "model Down\n  parameter Integer a[:] = 5:-2:2;\n  Real x = sum(a);\nend Down;\n",
+    )
+    .expect("a descending range");
+    let text = moss_frontend::print::print_model(&m);
+    assert!(text.contains("parameter Integer 'a[1]' = 5;\n"), "{text}");
+    assert!(text.contains("parameter Integer 'a[2]' = 3;\n"), "{text}");
+    assert!(!text.contains("'a[3]'"), "{text}");
+}

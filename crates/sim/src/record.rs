@@ -307,7 +307,10 @@ impl<'a> StreamingRecorder<'a> {
                 }
             }
         }
-        let writer = self.writer.as_mut().expect("started above");
+        let writer = self
+            .writer
+            .as_mut()
+            .expect("the writer was created just above or the function returned");
         for (t, row) in result.rows().take(n) {
             if !writer.send(t, row) {
                 // The writer stopped at an error; `finish` reports it.

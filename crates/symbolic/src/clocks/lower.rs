@@ -831,7 +831,10 @@ impl Lowering<'_> {
                 walk::equation_exprs_mut(&mut copy, &mut |x| rename_vars(x, &map));
                 eqs.push(copy);
             }
-            let last_k = k.last().expect("k_1 exists").clone();
+            let last_k = k
+                .last()
+                .expect("k holds k_1 from before the loop over the stages")
+                .clone();
             let mut next_k = Vec::new();
             for (j, (x, d)) in states.iter().enumerate() {
                 let x_stage = match map.get(x) {

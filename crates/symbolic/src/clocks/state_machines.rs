@@ -264,7 +264,10 @@ fn group_machines(
 }
 
 fn id_of(states: &[String], s: &str) -> usize {
-    states.iter().position(|x| x == s).expect("interned state")
+    states
+        .iter()
+        .position(|x| x == s)
+        .expect("every state name was collected into `states` before ids are asked for")
 }
 
 /// The state each machine is nested in: the deepest state of another machine whose path
