@@ -96,3 +96,19 @@ pub fn declaration(m: &FlatModel, name: &str) -> String {
         .unwrap_or_else(|| panic!("no declaration of {name} in\n{text}"))
         .to_string()
 }
+
+/// Flatten `text`, which must fail; the rendered diagnostics with file paths shortened to
+/// the file name (the scratch folder differs from run to run).
+pub fn rejection_of(name: &str, text: &str) -> String {
+    let e = match flat_text(name, text) {
+        Ok(_) => panic!("`{name}` was accepted"),
+        Err(e) => e,
+    };
+    e.lines()
+        .map(|l| match (l.find("--> "), l.rfind('/')) {
+            (Some(a), Some(b)) if b > a => format!("{}{}", &l[..a + 4], &l[b + 1..]),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -5,20 +5,8 @@
 mod common;
 use common::*;
 
-/// Flatten `text`, which must fail; the rendered diagnostics with file paths shortened to
-/// the file name.
 fn error_of(name: &str, text: &str) -> String {
-    let e = match flat_text(name, text) {
-        Ok(_) => panic!("`{name}` was accepted"),
-        Err(e) => e,
-    };
-    e.lines()
-        .map(|l| match (l.find("--> "), l.rfind('/')) {
-            (Some(a), Some(b)) if b > a => format!("{}{}", &l[..a + 4], &l[b + 1..]),
-            _ => l.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    rejection_of(name, text)
 }
 
 /// The first error's message and location (`line:col`).
