@@ -627,7 +627,9 @@ pub fn compile_function(f: &Function, fn_index: &HashMap<String, u32>) -> VResul
         .map(|i| decls_all[i].clone())
         .filter(|d| !scope.constants.contains_key(&d.name))
         .collect();
-    let own_pure = !f.is_impure && matches!(body, CBody::Stmts(_) | CBody::Libm { .. });
+    let own_pure = !f.is_impure
+        && matches!(body, CBody::Stmts(_) | CBody::Libm { .. })
+        && !matches!(&f.body, FunctionBody::Algorithm(stmts) if reads_simulation_state(stmts));
     let costly = !scope.callees.is_empty()
         || matches!(&f.body, FunctionBody::Algorithm(stmts) if has_loop(stmts));
     Ok(CFunction {
@@ -668,6 +670,24 @@ fn constant_locals(
         }
     }
     out
+}
+
+/// Does `stmts` read the state of the simulation (`time`, `initial()`, `terminal()`,
+/// `sample`) — which makes equal arguments no promise of equal outputs?
+fn reads_simulation_state(stmts: &[Statement]) -> bool {
+    let mut found = false;
+    for s in stmts {
+        moss_frontend::walk::statement_exprs(s, &mut |e| {
+            moss_frontend::walk::visit(e, &mut |x| match x {
+                Expr::Time => found = true,
+                Expr::Call { func, .. } => {
+                    found |= matches!(func.as_str(), "initial" | "terminal" | "sample")
+                }
+                _ => {}
+            })
+        });
+    }
+    found
 }
 
 /// Does `stmts` contain a `for` or `while` loop (at any depth)?
