@@ -185,55 +185,9 @@ pub enum UnaryOp {
     Not,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-    /// Element-wise forms (only inside function bodies after scalarization).
-    ElemAdd,
-    ElemSub,
-    ElemMul,
-    ElemDiv,
-    ElemPow,
-    And,
-    Or,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
-}
-
-impl BinaryOp {
-    /// The operator as written in Modelica.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "+",
-            BinaryOp::Sub => "-",
-            BinaryOp::Mul => "*",
-            BinaryOp::Div => "/",
-            BinaryOp::Pow => "^",
-            BinaryOp::ElemAdd => ".+",
-            BinaryOp::ElemSub => ".-",
-            BinaryOp::ElemMul => ".*",
-            BinaryOp::ElemDiv => "./",
-            BinaryOp::ElemPow => ".^",
-            BinaryOp::And => "and",
-            BinaryOp::Or => "or",
-            BinaryOp::Lt => "<",
-            BinaryOp::Le => "<=",
-            BinaryOp::Gt => ">",
-            BinaryOp::Ge => ">=",
-            BinaryOp::Eq => "==",
-            BinaryOp::Ne => "<>",
-        }
-    }
-}
+/// Binary operators are the syntax tree's own: the element-wise forms occur in flat
+/// expressions only inside function bodies, before their scalarization.
+pub use moss_syntax::ast::BinaryOp;
 
 /// The clock constructor and the clock operators of spec chapter 16 (besides `sample`, which
 /// is also the time-event operator of chapter 3).

@@ -53,29 +53,6 @@ impl FVal {
     }
 }
 
-pub(crate) fn flat_binop(op: ast::BinaryOp) -> FB {
-    match op {
-        ast::BinaryOp::Add => FB::Add,
-        ast::BinaryOp::Sub => FB::Sub,
-        ast::BinaryOp::Mul => FB::Mul,
-        ast::BinaryOp::Div => FB::Div,
-        ast::BinaryOp::Pow => FB::Pow,
-        ast::BinaryOp::ElemAdd => FB::ElemAdd,
-        ast::BinaryOp::ElemSub => FB::ElemSub,
-        ast::BinaryOp::ElemMul => FB::ElemMul,
-        ast::BinaryOp::ElemDiv => FB::ElemDiv,
-        ast::BinaryOp::ElemPow => FB::ElemPow,
-        ast::BinaryOp::And => FB::And,
-        ast::BinaryOp::Or => FB::Or,
-        ast::BinaryOp::Lt => FB::Lt,
-        ast::BinaryOp::Le => FB::Le,
-        ast::BinaryOp::Gt => FB::Gt,
-        ast::BinaryOp::Ge => FB::Ge,
-        ast::BinaryOp::Eq => FB::Eq,
-        ast::BinaryOp::Ne => FB::Ne,
-    }
-}
-
 /// A guess of the number of array dimensions of a scalar-side expression (only literal
 /// arrays are known to be arrays; used to choose among operator functions).
 fn rank_guess(e: &Expr) -> usize {
@@ -242,7 +219,7 @@ impl<'a> Flattener<'a> {
                 let b = self.fval_end(rhs, fenv, end)?;
                 match (a, b) {
                     (FVal::S(a), FVal::S(b)) => FVal::S(Expr::Binary {
-                        op: flat_binop(*op),
+                        op: *op,
                         lhs: Box::new(a),
                         rhs: Box::new(b),
                     }),
