@@ -345,6 +345,9 @@ struct EventLoop<'a, Rec: Recorder> {
     /// (zero crossing, consecutive events with vanishing time advance)
     repeats: Option<(usize, usize)>,
     last_event_time: f64,
+    /// The time of the last event and the number of recorded rows right after its
+    /// right-limit row (see `merge_into_previous_event`).
+    last_event_row: Option<(f64, usize)>,
     /// Accepted steps since the last (re)start of the integrator.
     steps_since_restart: u32,
     /// `--solver auto` and still on DOPRI5.
@@ -429,6 +432,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             recent_events: VecDeque::new(),
             repeats: None,
             last_event_time: r.start,
+            last_event_row: None,
             steps_since_restart: 0,
             model,
             program,
@@ -613,8 +617,9 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         self.eval_crossings(t, true)?;
         std::mem::swap(&mut self.g_prev, &mut self.g);
         if self.may_switch_to_bdf {
-            // Going back never reaches before the newest checkpoint.
-            self.recorder.commit(self.recorder.rows());
+            // Going back never reaches before the newest checkpoint. The newest row stays
+            // open: an event right after may merge into it (`merge_into_previous_event`).
+            self.recorder.commit(self.recorder.rows().saturating_sub(1));
             self.candidate = None;
             self.steps_since_candidate = 0;
             self.checkpoint = Some(Checkpoint {
@@ -811,15 +816,17 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         crossing: Option<usize>,
     ) -> Result<Option<String>, SimErrorKind> {
         self.check_chattering(t_hi, crossing)?;
-        // Left limit: continuous mode just before the event, labelled with the event time.
-        self.integ.interpolate(t_lo, &mut self.x);
-        if t_lo == self.integ.t() {
-            self.x.copy_from_slice(self.integ.x());
+        if !self.merge_into_previous_event(t_hi) {
+            // Left limit: continuous mode just before the event, labelled with the event time.
+            self.integ.interpolate(t_lo, &mut self.x);
+            if t_lo == self.integ.t() {
+                self.x.copy_from_slice(self.integ.x());
+            }
+            self.model
+                .derivatives(t_lo, &self.x, &mut self.dx)
+                .map_err(SimErrorKind::Runtime)?;
+            self.record_current(t_hi);
         }
-        self.model
-            .derivatives(t_lo, &self.x, &mut self.dx)
-            .map_err(SimErrorKind::Runtime)?;
-        self.record_current(t_hi);
         // Right limit.
         if t_hi == self.integ.t() {
             self.x.copy_from_slice(self.integ.x());
@@ -831,6 +838,7 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             .event_update(t_hi, &mut self.x)
             .map_err(SimErrorKind::Runtime)?;
         self.record_current(t_hi);
+        self.last_event_row = Some((t_hi, self.recorder.rows()));
         // Grid points at the event time are represented by the event rows.
         while self.next_out < self.grid.len() && self.grid[self.next_out] <= t_hi {
             self.next_out += 1;
@@ -843,6 +851,34 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         }
         self.stats.restarts += 1;
         self.restart(t_hi).map(|_| None)
+    }
+
+    /// An event that follows the previous one closer than event location can resolve
+    /// (within [`root_time_tolerance`], with no row recorded in between) happens at the same
+    /// instant as far as the result can tell: a friction element whose stuck phase ends at
+    /// `w = 0` switches its `startForward` flag at one event and its mode, once `w` has left
+    /// zero, at a second one a few ulps later. Its rows are merged into the previous event's:
+    /// the previous right-limit row (a state that lasted no measurable time) is dropped and
+    /// this event records no left-limit row, so the result shows the left limit before the
+    /// first event and the right limit after the last. False (nothing changed) when the
+    /// events are apart or the recorder has already written the row out.
+    fn merge_into_previous_event(&mut self, t: f64) -> bool {
+        let Some((t_prev, rows_after)) = self.last_event_row else {
+            return false;
+        };
+        let rows = self.recorder.rows();
+        if rows != rows_after || rows == 0 || t - t_prev > root_time_tolerance(t_prev, t) {
+            return false;
+        }
+        if !self.recorder.truncate(rows - 1) {
+            return false;
+        }
+        self.rows -= 1;
+        for ck in [&mut self.checkpoint, &mut self.candidate].into_iter().flatten() {
+            ck.recorded_rows = ck.recorded_rows.min(rows - 1);
+            ck.rows = ck.rows.min(self.rows);
+        }
+        true
     }
 
     fn check_chattering(&mut self, t: f64, crossing: Option<usize>) -> Result<(), SimErrorKind> {
@@ -893,8 +929,9 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         self.recorder.record(t, self.model.values());
         self.rows += 1;
         if !self.may_switch_to_bdf {
-            // No way back any more: every row is final (a streaming recorder writes it).
-            self.recorder.commit(self.recorder.rows());
+            // No way back any more: every row but the newest is final (a streaming recorder
+            // writes it); the newest may still merge with an event right after it.
+            self.recorder.commit(self.recorder.rows().saturating_sub(1));
         }
     }
 
