@@ -24,6 +24,11 @@ pub struct Args {
     /// Relative tolerance of the tube, applied to time and value ranges.
     #[arg(long, default_value_t = 0.002, allow_negative_numbers = true)]
     pub tolerance: f64,
+    /// Lower bound of the value range a tube's height is relative to. The default 1e-12 is
+    /// csv-compare 2.0.3's, which fails signals that are zero up to rounding noise (1e-15)
+    /// on noise of their own size; csv-compare 2.1 uses 0.001.
+    #[arg(long, default_value_t = 1e-12, value_name = "FLOOR")]
+    pub value_floor: f64,
     /// Write a plot (reference, tube, result) of every failing signal into this directory.
     #[arg(long, value_name = "DIR")]
     pub plot_dir: Option<PathBuf>,
@@ -55,6 +60,15 @@ fn compare(args: &Args) -> Result<CompareReport, Failure> {
             ),
         ));
     }
+    if !(args.value_floor.is_finite() && args.value_floor > 0.0) {
+        return Err((
+            EXIT_USAGE,
+            format!(
+                "--value-floor must be a positive number, got {}",
+                args.value_floor
+            ),
+        ));
+    }
     let result = load(&args.result)?;
     let reference = load(&args.reference)?;
     let signals = match &args.signals {
@@ -66,6 +80,7 @@ fn compare(args: &Args) -> Result<CompareReport, Failure> {
     };
     let options = CompareOptions {
         tolerance: args.tolerance,
+        floor_y: args.value_floor,
         ..CompareOptions::default()
     };
     let report = compare_results(&result, &reference, &signals, &options);
@@ -224,6 +239,7 @@ mod tests {
             reference,
             signals: Some(data(MODEL, "comparisonSignals.txt")),
             tolerance: 0.002,
+            value_floor: 1e-12,
             plot_dir: None,
             plot_format: "svg".to_string(),
         }
@@ -251,6 +267,37 @@ mod tests {
         let mut bad_tolerance = args(csv.clone(), csv);
         bad_tolerance.tolerance = -1.0;
         assert_eq!(run(bad_tolerance), EXIT_USAGE);
+    }
+
+    /// A signal that is zero up to rounding noise: the result's noise (3e-14) is far outside
+    /// a tube sized by the reference's own noise (1e-15) with csv-compare 2.0.3's floor, and
+    /// inside with 2.1's.
+    #[test]
+    fn value_floor_decides_signals_of_rounding_noise() {
+        let dir = std::env::temp_dir().join(format!("moss-floor-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let table = |noise: f64| {
+            let mut text = String::from("\"time\",\"y\"\n");
+            for i in 0..=10 {
+                let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+                text.push_str(&format!("{:?},{:?}\n", f64::from(i) * 0.1, sign * noise));
+            }
+            text
+        };
+        let (result, reference) = (dir.join("result.csv"), dir.join("reference.csv"));
+        std::fs::write(&result, table(3e-14)).unwrap();
+        std::fs::write(&reference, table(1e-15)).unwrap();
+        let mut strict = args(result.clone(), reference.clone());
+        strict.signals = None;
+        assert_eq!(run(strict), EXIT_MODEL_ERROR);
+        let mut floor = args(result.clone(), reference.clone());
+        floor.signals = None;
+        floor.value_floor = 1e-3;
+        assert_eq!(run(floor), EXIT_OK);
+        let mut bad = args(result, reference);
+        bad.value_floor = 0.0;
+        assert_eq!(run(bad), EXIT_USAGE);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
