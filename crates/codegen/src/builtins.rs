@@ -543,14 +543,15 @@ pub fn call_builtin(b: Builtin, args: &[Value]) -> VResult<Value> {
         Builtin::StateSetQuality | Builtin::StateSetSelect => {
             let mask = arg(args, 0, &name)?.as_i64()?;
             let n = arg(args, 1, &name)?.as_i64()?.max(0) as usize;
-            let jac = args[2..]
+            let p = arg(args, 2, &name)?.as_i64()?.max(0) as usize;
+            let jac = args[3..]
                 .iter()
                 .map(|v| v.as_f64())
                 .collect::<VResult<Vec<f64>>>()?;
             Ok(if b == Builtin::StateSetQuality {
-                Value::Real(moss_symbolic::state_sets::quality(mask, n, &jac))
+                Value::Real(moss_symbolic::state_sets::quality(mask, n, p, &jac))
             } else {
-                Value::Int(moss_symbolic::state_sets::select(mask, n, &jac))
+                Value::Int(moss_symbolic::state_sets::select(mask, n, p, &jac))
             })
         }
     }

@@ -816,7 +816,10 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         crossing: Option<usize>,
     ) -> Result<Option<String>, SimErrorKind> {
         self.check_chattering(t_hi, crossing)?;
-        if !self.merge_into_previous_event(t_hi) {
+        // The rows of this event carry the time of the instant it belongs to.
+        let merged = self.merge_into_previous_event(t_hi);
+        let label = merged.unwrap_or(t_hi);
+        if merged.is_none() {
             // Left limit: continuous mode just before the event, labelled with the event time.
             self.integ.interpolate(t_lo, &mut self.x);
             if t_lo == self.integ.t() {
@@ -837,8 +840,8 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
             .model
             .event_update(t_hi, &mut self.x)
             .map_err(SimErrorKind::Runtime)?;
-        self.record_current(t_hi);
-        self.last_event_row = Some((t_hi, self.recorder.rows()));
+        self.record_current(label);
+        self.last_event_row = Some((label, self.recorder.rows()));
         // Grid points at the event time are represented by the event rows.
         while self.next_out < self.grid.len() && self.grid[self.next_out] <= t_hi {
             self.next_out += 1;
@@ -860,25 +863,27 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
     /// zero, at a second one a few ulps later. Its rows are merged into the previous event's:
     /// the previous right-limit row (a state that lasted no measurable time) is dropped and
     /// this event records no left-limit row, so the result shows the left limit before the
-    /// first event and the right limit after the last. False (nothing changed) when the
-    /// events are apart or the recorder has already written the row out.
-    fn merge_into_previous_event(&mut self, t: f64) -> bool {
-        let Some((t_prev, rows_after)) = self.last_event_row else {
-            return false;
-        };
+    /// first event and the right limit after the last, both at the first event's time (two
+    /// rows with one time mark an event). Returns that time; `None` (nothing changed) when
+    /// the events are apart or the recorder has already written the row out.
+    fn merge_into_previous_event(&mut self, t: f64) -> Option<f64> {
+        let (t_prev, rows_after) = self.last_event_row?;
         let rows = self.recorder.rows();
         if rows != rows_after || rows == 0 || t - t_prev > root_time_tolerance(t_prev, t) {
-            return false;
+            return None;
         }
         if !self.recorder.truncate(rows - 1) {
-            return false;
+            return None;
         }
         self.rows -= 1;
-        for ck in [&mut self.checkpoint, &mut self.candidate].into_iter().flatten() {
+        for ck in [&mut self.checkpoint, &mut self.candidate]
+            .into_iter()
+            .flatten()
+        {
             ck.recorded_rows = ck.recorded_rows.min(rows - 1);
             ck.rows = ck.rows.min(self.rows);
         }
-        true
+        Some(t_prev)
     }
 
     fn check_chattering(&mut self, t: f64, crossing: Option<usize>) -> Result<(), SimErrorKind> {

@@ -16,7 +16,7 @@
 use crate::ir::VarIx;
 use crate::matching::{self, Matching, Visit, NONE};
 use crate::model::{EqBody, Model, SEq, VKind};
-use crate::state_sets::{build_state_set, StateSet};
+use crate::state_sets::{build_state_set, StateSet, Through};
 use moss_frontend::flat::StateSelect;
 use moss_syntax::Diagnostic;
 use rustc_hash::FxHashMap as HashMap;
@@ -710,11 +710,73 @@ fn select_with_state_sets(
         let order: Vec<VarIx> = h.iter().copied().filter(|v| dx.contains(v)).collect();
         let mut dx_sorted = dx.clone();
         dx_sorted.sort_unstable();
-        sets.push(build_state_set(m, &constraints, &dx_sorted, &order));
+        let through = unknowns_through(g, h, &g_d, &h_d, &full, &any_adj);
+        sets.push(build_state_set(
+            m,
+            &constraints,
+            &dx_sorted,
+            &order,
+            &through,
+        ));
     }
     selected.extend(dx);
     Ok(selected)
 }
+
+/// The level's unknowns that a state set's constraints reach through equations with fixed
+/// dummies, and those equations: from the unknowns the constraints mention besides the
+/// candidates, the equation each is solved from, then the unknowns that equation mentions,
+/// and so on. Unknowns no equation of the level takes are states' derivatives (known to the
+/// set) and end the walk. Past [`MAX_THROUGH`] unknowns the set keeps the written Jacobian
+/// (an empty walk): its cost is paid at every step.
+fn unknowns_through(
+    g: &[u32],
+    h: &[VarIx],
+    g_d: &[usize],
+    h_d: &[usize],
+    full: &Matching,
+    any_adj: &[Vec<u32>],
+) -> Through {
+    let mut eq_vars: Vec<Vec<usize>> = vec![Vec::new(); g.len()];
+    for (i, es) in any_adj.iter().enumerate() {
+        for &ge in es {
+            eq_vars[ge as usize].push(i);
+        }
+    }
+    let mut seen_var = vec![false; h.len()];
+    for &i in h_d {
+        seen_var[i] = true;
+    }
+    let mut seen_eq = vec![false; g.len()];
+    for &ge in g_d {
+        seen_eq[ge] = true;
+    }
+    let mut queue: Vec<usize> = g_d.to_vec();
+    let mut through = Through::default();
+    while let Some(ge) = queue.pop() {
+        for &i in &eq_vars[ge] {
+            if seen_var[i] {
+                continue;
+            }
+            seen_var[i] = true;
+            let owner = full.eq_of_var[i];
+            if owner == NONE || seen_eq[owner as usize] {
+                continue;
+            }
+            seen_eq[owner as usize] = true;
+            through.vars.push(h[i]);
+            through.eqs.push(g[owner as usize]);
+            if through.vars.len() > MAX_THROUGH {
+                return Through::default();
+            }
+            queue.push(owner as usize);
+        }
+    }
+    through
+}
+
+/// At most this many intermediate unknowns enter a state set's Jacobian.
+const MAX_THROUGH: usize = 48;
 
 /// A fixed dummy is valid when its coefficient in the equation cannot vanish during the
 /// simulation; we accept constant and parameter coefficients, and the residues of

@@ -70,10 +70,28 @@ pub struct StateSet {
     selection: Vec<WhenItem>,
 }
 
+/// The unknowns of a level that a state set's constraints reach through other equations
+/// solved at the same level (a rotation matrix's entries between a constraint element and
+/// the angles a free-motion joint offers as candidates), with those equations. The set's
+/// Jacobian includes them, so that the choice is made on the total dependence of the
+/// constraints on the candidates, not on the entries that happen to be written in the
+/// constraint equations.
+#[derive(Clone, Debug, Default)]
+pub struct Through {
+    pub eqs: Vec<u32>,
+    pub vars: Vec<VarIx>,
+}
+
 /// Make the candidate derivatives `dx` of the constraints `g` one state set. `order` lists
 /// the candidates from the preferred dummy to the preferred state; the last `k` of it are the
 /// states until the first choice at initialization.
-pub fn build_state_set(m: &mut Model, g: &[u32], dx: &[VarIx], order: &[VarIx]) -> StateSet {
+pub fn build_state_set(
+    m: &mut Model,
+    g: &[u32],
+    dx: &[VarIx],
+    order: &[VarIx],
+    through: &Through,
+) -> StateSet {
     let number = m
         .vars
         .iter()
@@ -98,14 +116,17 @@ pub fn build_state_set(m: &mut Model, g: &[u32], dx: &[VarIx], order: &[VarIx]) 
             default_mask |= 1 << i;
         }
     }
-    let jac = constraint_jacobian(m, g, dx);
+    let mut rows_eqs = g.to_vec();
+    rows_eqs.extend_from_slice(&through.eqs);
+    let jac = constraint_jacobian(m, &rows_eqs, dx, &through.vars);
+    let p = through.vars.len();
     // the first choice as initialization will make it, where the start values tell
     let at_start: Option<Vec<f64>> = jac
         .iter()
         .map(|&e| crate::zero_params::start_point_value(m, e))
         .collect();
     if let Some(values) = at_start {
-        default_mask = select(default_mask, n, &values);
+        default_mask = select(default_mask, n, p, &values);
     }
     for (i, &xi) in x.iter().enumerate() {
         if default_mask & (1 << i) == 0 {
@@ -138,7 +159,7 @@ pub fn build_state_set(m: &mut Model, g: &[u32], dx: &[VarIx], order: &[VarIx]) 
         });
         set_states.push(s);
     }
-    let (switch_condition, selection) = selection(m, mask, n, &jac, state_items);
+    let (switch_condition, selection) = selection(m, mask, n, p, &jac, state_items);
     StateSet {
         candidates: x,
         states: k,
@@ -267,8 +288,8 @@ fn weighted_sum(m: &mut Model, w: &[ExprId], v: &[VarIx]) -> ExprId {
 /// `prefer` and `always` ones stay states unless their column is all that keeps the block
 /// regular (spec 4.9.4: stateSelect is a preference, `always` and `never` included, where the
 /// constraints leave no other choice).
-fn constraint_jacobian(m: &mut Model, g: &[u32], dx: &[VarIx]) -> Vec<ExprId> {
-    let scale: Vec<f64> = dx
+fn constraint_jacobian(m: &mut Model, g: &[u32], dx: &[VarIx], y: &[VarIx]) -> Vec<ExprId> {
+    let mut scale: Vec<f64> = dx
         .iter()
         .map(|&d| {
             // a generated derivative (the velocity level's `der(x)`) follows its variable
@@ -285,15 +306,18 @@ fn constraint_jacobian(m: &mut Model, g: &[u32], dx: &[VarIx]) -> Vec<ExprId> {
             }
         })
         .collect();
-    let mut out = Vec::with_capacity(g.len() * dx.len());
+    // the unknowns eliminated through the other equations are not weighted
+    scale.extend(std::iter::repeat_n(1.0, y.len()));
+    let cols: Vec<VarIx> = dx.iter().chain(y).copied().collect();
+    let mut out = Vec::with_capacity(g.len() * cols.len());
     for &e in g {
         // differentiated constraints are plain equations; anything else gives no pivots
         let EqBody::Eq { lhs, rhs } = m.eqs[e as usize].body else {
-            out.extend(std::iter::repeat_n(m.arena.zero(), dx.len()));
+            out.extend(std::iter::repeat_n(m.arena.zero(), cols.len()));
             continue;
         };
         let r = m.arena.sub(lhs, rhs);
-        for (&v, &w) in dx.iter().zip(&scale) {
+        for (&v, &w) in cols.iter().zip(&scale) {
             let c = m
                 .arena
                 .diff_var(r, v, &mut HashMap::default())
@@ -315,12 +339,14 @@ fn selection(
     m: &mut Model,
     mask: VarIx,
     n: usize,
+    p: usize,
     jac: &[ExprId],
     reinits: Vec<WhenItem>,
 ) -> (ExprId, Vec<WhenItem>) {
     let pre_mask = m.arena.intern(Node::Pre(mask));
     let nn = m.arena.num(n as f64);
-    let mut live = vec![pre_mask, nn];
+    let pp = m.arena.num(p as f64);
+    let mut live = vec![pre_mask, nn, pp];
     live.extend_from_slice(jac);
     let quality = m.arena.call(QUALITY, live);
     let limit = m.arena.num(SWITCH_BELOW);
@@ -330,7 +356,7 @@ fn selection(
     let init = m.arena.intern(Node::Initial);
     let after_init = m.arena.not(init);
     let worse = m.arena.and(after_init, worse);
-    let mut args = vec![pre_mask, nn];
+    let mut args = vec![pre_mask, nn, pp];
     args.extend_from_slice(jac);
     let choice = m.arena.call(SELECT, args);
     let mut items = vec![WhenItem::Assign {
@@ -395,12 +421,48 @@ pub fn weight(mask: i64, j: i64, i: i64) -> f64 {
     }
 }
 
-/// The Jacobian as `g` rows of `n` entries; `None` when the sizes do not fit.
-fn rows(n: usize, jac: &[f64]) -> Option<Vec<Vec<f64>>> {
-    if n == 0 || !jac.len().is_multiple_of(n) || jac.len() / n > n || n > 62 {
+/// The constraint Jacobian over the `n` candidates: `jac` holds rows of `n + p` entries, the
+/// last `p` columns for the unknowns that the constraints reach through other equations of
+/// the level (see [`Through`]); those are eliminated (Gaussian elimination with partial
+/// pivoting on their columns), which leaves the Schur complement: how the constraints
+/// depend on the candidates once the intermediate unknowns follow. `None` when the sizes do
+/// not fit or the intermediate unknowns are not determined by their equations.
+fn rows(n: usize, p: usize, jac: &[f64]) -> Option<Vec<Vec<f64>>> {
+    let width = n + p;
+    if n == 0 || n > 62 || !jac.len().is_multiple_of(width) {
         return None;
     }
-    Some(jac.chunks(n).map(|r| r.to_vec()).collect())
+    let mut a: Vec<Vec<f64>> = jac.chunks(width).map(|r| r.to_vec()).collect();
+    for c in n..width {
+        let scale = a.iter().map(|r| r[c].abs()).fold(0.0, f64::max);
+        let Some(piv) = (0..a.len()).max_by(|&x, &y| a[x][c].abs().total_cmp(&a[y][c].abs()))
+        else {
+            return None;
+        };
+        if scale == 0.0 || !scale.is_finite() {
+            return None;
+        }
+        let pivot_row = a.swap_remove(piv);
+        for row in a.iter_mut() {
+            let f = row[c] / pivot_row[c];
+            if f != 0.0 {
+                for (x, &q) in row.iter_mut().zip(&pivot_row) {
+                    *x -= f * q;
+                }
+            }
+        }
+    }
+    if a.len() > n {
+        return None;
+    }
+    Some(
+        a.into_iter()
+            .map(|mut r| {
+                r.truncate(n);
+                r
+            })
+            .collect(),
+    )
 }
 
 /// `|det|` of the square block of the columns `cols`, by elimination with partial pivoting.
@@ -478,8 +540,10 @@ fn dummies_of(mask: i64, n: usize) -> Vec<usize> {
 }
 
 /// How good the current choice is compared with the best one, in `[0, 1]`.
-pub fn quality(mask: i64, n: usize, jac: &[f64]) -> f64 {
-    let Some(a) = rows(n, jac) else { return 1.0 };
+pub fn quality(mask: i64, n: usize, p: usize, jac: &[f64]) -> f64 {
+    let Some(a) = rows(n, p, jac) else {
+        return 1.0;
+    };
     let dummies = dummies_of(mask, n);
     if dummies.len() != a.len() {
         return 0.0;
@@ -493,9 +557,11 @@ pub fn quality(mask: i64, n: usize, jac: &[f64]) -> f64 {
 
 /// The choice to use: the current one while it is at least half as good as the best, else
 /// the best.
-pub fn select(mask: i64, n: usize, jac: &[f64]) -> i64 {
-    let Some(a) = rows(n, jac) else { return mask };
-    if quality(mask, n, jac) >= KEEP_ABOVE {
+pub fn select(mask: i64, n: usize, p: usize, jac: &[f64]) -> i64 {
+    let Some(a) = rows(n, p, jac) else {
+        return mask;
+    };
+    if quality(mask, n, p, jac) >= KEEP_ABOVE {
         return mask;
     }
     let (pivots, det) = best_pivots(&a, n);
@@ -509,6 +575,27 @@ pub fn select(mask: i64, n: usize, jac: &[f64]) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The constraints as written mention the candidates only through intermediate unknowns
+    /// `y` (whose own equations are among the rows): by the written entries alone candidate
+    /// 1 is never involved and the first row is zero; after eliminating `y` the constraints
+    /// are solved for candidates 1 and 3, and candidate 2 is the state.
+    #[test]
+    fn intermediate_unknowns_are_eliminated_before_the_choice() {
+        #[rustfmt::skip]
+        let jac = [
+            0.0, 0.0, 0.0,   1.0, 0.0, // constraint: y1 = f(x), f flat at the start
+            0.0, 0.0, -1.0,  0.0, 1.0, // constraint: y2 = x3
+            1.0, 0.0, 0.0,   1.0, 0.0, // y1 = -x1
+            0.0, 0.0, 0.0,   0.0, 1.0, // y2 = 0
+        ];
+        assert_eq!(select(0b001, 3, 2, &jac), 0b010);
+        assert_eq!(quality(0b010, 3, 2, &jac), 1.0);
+        assert_eq!(quality(0b001, 3, 2, &jac), 0.0);
+        // without the elimination the first row carries no information: no switch
+        let written = [0.0, 0.0, 0.0, 0.0, 0.0, -1.0];
+        assert_eq!(select(0b001, 3, 0, &written), 0b001);
+    }
 
     #[test]
     fn weights_pick_the_jth_state() {
@@ -525,30 +612,30 @@ mod tests {
     fn pendulum_constraint_pivots_on_the_larger_coordinate() {
         // J = [2x, 2y]; x = 0.99, y = 0.1: compute x from the constraint, y is the state
         let jac = [1.98, 0.2];
-        assert_eq!(select(0b01, 2, &jac), 0b10);
-        assert!(quality(0b01, 2, &jac) < 0.11);
-        assert_eq!(quality(0b10, 2, &jac), 1.0);
+        assert_eq!(select(0b01, 2, 0, &jac), 0b10);
+        assert!(quality(0b01, 2, 0, &jac) < 0.11);
+        assert_eq!(quality(0b10, 2, 0, &jac), 1.0);
         // a good current choice is kept even when another is as good
-        assert_eq!(select(0b01, 2, &[1.0, 1.0]), 0b01);
+        assert_eq!(select(0b01, 2, 0, &[1.0, 1.0]), 0b01);
     }
 
     #[test]
     fn two_constraints_over_three_candidates() {
         // rows: [1 0 1], [0 1 1]: any two columns are regular, the first two form I
         let jac = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0];
-        assert!((quality(0b100, 3, &jac) - 1.0).abs() < 1e-12);
+        assert!((quality(0b100, 3, 0, &jac) - 1.0).abs() < 1e-12);
         // with candidate 0 a state, columns 1 and 2 form [[0,1],[1,1]] (|det| 1)
-        assert!((quality(0b001, 3, &jac) - 1.0).abs() < 1e-12);
+        assert!((quality(0b001, 3, 0, &jac) - 1.0).abs() < 1e-12);
         // a singular block is the worst choice
         let jac = [1.0, 2.0, 0.0, 2.0, 4.0, 1.0];
-        assert_eq!(quality(0b100, 3, &jac), 0.0);
-        let m = select(0b100, 3, &jac);
-        assert!(quality(m, 3, &jac) > 0.5, "{m:b}");
+        assert_eq!(quality(0b100, 3, 0, &jac), 0.0);
+        let m = select(0b100, 3, 0, &jac);
+        assert!(quality(m, 3, 0, &jac) > 0.5, "{m:b}");
     }
 
     #[test]
     fn malformed_arguments_keep_the_choice() {
-        assert_eq!(select(0b1, 3, &[1.0, 2.0]), 0b1);
-        assert_eq!(quality(0b1, 0, &[]), 1.0);
+        assert_eq!(select(0b1, 3, 0, &[1.0, 2.0]), 0b1);
+        assert_eq!(quality(0b1, 0, 0, &[]), 1.0);
     }
 }

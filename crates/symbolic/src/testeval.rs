@@ -106,12 +106,18 @@ impl<'p> Eval<'p> {
                     crate::state_sets::WEIGHT => {
                         crate::state_sets::weight(a[0] as i64, a[1] as i64, a[2] as i64 - 1)
                     }
-                    crate::state_sets::QUALITY => {
-                        crate::state_sets::quality(a[0] as i64, a[1] as usize, &a[2..])
-                    }
-                    crate::state_sets::SELECT => {
-                        crate::state_sets::select(a[0] as i64, a[1] as usize, &a[2..]) as f64
-                    }
+                    crate::state_sets::QUALITY => crate::state_sets::quality(
+                        a[0] as i64,
+                        a[1] as usize,
+                        a[2] as usize,
+                        &a[3..],
+                    ),
+                    crate::state_sets::SELECT => crate::state_sets::select(
+                        a[0] as i64,
+                        a[1] as usize,
+                        a[2] as usize,
+                        &a[3..],
+                    ) as f64,
                     other => panic!("test evaluator: no function {other}"),
                 }
             }
