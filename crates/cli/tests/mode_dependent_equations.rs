@@ -77,10 +77,19 @@ fn events_closer_than_their_location_are_recorded_as_one_instant() {
     // The release happens at tau = tau0, t = 0.5: the grid row at 0.5, then the left limit
     // of the first event and the right limit of the second (without merging, the first
     // event's right row and the second's left row, both with startForward true, come between).
-    let release: Vec<usize> = (0..t.len()).filter(|&i| (t[i] - 0.5).abs() < 1e-9).collect();
+    let release: Vec<usize> = (0..t.len())
+        .filter(|&i| (t[i] - 0.5).abs() < 1e-9)
+        .collect();
     let modes: Vec<f64> = release.iter().map(|&i| mode[i]).collect();
-    assert_eq!(modes, [0.0, 0.0, 1.0], "grid row, left limit, right limit: {release:?}");
-    assert!(start.iter().all(|&s| s == 0.0), "startForward never recorded true");
+    assert_eq!(
+        modes,
+        [0.0, 0.0, 1.0],
+        "grid row, left limit, right limit: {release:?}"
+    );
+    assert!(
+        start.iter().all(|&s| s == 0.0),
+        "startForward never recorded true"
+    );
     // sliding from t = 0.5: w' = 2 t - 1, so w(1) = 1/4
     assert_close("w(1)", run.last("w"), 0.25, 1e-6);
 }

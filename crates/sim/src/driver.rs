@@ -819,15 +819,16 @@ impl<'a, Rec: Recorder> EventLoop<'a, Rec> {
         // The rows of this event carry the time of the instant it belongs to.
         let merged = self.merge_into_previous_event(t_hi);
         let label = merged.unwrap_or(t_hi);
+        // Left limit: continuous mode just before the event, labelled with the event time.
+        // Evaluated even when its row is merged away: the event iteration starts from it.
+        self.integ.interpolate(t_lo, &mut self.x);
+        if t_lo == self.integ.t() {
+            self.x.copy_from_slice(self.integ.x());
+        }
+        self.model
+            .derivatives(t_lo, &self.x, &mut self.dx)
+            .map_err(SimErrorKind::Runtime)?;
         if merged.is_none() {
-            // Left limit: continuous mode just before the event, labelled with the event time.
-            self.integ.interpolate(t_lo, &mut self.x);
-            if t_lo == self.integ.t() {
-                self.x.copy_from_slice(self.integ.x());
-            }
-            self.model
-                .derivatives(t_lo, &self.x, &mut self.dx)
-                .map_err(SimErrorKind::Runtime)?;
             self.record_current(t_hi);
         }
         // Right limit.
