@@ -75,20 +75,22 @@ double scaledSum(const double *u, int n, int k, double *mean) {
     output Integer y;
   external annotation(Include = "int twice(int x) { return 2 * x; }");
   end twice;
-  function fill "an output array passed by pointer, row-major"
+  function rows "an output array passed by pointer, row-major"
     input Integer n;
     output Real a[2, 3];
   external "C" fillRows(a, n) annotation(Include = "
 void fillRows(double *a, int n) { int i; for (i = 0; i < 6; i++) a[i] = n * (i + 1); }");
-  end fill;
+  end rows;
   parameter Real u[4] = {1, 2, 3, 4};
   parameter Real s = scaledSum(u, 3);
   Real mean;
   parameter Integer t = twice(21);
-  Real a[2, 3] = fill(10);
+  Real a[2, 3];
   Real y = scaledSum({time, 1}, 2);
 equation
   (, mean) = scaledSum(u, 1);
+algorithm
+  a := rows(10);
   annotation(experiment(StopTime = 1, Interval = 0.5));
 end Mapping;
 "#;
