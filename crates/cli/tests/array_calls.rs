@@ -115,3 +115,36 @@ fn tuple_equations_of_inlinable_functions_are_solved_implicitly() {
         assert_close("vr", run.get("vr")[i], c, 1e-9);
     }
 }
+
+const MATRIX_POWER: &str = r#"
+model MatrixPower "A ^ k of a square matrix is a matrix power, not element-wise"
+  parameter Real A[2, 2] = [1, 2; 3, 4];
+  Real I[2, 2] = A ^ 0;
+  Real B[2, 2] = A ^ 2;
+  Real C[2, 2] = {{1, 1}, {0, 1}} ^ 3;
+  Real D[2, 2] = time * A ^ 1;
+  annotation(experiment(StopTime = 1, Interval = 0.5));
+end MatrixPower;
+"#;
+
+/// `A ^ 0` is the identity, `A ^ k` the product of k factors (spec 10.6.5).
+#[test]
+fn matrix_power_is_a_repeated_product() {
+    let run = simulate_source("MatrixPower", MATRIX_POWER, &[]);
+    let expect = [
+        ("I[1,1]", 1.0),
+        ("I[1,2]", 0.0),
+        ("I[2,1]", 0.0),
+        ("I[2,2]", 1.0),
+        ("B[1,1]", 7.0),
+        ("B[1,2]", 10.0),
+        ("B[2,1]", 15.0),
+        ("B[2,2]", 22.0),
+        ("C[1,2]", 3.0),
+        ("C[2,1]", 0.0),
+        ("D[2,2]", 4.0),
+    ];
+    for (name, value) in expect {
+        assert_close(name, run.last(name), value, 1e-12);
+    }
+}

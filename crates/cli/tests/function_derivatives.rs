@@ -337,3 +337,54 @@ end Circle;
         f("acc[2]", -f64::sin(t));
     }
 }
+
+const ANNOTATED_SECOND_DERIVATIVE: &str = r#"
+model AnnotatedSecondDerivative "x1 = f(t + 1, w) twice differentiated through annotations"
+  function f
+    input Real u;
+    input Real w;
+    output Real y;
+  algorithm
+    y := w * u^3;
+    annotation(derivative(noDerivative = w) = f_d);
+  end f;
+  function f_d
+    input Real u;
+    input Real w;
+    input Real du;
+    output Real dy;
+  algorithm
+    dy := 3 * w * u^2 * du;
+    annotation(derivative(noDerivative = w, order = 1) = f_dd);
+  end f_d;
+  function f_dd "inputs of f_d, then the derivative of its du only"
+    input Real u;
+    input Real w;
+    input Real du;
+    input Real ddu;
+    output Real ddy;
+  algorithm
+    ddy := 6 * w * u * du^2 + 3 * w * u^2 * ddu;
+  end f_dd;
+  parameter Real w = 2;
+  Real x[3];
+equation
+  x[1] = f(time + 1, w);
+  der(x[1:2]) = x[2:3];
+  annotation(experiment(StopTime = 1, Interval = 0.5));
+end AnnotatedSecondDerivative;
+"#;
+
+/// The derivative named on a first derivative (`f_d`, `derivative(order = 1) = f_dd`) takes
+/// the inputs of `f_d` and one more derivative of its derivative inputs only (spec 12.7.1),
+/// so `f_dd` is called with 4 arguments: x3 = 6 w (t + 1).
+#[test]
+fn derivative_annotated_on_the_first_derivative_takes_the_new_derivatives_only() {
+    let run = simulate_source(
+        "AnnotatedSecondDerivative",
+        ANNOTATED_SECOND_DERIVATIVE,
+        &[],
+    );
+    assert_close("x[2] at t = 1", run.last("x[2]"), 3.0 * 2.0 * 4.0, 1e-6);
+    assert_close("x[3] at t = 1", run.last("x[3]"), 6.0 * 2.0 * 2.0, 1e-6);
+}

@@ -281,9 +281,7 @@ fn math2(m: Math2, x: &Value, y: &Value) -> VResult<Value> {
         let r = match m {
             Math2::Min => a.min(b),
             Math2::Max => a.max(b),
-            Math2::Div | Math2::Mod | Math2::Rem if b == 0 => {
-                return Err(format!("integer division by zero in {m:?}({a}, {b})"))
-            }
+            Math2::Div | Math2::Mod | Math2::Rem if b == 0 => return Err(zero_divisor(m, x, y)),
             Math2::Div => a.wrapping_div(b),
             Math2::Mod => {
                 let r = a.wrapping_rem_euclid(b);
@@ -298,7 +296,21 @@ fn math2(m: Math2, x: &Value, y: &Value) -> VResult<Value> {
         };
         return Ok(Value::Int(r));
     }
-    Ok(Value::Real(m.apply(x.as_f64()?, y.as_f64()?)))
+    let (a, b) = (x.as_f64()?, y.as_f64()?);
+    if b == 0.0 && matches!(m, Math2::Div | Math2::Mod | Math2::Rem) {
+        return Err(zero_divisor(m, x, y));
+    }
+    Ok(Value::Real(m.apply(a, b)))
+}
+
+/// The error of `div`, `mod` or `rem` with a zero divisor (spec 3.7.1: undefined).
+fn zero_divisor(m: Math2, x: &Value, y: &Value) -> String {
+    let name = format!("{m:?}").to_lowercase();
+    format!(
+        "division by zero in `{name}({}, {})`: the divisor of `{name}` must not be zero",
+        crate::value::to_modelica_string(x, 6),
+        crate::value::to_modelica_string(y, 6)
+    )
 }
 
 fn fold_numeric(

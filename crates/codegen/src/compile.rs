@@ -499,7 +499,9 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         });
     }
     c.called.extend(c.tc.called.iter().copied());
-    check_reachable_functions(&funcs, &c.called)?;
+    let reachable = reachable_functions(&funcs, &c.called);
+    link_external_c(&mut funcs, &reachable);
+    check_reachable_functions(&funcs, &reachable)?;
 
     // scratch registers go behind everything permanent
     let temp_start = c.tc.static_end();
@@ -656,19 +658,50 @@ fn sparse_layout(n: usize, entries: &[(u32, u32, u32)]) -> Option<(SparseSystem,
     Some((SparseSystem::new(n, pattern), positions))
 }
 
-/// Functions that cannot run (unknown external code) are an error only when reachable.
-fn check_reachable_functions(funcs: &[CFunction], roots: &BTreeSet<u32>) -> Result<(), String> {
+/// The functions the program calls, directly or through other functions.
+fn reachable_functions(funcs: &[CFunction], roots: &BTreeSet<u32>) -> BTreeSet<u32> {
     let mut seen = BTreeSet::new();
     let mut stack: Vec<u32> = roots.iter().copied().collect();
     while let Some(f) = stack.pop() {
-        if !seen.insert(f) {
-            continue;
+        if seen.insert(f) {
+            stack.extend(funcs[f as usize].callees.iter().copied());
         }
+    }
+    seen
+}
+
+/// Compile and load the user C code of the reachable external C functions (`extc.rs`);
+/// functions nothing calls are never compiled.
+fn link_external_c(funcs: &mut [CFunction], reachable: &BTreeSet<u32>) {
+    let mut calls: Vec<&mut crate::extc::CCall> = funcs
+        .iter_mut()
+        .enumerate()
+        .filter(|(i, _)| reachable.contains(&(*i as u32)))
+        .filter_map(|(_, f)| match &mut f.body {
+            CBody::ExternC(c) => Some(&mut **c),
+            _ => None,
+        })
+        .collect();
+    crate::extc::link(&mut calls);
+}
+
+/// Functions that cannot run (unknown external code, C code that did not compile) are an
+/// error only when reachable.
+fn check_reachable_functions(funcs: &[CFunction], reachable: &BTreeSet<u32>) -> Result<(), String> {
+    for &f in reachable {
         let func = &funcs[f as usize];
-        if let CBody::Unsupported(msg) = &func.body {
-            return Err(msg.clone());
+        match &func.body {
+            CBody::Unsupported(msg) => return Err(msg.clone()),
+            CBody::ExternC(c) => {
+                if let Err(msg) = &c.entry {
+                    return Err(format!(
+                        "function `{}` calls external C function `{}`: {msg}",
+                        func.name, c.c_name
+                    ));
+                }
+            }
+            _ => {}
         }
-        stack.extend(func.callees.iter().copied());
     }
     Ok(())
 }

@@ -175,6 +175,8 @@ pub enum CBody {
         arg_outputs: Vec<Option<usize>>,
         result: Option<usize>,
     },
+    /// `external "C"` call of user C code, compiled and loaded by `extc.rs`.
+    ExternC(Box<crate::extc::CCall>),
     /// Cannot be executed; the message says why (reported if the function is ever needed).
     Unsupported(String),
 }
@@ -249,7 +251,7 @@ impl<'a> Scope<'a> {
         slot
     }
 
-    fn lookup_local(&self, name: &str) -> Option<(u32, Ty)> {
+    pub(crate) fn lookup_local(&self, name: &str) -> Option<(u32, Ty)> {
         self.locals
             .iter()
             .rev()
@@ -612,9 +614,8 @@ pub fn compile_function(f: &Function, fn_index: &HashMap<String, u32>) -> VResul
             name,
             output,
             args,
-        } => compile_external(
-            &mut scope, &f.name, language, name, output, args, &f.outputs,
-        )?,
+            ..
+        } => compile_external(&mut scope, f, language, name, output, args, &f.outputs)?,
     };
     let mut local_types = vec![Ty::Real; scope.frame_size as usize];
     for (_, slot, ty) in &scope.locals {
@@ -785,7 +786,7 @@ fn initialization_order(vars: &[&FunctionVar]) -> Vec<usize> {
 
 fn compile_external(
     scope: &mut Scope,
-    fname: &str,
+    f: &Function,
     language: &str,
     name: &str,
     output: &Option<String>,
@@ -819,11 +820,15 @@ fn compile_external(
             func,
             args: scope.compile_args(args)?,
         }),
+        ("C", _) => Ok(CBody::ExternC(Box::new(crate::extc_args::c_call(
+            scope, f, name, output, args,
+        )?))),
         _ => Ok(CBody::Unsupported(format!(
-            "function `{fname}` calls external {language} function `{name}`, which moss cannot \
-             execute (C math library functions such as sin, cos, exp, log, sqrt, atan2, pow, \
-             the MSL's C support functions and LAPACK's dgesv and dgelsy run natively); give the \
-             function a Modelica algorithm body instead"
+            "function `{}` calls external {language} function `{name}`, which moss cannot \
+             execute (C functions with their code in the `Include` or `Library` annotation, C \
+             math library functions, the MSL's C support functions and LAPACK's dgesv and \
+             dgelsy run); give the function a Modelica algorithm body instead",
+            f.name
         ))),
     }
 }
@@ -948,6 +953,7 @@ impl Env<'_> {
                     }
                 }
             }
+            CBody::ExternC(call) => crate::extc_args::run(self, call, &mut frame)?,
             CBody::Unsupported(msg) => return Err(msg.clone()),
         }
         Ok(func

@@ -13,6 +13,8 @@
 mod builtins;
 mod compile;
 mod event_only;
+mod extc;
+mod extc_args;
 mod func;
 pub mod interp;
 mod linalg;

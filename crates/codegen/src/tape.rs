@@ -704,7 +704,10 @@ impl<'a> TapeCompiler<'a> {
                 if let (Some(f), [a]) = (Math1::from_name(func), args) {
                     return self.unary(a, dst, code, move |d, a| Instr::M1 { f, d, a });
                 }
-                if let (Some(f), [a, b]) = (Math2::from_name(func), args) {
+                // div, mod and rem report a zero divisor (spec 3.7.1), which the
+                // floating-point instruction cannot: they run as generic calls
+                let checked = matches!(func, "div" | "mod" | "rem");
+                if let (Some(f), [a, b], false) = (Math2::from_name(func), args, checked) {
                     return self.binary(a, b, dst, code, move |d, a, b| Instr::M2 { f, d, a, b });
                 }
             }

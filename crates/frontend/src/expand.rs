@@ -719,6 +719,9 @@ impl<'a> Flattener<'a> {
         let fop = map_op(op);
         if op == BinaryOp::Pow {
             crate::typecheck::structure::array_power_exponent(&a, &b, span)?;
+            if a.shape().len() == 2 {
+                return self.matrix_power(a, b, span);
+            }
         }
         match op {
             BinaryOp::Mul => self.mul(a, b, span),
@@ -728,6 +731,53 @@ impl<'a> Flattener<'a> {
             BinaryOp::Div | BinaryOp::Pow => err(span, "the right operand must be a scalar"),
             _ => elementwise(&a, &b, fop, span),
         }
+    }
+
+    /// `A ^ k` of a square matrix (spec 10.6.5): the identity for `k = 0`, else `k - 1`
+    /// matrix products. The exponent must be known at translation time, since it decides
+    /// the structure of the expression.
+    fn matrix_power(&self, a: Val, b: Val, span: Span) -> Res<Val> {
+        let shape = a.shape();
+        if shape[0] != shape[1] {
+            return err(
+                span,
+                format!(
+                    "`A ^ k` needs a square matrix, but `A` has size [{}, {}]",
+                    shape[0], shape[1]
+                ),
+            )
+            .map_err(|d| Box::new(d.with_help("for element-wise powers write `A .^ k`")));
+        }
+        let k = match &b {
+            Val::S(Expr::Integer(k)) if *k >= 0 => *k,
+            Val::S(e) => {
+                return err(
+                    span,
+                    format!(
+                        "the exponent of a matrix power `A ^ k` must be a non-negative Integer \
+                         known at translation time, not `{}`",
+                        crate::print::print_expr(e)
+                    ),
+                )
+            }
+            _ => return err(span, "the exponent of a matrix power must be a scalar"),
+        };
+        let n = shape[0];
+        if k == 0 {
+            let row = |i: usize| {
+                Val::A(
+                    (0..n)
+                        .map(|j| Val::S(Expr::Integer((i == j) as i64)))
+                        .collect(),
+                )
+            };
+            return Ok(Val::A((0..n).map(row).collect()));
+        }
+        let mut out = a.clone();
+        for _ in 1..k {
+            out = self.mul(out, a.clone(), span)?;
+        }
+        Ok(out)
     }
 
     /// A flat binary operator on values (used by the function interpreter).
@@ -2256,14 +2306,17 @@ impl<'a> Flattener<'a> {
             fields.extend(inputs.iter().map(|c| c.name.clone()).zip(args));
             return Ok(Val::R(fields));
         }
-        if let Some(Val::R(fields)) = args.first() {
-            if fields
-                .first()
-                .is_some_and(|(n, _)| &**n == crate::tables::EXTOBJ)
-            {
-                return self.lower_table_call(&self.lk.name_of(id), &args, span);
-            }
+        if args
+            .first()
+            .is_some_and(crate::external_objects::is_msl_table)
+        {
+            return self.lower_table_call(&self.lk.name_of(id), &args, span);
         }
+        // other external objects are passed as the call of their constructor
+        let args = args
+            .into_iter()
+            .map(|a| self.object_as_call(a, span))
+            .collect::<Res<Vec<_>>>()?;
         if is_record {
             let v = Val::R(inputs.iter().map(|c| c.name.clone()).zip(args).collect());
             self.note_record_class(id, &v);

@@ -469,7 +469,31 @@ pub enum FunctionBody {
         name: String,
         output: Option<String>,
         args: Vec<Expr>,
+        /// The C code the call needs (the external clause's annotation); empty for the
+        /// library functions moss runs natively.
+        #[cfg_attr(feature = "serde", serde(default))]
+        code: ExternalCode,
     },
+}
+
+/// What the annotation of an external clause says about the code to compile and link
+/// (spec 12.9.4), with `modelica://` URIs already resolved to directories that exist. The
+/// default directories of the function's top-level library (`Resources/Include`,
+/// `Resources/Library`) are included when they exist.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ExternalCode {
+    /// `Include` texts, each pasted into the generated C file once.
+    pub includes: Vec<String>,
+    /// Directories for `#include` (`IncludeDirectory`).
+    pub include_dirs: Vec<String>,
+    /// Libraries to link (`Library`, without `lib` prefix and suffix).
+    pub libraries: Vec<String>,
+    /// Directories searched for them (`LibraryDirectory`).
+    pub library_dirs: Vec<String>,
+    /// Variables of the function that are external objects (C `void*` handles, held as
+    /// Integers).
+    pub objects: Vec<String>,
 }
 
 /// `annotation(derivative(order=2, noDerivative=x, zeroDerivative=y) = f_der)`

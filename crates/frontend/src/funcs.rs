@@ -5,8 +5,8 @@
 use crate::ctx::Flattener;
 use crate::expand::{cref_text, Cx, Val, EXTRA_BUILTINS};
 use crate::flat::{
-    self, AssertLevel, BinaryOp as FB, DerivativeAnnotation, Expr, Function, FunctionBody,
-    FunctionVar, ScalarType, Statement, Subscript, BUILTINS,
+    self, AssertLevel, BinaryOp as FB, DerivativeAnnotation, Expr, ExternalCode, Function,
+    FunctionBody, FunctionVar, ScalarType, Statement, Subscript, BUILTINS,
 };
 use crate::flatten::origin;
 use crate::inst::*;
@@ -125,6 +125,8 @@ impl<'a> Flattener<'a> {
                 hoist.funargs.borrow_mut().insert(fi.to_string(), a.clone());
             }
         }
+        // components that are external objects (C handles)
+        let mut objects: Vec<String> = Vec::new();
         for comp in &elems.comps {
             if hoist.funargs.borrow().contains_key(&*comp.name) {
                 continue;
@@ -211,6 +213,11 @@ impl<'a> Flattener<'a> {
                             self.lk.name_of(*c)
                         ),
                     )
+                }
+                // an external object is its C handle (see `external_objects.rs`)
+                Base::Class(c) if crate::tables::is_external_object(self, *c) => {
+                    objects.push(comp.name.to_string());
+                    ScalarType::Integer
                 }
                 Base::Class(c) => {
                     return err(
@@ -342,6 +349,10 @@ impl<'a> Flattener<'a> {
                         name: fname,
                         output,
                         args,
+                        code: ExternalCode {
+                            objects: objects.clone(),
+                            ..self.external_code(ext, name)?
+                        },
                     });
                 }
             }
@@ -801,6 +812,12 @@ impl<'a> Flattener<'a> {
                 args: builtin_args(pos)?,
             }));
         }
+        // `MyTable(vals)` of an external object class calls its constructor
+        let id = if crate::tables::is_external_object(self, id) {
+            self.object_constructor(id, span)?
+        } else {
+            id
+        };
         let full = self.lk.name_of(id);
         // Place named arguments; defaults and records are handled by `finish_call`.
         let fnode = self.package_node(id);

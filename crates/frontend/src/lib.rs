@@ -23,6 +23,8 @@ pub mod connect_rules;
 pub mod ctx;
 pub mod expand;
 pub mod expandable;
+pub mod external_code;
+pub mod external_objects;
 pub mod flat;
 pub mod flatten;
 mod fnrecords;

@@ -487,6 +487,7 @@ pub fn print_function(out: &mut String, f: &Function) {
             name,
             output,
             args,
+            ..
         } => {
             let a: Vec<String> = args.iter().map(|x| expr(x, p)).collect();
             let lhs = output

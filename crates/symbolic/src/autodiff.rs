@@ -1264,6 +1264,7 @@ mod tests {
             name: "e".into(),
             output: Some("z".into()),
             args: vec![v("u")],
+            code: Default::default(),
         };
         let calls_e = function(
             "P.callsE",

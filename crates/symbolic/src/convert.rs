@@ -439,7 +439,22 @@ impl<'a> Conv<'a> {
     fn collect_derivative_annotations(&mut self) {
         let mut fder = HashMap::default();
         let mut second = Vec::new();
+        // First derivatives of other functions: an annotation on them names the derivative
+        // of the derivative, whose extra inputs are the derivatives of their `du` inputs
+        // only (see `second_derivatives_declared_on_the_first`), whatever its `order` says.
+        let firsts: std::collections::HashSet<&str> = self
+            .flat
+            .functions
+            .values()
+            .filter_map(|f| {
+                let d = f.derivatives.iter().find(|d| d.order == 1)?;
+                (d.function != f.name).then_some(d.function.as_str())
+            })
+            .collect();
         for (name, f) in &self.flat.functions {
+            if firsts.contains(name.as_str()) {
+                continue;
+            }
             let Some(ann) = f.derivatives.iter().find(|d| d.order == 1) else {
                 continue;
             };

@@ -1384,6 +1384,7 @@ fn derivative_annotation_is_used_for_index_reduction_and_solving() {
             name: name.into(),
             output: None,
             args: vec![],
+            code: Default::default(),
         },
         derivatives: ders,
         inline: false,

@@ -355,6 +355,7 @@ fn external_c_math_functions() {
             name: cname.into(),
             output: Some("y".into()),
             args: vec![fv("u")],
+            code: Default::default(),
         },
         ..function(name, vec![real_in("u")], vec![real_in("y")], vec![], vec![])
     };
@@ -366,6 +367,7 @@ fn external_c_math_functions() {
             name: "exp".into(),
             output: Some("y".into()),
             args: vec![fv("u")],
+            code: Default::default(),
         },
         ..function(
             "Modelica.Math.exp",

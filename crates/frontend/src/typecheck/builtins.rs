@@ -56,6 +56,14 @@ pub(super) fn check(cx: &Checker, e: &Expr, func: &str, args: &[Expr], tys: &[Ty
         "smooth" => tys.get(1).cloned().unwrap_or(Ty::Unknown),
         "edge" | "change" | "initial" | "terminal" => Ty::Boolean,
         "String" => Ty::String,
+        "div" | "mod" | "rem" if is_literal_zero(args.get(1)) => {
+            return Err(type_err(
+                e,
+                format!("division by zero: the divisor of `{func}` is 0"),
+                "`div`, `mod` and `rem` are undefined for a zero divisor (spec 3.7.1); \
+                 guard the call with an if-expression",
+            ))
+        }
         "div" | "mod" | "rem" | "max" | "min" if tys.len() == 2 => {
             match super::types::unify(&tys[0], &tys[1]) {
                 Some(t) if t.is_numeric() || t == Ty::Unknown => t,
@@ -64,6 +72,16 @@ pub(super) fn check(cx: &Checker, e: &Expr, func: &str, args: &[Expr], tys: &[Ty
         }
         _ => return Ok(None),
     }))
+}
+
+/// A literal 0 or 0.0 (also negated): a divisor known to be zero at translation time.
+fn is_literal_zero(e: Option<&Expr>) -> bool {
+    match e {
+        Some(Expr::Integer(0)) => true,
+        Some(Expr::Real(x)) => *x == 0.0,
+        Some(Expr::Unary { arg, .. }) => is_literal_zero(Some(arg)),
+        _ => false,
+    }
 }
 
 /// `der(x)`: `x` is a Real expression (spec 3.7.4), and not a discrete-time variable
