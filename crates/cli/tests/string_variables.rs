@@ -21,6 +21,8 @@ model CounterText
   Real paddedOk = if padded == "   " + String(n) then 1 else 0;
   String fixedPoint = String(2.5 + n, format = "6.2f");
   // "  2.50" against "2.5" (%g drops the trailing zero) padded by hand
+  // folded at translation time: 6 significant digits, as at run time
+  Real piOk = if String(3.14159265) == "3.14159" and String(-1.5e-7) == "-1.5e-07" then 1 else 0;
   Real formatOk = if fixedPoint == "  " + String(2.5 + n, significantDigits = 3) + "0" then 1 else 0;
 equation
   when sample(0.1, 0.1) then
@@ -42,6 +44,7 @@ fn discrete_strings_change_at_events_and_drive_numbers() {
     assert_close("green after the first sample", r.at("blue", 0.15), 0.0, 0.0);
     assert_close("blue from the second sample", r.at("blue", 0.25), 1.0, 0.0);
     // n < 10: one digit right-justified in 4 characters; "2.50" ... "7.50" in 6.2f
+    assert_close("String of a Real literal", r.at("piOk", 0.3), 1.0, 0.0);
     for t in [0.05, 0.25, 0.52] {
         assert_close("minimumLength/leftJustified", r.at("paddedOk", t), 1.0, 0.0);
         assert_close("format = \"6.2f\"", r.at("formatOk", t), 1.0, 0.0);
