@@ -91,10 +91,9 @@ impl Emitter {
             } => {
                 // a relation between parameter values cannot cross during a simulation, and
                 // one between Strings has no crossing function: it changes at events only
-                let varies = event
-                    && !(m.is_parameter_expr(lhs) && m.is_parameter_expr(rhs))
-                    && !string_valued(m, lhs)
-                    && !string_valued(m, rhs);
+                let constant = m.is_parameter_expr(lhs) && m.is_parameter_expr(rhs);
+                let strings = string_valued(m, lhs) || string_valued(m, rhs);
+                let varies = event && !constant && !strings;
                 let zc = if !varies || !self.events {
                     None
                 } else if self.new_zero_crossings {
