@@ -143,8 +143,17 @@ pub enum Step {
     Assert {
         code: Vec<Instr>,
         out: u32,
+        /// A condition that compares Strings, run by the function interpreter instead of
+        /// `code` (`strings_involved`).
+        value_cond: Option<FExpr>,
         message: FExpr,
         level: AssertLevel,
+    },
+    /// `out := expr` through the function interpreter: an assignment that computes or
+    /// compares Strings (`strings_involved`); a String result is stored as its handle.
+    Value {
+        expr: FExpr,
+        out: u32,
     },
     Terminate {
         message: FExpr,
@@ -179,7 +188,7 @@ impl Step {
                     }
                 }
             }
-            Step::Algorithm { .. } | Step::Terminate { .. } => {}
+            Step::Algorithm { .. } | Step::Terminate { .. } | Step::Value { .. } => {}
         }
     }
 }
@@ -725,11 +734,15 @@ impl Compiler<'_> {
         let mut tape_flag = false;
         for (i, b) in blocks.iter().enumerate() {
             let flag = event_only.get(i).copied().unwrap_or(false);
-            if !tape.is_empty() && (flag != tape_flag || !matches!(b, Block::Assign { .. })) {
+            let numeric = match b {
+                Block::Assign { var, expr } => !self.strings_involved(*var, expr),
+                _ => false,
+            };
+            if !tape.is_empty() && (flag != tape_flag || !numeric) {
                 steps.push(Step::Tape(std::mem::take(&mut tape)));
                 flags.push(tape_flag);
             }
-            if let Block::Assign { var, expr } = b {
+            if let (true, Block::Assign { var, expr }) = (numeric, b) {
                 self.tc.compile_into(expr, *var, &mut tape).map_err(|e| {
                     format!("block {i} (assignment to `{}`): {e}", self.var_name(*var))
                 })?;
@@ -776,6 +789,10 @@ impl Compiler<'_> {
 
     fn block(&mut self, b: &Block) -> Result<Step, String> {
         Ok(match b {
+            Block::Assign { var, expr } if self.strings_involved(*var, expr) => Step::Value {
+                out: self.check_var(*var)?,
+                expr: self.message(expr)?,
+            },
             Block::Assign { .. } => {
                 let mut code = vec![];
                 if let Block::Assign { var, expr } = b {
@@ -991,10 +1008,17 @@ impl Compiler<'_> {
                 level,
             } => {
                 let mut code = vec![];
-                let out = self.tc.compile_to_static(condition, &mut code)?;
+                let mut value_cond = None;
+                let out = if self.mentions_strings(condition) {
+                    value_cond = Some(self.message(condition)?);
+                    self.tc.compile_to_static(&PExpr::Const(1.0), &mut code)?
+                } else {
+                    self.tc.compile_to_static(condition, &mut code)?
+                };
                 Step::Assert {
                     code,
                     out,
+                    value_cond,
                     message: self.message(message)?,
                     level: *level,
                 }
@@ -1003,6 +1027,46 @@ impl Compiler<'_> {
                 message: self.message(message)?,
             },
         })
+    }
+
+    /// Does assigning `expr` to `var` need the function interpreter? The tapes compute
+    /// numbers only; a String variable, or a value computed from Strings (`s == "a"`),
+    /// takes the slower path, which the numeric blocks never do.
+    fn strings_involved(&self, var: u32, expr: &PExpr) -> bool {
+        self.var_ty.get(var as usize) == Some(&Ty::Str) || self.mentions_strings(expr)
+    }
+
+    /// Does `e` contain a String: a literal, a String variable, or a call returning one
+    /// (`String(x)`, a user function with a String output)?
+    fn mentions_strings(&self, e: &PExpr) -> bool {
+        let returns_string = |func: &str| {
+            func == "String"
+                || self.p.functions.get(func).is_some_and(|f| {
+                    f.outputs
+                        .first()
+                        .is_some_and(|o| matches!(o.ty, moss_frontend::flat::ScalarType::String))
+                })
+        };
+        let is_str_var = |v: &u32| self.var_ty.get(*v as usize) == Some(&Ty::Str);
+        match e {
+            PExpr::Str(_) => true,
+            PExpr::Var(v) | PExpr::Pre(v) => is_str_var(v),
+            PExpr::Const(_) | PExpr::Time | PExpr::Initial | PExpr::Terminal | PExpr::Sample(_) => {
+                false
+            }
+            PExpr::Neg(a) | PExpr::Not(a) => self.mentions_strings(a),
+            PExpr::Arith(_, a, b) | PExpr::And(a, b) | PExpr::Or(a, b) => {
+                self.mentions_strings(a) || self.mentions_strings(b)
+            }
+            PExpr::Rel { lhs, rhs, .. } => self.mentions_strings(lhs) || self.mentions_strings(rhs),
+            PExpr::If(c, a, b) => {
+                self.mentions_strings(c) || self.mentions_strings(a) || self.mentions_strings(b)
+            }
+            PExpr::Call { func, args } => {
+                returns_string(func) || args.iter().any(|a| self.mentions_strings(a))
+            }
+            PExpr::Array(items) => items.iter().any(|a| self.mentions_strings(a)),
+        }
     }
 
     /// Messages are evaluated rarely and may use strings: they run in the interpreter.

@@ -1209,7 +1209,7 @@ impl Env<'_> {
                 let target = &mut frame[*slot as usize];
                 scatter(target, &sels, v)?;
             }
-            FTarget::Slot(s) => self.m.mem[*s as usize] = v.as_f64()?,
+            FTarget::Slot(s) => self.m.mem[*s as usize] = self.slot_number(v)?,
             FTarget::Elements(ts) => {
                 let Value::Array(a) = v else {
                     return Err(format!("cannot assign a {} to an array", v.type_name()));
@@ -1230,6 +1230,22 @@ impl Env<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The value of a model slot of type `ty` (a String slot holds a handle into the pool).
+    fn slot_value(&self, ty: Ty, x: f64) -> Value {
+        match ty {
+            Ty::Str => Value::Str(self.m.strings.text(x).to_string()),
+            _ => ty.value_of(x),
+        }
+    }
+
+    /// What a model slot stores for `v`: the number, or the handle of a String.
+    pub fn slot_number(&mut self, v: Value) -> VResult<f64> {
+        match v {
+            Value::Str(s) => Ok(self.m.strings.intern(&s)),
+            v => v.as_f64(),
+        }
     }
 
     fn eval_args(&mut self, args: &[FExpr], frame: &mut Vec<Value>) -> VResult<Vec<Value>> {
@@ -1388,9 +1404,9 @@ impl Env<'_> {
             FExpr::Const(v) => v.clone(),
             FExpr::Local(s) => frame[*s as usize].clone(),
             FExpr::Mem(i) => Value::Real(self.m.mem[*i as usize]),
-            FExpr::Slot(v, ty) => ty.value_of(self.m.mem[*v as usize]),
+            FExpr::Slot(v, ty) => self.slot_value(*ty, self.m.mem[*v as usize]),
             FExpr::Alias(v, s, o) => Value::Real(s * self.m.mem[*v as usize] + o),
-            FExpr::Pre(v, ty) => ty.value_of(self.m.mem[self.m.pre_index(*v)]),
+            FExpr::Pre(v, ty) => self.slot_value(*ty, self.m.mem[self.m.pre_index(*v)]),
             FExpr::Time => Value::Real(self.m.time()),
             FExpr::Neg(a) => neg(self.eval(a, frame)?)?,
             FExpr::Not(a) => Value::Bool(!self.eval(a, frame)?.as_bool()?),

@@ -10,7 +10,7 @@ use crate::model::{EventOutcome, ExecutableModel, ModelStats, RuntimeError};
 use crate::tape::{compare_with_hysteresis, hysteresis_shift, run_until_call, Instr, Stop};
 use crate::value::{to_modelica_string, Value};
 use moss_frontend::flat::AssertLevel;
-use moss_symbolic::program::VarKind;
+use moss_symbolic::program::{ValueType, VarKind};
 use moss_symbolic::CausalProgram;
 use std::sync::Arc;
 
@@ -86,8 +86,14 @@ impl Interpreter {
             m.mem[r as usize] = x;
         }
         for (i, v) in program.vars.iter().enumerate() {
-            m.mem[i] = v.start;
-            m.mem[n + i] = v.start;
+            // a String slot holds a handle: 0 is the empty string until a block writes it
+            let start = if v.ty == ValueType::String {
+                0.0
+            } else {
+                v.start
+            };
+            m.mem[i] = start;
+            m.mem[n + i] = start;
         }
         Ok(Interpreter {
             sample_state: vec![(0.0, 0.0, 0); program.samples.len()],
@@ -548,14 +554,26 @@ impl Rt<'_> {
                 self.m.states_changed = true;
                 Ok(())
             }
+            Step::Value { expr, out } => {
+                let mut env = self.env();
+                let x = env.eval(expr, &mut vec![]).and_then(|v| env.slot_number(v));
+                self.m.mem[*out as usize] = x.map_err(|e| self.error(e, vec![]))?;
+                Ok(())
+            }
             Step::Assert {
                 code,
                 out,
+                value_cond,
                 message,
                 level,
             } => {
                 self.run_tape(code)?;
-                if self.m.mem[*out as usize] != 0.0 {
+                if let Some(c) = value_cond {
+                    let holds = self.env().eval(c, &mut vec![]).and_then(|v| v.as_bool());
+                    if holds.map_err(|e| self.error(e, vec![]))? {
+                        return Ok(());
+                    }
+                } else if self.m.mem[*out as usize] != 0.0 {
                     return Ok(());
                 }
                 let text = self.message(message);
@@ -647,7 +665,10 @@ impl Rt<'_> {
         }
         for (o, v) in outputs.iter().zip(flat) {
             if let Some(slot) = o {
-                self.m.mem[*slot as usize] = v.as_f64().map_err(|e| self.error(e, vec![]))?;
+                self.m.mem[*slot as usize] = match v {
+                    Value::Str(text) => self.m.strings.intern(&text),
+                    v => v.as_f64().map_err(|e| self.error(e, vec![]))?,
+                };
             }
         }
         Ok(())

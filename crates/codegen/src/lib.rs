@@ -29,6 +29,7 @@ mod native_strings;
 mod pretty;
 mod solve;
 mod sparse;
+mod string_pool;
 mod tape;
 mod value;
 

@@ -67,6 +67,9 @@ pub struct Machine {
     /// `Interpreter::start_from_guesses`).
     #[cfg_attr(feature = "serde", serde(default))]
     pub last_evaluation: Option<f64>,
+    /// Texts of the String variables, whose slots hold handles (`string_pool.rs`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub strings: crate::string_pool::StringPool,
     /// Outputs of recent calls of expensive pure functions (a cache: never part of the
     /// state, so not saved).
     #[cfg_attr(feature = "serde", serde(skip))]

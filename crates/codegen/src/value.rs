@@ -187,39 +187,8 @@ pub fn array_literal(elems: Vec<Value>) -> VResult<Value> {
     Ok(Value::Array(ArrayVal { dims, data }))
 }
 
-/// Format a Real as Modelica's `String(x)` does by default (6 significant digits, `%g`).
-pub fn format_real(x: f64, significant: usize) -> String {
-    if x.is_nan() {
-        return "NaN".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    let p = significant.max(1);
-    let exp = x.abs().log10().floor() as i32;
-    if exp < -5 || exp >= p as i32 {
-        let s = format!("{:.*e}", p - 1, x);
-        // trim trailing zeros in the mantissa: 1.50000e3 -> 1.5e+03
-        let (mant, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let mant = trim_zeros(mant);
-        let e: i32 = e.parse().unwrap_or(0);
-        format!("{mant}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
-    } else {
-        let decimals = (p as i32 - 1 - exp).max(0) as usize;
-        trim_zeros(&format!("{:.*}", decimals, x)).to_string()
-    }
-}
-
-fn trim_zeros(s: &str) -> &str {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        s
-    }
-}
+/// Format a Real as Modelica's `String(x)` does (shared with translation-time folding).
+pub use moss_frontend::fold::format_real;
 
 /// `String(v, ...)`: the textual form of a value.
 pub fn to_modelica_string(v: &Value, significant: usize) -> String {

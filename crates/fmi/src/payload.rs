@@ -33,6 +33,7 @@ pub const FINGERPRINT: u64 = {
     h = fnv(include_bytes!("../../frontend/src/flat.rs"), h);
     h = fnv(include_bytes!("../../syntax/src/source.rs"), h);
     h = fnv(include_bytes!("../../codegen/src/machine.rs"), h);
+    h = fnv(include_bytes!("../../codegen/src/string_pool.rs"), h);
     h = fnv(include_bytes!("../../codegen/src/model.rs"), h);
     h = fnv(include_bytes!("../../codegen/src/interp.rs"), h);
     h

@@ -1702,18 +1702,76 @@ impl<'a> Flattener<'a> {
                     }
                 }
                 if fname == "String" {
-                    let mut s = vals;
-                    for n in named {
-                        s.push(self.expand(&n.value, env, cx)?);
+                    // `String(r)` of an operator record calls its `'String'` (spec 14.4)
+                    if let Some(class) = vals.first().and_then(|v| match v {
+                        Val::R(_) => self.record_class_of(v),
+                        _ => None,
+                    }) {
+                        if !named.is_empty() {
+                            return err(
+                                span,
+                                "named arguments of an overloaded `String` are not supported; pass them by position",
+                            );
+                        }
+                        return self.call_operator_of(class, "'String'", vals, env, cx, span);
                     }
-                    return Ok(Val::S(fold::call(
-                        "String",
-                        s.iter().map(Val::to_expr).collect(),
-                    )));
+                    let mut s: Vec<Expr> = vals.iter().map(Val::to_expr).collect();
+                    if !named.is_empty() {
+                        s = self.string_options(s, named, env, cx, span)?;
+                    }
+                    return Ok(Val::S(fold::call("String", s)));
                 }
                 self.builtin(&fname, vals, span)
             }
         }
+    }
+
+    /// The arguments of `String(x, <options>)` with named options (spec 3.7.1) in the
+    /// positional form later stages read: `(x, format)`, or `(x, minimumLength,
+    /// leftJustified, significantDigits)` with the defaults `0, true, 6` for options not
+    /// given (`significantDigits` only matters for a Real `x`).
+    fn string_options(
+        &self,
+        mut args: Vec<Expr>,
+        named: &[ast::NamedArg],
+        env: &Env,
+        cx: &mut Cx,
+        span: Span,
+    ) -> Res<Vec<Expr>> {
+        if args.len() != 1 {
+            return err(
+                span,
+                "the options of `String` (minimumLength, leftJustified, significantDigits, format) are named arguments only; name the extra positional arguments",
+            );
+        }
+        let mut options = [Expr::Integer(0), Expr::Boolean(true), Expr::Integer(6)];
+        let mut format = None;
+        for n in named {
+            let value = self.expand(&n.value, env, cx)?.to_expr();
+            match n.name.as_str() {
+                "minimumLength" => options[0] = value,
+                "leftJustified" => options[1] = value,
+                "significantDigits" => options[2] = value,
+                "format" => format = Some(value),
+                other => {
+                    return err(
+                        n.span,
+                        format!("`String` has no option `{other}`; use minimumLength, leftJustified, significantDigits or format"),
+                    )
+                }
+            }
+        }
+        match format {
+            Some(f) if named.len() == 1 => args.push(f),
+            Some(_) => {
+                return err(
+                    span,
+                    "`format` cannot be combined with the other options of `String`; give it alone",
+                )
+            }
+            None => args.extend(options),
+        }
+        Ok(args)
     }
 
     /// For a class declared `outer` (`outer function f = A;`), the matching `inner` class of

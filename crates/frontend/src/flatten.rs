@@ -1910,7 +1910,12 @@ impl<'a> Flattener<'a> {
             }
             StatementKind::TupleAssign { targets, value } => {
                 self.check_tuple_call(targets.len(), value, env, cx)?;
-                let v = strip_index_call(self.expand(value, env, cx)?.to_expr());
+                // A call with literal arguments would fold to its first output; the tuple
+                // needs all of them, so the call is kept as the equation form does.
+                let keep = self.keep_calls.replace(true);
+                let v = self.expand(value, env, cx);
+                self.keep_calls.set(keep);
+                let v = called_function(strip_index_call(v?.to_expr()));
                 let mut ts = Vec::new();
                 for t in targets {
                     ts.push(match t {

@@ -196,11 +196,14 @@ fn fold_call(func: &str, args: &[Expr]) -> Option<Expr> {
         ("Real", 1) => Some(Expr::Real(as_f64(&args[0])?)),
         ("noEvent", 1) => Some(args[0].clone()),
         ("smooth", 2) => Some(args[1].clone()),
-        ("String", _) => match &args[0] {
+        // Only the plain form folds (a Real with 6 significant digits); options (widths,
+        // significant digits, formats) are formatted at run time by `moss_codegen`'s
+        // `String` built-in.
+        ("String", 1) => match &args[0] {
             Expr::Integer(i) => Some(Expr::String(i.to_string())),
             Expr::Boolean(b) => Some(Expr::String(b.to_string())),
             Expr::Enum { literal, .. } => Some(Expr::String(literal.to_string())),
-            Expr::Real(r) => Some(Expr::String(format!("{r}"))),
+            Expr::Real(r) => Some(Expr::String(format_real(*r, 6))),
             _ => None,
         },
         _ => None,
@@ -229,5 +232,39 @@ pub fn if_expr(branches: Vec<(Expr, Expr)>, else_: Expr) -> Expr {
     Expr::If {
         branches: kept,
         else_: Box::new(else_),
+    }
+}
+
+/// Format a Real as Modelica's `String(x)` does by default (6 significant digits, `%g`).
+pub fn format_real(x: f64, significant: usize) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let p = significant.max(1);
+    let exp = x.abs().log10().floor() as i32;
+    if exp < -5 || exp >= p as i32 {
+        let s = format!("{:.*e}", p - 1, x);
+        // trim trailing zeros in the mantissa: 1.50000e3 -> 1.5e+03
+        let (mant, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let mant = trim_zeros(mant);
+        let e: i32 = e.parse().unwrap_or(0);
+        format!("{mant}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+    } else {
+        let decimals = (p as i32 - 1 - exp).max(0) as usize;
+        trim_zeros(&format!("{:.*}", decimals, x)).to_string()
+    }
+}
+
+fn trim_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
     }
 }

@@ -809,6 +809,42 @@ impl<'a> Conv<'a> {
         })
     }
 
+    /// The literal names of an enumeration-typed variable reference.
+    fn enumeration_literals(&self, e: &flat::Expr) -> Option<Vec<std::sync::Arc<str>>> {
+        let flat::Expr::Var { name, subscripts } = e else {
+            return None;
+        };
+        if !subscripts.is_empty() {
+            return None;
+        }
+        let v = self.flat.variables.iter().find(|v| &v.name == name)?;
+        match &v.ty {
+            ScalarType::Enumeration { literals, .. } => Some(literals.clone()),
+            _ => None,
+        }
+    }
+
+    /// `String(e)` of an enumeration variable is its literal's name (spec 4.9.5.2); at run
+    /// time a value is only its index, so the names are chosen by an if-expression over
+    /// the indices. Options (`minimumLength`, `leftJustified`) pad the chosen name.
+    fn enumeration_to_string(&mut self, args: &[flat::Expr], o: &Origin, no_event: bool) -> ExprId {
+        let literals = self.enumeration_literals(&args[0]).unwrap_or_default();
+        let e = self.expr(&args[0], o, true);
+        let mut acc = self.m.arena.str("");
+        for (i, name) in literals.iter().enumerate().rev() {
+            let index = self.m.arena.num((i + 1) as f64);
+            let is = self.m.arena.rel(Rel::Eq, e, index, false);
+            let text = self.m.arena.str(name);
+            acc = self.m.arena.if_(is, text, acc);
+        }
+        if args.len() == 1 {
+            return acc;
+        }
+        let mut rest: Vec<ExprId> = vec![acc];
+        rest.extend(args[1..].iter().map(|a| self.expr(a, o, no_event)));
+        self.m.arena.call("String", rest)
+    }
+
     fn call(&mut self, func: &str, args: &[flat::Expr], o: &Origin, no_event: bool) -> ExprId {
         let arity_ok = |n: usize| args.len() == n;
         match func {
@@ -831,6 +867,9 @@ impl<'a> Conv<'a> {
             "pre" if arity_ok(1) => {
                 let a = self.expr(&args[0], o, no_event);
                 self.pre_of(a, o)
+            }
+            "String" if self.enumeration_literals(&args[0]).is_some() => {
+                self.enumeration_to_string(args, o, no_event)
             }
             "edge" if arity_ok(1) => {
                 let a = self.expr(&args[0], o, no_event);
@@ -1101,11 +1140,7 @@ impl<'a> Conv<'a> {
                         Node::Array(items) => items.to_vec(),
                         _ => vec![cond],
                     };
-                    let initial = conds.iter().any(|&c| {
-                        self.m
-                            .arena
-                            .any_node(c, &mut |n| matches!(n, Node::Initial))
-                    });
+                    let initial = conds.iter().any(|&c| enabled_by_initial(&self.m.arena, c));
                     let mut items = Vec::new();
                     for e in body {
                         self.when_item(e, &mut items);
@@ -1510,6 +1545,39 @@ impl<'a> Conv<'a> {
             .collect()
     }
 
+    /// Asserts are no equations (spec 8.3.4 counts equations, 8.3.7 makes `assert` a
+    /// check): each one leaves its branch as an assert of its own whose condition holds
+    /// trivially while another branch is active, `if c1 then true elseif c2 then cond
+    /// else true` for one in the second branch. The remaining bodies are returned.
+    fn guard_branch_asserts(
+        &mut self,
+        conds: &[ExprId],
+        bodies: Vec<Vec<SEq>>,
+        out: &mut Vec<SEq>,
+    ) -> Vec<Vec<SEq>> {
+        let mut kept = Vec::with_capacity(bodies.len());
+        for (i, body) in bodies.into_iter().enumerate() {
+            let mut eqs = Vec::with_capacity(body.len());
+            for mut e in body {
+                let EqBody::Effect(Effect::Assert { cond, .. }) = &mut e.body else {
+                    eqs.push(e);
+                    continue;
+                };
+                let one = self.m.arena.one();
+                // the else branch (index conds.len()) is active when no condition holds
+                let mut acc = if i == conds.len() { *cond } else { one };
+                for (j, &c) in conds.iter().enumerate().rev() {
+                    let then = if j == i { *cond } else { one };
+                    acc = self.m.arena.if_(c, then, acc);
+                }
+                *cond = acc;
+                out.push(e);
+            }
+            kept.push(eqs);
+        }
+        kept
+    }
+
     fn combine_if(
         &mut self,
         conds: Vec<ExprId>,
@@ -1517,6 +1585,7 @@ impl<'a> Conv<'a> {
         o: &Origin,
         out: &mut Vec<SEq>,
     ) {
+        let bodies = self.guard_branch_asserts(&conds, bodies, out);
         let counts: Vec<usize> = bodies.iter().map(|b| b.len()).collect();
         if counts.iter().any(|&c| c != counts[0]) {
             let list = counts
@@ -2191,5 +2260,17 @@ fn expr_names(e: &flat::Expr, out: &mut Vec<String>) {
         E::Tuple(items) => items.iter().flatten().for_each(|a| expr_names(a, out)),
         E::CallOutput { call, .. } => expr_names(call, out),
         _ => {}
+    }
+}
+
+/// Is a when-condition enabled at initialization (spec 8.6): `initial()` itself, an element
+/// of the condition vector, or an operand of `or` (true whenever `initial()` is). A
+/// condition that merely mentions `initial()` (`not initial()`, `initial() and c`) is false
+/// at initialization, so its equations do not take part there.
+fn enabled_by_initial(arena: &crate::ir::Arena, c: ExprId) -> bool {
+    match *arena.node(c) {
+        Node::Initial => true,
+        Node::Or(a, b) => enabled_by_initial(arena, a) || enabled_by_initial(arena, b),
+        _ => false,
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::ir::{ExprId, Node, Rel, VarIx};
 use crate::model::{Effect, EqBody, Model, SEq, WhenItem};
-use crate::program::{ArithOp, Block, PExpr, RelOp, VarId, WhenBranch, ZeroCrossing};
+use crate::program::{ArithOp, Block, PExpr, RelOp, ValueType, VarId, WhenBranch, ZeroCrossing};
 use crate::solve::WBlock;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -89,8 +89,11 @@ impl Emitter {
                 rhs,
                 event,
             } => {
-                // a relation between parameter values cannot cross during a simulation
-                let varies = event && !(m.is_parameter_expr(lhs) && m.is_parameter_expr(rhs));
+                // a relation between parameter values cannot cross during a simulation, and
+                // one between Strings has no crossing function: it changes at events only
+                let constant = m.is_parameter_expr(lhs) && m.is_parameter_expr(rhs);
+                let strings = string_valued(m, lhs) || string_valued(m, rhs);
+                let varies = event && !constant && !strings;
                 let zc = if !varies || !self.events {
                     None
                 } else if self.new_zero_crossings {
@@ -308,5 +311,19 @@ impl Emitter {
                 args: args.iter().map(|&a| self.expr(m, a)).collect(),
             },
         }
+    }
+}
+
+/// Is `e` a String: a literal, a String variable, `String(...)`, a concatenation or choice
+/// of such? (User functions returning Strings are not recognized; their comparisons keep
+/// a zero crossing, which codegen then refuses with a message.)
+fn string_valued(m: &Model, e: ExprId) -> bool {
+    match m.arena.node(e) {
+        Node::Str(_) => true,
+        Node::Var(v) | Node::Pre(v) => m.vars[*v as usize].ty == ValueType::String,
+        Node::Call(f, _) => &**f == "String",
+        Node::Add(a, b) => string_valued(m, *a) || string_valued(m, *b),
+        Node::If(_, a, b) => string_valued(m, *a) || string_valued(m, *b),
+        _ => false,
     }
 }
