@@ -1,60 +1,14 @@
-//! Initialization and state choice of lumped volumes (Modelica.Fluid's tanks), on small
-//! self-written models: a preferred `level` tied to the mass by linear equations is the
-//! state, a preferred variable with a start value is what an under-determined
-//! initialization fixes (not the mass, which has none), and a closed discrete valve
-//! (`m_flow = opening_min*k*dp` with `opening_min = 0`) is never divided by.
+//! Initialization of lumped volumes (Modelica.Fluid's tanks), on small self-written models:
+//! a preferred variable with a start value is what an under-determined initialization fixes
+//! (not the mass, which has none), and a closed discrete valve (`m_flow = opening_min*k*dp`
+//! with `opening_min = 0`) is never divided by.
 
 mod library_support;
 
 use library_support::{assert_close, simulate_source};
 
-/// A tank filled to the brim: `level` (prefer) is linked to the differentiated mass by
-/// `V = A*level + V0` and `m = d*V`. With `m` as the state, `level` would be recomputed as
-/// `(m/d - V0)/A`, one rounding error above `height` (1.7000000000000004), and the overflow assertion fails at
-/// the start. The constant outflow drains it linearly.
-const FULL_TANK: &str = r#"model FullTank
-  parameter Real A = 0.7;
-  parameter Real V0 = 0.2;
-  parameter Real d = 995.586;
-  parameter Real height = 1.7;
-  parameter Real q = 10;
-  Real level(stateSelect = StateSelect.prefer, start = height, fixed = true);
-  Real V(stateSelect = StateSelect.never);
-  Real m;
-equation
-  assert(level <= height, "Tank starts to overflow (level = " + String(level) + ")");
-  V = A*level + V0;
-  m = d*V;
-  der(m) = -q;
-end FullTank;
-"#;
-
-#[test]
-fn preferred_level_linked_linearly_to_the_mass_is_the_state() {
-    let run = simulate_source("FullTank", FULL_TANK, &["--stop-time", "10"]);
-    assert_eq!(
-        run.first("level"),
-        1.7,
-        "the level starts exactly at its start value"
-    );
-    // level(t) = height - q t/(d A)
-    assert_close(
-        "level(10)",
-        run.last("level"),
-        1.7 - 100.0 / (995.586 * 0.7),
-        1e-9,
-    );
-    assert_close(
-        "m(10)",
-        run.last("m"),
-        995.586 * (0.7 * 1.7 + 0.2) - 100.0,
-        1e-6,
-    );
-}
-
 /// No initial equation: the states `m` and `U` are free, and so is the preferred `T` with a
-/// start value. The mass is tied to the level nonlinearly (a conical tank), so `m` stays the
-/// state; initialization fixes the preferred `level` and `T` at their start values instead
+/// start value. The mass is tied to the level nonlinearly (a conical tank); initialization fixes the preferred `level` and `T` at their start values instead
 /// of `m = 0` and `U = 0`.
 const FREE_START: &str = r#"model FreeStart
   parameter Real d = 1000;

@@ -80,8 +80,6 @@ pub(crate) fn unit_outputs(m: &Model) -> Result<Vec<bool>, Vec<Diagnostic>> {
 /// preferred variable its state; otherwise the plain reduction stands.
 pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
     let mut wanted = preferred_derivative_definitions(m);
-    let chains = preferred_linear_chains(m, &wanted);
-    wanted.extend(chains);
     if wanted.is_empty() {
         return pantelides_and_dummies(m, &[]);
     }
@@ -106,10 +104,10 @@ pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
         {
             break;
         }
-        let became: Vec<(VarIx, Vec<u32>)> = wanted
+        let became: Vec<(VarIx, u32)> = wanted
             .iter()
-            .filter(|(x, _)| is_state_after_reduction(&trial, *x))
-            .cloned()
+            .copied()
+            .filter(|&(x, _)| is_state_after_reduction(&trial, x))
             .collect();
         if became.len() == wanted.len() {
             *m = trial;
@@ -139,12 +137,12 @@ fn is_state_after_reduction(m: &Model, v: VarIx) -> bool {
 
 /// Equations `x = der(y)` (either side) whose `x` has `stateSelect` prefer or always but
 /// no derivative of its own: the variable and the equation to differentiate for it.
-fn preferred_derivative_definitions(m: &Model) -> Vec<(VarIx, Vec<u32>)> {
+fn preferred_derivative_definitions(m: &Model) -> Vec<(VarIx, u32)> {
     let plain_var = |e| match m.arena.node(e) {
         crate::ir::Node::Var(v) => Some(*v),
         _ => None,
     };
-    let mut out: Vec<(VarIx, Vec<u32>)> = Vec::new();
+    let mut out: Vec<(VarIx, u32)> = Vec::new();
     for (i, eq) in m.eqs.iter().enumerate() {
         let EqBody::Eq { lhs, rhs } = eq.body else {
             continue;
@@ -161,143 +159,12 @@ fn preferred_derivative_definitions(m: &Model) -> Vec<(VarIx, Vec<u32>)> {
                 && sx.der_of.is_none()
                 && sd.der_of.is_some()
                 && sd.der.is_none();
-            if candidate && !out.iter().any(|(v, _)| *v == x) {
-                out.push((x, vec![i as u32]));
+            if candidate && !out.iter().any(|&(v, _)| v == x) {
+                out.push((x, i as u32));
             }
         }
     }
     out
-}
-
-/// Longest chain of equations searched from a preferred variable to a state.
-const MAX_CHAIN: usize = 4;
-
-/// Preferred variables (`stateSelect` prefer or always, not differentiated anywhere) tied to
-/// a variable that appears differentiated by a chain of equations, each linear in its two
-/// unknowns with constant or parameter coefficients: a tank's `level` and its mass `m`
-/// through `V = A*level + V0` and `m = d*V` of a constant-density medium. Differentiating
-/// the chain lets the dummy-derivative selection keep the preferred variable as the state,
-/// as spec 4.9.4 asks; otherwise it is recomputed from the mass and is off by a rounding
-/// error (`level = height` becomes `level > height` and trips the overflow assertion).
-/// Nonlinear links (a density that depends on pressure) are left alone: there the state
-/// choice would need the derivatives of the medium functions.
-fn preferred_linear_chains(m: &mut Model, taken: &[(VarIx, Vec<u32>)]) -> Vec<(VarIx, Vec<u32>)> {
-    let mut links: HashMap<VarIx, Vec<(u32, VarIx)>> = HashMap::default();
-    for e in 0..m.eqs.len() as u32 {
-        if let Some([a, b]) = linear_link(m, e) {
-            links.entry(a).or_default().push((e, b));
-            links.entry(b).or_default().push((e, a));
-        }
-    }
-    let mut used: Vec<u32> = taken
-        .iter()
-        .flat_map(|(_, es)| es.iter().copied())
-        .collect();
-    let mut out = Vec::new();
-    for x in 0..m.vars.len() as VarIx {
-        let sx = &m.vars[x as usize];
-        let preferred = sx.kind == VKind::Continuous
-            && !sx.eliminated
-            && sx.state_select >= StateSelect::Prefer
-            && sx.der.is_none()
-            && sx.der_of.is_none();
-        if !preferred || taken.iter().any(|(v, _)| *v == x) {
-            continue;
-        }
-        if let Some(chain) = chain_to_state(m, &links, x, &used) {
-            used.extend(chain.iter().copied());
-            out.push((x, chain));
-        }
-    }
-    out
-}
-
-/// Breadth-first search over the linear links from `x` to a differentiated variable that is
-/// not itself preferred; the equations of the shortest chain.
-fn chain_to_state(
-    m: &Model,
-    links: &HashMap<VarIx, Vec<(u32, VarIx)>>,
-    x: VarIx,
-    used: &[u32],
-) -> Option<Vec<u32>> {
-    let mut came: HashMap<VarIx, (u32, VarIx)> = HashMap::default();
-    let mut frontier = vec![x];
-    for _ in 0..MAX_CHAIN {
-        let mut next = Vec::new();
-        for &u in &frontier {
-            for &(e, w) in links.get(&u).map(Vec::as_slice).unwrap_or(&[]) {
-                if w == x || came.contains_key(&w) || used.contains(&e) {
-                    continue;
-                }
-                came.insert(w, (e, u));
-                let sw = &m.vars[w as usize];
-                if sw.state_select >= StateSelect::Prefer {
-                    continue;
-                }
-                if sw.der.is_some() {
-                    let mut chain = Vec::new();
-                    let mut v = w;
-                    while v != x {
-                        let (e, from) = came[&v];
-                        chain.push(e);
-                        v = from;
-                    }
-                    return Some(chain);
-                }
-                next.push(w);
-            }
-        }
-        frontier = next;
-    }
-    None
-}
-
-/// The two unknowns of equation `e` when it is linear in both with constant or parameter
-/// coefficients and reads nothing else that varies (no time, discrete variables or
-/// derivatives).
-fn linear_link(m: &mut Model, e: u32) -> Option<[VarIx; 2]> {
-    let eq = &m.eqs[e as usize];
-    let EqBody::Eq { lhs, rhs } = eq.body else {
-        return None;
-    };
-    if eq.diff_of.is_some() || eq.diffed.is_some() {
-        return None;
-    }
-    let eq = eq.clone();
-    let vars = m.incidence(&eq);
-    let invariant = |m: &Model, v: VarIx| {
-        matches!(m.vars[v as usize].kind, VKind::Parameter | VKind::Constant)
-            && !m.vars[v as usize].is_free_parameter()
-    };
-    let unknowns: Vec<VarIx> = vars.iter().copied().filter(|&v| !invariant(m, v)).collect();
-    let [a, b] = unknowns[..] else {
-        return None;
-    };
-    let plain = |m: &Model, v: VarIx| {
-        let sv = &m.vars[v as usize];
-        sv.kind == VKind::Continuous && !sv.eliminated && sv.der_of.is_none()
-    };
-    if !plain(m, a) || !plain(m, b) {
-        return None;
-    }
-    let res = m.arena.sub(lhs, rhs);
-    if m.arena.any_node(res, &mut |n| {
-        matches!(n, crate::ir::Node::Time | crate::ir::Node::Pre(_))
-    }) {
-        return None;
-    }
-    for v in [a, b] {
-        let d = m.arena.diff_var(res, v, &mut HashMap::default()).ok()?;
-        if m.arena.as_const(d) == Some(0.0) {
-            return None;
-        }
-        let mut dv = Vec::new();
-        m.arena.vars_of(d, false, &mut dv);
-        if !dv.iter().all(|&w| invariant(m, w)) {
-            return None;
-        }
-    }
-    Some([a, b])
 }
 
 /// Pantelides and the dummy derivatives; the equations of `extra` (see
@@ -335,7 +202,7 @@ fn solvable_incidence(m: &mut Model, eq: &SEq) -> Vec<VarIx> {
 
 fn pantelides_and_dummies(
     m: &mut Model,
-    extra: &[(VarIx, Vec<u32>)],
+    extra: &[(VarIx, u32)],
 ) -> Result<IndexInfo, Vec<Diagnostic>> {
     let mut taken = unit_outputs(m)?;
     let eq_ids: Vec<u32> = (0..m.eqs.len() as u32)
@@ -361,13 +228,7 @@ fn pantelides_and_dummies(
     // a differentiated definition takes the place of the original in the matching, like
     // the equations Pantelides differentiates itself
     let mut eq_ids = eq_ids;
-    let mut extra_eqs: Vec<u32> = extra
-        .iter()
-        .flat_map(|(_, es)| es.iter().copied())
-        .collect();
-    extra_eqs.sort_unstable();
-    extra_eqs.dedup();
-    for e in extra_eqs {
+    for &(_, e) in extra {
         let ne = differentiate_equation(m, e)?;
         depth.insert(ne, 1);
         let eq = m.eqs[ne as usize].clone();
