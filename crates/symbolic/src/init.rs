@@ -28,7 +28,7 @@ use crate::ir::{ExprId, Node, VarIx};
 use crate::matching::{self, NONE};
 use crate::model::{Effect, EqBody, Model, SEq, SVar, VKind, WhenItem};
 use crate::solve::{self, LoopStats, WBlock};
-use moss_frontend::flat::{AssertLevel, Expr, Statement};
+use moss_frontend::flat::{AssertLevel, Expr, StateSelect, Statement};
 use moss_syntax::Diagnostic;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -332,8 +332,30 @@ fn balance(
         .copied()
         .filter(|&e| (e as usize) < first_initial && !eqs[e as usize].from_start)
         .collect();
-    let not_state = |v: VarIx| allowed(v) && !state(v);
-    let phase1 = matching::maximum_matching(&model_eqs, &adj, m.vars.len(), &not_state, None);
+    // A variable with `stateSelect` prefer or always and a start value that is not a state
+    // (a tank's `level` beside its states `m` and `U`) is what the modeller meant to start
+    // from: the tools that make it a state fix it at its start value when initialization is
+    // under-determined, so it is left free before the states are (its equations then compute
+    // the states, e.g. the mass from the level).
+    let preferred = |v: VarIx| {
+        let sv = &m.vars[v as usize];
+        !state(v)
+            && sv.kind == VKind::Continuous
+            && sv.state_select >= StateSelect::Prefer
+            && sv.start.is_some()
+    };
+    let ordinary = |v: VarIx| allowed(v) && !state(v) && !preferred(v);
+    let mut phase1 = matching::maximum_matching(&model_eqs, &adj, m.vars.len(), &ordinary, None);
+    if (0..m.vars.len() as VarIx).any(|v| allowed(v) && preferred(v)) {
+        let not_preferred = |v: VarIx| allowed(v) && !preferred(v);
+        phase1 = matching::maximum_matching(
+            &model_eqs,
+            &adj,
+            m.vars.len(),
+            &not_preferred,
+            Some(phase1),
+        );
+    }
     // Then the initial equations, before any start-value equation: the greedy pass of one
     // matching over both would let `pre(v) = start` take `pre(v)` before the initial
     // equation that determines it through a chain (`active = true`, `active = pre(newActive)`,
@@ -344,7 +366,11 @@ fn balance(
         .copied()
         .filter(|&e| !eqs[e as usize].from_start)
         .collect();
-    let phase2 = matching::maximum_matching(&given, &adj, m.vars.len(), &allowed, Some(phase1));
+    // (still leaving the preferred variables for last where the initial equations allow)
+    let not_preferred = |v: VarIx| allowed(v) && !preferred(v);
+    let phase2 =
+        matching::maximum_matching(&given, &adj, m.vars.len(), &not_preferred, Some(phase1));
+    let phase2 = matching::maximum_matching(&given, &adj, m.vars.len(), &allowed, Some(phase2));
     let mt = matching::maximum_matching(&order, &adj, m.vars.len(), &allowed, Some(phase2));
     // over-determined: drop unmatched start/initial equations
     let mut dropped = Vec::new();

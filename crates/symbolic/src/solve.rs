@@ -930,10 +930,13 @@ fn may_be_zero_by_branch(a: &Arena, e: ExprId) -> bool {
     }
 }
 
-/// Is `e` a product or quotient with a factor that is a zero-valued parameter?
+/// Is `e` a product or quotient with a factor that is a zero-valued parameter, in some branch
+/// of its if-expressions? (A discrete valve's `m_flow = (if open then k else opening_min*k)*dp`
+/// with `opening_min = 0` does not determine `dp` while it is closed.)
 fn has_zero_factor(a: &Arena, e: ExprId, zero: &dyn Fn(VarIx) -> bool) -> bool {
     match a.node(e) {
         Node::Var(v) => zero(*v),
+        Node::If(_, x, y) => has_zero_factor(a, *x, zero) || has_zero_factor(a, *y, zero),
         Node::Neg(x) | Node::Div(x, _) => has_zero_factor(a, *x, zero),
         Node::Mul(x, y) => has_zero_factor(a, *x, zero) || has_zero_factor(a, *y, zero),
         _ => false,
