@@ -1134,6 +1134,7 @@ impl ExecutableModel for Interpreter {
         ModelStats {
             function_calls: self.m.memo.calls,
             memo_hits: self.m.memo.hits,
+            scalar_calls: self.m.memo.scalar_calls,
             ..self.stats.clone()
         }
     }

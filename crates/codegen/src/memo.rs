@@ -30,6 +30,8 @@ pub struct CallMemo {
     /// Calls of functions (memoized or not) and lookups answered, for `--stats`.
     pub calls: u64,
     pub hits: u64,
+    /// Calls run by the compiled scalar form (`scalar_fn.rs`).
+    pub scalar_calls: u64,
 }
 
 /// The key of a call, or `None` when an argument is not a scalar number or Boolean.

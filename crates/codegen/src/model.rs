@@ -55,6 +55,8 @@ pub struct ModelStats {
     /// the call memo answered (`memo.rs`).
     pub function_calls: u64,
     pub memo_hits: u64,
+    /// Calls run by the compiled scalar form of their function.
+    pub scalar_calls: u64,
     /// Runs of the symbolic tangent program (Jacobian-vector products).
     pub jacobian_products: u64,
 }

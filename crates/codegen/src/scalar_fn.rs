@@ -46,6 +46,8 @@ enum SExpr {
     Bin(BinaryOp, Box<SExpr>, Box<SExpr>),
     /// Element of a constant table: data (row-major), dimensions, one index per dimension.
     Elem(Arc<[f64]>, Arc<[usize]>, Vec<SExpr>),
+    /// Element of a constant vector (the common case in coefficient loops).
+    Elem1(Arc<[f64]>, Box<SExpr>),
     M1(Math1, Box<SExpr>),
     M2(Math2, Box<SExpr>, Box<SExpr>),
     /// `Integer(x)`: the largest Integer not greater than x.
@@ -223,6 +225,10 @@ fn table_element(base: &FExpr, subs: &[FSub]) -> Option<SExpr> {
             FSub::All => None,
         })
         .collect::<Option<_>>()?;
+    let mut idx: Vec<SExpr> = idx;
+    if idx.len() == 1 {
+        return Some(SExpr::Elem1(data.into(), Box::new(idx.remove(0))));
+    }
     Some(SExpr::Elem(data.into(), a.dims.clone().into(), idx))
 }
 
@@ -265,6 +271,8 @@ fn builtin(b: Builtin, args: &[FExpr]) -> Option<SExpr> {
 #[inline]
 fn coerce(ty: Ty, x: f64) -> f64 {
     match ty {
+        // most values are integral already; `round` is a library call on x86-64
+        Ty::Int if x as i64 as f64 == x => x,
         Ty::Int => x.round(),
         Ty::Bool => f64::from(u8::from(x != 0.0)),
         Ty::Real | Ty::Str => x,
@@ -286,6 +294,7 @@ fn value_to_f64(v: &Value, func: &str) -> VResult<f64> {
 }
 
 /// One index of a table element, checked against its dimension.
+#[inline]
 fn table_index(x: f64, n: usize) -> VResult<usize> {
     if !x.is_finite() {
         return Err(format!("expected an Integer, got {x}"));
@@ -388,6 +397,7 @@ impl Env<'_> {
                 return Ok(());
             }
         }
+        self.m.memo.scalar_calls += 1;
         self.depth += 1;
         let r = self.run_scalar(sf, frame, nargs).map_err(|e| {
             if e.starts_with("in function") {
@@ -562,6 +572,7 @@ impl Env<'_> {
                 }
                 data[flat]
             }
+            SExpr::Elem1(data, i) => data[table_index(self.seval(i, frame, sf)?, data.len())?],
             SExpr::M1(m, a) => m.apply(self.seval(a, frame, sf)?),
             SExpr::M2(m, a, b) => {
                 let x = self.seval(a, frame, sf)?;
@@ -677,7 +688,7 @@ impl Env<'_> {
 }
 
 /// A binary operator on scalars, with the results of `func::real_op` (Booleans as 0/1).
-#[inline]
+#[inline(always)]
 fn bin(op: BinaryOp, a: f64, b: f64) -> f64 {
     use BinaryOp::*;
     match op {

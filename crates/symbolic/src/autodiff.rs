@@ -1351,6 +1351,53 @@ mod tests {
     }
 
     #[test]
+    fn literal_tables_stay_constant_bindings_in_derivative_functions() {
+        // y := c[1]*x + c[2]*x^2 with the table c = {3, 5}; w = {1, 2} is assigned later
+        let table = |name: &str| FunctionVar {
+            name: name.into(),
+            ty: ScalarType::Real,
+            dims: vec![Some(Expr::Integer(2))],
+            default: Some(Expr::Array(vec![Expr::Real(3.0), Expr::Real(5.0)])),
+        };
+        let elem = |name: &str, i: i64| Expr::Var {
+            name: name.into(),
+            subscripts: vec![Subscript::Index(Expr::Integer(i))],
+        };
+        let mut f = function(
+            "P.poly",
+            vec![scalar("x", ScalarType::Real)],
+            vec![scalar("y", ScalarType::Real)],
+            vec![
+                Statement::Assign {
+                    target: elem("w", 1),
+                    value: v("x"),
+                    origin: Origin::default(),
+                },
+                assign(
+                    "y",
+                    bin(
+                        BinaryOp::Add,
+                        bin(BinaryOp::Mul, elem("c", 1), v("x")),
+                        bin(
+                            BinaryOp::Mul,
+                            bin(BinaryOp::Mul, elem("c", 2), v("x")),
+                            elem("w", 1),
+                        ),
+                    ),
+                ),
+            ],
+        );
+        f.locals = vec![table("c"), table("w")];
+        let functions: BTreeMap<String, Function> = [(f.name.clone(), f)].into_iter().collect();
+        let gen = generate_derivatives(&functions, &DerivativeMap::default());
+        let d = &gen.functions["P.poly.$der"];
+        let names: Vec<&str> = d.locals.iter().map(|v| v.name.as_str()).collect();
+        // `c` keeps its binding and gets no derivative; `w` (assigned) is a variable
+        assert_eq!(names, ["y", "c", "w", "$d1_w"]);
+        assert!(d.locals[1].default.is_some() && d.locals[2].default.is_none());
+    }
+
+    #[test]
     fn generated_function_has_derivative_inputs_outputs_and_statements() {
         let functions = sample_functions();
         let gen = generate_derivatives(&functions, &DerivativeMap::default());
