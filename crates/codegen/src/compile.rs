@@ -428,6 +428,14 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         .map(|f| compile_function(f, &fn_index))
         .collect::<Result<Vec<_>, _>>()?;
     mark_memoized(&mut funcs);
+    if crate::scalar_fn::enabled() {
+        for f in &mut funcs {
+            f.scalar = crate::scalar_fn::compile(f).map(std::sync::Arc::new);
+            if f.scalar.is_none() && std::env::var_os("MOSS_DEBUG_SCALAR").is_some() {
+                eprintln!("no scalar form: {}", f.name);
+            }
+        }
+    }
     let names = model_names(p, &var_ty);
     let mut c = Compiler {
         p,

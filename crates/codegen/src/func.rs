@@ -201,6 +201,9 @@ pub struct CFunction {
     /// Outputs of recent calls are reused (see `memo.rs`); set once all functions are
     /// compiled, since purity depends on the callees.
     pub memo: bool,
+    /// The compiled scalar form (`scalar_fn.rs`), when every variable is a scalar and the
+    /// body stays within what that form covers.
+    pub scalar: Option<std::sync::Arc<crate::scalar_fn::ScalarFn>>,
 }
 
 /// Model variable names visible to algorithm sections.
@@ -644,6 +647,7 @@ pub fn compile_function(f: &Function, fn_index: &HashMap<String, u32>) -> VResul
         own_pure,
         costly,
         memo: false,
+        scalar: None,
     })
 }
 
@@ -841,7 +845,7 @@ enum Flow {
     Return,
 }
 
-const MAX_CALL_DEPTH: u32 = 500;
+pub(crate) const MAX_CALL_DEPTH: u32 = 500;
 const MAX_WHILE_ITERATIONS: u64 = 100_000_000;
 
 /// Evaluation environment: model memory plus the compiled functions.
@@ -870,6 +874,14 @@ impl Env<'_> {
                 args.len()
             ));
         }
+        let scalar_args = args
+            .iter()
+            .all(|a| matches!(a, Value::Real(_) | Value::Int(_) | Value::Bool(_)));
+        if func.scalar.is_some() && scalar_args {
+            self.m.memo.calls += 1;
+            return self.call_scalar_values(f, &args);
+        }
+        self.m.memo.calls += 1;
         let key = if func.memo {
             crate::memo::call_key(&args)
         } else {
@@ -877,6 +889,7 @@ impl Env<'_> {
         };
         if let Some(k) = &key {
             if let Some(outs) = self.m.memo.lookup(f, k) {
+                self.m.memo.hits += 1;
                 return Ok(outs);
             }
         }

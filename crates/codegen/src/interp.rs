@@ -836,6 +836,8 @@ pub(crate) trait SolverHost {
     ) -> Result<f64, RuntimeError>;
     fn count_iteration(&mut self);
     fn count_solve(&mut self);
+    /// The damped Newton of a nonlinear solve failed; a fallback runs.
+    fn count_fallback(&mut self);
     fn fail(&self, message: String, details: Vec<String>) -> RuntimeError;
     fn name(&self, v: u32) -> String;
     /// Number of variable slots at the start of the memory.
@@ -864,6 +866,9 @@ impl SolverHost for Rt<'_> {
     }
     fn count_solve(&mut self) {
         self.stats.nonlinear_solves += 1;
+    }
+    fn count_fallback(&mut self) {
+        self.stats.nonlinear_fallbacks += 1;
     }
     fn fail(&self, message: String, details: Vec<String>) -> RuntimeError {
         self.error(message, details)
@@ -1147,7 +1152,12 @@ impl ExecutableModel for Interpreter {
     }
 
     fn stats(&self) -> ModelStats {
-        self.stats.clone()
+        ModelStats {
+            function_calls: self.m.memo.calls,
+            memo_hits: self.m.memo.hits,
+            scalar_calls: self.m.memo.scalar_calls,
+            ..self.stats.clone()
+        }
     }
 
     fn warnings(&self) -> Vec<String> {

@@ -27,6 +27,7 @@ mod native_mat;
 mod native_random;
 mod native_strings;
 mod pretty;
+mod scalar_fn;
 mod solve;
 mod sparse;
 mod string_pool;

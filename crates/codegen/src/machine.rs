@@ -74,6 +74,9 @@ pub struct Machine {
     /// state, so not saved).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub memo: crate::memo::CallMemo,
+    /// Frames of calls of compiled scalar functions, reused (a scratch, never saved).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub frames: crate::scalar_fn::FramePool,
 }
 
 impl Machine {

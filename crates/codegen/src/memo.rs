@@ -27,6 +27,11 @@ struct Ring {
 #[derive(Clone, Debug, Default)]
 pub struct CallMemo {
     rings: Vec<Ring>,
+    /// Calls of functions (memoized or not) and lookups answered, for `--stats`.
+    pub calls: u64,
+    pub hits: u64,
+    /// Calls run by the compiled scalar form (`scalar_fn.rs`).
+    pub scalar_calls: u64,
 }
 
 /// The key of a call, or `None` when an argument is not a scalar number or Boolean.

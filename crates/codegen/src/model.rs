@@ -48,6 +48,15 @@ pub struct ModelStats {
     pub event_iterations: u64,
     pub nonlinear_solves: u64,
     pub nonlinear_iterations: u64,
+    /// Nonlinear solves whose damped Newton failed, so a fallback (Levenberg–Marquardt,
+    /// other start values) ran.
+    pub nonlinear_fallbacks: u64,
+    /// Calls of Modelica functions run by the function interpreter, and how many of them
+    /// the call memo answered (`memo.rs`).
+    pub function_calls: u64,
+    pub memo_hits: u64,
+    /// Calls run by the compiled scalar form of their function.
+    pub scalar_calls: u64,
     /// Runs of the symbolic tangent program (Jacobian-vector products).
     pub jacobian_products: u64,
 }

@@ -298,6 +298,7 @@ pub(crate) fn solve_nonlinear(
         sys.residuals(h, &x);
         return Ok(());
     }
+    h.count_fallback();
     if let Some(x) = levenberg_marquardt(h, &mut sys, &x_start)? {
         sys.residuals(h, &x);
         return Ok(());

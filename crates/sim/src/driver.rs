@@ -80,6 +80,17 @@ impl fmt::Display for SimStats {
             "zero-crossing evals:    {}",
             self.zero_crossing_evaluations
         )?;
+        let m = &self.model;
+        writeln!(
+            f,
+            "nonlinear solves:       {} ({} iterations, {} Newton failures)",
+            m.nonlinear_solves, m.nonlinear_iterations, m.nonlinear_fallbacks
+        )?;
+        writeln!(
+            f,
+            "function calls:         {} ({} answered by the memo, {} run compiled)",
+            m.function_calls, m.memo_hits, m.scalar_calls
+        )?;
         writeln!(f, "output rows:            {}", self.output_rows)?;
         writeln!(f, "initialization time:    {:.6} s", self.init_seconds)?;
         write!(f, "integration time:       {:.6} s", self.simulate_seconds)

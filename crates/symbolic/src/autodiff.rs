@@ -208,8 +208,10 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
         vars.insert(v.name.clone(), v.clone());
     }
     let order = order_of_derivative(&f.name);
+    let constants = constant_locals(f, stmts);
     let mut d = Differ {
         vars,
+        constants,
         loop_vars: Vec::new(),
         order,
         g,
@@ -233,6 +235,11 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
     let mut body = Vec::new();
     for v in f.outputs.iter().chain(&f.locals) {
         let mut primal = v.clone();
+        if d.constants.contains(&v.name) {
+            // a table of coefficients: same binding, no derivative
+            locals.push(primal);
+            continue;
+        }
         if let Some(value) = primal.default.take() {
             let s = Statement::Assign {
                 target: Expr::Var {
@@ -264,6 +271,67 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
     })
 }
 
+/// The protected locals of `f` whose binding is made of literals only (a medium's table
+/// of coefficients) and that the body never assigns. The derivative function keeps them as
+/// they are: turning their bindings into leading assignments, as for other variables,
+/// would make them variables that every call fills again (and that the function
+/// interpreter can no longer read as constants in place), with zero derivatives to match.
+fn constant_locals(f: &Function, body: &[Statement]) -> HashSet<String> {
+    let mut assigned = HashSet::default();
+    assigned_names(body, &mut assigned);
+    f.locals
+        .iter()
+        .filter(|v| v.default.as_ref().is_some_and(is_literal))
+        .filter(|v| !assigned.contains(&v.name))
+        .map(|v| v.name.clone())
+        .collect()
+}
+
+/// A literal: numbers, Booleans, strings and arrays and arithmetic of them.
+fn is_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Real(_)
+        | Expr::Integer(_)
+        | Expr::Boolean(_)
+        | Expr::String(_)
+        | Expr::Enum { .. } => true,
+        Expr::Array(items) => items.iter().all(is_literal),
+        Expr::Unary { arg, .. } => is_literal(arg),
+        Expr::Binary { lhs, rhs, .. } => is_literal(lhs) && is_literal(rhs),
+        _ => false,
+    }
+}
+
+/// Names assigned anywhere in `stmts` (targets of assignments and tuple assignments).
+fn assigned_names(stmts: &[Statement], out: &mut HashSet<String>) {
+    let target = |t: &Expr, out: &mut HashSet<String>| {
+        if let Expr::Var { name, .. } = t {
+            out.insert(name.clone());
+        }
+    };
+    for s in stmts {
+        match s {
+            Statement::Assign { target: t, .. } => target(t, out),
+            Statement::TupleAssign { targets, .. } => {
+                targets.iter().flatten().for_each(|t| target(t, out))
+            }
+            Statement::If {
+                branches, else_, ..
+            } => {
+                branches.iter().for_each(|(_, b)| assigned_names(b, out));
+                assigned_names(else_, out);
+            }
+            Statement::For { body, .. } | Statement::While { body, .. } => {
+                assigned_names(body, out)
+            }
+            Statement::When { branches, .. } => {
+                branches.iter().for_each(|(_, b)| assigned_names(b, out))
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The derivative variable of `v`: same type and dimensions, no binding.
 fn derivative_var(order: usize, v: &FunctionVar) -> FunctionVar {
     FunctionVar {
@@ -278,6 +346,9 @@ fn derivative_var(order: usize, v: &FunctionVar) -> FunctionVar {
 struct Differ<'g, 'a> {
     /// Inputs, outputs and locals of the function by name.
     vars: HashMap<String, FunctionVar>,
+    /// Locals bound to a literal and never assigned (see [`constant_locals`]): their
+    /// derivative is zero.
+    constants: HashSet<String>,
     /// `for` variables in scope (Integer-valued, no derivative).
     loop_vars: Vec<String>,
     /// Order of the derivative function being built (see [`derivative_var_name`]).
@@ -523,6 +594,7 @@ impl Differ<'_, '_> {
 
     fn is_real_var(&self, name: &str) -> bool {
         !self.loop_vars.iter().any(|v| v == name)
+            && !self.constants.contains(name)
             && self
                 .vars
                 .get(name)
@@ -1087,6 +1159,7 @@ mod tests {
             .into_iter()
             .map(|v| (v.name.clone(), v))
             .collect(),
+            constants: HashSet::default(),
             loop_vars: Vec::new(),
             order: 1,
             g: &mut g,
@@ -1276,6 +1349,53 @@ mod tests {
             .into_iter()
             .map(|f| (f.name.clone(), f))
             .collect()
+    }
+
+    #[test]
+    fn literal_tables_stay_constant_bindings_in_derivative_functions() {
+        // y := c[1]*x + c[2]*x^2 with the table c = {3, 5}; w = {1, 2} is assigned later
+        let table = |name: &str| FunctionVar {
+            name: name.into(),
+            ty: ScalarType::Real,
+            dims: vec![Some(Expr::Integer(2))],
+            default: Some(Expr::Array(vec![Expr::Real(3.0), Expr::Real(5.0)])),
+        };
+        let elem = |name: &str, i: i64| Expr::Var {
+            name: name.into(),
+            subscripts: vec![Subscript::Index(Expr::Integer(i))],
+        };
+        let mut f = function(
+            "P.poly",
+            vec![scalar("x", ScalarType::Real)],
+            vec![scalar("y", ScalarType::Real)],
+            vec![
+                Statement::Assign {
+                    target: elem("w", 1),
+                    value: v("x"),
+                    origin: Origin::default(),
+                },
+                assign(
+                    "y",
+                    bin(
+                        BinaryOp::Add,
+                        bin(BinaryOp::Mul, elem("c", 1), v("x")),
+                        bin(
+                            BinaryOp::Mul,
+                            bin(BinaryOp::Mul, elem("c", 2), v("x")),
+                            elem("w", 1),
+                        ),
+                    ),
+                ),
+            ],
+        );
+        f.locals = vec![table("c"), table("w")];
+        let functions: BTreeMap<String, Function> = [(f.name.clone(), f)].into_iter().collect();
+        let gen = generate_derivatives(&functions, &DerivativeMap::default());
+        let d = &gen.functions["P.poly.$der"];
+        let names: Vec<&str> = d.locals.iter().map(|v| v.name.as_str()).collect();
+        // `c` keeps its binding and gets no derivative; `w` (assigned) is a variable
+        assert_eq!(names, ["y", "c", "w", "$d1_w"]);
+        assert!(d.locals[1].default.is_some() && d.locals[2].default.is_none());
     }
 
     #[test]

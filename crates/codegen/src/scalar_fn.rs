@@ -1,0 +1,709 @@
+//! Scalar functions compiled to a compact form and run on `f64` frames.
+//!
+//! Media property functions (Helmholtz energies, their derivatives, the Newton loops that
+//! invert them) are made of scalar Reals, Integers and Booleans, loops over constant
+//! coefficient tables and calls of other such functions. The tree interpreter of `func.rs`
+//! runs them with dynamically typed [`Value`]s, a heap-allocated frame per call and a copy
+//! of every value read; it dominated the run time of the media examples. A function whose
+//! inputs, outputs and locals are all scalars is compiled here once more, from its
+//! [`FStmt`]/[`FExpr`] trees, into [`SStmt`]/[`SExpr`]: every value is an `f64` (Integers
+//! and Booleans are exact in it), constant tables are `f64` slices indexed in place,
+//! constant built-in calls are folded, frames come from a pool, calls of other scalar
+//! functions pass `f64`s directly, and built-in math runs without dispatch on value kinds.
+//!
+//! Anything the compiler does not cover keeps the tree interpreter: a function with an
+//! array or string variable, or with a statement or expression outside the scalar subset,
+//! simply gets no compiled form. Inside a compiled function, an argument of a call that is
+//! not a scalar (a slice of a table, an array constant) and the message of a failing
+//! assertion are evaluated by the tree interpreter on a [`Value`] copy of the frame.
+//! `MOSS_TREE_FUNCTIONS=1` turns the compiled form off (to compare both paths).
+
+use crate::builtins::{call_builtin, Builtin, Math1, Math2};
+use crate::func::{CBody, CFunction, Env, FExpr, FStmt, FSub, FTarget, Ty};
+use crate::value::{to_modelica_string, VResult, Value};
+use moss_frontend::flat::{AssertLevel, BinaryOp};
+use std::sync::Arc;
+
+/// A function compiled to the scalar form.
+#[derive(Clone, Debug)]
+pub struct ScalarFn {
+    frame_size: usize,
+    local_types: Vec<Ty>,
+    /// Slot, type and default of every input, in declaration order.
+    inputs: Vec<(u32, Ty, Option<SExpr>)>,
+    /// Outputs and locals with a binding, in initialization order (the others start at 0).
+    init: Vec<(u32, Ty, SExpr)>,
+    outputs: Vec<(u32, Ty)>,
+    body: Vec<SStmt>,
+}
+
+#[derive(Clone, Debug)]
+enum SExpr {
+    Const(f64),
+    Local(u32),
+    Neg(Box<SExpr>),
+    Not(Box<SExpr>),
+    Bin(BinaryOp, Box<SExpr>, Box<SExpr>),
+    /// Element of a constant table: data (row-major), dimensions, one index per dimension.
+    Elem(Arc<[f64]>, Arc<[usize]>, Vec<SExpr>),
+    /// Element of a constant vector (the common case in coefficient loops).
+    Elem1(Arc<[f64]>, Box<SExpr>),
+    M1(Math1, Box<SExpr>),
+    M2(Math2, Box<SExpr>, Box<SExpr>),
+    /// `Integer(x)`: the largest Integer not greater than x.
+    Floor(Box<SExpr>),
+    ToBool(Box<SExpr>),
+    SemiLinear(Box<[SExpr; 3]>),
+    /// Output `index` of function `f`.
+    Call(u32, Vec<SArg>, usize),
+    If(Vec<(SExpr, SExpr)>, Box<SExpr>),
+}
+
+/// An argument of a call: a scalar, or anything else, evaluated by the tree interpreter.
+#[derive(Clone, Debug)]
+enum SArg {
+    Scalar(SExpr),
+    Value(FExpr),
+}
+
+#[derive(Clone, Debug)]
+enum SStmt {
+    Assign(u32, Ty, SExpr),
+    Tuple(Vec<Option<(u32, Ty)>>, u32, Vec<SArg>),
+    Call(u32, Vec<SArg>),
+    If(Vec<(SExpr, Vec<SStmt>)>, Vec<SStmt>),
+    /// Loop variable, start, step, stop, body.
+    For(u32, SExpr, Option<SExpr>, SExpr, Vec<SStmt>),
+    While(SExpr, Vec<SStmt>),
+    Assert(SExpr, FExpr, AssertLevel),
+    Return,
+    Break,
+}
+
+/// Whether the compiled form is used (`MOSS_TREE_FUNCTIONS=1` keeps the tree interpreter
+/// for every function, to compare the two).
+pub fn enabled() -> bool {
+    std::env::var_os("MOSS_TREE_FUNCTIONS").is_none_or(|v| v != "1")
+}
+
+/// The scalar form of `f`, or `None` when it uses anything outside the scalar subset.
+pub fn compile(f: &CFunction) -> Option<ScalarFn> {
+    let CBody::Stmts(stmts) = &f.body else {
+        return None;
+    };
+    let scalar_decl = |d: &crate::func::FVarDecl| d.dims.is_empty() && d.ty != Ty::Str;
+    if !f.inputs.iter().chain(&f.outputs).all(scalar_decl) {
+        return None;
+    }
+    if !f.initialized.iter().all(scalar_decl) || f.local_types.contains(&Ty::Str) {
+        return None;
+    }
+    let inputs = f
+        .inputs
+        .iter()
+        .map(|d| {
+            let default = match &d.default {
+                Some(e) => Some(expr(e)?),
+                None => None,
+            };
+            Some((d.slot, d.ty, default))
+        })
+        .collect::<Option<_>>()?;
+    let mut init = Vec::new();
+    for d in &f.initialized {
+        if let Some(e) = &d.default {
+            init.push((d.slot, d.ty, expr(e)?));
+        }
+    }
+    Some(ScalarFn {
+        frame_size: f.local_types.len(),
+        local_types: f.local_types.clone(),
+        inputs,
+        init,
+        outputs: f.outputs.iter().map(|d| (d.slot, d.ty)).collect(),
+        body: stmts_of(stmts)?,
+    })
+}
+
+fn stmts_of(stmts: &[FStmt]) -> Option<Vec<SStmt>> {
+    stmts.iter().map(stmt).collect()
+}
+
+fn stmt(s: &FStmt) -> Option<SStmt> {
+    Some(match s {
+        FStmt::Assign(FTarget::Local(slot, ty), e) => SStmt::Assign(*slot, *ty, expr(e)?),
+        FStmt::Tuple(targets, f, args) => {
+            let ts = targets
+                .iter()
+                .map(|t| match t {
+                    None => Some(None),
+                    Some(FTarget::Local(slot, ty)) => Some(Some((*slot, *ty))),
+                    Some(_) => None,
+                })
+                .collect::<Option<_>>()?;
+            SStmt::Tuple(ts, *f, args.iter().map(arg).collect())
+        }
+        FStmt::Eval(FExpr::Call(f, args, _)) => SStmt::Call(*f, args.iter().map(arg).collect()),
+        FStmt::If(branches, else_) => {
+            let bs = branches
+                .iter()
+                .map(|(c, b)| Some((expr(c)?, stmts_of(b)?)))
+                .collect::<Option<_>>()?;
+            SStmt::If(bs, stmts_of(else_)?)
+        }
+        FStmt::For(slot, FExpr::Range(a, step, b), body) => SStmt::For(
+            *slot,
+            expr(a)?,
+            match step {
+                Some(s) => Some(expr(s)?),
+                None => None,
+            },
+            expr(b)?,
+            stmts_of(body)?,
+        ),
+        FStmt::While(c, body) => SStmt::While(expr(c)?, stmts_of(body)?),
+        FStmt::Assert(c, msg, level) => SStmt::Assert(expr(c)?, msg.clone(), *level),
+        FStmt::Return => SStmt::Return,
+        FStmt::Break => SStmt::Break,
+        _ => return None,
+    })
+}
+
+fn arg(e: &FExpr) -> SArg {
+    match expr(e) {
+        Some(s) => SArg::Scalar(s),
+        None => SArg::Value(e.clone()),
+    }
+}
+
+fn scalar_const(v: &Value) -> Option<f64> {
+    match v {
+        Value::Real(_) | Value::Int(_) | Value::Bool(_) => v.as_f64().ok(),
+        _ => None,
+    }
+}
+
+fn boxed(e: &FExpr) -> Option<Box<SExpr>> {
+    expr(e).map(Box::new)
+}
+
+/// The scalar form of an expression, or `None` when it is not (known to be) a scalar.
+fn expr(e: &FExpr) -> Option<SExpr> {
+    Some(match e {
+        FExpr::Const(v) => SExpr::Const(scalar_const(v)?),
+        FExpr::Local(s) => SExpr::Local(*s),
+        FExpr::Neg(a) => SExpr::Neg(boxed(a)?),
+        FExpr::Not(a) => SExpr::Not(boxed(a)?),
+        FExpr::Bin(op, a, b) => SExpr::Bin(*op, boxed(a)?, boxed(b)?),
+        FExpr::Index(base, subs) => table_element(base, subs)?,
+        FExpr::Builtin(b, args) => builtin(*b, args)?,
+        FExpr::Call(f, args, index) => SExpr::Call(*f, args.iter().map(arg).collect(), *index),
+        FExpr::If(branches, else_) => SExpr::If(
+            branches
+                .iter()
+                .map(|(c, v)| Some((expr(c)?, expr(v)?)))
+                .collect::<Option<_>>()?,
+            boxed(else_)?,
+        ),
+        _ => return None,
+    })
+}
+
+/// `table[i, j, ...]` of a constant numeric table with one scalar index per dimension.
+fn table_element(base: &FExpr, subs: &[FSub]) -> Option<SExpr> {
+    let FExpr::Const(Value::Array(a)) = base else {
+        return None;
+    };
+    if subs.len() != a.dims.len() {
+        return None;
+    }
+    let data: Vec<f64> = a.data.iter().map(scalar_const).collect::<Option<_>>()?;
+    let idx = subs
+        .iter()
+        .map(|s| match s {
+            FSub::Index(e) => expr(e),
+            FSub::All => None,
+        })
+        .collect::<Option<_>>()?;
+    let mut idx: Vec<SExpr> = idx;
+    if idx.len() == 1 {
+        return Some(SExpr::Elem1(data.into(), Box::new(idx.remove(0))));
+    }
+    Some(SExpr::Elem(data.into(), a.dims.clone().into(), idx))
+}
+
+fn builtin(b: Builtin, args: &[FExpr]) -> Option<SExpr> {
+    // a call of constants (the size of a table, `sum` of coefficients) is folded now
+    let consts: Option<Vec<Value>> = args
+        .iter()
+        .map(|a| match a {
+            FExpr::Const(v) => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    if let Some(values) = consts {
+        if !matches!(b, Builtin::StateSetSelect) {
+            if let Ok(v) = call_builtin(b, &values) {
+                return scalar_const(&v).map(SExpr::Const);
+            }
+        }
+    }
+    let one = |k: usize| args.get(k).and_then(boxed);
+    Some(match b {
+        Builtin::M1(m) if args.len() == 1 => SExpr::M1(m, one(0)?),
+        Builtin::M2(m) if args.len() == 2 => SExpr::M2(m, one(0)?, one(1)?),
+        Builtin::ToInteger if args.len() == 1 => SExpr::Floor(one(0)?),
+        Builtin::ToBoolean if args.len() == 1 => SExpr::ToBool(one(0)?),
+        Builtin::ToReal | Builtin::NoEvent | Builtin::Homotopy if !args.is_empty() => {
+            expr(&args[0])?
+        }
+        Builtin::Smooth if !args.is_empty() => expr(args.last()?)?,
+        Builtin::SemiLinear if args.len() == 3 => SExpr::SemiLinear(Box::new([
+            expr(&args[0])?,
+            expr(&args[1])?,
+            expr(&args[2])?,
+        ])),
+        _ => return None,
+    })
+}
+
+/// The value an assignment stores in a local of type `ty` (Integer rounds, Boolean tests).
+#[inline]
+fn coerce(ty: Ty, x: f64) -> f64 {
+    match ty {
+        // most values are integral already; `round` is a library call on x86-64
+        Ty::Int if x as i64 as f64 == x => x,
+        Ty::Int => x.round(),
+        Ty::Bool => f64::from(u8::from(x != 0.0)),
+        Ty::Real | Ty::Str => x,
+    }
+}
+
+#[inline]
+fn truth(b: bool) -> f64 {
+    f64::from(u8::from(b))
+}
+
+fn value_to_f64(v: &Value, func: &str) -> VResult<f64> {
+    scalar_const(v).ok_or_else(|| {
+        format!(
+            "function `{func}` returned a {} where a scalar was expected",
+            v.type_name()
+        )
+    })
+}
+
+/// One index of a table element, checked against its dimension.
+#[inline]
+fn table_index(x: f64, n: usize) -> VResult<usize> {
+    if !x.is_finite() {
+        return Err(format!("expected an Integer, got {x}"));
+    }
+    let i = x.round() as i64;
+    if i >= 1 && (i as usize) <= n {
+        Ok(i as usize - 1)
+    } else {
+        Err(format!("index {i} out of bounds 1..{n}"))
+    }
+}
+
+/// What a statement list did to the control flow.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Next,
+    Break,
+    Return,
+}
+
+/// Iterations after which a `while` loop is taken to be endless (as in `func.rs`).
+const MAX_WHILE_ITERATIONS: u64 = 100_000_000;
+
+/// Frames of scalar calls, reused so that a call allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct FramePool(Vec<Vec<f64>>);
+
+impl FramePool {
+    fn take(&mut self, size: usize) -> Vec<f64> {
+        let mut f = self.0.pop().unwrap_or_default();
+        f.clear();
+        f.resize(size, 0.0);
+        f
+    }
+
+    fn give(&mut self, f: Vec<f64>) {
+        self.0.push(f);
+    }
+}
+
+/// The outputs of a call made from a scalar function: the callee's frame (read at its
+/// output slots) or, for a callee run by the tree interpreter, the outputs in order.
+struct CallOut {
+    frame: Vec<f64>,
+    slots: Option<usize>,
+}
+
+impl Env<'_> {
+    /// Call the scalar form of function `f` with arguments given as values (all scalars).
+    pub(crate) fn call_scalar_values(&mut self, f: u32, args: &[Value]) -> VResult<Vec<Value>> {
+        let funcs = self.funcs;
+        let sf = funcs[f as usize].scalar.as_deref().expect("a scalar form");
+        let mut frame = self.m.frames.take(sf.frame_size);
+        for ((slot, ty, _), a) in sf.inputs.iter().zip(args) {
+            frame[*slot as usize] = coerce(*ty, a.as_f64()?);
+        }
+        let r = self.enter_scalar(f, &mut frame, args.len());
+        let outs = r.map(|_| {
+            sf.outputs
+                .iter()
+                .map(|(slot, ty)| ty.value_of(frame[*slot as usize]))
+                .collect()
+        });
+        self.m.frames.give(frame);
+        outs
+    }
+
+    /// Run function `f` on `frame`, whose first `nargs` inputs are set: the call memo,
+    /// the depth limit and the error context of [`Env::call`], then the body.
+    fn enter_scalar(&mut self, f: u32, frame: &mut [f64], nargs: usize) -> VResult<()> {
+        let funcs = self.funcs;
+        let func = &funcs[f as usize];
+        let sf = func.scalar.as_deref().expect("a scalar form");
+        if self.depth >= crate::func::MAX_CALL_DEPTH {
+            return Err(format!(
+                "function `{}`: call depth exceeds {} (unbounded recursion?)",
+                func.name,
+                crate::func::MAX_CALL_DEPTH
+            ));
+        }
+        let key = func.memo.then(|| {
+            sf.inputs[..nargs]
+                .iter()
+                .map(|(slot, ty, _)| {
+                    let x = frame[*slot as usize];
+                    match ty {
+                        Ty::Int => (1u8, x as i64 as u64),
+                        Ty::Bool => (2, u64::from(x != 0.0)),
+                        Ty::Real | Ty::Str => (0, x.to_bits()),
+                    }
+                })
+                .collect::<Vec<_>>()
+        });
+        if let Some(k) = &key {
+            if let Some(outs) = self.m.memo.lookup(f, k) {
+                self.m.memo.hits += 1;
+                for ((slot, _), v) in sf.outputs.iter().zip(&outs) {
+                    frame[*slot as usize] = v.as_f64()?;
+                }
+                return Ok(());
+            }
+        }
+        self.m.memo.scalar_calls += 1;
+        self.depth += 1;
+        let r = self.run_scalar(sf, frame, nargs).map_err(|e| {
+            if e.starts_with("in function") {
+                e
+            } else {
+                format!("in function `{}`: {e}", func.name)
+            }
+        });
+        self.depth -= 1;
+        r?;
+        if let Some(k) = key {
+            let outs: Vec<Value> = sf
+                .outputs
+                .iter()
+                .map(|(slot, ty)| ty.value_of(frame[*slot as usize]))
+                .collect();
+            self.m.memo.store(f, k, &outs);
+        }
+        Ok(())
+    }
+
+    fn run_scalar(&mut self, sf: &ScalarFn, frame: &mut [f64], nargs: usize) -> VResult<()> {
+        for (k, (slot, ty, default)) in sf.inputs.iter().enumerate().skip(nargs) {
+            let d = default
+                .as_ref()
+                .ok_or_else(|| format!("input {} has no value and no default", k + 1))?;
+            frame[*slot as usize] = coerce(*ty, self.seval(d, frame, sf)?);
+        }
+        for (slot, ty, e) in &sf.init {
+            frame[*slot as usize] = coerce(*ty, self.seval(e, frame, sf)?);
+        }
+        self.sexec(&sf.body, frame, sf)?;
+        Ok(())
+    }
+
+    fn sexec(&mut self, stmts: &[SStmt], frame: &mut [f64], sf: &ScalarFn) -> VResult<Flow> {
+        for s in stmts {
+            let flow = self.sexec_one(s, frame, sf)?;
+            if flow != Flow::Next {
+                return Ok(flow);
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn sexec_one(&mut self, s: &SStmt, frame: &mut [f64], sf: &ScalarFn) -> VResult<Flow> {
+        match s {
+            SStmt::Assign(slot, ty, e) => {
+                frame[*slot as usize] = coerce(*ty, self.seval(e, frame, sf)?);
+            }
+            SStmt::Tuple(targets, f, args) => {
+                let out = self.scall(*f, args, frame, sf)?;
+                for (k, t) in targets.iter().enumerate() {
+                    if let Some((slot, ty)) = t {
+                        frame[*slot as usize] = coerce(*ty, self.output(&out, *f, k)?);
+                    }
+                }
+                self.m.frames.give(out.frame);
+            }
+            SStmt::Call(f, args) => {
+                let out = self.scall(*f, args, frame, sf)?;
+                self.m.frames.give(out.frame);
+            }
+            SStmt::If(branches, else_) => {
+                for (c, body) in branches {
+                    if self.seval(c, frame, sf)? != 0.0 {
+                        return self.sexec(body, frame, sf);
+                    }
+                }
+                return self.sexec(else_, frame, sf);
+            }
+            SStmt::For(slot, a, step, b, body) => {
+                return self.sfor(*slot, (a, step.as_ref(), b), body, frame, sf)
+            }
+            SStmt::While(c, body) => {
+                let mut count = 0u64;
+                while self.seval(c, frame, sf)? != 0.0 {
+                    count += 1;
+                    if count > MAX_WHILE_ITERATIONS {
+                        return Err(format!(
+                            "while loop did not end after {MAX_WHILE_ITERATIONS} iterations"
+                        ));
+                    }
+                    match self.sexec(body, frame, sf)? {
+                        Flow::Break => break,
+                        Flow::Return => return Ok(Flow::Return),
+                        Flow::Next => {}
+                    }
+                }
+            }
+            SStmt::Assert(c, msg, level) => {
+                if self.seval(c, frame, sf)? == 0.0 {
+                    let text = to_modelica_string(&self.escape(msg, frame, sf)?, 6);
+                    match level {
+                        AssertLevel::Error => return Err(format!("assertion failed: {text}")),
+                        AssertLevel::Warning => {
+                            if !self.m.warnings.contains(&text) {
+                                eprintln!("warning: assertion at time {}: {text}", self.m.time());
+                                self.m.warnings.push(text);
+                            }
+                        }
+                    }
+                }
+            }
+            SStmt::Return => return Ok(Flow::Return),
+            SStmt::Break => return Ok(Flow::Break),
+        }
+        Ok(Flow::Next)
+    }
+
+    /// `for i in a:step:b`: Integer ranges count; others take `a + k*step` for the
+    /// `floor((b - a)/step + 1e-10) + 1` values of a Real range (as `func::range_values`).
+    fn sfor(
+        &mut self,
+        slot: u32,
+        (a, step, b): (&SExpr, Option<&SExpr>, &SExpr),
+        body: &[SStmt],
+        frame: &mut [f64],
+        sf: &ScalarFn,
+    ) -> VResult<Flow> {
+        let a = self.seval(a, frame, sf)?;
+        let s = match step {
+            Some(s) => self.seval(s, frame, sf)?,
+            None => 1.0,
+        };
+        let b = self.seval(b, frame, sf)?;
+        if s == 0.0 {
+            return Err("for loop range with step 0".into());
+        }
+        let integral = a.fract() == 0.0 && s.fract() == 0.0 && b.fract() == 0.0;
+        let n = if integral {
+            ((b - a) / s).floor() + 1.0
+        } else {
+            ((b - a) / s + 1e-10).floor() + 1.0
+        };
+        let n = if n.is_finite() && n > 0.0 {
+            n as u64
+        } else {
+            0
+        };
+        for k in 0..n {
+            frame[slot as usize] = a + k as f64 * s;
+            match self.sexec(body, frame, sf)? {
+                Flow::Break => break,
+                Flow::Return => return Ok(Flow::Return),
+                Flow::Next => {}
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn seval(&mut self, e: &SExpr, frame: &mut [f64], sf: &ScalarFn) -> VResult<f64> {
+        Ok(match e {
+            SExpr::Const(x) => *x,
+            SExpr::Local(s) => frame[*s as usize],
+            SExpr::Neg(a) => -self.seval(a, frame, sf)?,
+            SExpr::Not(a) => truth(self.seval(a, frame, sf)? == 0.0),
+            SExpr::Bin(op, a, b) => {
+                let x = self.seval(a, frame, sf)?;
+                match op {
+                    BinaryOp::And if x == 0.0 => return Ok(0.0),
+                    BinaryOp::Or if x != 0.0 => return Ok(1.0),
+                    _ => {}
+                }
+                let y = self.seval(b, frame, sf)?;
+                bin(*op, x, y)
+            }
+            SExpr::Elem(data, dims, idx) => {
+                let mut flat = 0usize;
+                for (e, &n) in idx.iter().zip(dims.iter()) {
+                    flat = flat * n + table_index(self.seval(e, frame, sf)?, n)?;
+                }
+                data[flat]
+            }
+            SExpr::Elem1(data, i) => data[table_index(self.seval(i, frame, sf)?, data.len())?],
+            SExpr::M1(m, a) => m.apply(self.seval(a, frame, sf)?),
+            SExpr::M2(m, a, b) => {
+                let x = self.seval(a, frame, sf)?;
+                m.apply(x, self.seval(b, frame, sf)?)
+            }
+            SExpr::Floor(a) => self.seval(a, frame, sf)?.floor(),
+            SExpr::ToBool(a) => truth(self.seval(a, frame, sf)? != 0.0),
+            SExpr::SemiLinear(args) => {
+                let x = self.seval(&args[0], frame, sf)?;
+                let kp = self.seval(&args[1], frame, sf)?;
+                let kn = self.seval(&args[2], frame, sf)?;
+                if x >= 0.0 {
+                    kp * x
+                } else {
+                    kn * x
+                }
+            }
+            SExpr::Call(f, args, index) => {
+                let out = self.scall(*f, args, frame, sf)?;
+                let v = self.output(&out, *f, *index);
+                self.m.frames.give(out.frame);
+                v?
+            }
+            SExpr::If(branches, else_) => {
+                for (c, v) in branches {
+                    if self.seval(c, frame, sf)? != 0.0 {
+                        return self.seval(v, frame, sf);
+                    }
+                }
+                self.seval(else_, frame, sf)?
+            }
+        })
+    }
+
+    /// Output `k` of a call made by [`Env::scall`].
+    fn output(&self, out: &CallOut, f: u32, k: usize) -> VResult<f64> {
+        let func = &self.funcs[f as usize];
+        let x = match (out.slots, func.scalar.as_deref()) {
+            (None, Some(csf)) => csf
+                .outputs
+                .get(k)
+                .map(|(slot, _)| out.frame[*slot as usize]),
+            _ => out.frame.get(k).copied(),
+        };
+        x.ok_or_else(|| format!("function `{}` has no output {}", func.name, k + 1))
+    }
+
+    /// Call function `f` from a scalar function: directly on a pooled frame when `f` has a
+    /// scalar form and every argument is a scalar, else through [`Env::call`].
+    fn scall(
+        &mut self,
+        f: u32,
+        args: &[SArg],
+        frame: &mut [f64],
+        sf: &ScalarFn,
+    ) -> VResult<CallOut> {
+        let funcs = self.funcs;
+        let callee = &funcs[f as usize];
+        let direct = callee.scalar.as_deref().filter(|csf| {
+            args.len() <= csf.inputs.len() && args.iter().all(|a| matches!(a, SArg::Scalar(_)))
+        });
+        if let Some(csf) = direct {
+            self.m.memo.calls += 1;
+            let mut cf = self.m.frames.take(csf.frame_size);
+            for (a, (slot, ty, _)) in args.iter().zip(&csf.inputs) {
+                if let SArg::Scalar(e) = a {
+                    cf[*slot as usize] = coerce(*ty, self.seval(e, frame, sf)?);
+                }
+            }
+            if let Err(e) = self.enter_scalar(f, &mut cf, args.len()) {
+                self.m.frames.give(cf);
+                return Err(e);
+            }
+            return Ok(CallOut {
+                frame: cf,
+                slots: None,
+            });
+        }
+        let mut vals = Vec::with_capacity(args.len());
+        for (k, a) in args.iter().enumerate() {
+            vals.push(match a {
+                SArg::Scalar(e) => {
+                    let x = self.seval(e, frame, sf)?;
+                    match callee.inputs.get(k) {
+                        Some(d) => d.ty.value_of(x),
+                        None => Value::Real(x),
+                    }
+                }
+                SArg::Value(e) => self.escape(e, frame, sf)?,
+            });
+        }
+        let outs = self.call(f, vals)?;
+        let mut out = self.m.frames.take(0);
+        for v in &outs {
+            out.push(value_to_f64(v, &callee.name)?);
+        }
+        Ok(CallOut {
+            frame: out,
+            slots: Some(outs.len()),
+        })
+    }
+
+    /// Evaluate a tree expression on a [`Value`] copy of a scalar frame.
+    fn escape(&mut self, e: &FExpr, frame: &[f64], sf: &ScalarFn) -> VResult<Value> {
+        let mut values: Vec<Value> = sf
+            .local_types
+            .iter()
+            .zip(frame)
+            .map(|(t, x)| t.value_of(*x))
+            .collect();
+        self.eval(e, &mut values)
+    }
+}
+
+/// A binary operator on scalars, with the results of `func::real_op` (Booleans as 0/1).
+#[inline(always)]
+fn bin(op: BinaryOp, a: f64, b: f64) -> f64 {
+    use BinaryOp::*;
+    match op {
+        Add | ElemAdd => a + b,
+        Sub | ElemSub => a - b,
+        Mul | ElemMul => a * b,
+        Div | ElemDiv => a / b,
+        Pow | ElemPow => crate::builtins::pow(a, b),
+        Lt => truth(a < b),
+        Le => truth(a <= b),
+        Gt => truth(a > b),
+        Ge => truth(a >= b),
+        Eq => truth(a == b),
+        Ne => truth(a != b),
+        And => truth(a != 0.0 && b != 0.0),
+        Or => truth(a != 0.0 || b != 0.0),
+    }
+}
