@@ -431,9 +431,6 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     if crate::scalar_fn::enabled() {
         for f in &mut funcs {
             f.scalar = crate::scalar_fn::compile(f).map(std::sync::Arc::new);
-            if f.scalar.is_none() && std::env::var_os("MOSS_DEBUG_SCALAR").is_some() {
-                eprintln!("no scalar form: {}", f.name);
-            }
         }
     }
     let names = model_names(p, &var_ty);
