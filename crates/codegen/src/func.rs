@@ -660,8 +660,7 @@ fn constant_locals(
     locals: &[FunctionVar],
     body: &[Statement],
 ) -> HashMap<String, Value> {
-    let mut assigned = std::collections::HashSet::new();
-    assigned_names(body, &mut assigned);
+    let assigned = moss_frontend::flat::assigned_names(body);
     let mut out = HashMap::default();
     for v in locals {
         let Some(default) = &v.default else { continue };
@@ -705,37 +704,6 @@ fn has_loop(stmts: &[Statement]) -> bool {
         Statement::When { branches, .. } => branches.iter().any(|(_, b)| has_loop(b)),
         _ => false,
     })
-}
-
-/// Names assigned by `stmts` (targets of assignments, also inside tuples, branches and
-/// loops).
-fn assigned_names<'s>(stmts: &'s [Statement], out: &mut std::collections::HashSet<&'s str>) {
-    let target = |t: &'s Expr, out: &mut std::collections::HashSet<&'s str>| {
-        if let Expr::Var { name, .. } = t {
-            out.insert(name.as_str());
-        }
-    };
-    for s in stmts {
-        match s {
-            Statement::Assign { target: t, .. } => target(t, out),
-            Statement::TupleAssign { targets, .. } => {
-                targets.iter().flatten().for_each(|t| target(t, out))
-            }
-            Statement::If {
-                branches, else_, ..
-            } => {
-                branches.iter().for_each(|(_, b)| assigned_names(b, out));
-                assigned_names(else_, out);
-            }
-            Statement::For { body, .. } | Statement::While { body, .. } => {
-                assigned_names(body, out)
-            }
-            Statement::When { branches, .. } => {
-                branches.iter().for_each(|(_, b)| assigned_names(b, out))
-            }
-            _ => {}
-        }
-    }
 }
 
 /// Indices of `vars` (outputs and locals) in an order in which every binding and size

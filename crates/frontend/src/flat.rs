@@ -358,6 +358,38 @@ impl Equation {
     }
 }
 
+/// Names assigned anywhere in `stmts`: targets of assignments and tuple assignments, also
+/// inside branches, loops and `when` clauses.
+pub fn assigned_names(stmts: &[Statement]) -> std::collections::HashSet<&str> {
+    fn walk<'s>(stmts: &'s [Statement], out: &mut std::collections::HashSet<&'s str>) {
+        let target = |t: &'s Expr, out: &mut std::collections::HashSet<&'s str>| {
+            if let Expr::Var { name, .. } = t {
+                out.insert(name.as_str());
+            }
+        };
+        for s in stmts {
+            match s {
+                Statement::Assign { target: t, .. } => target(t, out),
+                Statement::TupleAssign { targets, .. } => {
+                    targets.iter().flatten().for_each(|t| target(t, out))
+                }
+                Statement::If {
+                    branches, else_, ..
+                } => {
+                    branches.iter().for_each(|(_, b)| walk(b, out));
+                    walk(else_, out);
+                }
+                Statement::For { body, .. } | Statement::While { body, .. } => walk(body, out),
+                Statement::When { branches, .. } => branches.iter().for_each(|(_, b)| walk(b, out)),
+                _ => {}
+            }
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    walk(stmts, &mut out);
+    out
+}
+
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Statement {

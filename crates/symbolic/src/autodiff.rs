@@ -277,12 +277,11 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
 /// would make them variables that every call fills again (and that the function
 /// interpreter can no longer read as constants in place), with zero derivatives to match.
 fn constant_locals(f: &Function, body: &[Statement]) -> HashSet<String> {
-    let mut assigned = HashSet::default();
-    assigned_names(body, &mut assigned);
+    let assigned = moss_frontend::flat::assigned_names(body);
     f.locals
         .iter()
         .filter(|v| v.default.as_ref().is_some_and(is_literal))
-        .filter(|v| !assigned.contains(&v.name))
+        .filter(|v| !assigned.contains(v.name.as_str()))
         .map(|v| v.name.clone())
         .collect()
 }
@@ -299,36 +298,6 @@ fn is_literal(e: &Expr) -> bool {
         Expr::Unary { arg, .. } => is_literal(arg),
         Expr::Binary { lhs, rhs, .. } => is_literal(lhs) && is_literal(rhs),
         _ => false,
-    }
-}
-
-/// Names assigned anywhere in `stmts` (targets of assignments and tuple assignments).
-fn assigned_names(stmts: &[Statement], out: &mut HashSet<String>) {
-    let target = |t: &Expr, out: &mut HashSet<String>| {
-        if let Expr::Var { name, .. } = t {
-            out.insert(name.clone());
-        }
-    };
-    for s in stmts {
-        match s {
-            Statement::Assign { target: t, .. } => target(t, out),
-            Statement::TupleAssign { targets, .. } => {
-                targets.iter().flatten().for_each(|t| target(t, out))
-            }
-            Statement::If {
-                branches, else_, ..
-            } => {
-                branches.iter().for_each(|(_, b)| assigned_names(b, out));
-                assigned_names(else_, out);
-            }
-            Statement::For { body, .. } | Statement::While { body, .. } => {
-                assigned_names(body, out)
-            }
-            Statement::When { branches, .. } => {
-                branches.iter().for_each(|(_, b)| assigned_names(b, out))
-            }
-            _ => {}
-        }
     }
 }
 

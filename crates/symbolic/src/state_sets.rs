@@ -435,10 +435,7 @@ fn rows(n: usize, p: usize, jac: &[f64]) -> Option<Vec<Vec<f64>>> {
     let mut a: Vec<Vec<f64>> = jac.chunks(width).map(|r| r.to_vec()).collect();
     for c in n..width {
         let scale = a.iter().map(|r| r[c].abs()).fold(0.0, f64::max);
-        let Some(piv) = (0..a.len()).max_by(|&x, &y| a[x][c].abs().total_cmp(&a[y][c].abs()))
-        else {
-            return None;
-        };
+        let piv = (0..a.len()).max_by(|&x, &y| a[x][c].abs().total_cmp(&a[y][c].abs()))?;
         if scale == 0.0 || !scale.is_finite() {
             return None;
         }
