@@ -335,6 +335,16 @@ impl FramePool {
     }
 }
 
+/// The scalar form of a function its callers chose it for (they check that it has one).
+fn scalar_form(func: &crate::func::CFunction) -> VResult<&ScalarFn> {
+    func.scalar.as_deref().ok_or_else(|| {
+        format!(
+            "function `{}` has no compiled scalar form (internal)",
+            func.name
+        )
+    })
+}
+
 /// The outputs of a call made from a scalar function: the callee's frame (read at its
 /// output slots) or, for a callee run by the tree interpreter, the outputs in order.
 struct CallOut {
@@ -346,7 +356,7 @@ impl Env<'_> {
     /// Call the scalar form of function `f` with arguments given as values (all scalars).
     pub(crate) fn call_scalar_values(&mut self, f: u32, args: &[Value]) -> VResult<Vec<Value>> {
         let funcs = self.funcs;
-        let sf = funcs[f as usize].scalar.as_deref().expect("a scalar form");
+        let sf = scalar_form(&funcs[f as usize])?;
         let mut frame = self.m.frames.take(sf.frame_size);
         for ((slot, ty, _), a) in sf.inputs.iter().zip(args) {
             frame[*slot as usize] = coerce(*ty, a.as_f64()?);
@@ -367,7 +377,7 @@ impl Env<'_> {
     fn enter_scalar(&mut self, f: u32, frame: &mut [f64], nargs: usize) -> VResult<()> {
         let funcs = self.funcs;
         let func = &funcs[f as usize];
-        let sf = func.scalar.as_deref().expect("a scalar form");
+        let sf = scalar_form(func)?;
         if self.depth >= crate::func::MAX_CALL_DEPTH {
             return Err(format!(
                 "function `{}`: call depth exceeds {} (unbounded recursion?)",
