@@ -406,6 +406,20 @@ fn replace_streams_at(
     level: usize,
 ) {
     match e {
+        Expr::Binary {
+            op: BinaryOp::Mul,
+            lhs,
+            rhs,
+        } => {
+            // `c.m_flow*actualStream(c.h_outflow)` is continuous: `actualStream` jumps only
+            // where its flow is zero, so the product needs no event at the switch (spec
+            // 15.3 leaves this to the tool). Without this, a flow resting at zero (a closed
+            // valve) makes an event at every sign change of its round-off.
+            let lhs_smooth = is_actual_stream_of(lhs, rhs, flows_of_var);
+            let rhs_smooth = is_actual_stream_of(rhs, lhs, flows_of_var);
+            replace_stream_factor(lhs, lhs_smooth, instream, flows_of_var, level);
+            replace_stream_factor(rhs, rhs_smooth, instream, flows_of_var, level);
+        }
         Expr::Call { func, args }
             if (func == "inStream" || func == "actualStream") && args.len() == 1 =>
         {
@@ -446,6 +460,47 @@ fn replace_streams_at(
         _ => crate::walk::exprs_mut(e, &mut |x| {
             replace_streams_at(x, instream, flows_of_var, level)
         }),
+    }
+}
+
+/// Is `e` `actualStream(s)` of a stream variable `s` whose flow variable is `other`?
+fn is_actual_stream_of(e: &Expr, other: &Expr, flows_of_var: &HashMap<String, String>) -> bool {
+    let (
+        Expr::Call { func, args },
+        Expr::Var {
+            name: flow,
+            subscripts,
+        },
+    ) = (e, other)
+    else {
+        return false;
+    };
+    func == "actualStream"
+        && subscripts.is_empty()
+        && matches!(args.as_slice(), [Expr::Var { name, .. }] if flows_of_var.get(name) == Some(flow))
+}
+
+/// One factor of a product: `smooth` marks `actualStream` multiplied by its own flow, whose
+/// direction test is then wrapped in `noEvent`.
+fn replace_stream_factor(
+    e: &mut Expr,
+    smooth: bool,
+    instream: &HashMap<String, Expr>,
+    flows_of_var: &HashMap<String, String>,
+    level: usize,
+) {
+    replace_streams_at(e, instream, flows_of_var, level);
+    if !smooth {
+        return;
+    }
+    if let Expr::If { branches, .. } = e {
+        for (cond, _) in branches.iter_mut() {
+            let c = std::mem::replace(cond, Expr::Boolean(false));
+            *cond = Expr::Call {
+                func: "noEvent".into(),
+                args: vec![c],
+            };
+        }
     }
 }
 

@@ -254,7 +254,7 @@ impl<'a> Flattener<'a> {
                 self.check_final(&m, &short, "");
                 m = Mod::merge(&m, &short);
             }
-            if let Some(b) = self.lk.resolve_class_name(entry.parent, base, true) {
+            if let Some(b) = self.lk.short_class_base(class, base) {
                 self.collect_with(b, &m, node, out, depth + 1, protected);
             }
             return;
@@ -338,8 +338,15 @@ impl<'a> Flattener<'a> {
                         // Elements of derived classes come after those of their bases, so the
                         // most derived definition wins. Without `redeclare`, `model extends M`
                         // only defines the local `M` (spec 7.3.1).
+                        // Inherited, it is seen from the instance's class, so that the
+                        // names in its text find that class's redeclarations and constants.
                         if let Some(id) = self.lib().child(class, &name) {
-                            out.class_overrides.insert(name.clone(), id);
+                            let seen = if class == node.class {
+                                id
+                            } else {
+                                self.lib().view(id, node.class)
+                            };
+                            out.class_overrides.insert(name.clone(), seen);
                         }
                     }
                     let original = self.lib().child(class, &name);
@@ -703,7 +710,7 @@ impl<'a> Flattener<'a> {
                 return Some(rank);
             };
             rank += subscripts.len();
-            match self.class_named(entry.parent, base) {
+            match self.short_base_named(class, base) {
                 Some(c) => class = c,
                 // A predefined type (`Real`) that no class of the library shadows.
                 None if base.parts.len() == 1 && predefined(base.parts[0].as_str()).is_some() => {
@@ -897,6 +904,16 @@ impl<'a> Flattener<'a> {
 
     /// [`Lookup::resolve_class_name`] of a name written in the source, remembered per scope
     /// and place: the answer depends on nothing else, and every instance of a class asks again.
+    /// The base of the short class definition `class`, see [`Lookup::short_class_base`];
+    /// cached by [`Self::class_named`] unless `class` is a view.
+    fn short_base_named(&self, class: ClassId, base: &ast::Name) -> Option<ClassId> {
+        let entry = self.lib().get(class);
+        if entry.origin.is_none() {
+            return self.class_named(entry.parent, base);
+        }
+        self.lk.short_class_base(class, base)
+    }
+
     fn class_named(&self, scope: Option<ClassId>, name: &ast::Name) -> Option<ClassId> {
         if name.span.is_dummy() {
             return self.lk.resolve_class_name(scope, name, false);
@@ -974,7 +991,7 @@ impl<'a> Flattener<'a> {
                     }
                     if base.parts.len() == 1 {
                         if let Some(b) = predefined(base.parts[0].as_str()) {
-                            let found = self.class_named(entry.parent, base);
+                            let found = self.short_base_named(class, base);
                             if found.is_none() {
                                 return Ok(ResolvedType {
                                     base: b,
@@ -987,7 +1004,7 @@ impl<'a> Flattener<'a> {
                             }
                         }
                     }
-                    match self.class_named(entry.parent, base) {
+                    match self.short_base_named(class, base) {
                         Some(n) => class = n,
                         None => {
                             return err(base.span, format!("unknown class `{base}`"));

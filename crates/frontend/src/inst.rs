@@ -486,7 +486,7 @@ impl<'a> Lookup<'a> {
             if base.parts.len() == 1 && predefined(base.parts[0].as_str()).is_some() {
                 return id;
             }
-            match self.resolve_class_name(entry.parent, base, true) {
+            match self.short_class_base(id, base) {
                 Some(n) => id = n,
                 None => return id,
             }
@@ -625,7 +625,7 @@ impl<'a> Lookup<'a> {
             if modification.is_some() || !subscripts.is_empty() {
                 return asked;
             }
-            match self.resolve_class_name(entry.parent, base, true) {
+            match self.short_class_base(id, base) {
                 Some(n) => id = n,
                 None => return long,
             }
@@ -838,7 +838,39 @@ impl<'a> Lookup<'a> {
         name: &str,
         inherited_in_first: bool,
     ) -> Option<Found> {
-        for (k, (s, text)) in self.lexical_scopes(scope).into_iter().enumerate() {
+        self.lookup_first_in(&self.lexical_scopes(scope), name, inherited_in_first)
+    }
+
+    /// The class that the short class definition `class` (`function f = g(k = 1)`) names.
+    /// Its base is looked up where the definition is written: outside `class`, and for a
+    /// view ([`Library::view`]) of an inherited definition first in the derived class and
+    /// then outside the class that holds the text (not outside the derived class).
+    pub fn short_class_base(&self, class: ClassId, base: &ast::Name) -> Option<ClassId> {
+        let entry = self.lib.get(class);
+        if entry.origin.is_none() || base.global {
+            return self.resolve_class_name(entry.parent, base, true);
+        }
+        let scopes = self.lexical_scopes(class);
+        let first = self.lookup_first_in(&scopes[1..], base.parts[0].as_str(), true)?;
+        let Found::Class(mut c) = first else {
+            return None;
+        };
+        for p in &base.parts[1..] {
+            match self.member(c, p.as_str())? {
+                Found::Class(n) => c = n,
+                Found::Comp { .. } => return None,
+            }
+        }
+        Some(c)
+    }
+
+    fn lookup_first_in(
+        &self,
+        scopes: &[(ClassId, ClassId)],
+        name: &str,
+        inherited_in_first: bool,
+    ) -> Option<Found> {
+        for (k, &(s, text)) in scopes.iter().enumerate() {
             let found = if k == 0 && !inherited_in_first {
                 self.local_member(s, name)
             } else {

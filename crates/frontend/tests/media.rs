@@ -302,3 +302,114 @@ fn function_redeclared_with_modifiers_takes_them_from_the_instance() {
     };
     assert_eq!(equations(&m), ["'p.y' = 'Owner.Pump.f'(time, 'p.kop');"]);
 }
+
+/// A constant of a partial package (`h_default = specificEnthalpy_pTX(...)`, calling a
+/// function that calls a replaceable one) read through a package that extends it: the
+/// functions are the extending package's, at every level — the one redeclared in an extends
+/// modifier, the one redeclared in the body of an intermediate package, and the constants
+/// those functions read are the extending package's too.
+#[test]
+fn inherited_package_constant_uses_the_redeclared_functions() {
+    let text = r#"
+package Pk
+  partial package P
+    constant Real p0 = 1;
+    constant Real k;
+    replaceable partial function f
+      input Real x;
+      output Real y;
+    end f;
+    replaceable function g
+      input Real x;
+      output Real y;
+    algorithm
+      y := f(x) + 1;
+    end g;
+    replaceable function h
+      input Real x;
+      output Real y;
+    algorithm
+      y := x;
+    end h;
+    constant Real c = g(p0);
+    constant Real d = h(p0);
+  end P;
+  partial package B
+    extends P(p0 = 3);
+    redeclare function extends f
+    algorithm
+      y := k*x;
+    end f;
+    redeclare function h
+      input Real x;
+      output Real y;
+    algorithm
+      y := 10*k*x;
+    end h;
+  end B;
+  function Twice
+    input Real x;
+    output Real y;
+  algorithm
+    y := 2*x;
+  end Twice;
+  package Q
+    extends B(k = 2);
+  end Q;
+  package R
+    extends P(k = 5, redeclare function f = Twice);
+  end R;
+end Pk;
+model M
+  Real a = Pk.Q.c;
+  Real b = Pk.Q.d;
+  Real e = Pk.R.c;
+  Real q = Pk.Q.g(1);
+end M;
+"#;
+    let m = flat_text("Pk", text).expect("flattens");
+    let eqs = equations(&m);
+    for e in ["a = 7;", "b = 60;", "e = 3;", "q = 3;"] {
+        assert!(eqs.contains(&e.to_string()), "missing `{e}` in {eqs:#?}");
+    }
+}
+
+/// A replaceable function declared as a short class with modifiers in a base model
+/// (`replaceable function eff = Chars.constant(eta = 0.8)`), called from the base model's
+/// equations in an instance of a model that extends it from another package: the short
+/// class's base is looked up where it is written, not from the derived model.
+#[test]
+fn inherited_short_function_definition_finds_its_base_where_it_is_written() {
+    let text = r#"
+package Lib
+  package Base
+    package Chars
+      function constant_
+        input Real v;
+        input Real eta = 0.5;
+        output Real y;
+      algorithm
+        y := eta + 0*v;
+      end constant_;
+    end Chars;
+    partial model PartialPump
+      replaceable function eff = Chars.constant_(eta = 0.8);
+      Real e = eff(time);
+    end PartialPump;
+  end Base;
+  model Pump
+    extends Base.PartialPump;
+  end Pump;
+end Lib;
+model M
+  Lib.Pump p;
+end M;
+"#;
+    let m = flat_text("Lib", text).expect("flattens");
+    let eqs = equations(&m);
+    assert!(
+        eqs.iter()
+            .any(|e| e.starts_with("'p.e' = ") && e.contains("0.8")),
+        "{eqs:#?}"
+    );
+}

@@ -369,7 +369,40 @@ impl<'a> Flattener<'a> {
                 return Some(c);
             }
         }
+        if let Some(c) = self.member_class_of_instance(env, name) {
+            return Some(c);
+        }
         self.lk.resolve_class_name(Some(env.scope), name, false)
+    }
+
+    /// A class named in an element that the instance's class `D` inherits from a base `B`
+    /// (`constant Real c = g(1)` in `B`, `g` calling the replaceable `f`) is the member of
+    /// `D`, not of `B`: the redeclarations of `D`'s extends clauses apply to the inherited
+    /// elements too (spec 7.3), also inside the classes they name, which are then seen from
+    /// `D`. Only names that are members of `B` itself are redirected; names found in `B`'s
+    /// enclosing scopes keep their lexical meaning.
+    fn member_class_of_instance(&self, env: &Env, name: &ast::Name) -> Option<ClassId> {
+        let derived = env.node.class;
+        if name.global || env.scope == derived {
+            return None;
+        }
+        let first = name.parts[0].as_str();
+        if !matches!(self.lk.member(env.scope, first), Some(Found::Class(_))) {
+            return None;
+        }
+        if !env.node.elems.get()?.contributors.contains(&env.scope) {
+            return None;
+        }
+        let Found::Class(mut c) = self.lk.member(derived, first)? else {
+            return None;
+        };
+        for p in &name.parts[1..] {
+            match self.lk.member(c, p.as_str())? {
+                Found::Class(n) => c = n,
+                Found::Comp { .. } => return None,
+            }
+        }
+        Some(c)
     }
 
     pub(super) fn homotopy(
@@ -444,7 +477,7 @@ impl<'a> Flattener<'a> {
             let ast::ClassSpecifier::Short { base, .. } = &entry.def.specifier else {
                 return Ok(());
             };
-            let Some(next) = self.lk.resolve_class_name(entry.parent, base, true) else {
+            let Some(next) = self.lk.short_class_base(cur, base) else {
                 return Ok(());
             };
             let target = self.lk.kind(self.lk.follow_short_class(next));
