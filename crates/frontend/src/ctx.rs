@@ -166,6 +166,7 @@ impl<'a> Flattener<'a> {
             index: HashMap::default(),
             contributors: Vec::new(),
             class_overrides: HashMap::default(),
+            class_mods: HashMap::default(),
         };
         self.collect(node.class, &node.mods, node, &mut out, 0);
         for (name, m) in &node.mods.args {
@@ -348,6 +349,11 @@ impl<'a> Flattener<'a> {
                             };
                             out.class_overrides.insert(name.clone(), seen);
                         }
+                    }
+                    if let Some(sub) = m.sub(&name) {
+                        out.class_mods
+                            .entry(name.clone())
+                            .or_insert_with(|| sub.clone());
                     }
                     let original = self.lib().child(class, &name);
                     let constraint = match constraining {
@@ -954,6 +960,21 @@ impl<'a> Flattener<'a> {
         e.class_overrides.get(name).copied()
     }
 
+    /// The modifier that the extends clauses of a package give an inherited class element
+    /// (`extends PartialMedium(SpecificEnthalpy(start = 1e5, nominal = 5e5))`), for `class`
+    /// a view of that element seen from the package ([`Library::view`]).
+    fn class_mod_of_derived_package(&self, class: ClassId) -> Option<Mod> {
+        let entry = self.lib().get(class);
+        entry.origin?;
+        let parent = entry.parent?;
+        if self.lib().get(parent).def.prefixes.kind != ClassKind::Package {
+            return None;
+        }
+        let node = self.package_node(parent);
+        let elems = self.elems(&node);
+        elems.class_mods.get(entry.def.name.name.as_ref()).cloned()
+    }
+
     /// Follow a class through short definitions to its base.
     pub fn resolve_type_class(&self, node: &NodeRef, mut class: ClassId) -> Res<ResolvedType> {
         let mut mods = Mod::default();
@@ -961,6 +982,9 @@ impl<'a> Flattener<'a> {
         let mut causality = None;
         let mut via_connector = false;
         for _ in 0..60 {
+            if let Some(cm) = self.class_mod_of_derived_package(class) {
+                mods = Mod::merge(&mods, &cm);
+            }
             let entry = self.lib().get(class);
             via_connector |= matches!(
                 entry.def.prefixes.kind,

@@ -306,6 +306,9 @@ pub struct Elems {
     /// The class and every base class, each once (equation sections are read from these).
     pub contributors: Vec<ClassId>,
     pub class_overrides: HashMap<Arc<str>, ClassId>,
+    /// Modifiers of class elements from the extends clauses (`extends PartialMedium(
+    /// SpecificEnthalpy(start = 1e5))`): they apply to every use of the inherited type.
+    pub class_mods: HashMap<Arc<str>, Mod>,
 }
 
 /// A declared component of an instance.

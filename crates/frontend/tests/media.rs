@@ -413,3 +413,43 @@ end M;
         "{eqs:#?}"
     );
 }
+
+/// A package's extends clause modifies an inherited type (`extends PartialMedium(
+/// SpecificEnthalpy(start = 1e5, nominal = 5e5))`): every use of the type through the
+/// package carries the modifier, merged with the type's own attributes, also inside records
+/// and functions of the package; the base package's type itself is unchanged.
+#[test]
+fn extends_modifier_of_an_inherited_type_applies_to_its_uses() {
+    let text = r#"
+package Pm
+  partial package P
+    type T = Real(min = 0, nominal = 10, unit = "J/kg");
+    record State
+      T h;
+    end State;
+  end P;
+  package Q
+    extends P(T(start = 5, nominal = 20));
+  end Q;
+end Pm;
+model M
+  Pm.Q.T x = 1;
+  Pm.Q.State s(h = 2);
+  Pm.P.T y = 3;
+end M;
+"#;
+    let m = flat_text("Pm", text).expect("flattens");
+    assert_eq!(
+        declaration(&m, "x"),
+        "Real x(unit = \"J/kg\", min = 0, start = 5, nominal = 20);"
+    );
+    assert!(
+        declaration(&m, "s.h").contains("start = 5, nominal = 20"),
+        "{}",
+        declaration(&m, "s.h")
+    );
+    assert_eq!(
+        declaration(&m, "y"),
+        "Real y(unit = \"J/kg\", min = 0, nominal = 10);"
+    );
+}
