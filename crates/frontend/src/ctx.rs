@@ -156,6 +156,15 @@ impl<'a> Flattener<'a> {
         n
     }
 
+    /// Is `node` the instance of a package that [`Self::package_node`] made (its components
+    /// are package constants, not variables of the model)?
+    pub fn is_package_node(&self, node: &NodeRef) -> bool {
+        self.package_nodes
+            .borrow()
+            .get(&node.class)
+            .is_some_and(|n| Rc::ptr_eq(n, node))
+    }
+
     /// The elements of an instance, collected on first use.
     pub fn elems(&self, node: &NodeRef) -> Rc<Elems> {
         if let Some(e) = node.elems.get() {

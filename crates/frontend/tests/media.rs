@@ -417,7 +417,8 @@ end M;
 /// A package's extends clause modifies an inherited type (`extends PartialMedium(
 /// SpecificEnthalpy(start = 1e5, nominal = 5e5))`): every use of the type through the
 /// package carries the modifier, merged with the type's own attributes, also inside records
-/// and functions of the package; the base package's type itself is unchanged.
+/// and functions of the package, with the package's constants evaluated (they are no
+/// variables of the model); the base package's type itself is unchanged.
 #[test]
 fn extends_modifier_of_an_inherited_type_applies_to_its_uses() {
     let text = r#"
@@ -429,7 +430,8 @@ package Pm
     end State;
   end P;
   package Q
-    extends P(T(start = 5, nominal = 20));
+    constant Real s0 = 5;
+    extends P(T(start = s0, nominal = 20));
   end Q;
 end Pm;
 model M

@@ -32,8 +32,10 @@ impl<'a> Flattener<'a> {
                         )))
                     });
                 }
+                // In a package's own text (a modifier of its extends clause applied to a
+                // type used elsewhere) the names are package constants: their values.
                 let r = Resolve {
-                    constant: false,
+                    constant: self.is_package_node(&env.node),
                     local: true,
                 };
                 return self.resolve_in_node_as(&env.node, &c.parts, env, cx, r, c.span);
