@@ -388,3 +388,113 @@ fn derivative_annotated_on_the_first_derivative_takes_the_new_derivatives_only()
     assert_close("x[2] at t = 1", run.last("x[2]"), 3.0 * 2.0 * 4.0, 1e-6);
     assert_close("x[3] at t = 1", run.last("x[3]"), 6.0 * 2.0 * 2.0, 1e-6);
 }
+
+/// Partial derivatives of functions (spec 12.7.2): `der(g, T)` of a Gibbs-like function
+/// with a loop and an array input, the second partial derivative `der(g_T, p)` built on it,
+/// and a two-output function, used in equations with time-varying arguments and checked
+/// against the closed forms.
+const PARTIAL_DERIVATIVES: &str = r#"
+model PartialDerivatives
+  function g "c[1] p^2 T + c[2] T^3 by a loop over the coefficients"
+    input Real p;
+    input Real T;
+    input Real c[2];
+    output Real y;
+  protected
+    Real terms[2];
+  algorithm
+    terms := {p^2*T, T^3};
+    y := 0;
+    for k in 1:2 loop
+      y := y + c[k]*terms[k];
+    end for;
+  end g;
+  function g_T = der(g, T);
+  function g_Tp = der(g_T, p);
+  function polar
+    input Real r;
+    input Real phi;
+    output Real x;
+    output Real y;
+  algorithm
+    x := r*cos(phi);
+    y := r*sin(phi);
+  end polar;
+  function polar_phi = der(polar, phi);
+  parameter Real c[2] = {2, 0.5};
+  Real p = 1 + time;
+  Real T = 2 - time;
+  Real dg_dT = g_T(p, T, c);
+  Real d2g_dTdp = g_Tp(p, T, c);
+  Real dx_dphi;
+  Real dy_dphi;
+equation
+  (dx_dphi, dy_dphi) = polar_phi(2, time);
+  annotation(experiment(StopTime = 1, Interval = 0.1));
+end PartialDerivatives;
+"#;
+
+#[test]
+fn partial_derivatives_of_functions_match_their_closed_forms() {
+    let run = simulate_source("PartialDerivatives", PARTIAL_DERIVATIVES, &[]);
+    for t in [0.0, 0.3, 0.7, 1.0] {
+        let (p, temp) = (1.0 + t, 2.0 - t);
+        assert_close(
+            &format!("dg_dT({t})"),
+            run.at("dg_dT", t),
+            2.0 * p * p + 1.5 * temp * temp,
+            1e-9,
+        );
+        assert_close(
+            &format!("d2g_dTdp({t})"),
+            run.at("d2g_dTdp", t),
+            4.0 * p,
+            1e-9,
+        );
+        assert_close(
+            &format!("dx_dphi({t})"),
+            run.at("dx_dphi", t),
+            -2.0 * t.sin(),
+            1e-9,
+        );
+        assert_close(
+            &format!("dy_dphi({t})"),
+            run.at("dy_dphi", t),
+            2.0 * t.cos(),
+            1e-9,
+        );
+    }
+}
+
+/// `der(f, x)` of something that is no input of `f`, or no scalar Real input, is a located
+/// error that names the function.
+#[test]
+fn partial_derivative_with_respect_to_a_non_input_is_an_error() {
+    let f = r#"  function f
+    input Real x;
+    input Integer n;
+    output Real y;
+  algorithm
+    y := x^n;
+  end f;
+"#;
+    for (wrt, message) in [
+        ("z", "`z` is not an input of `BadPartial.f`"),
+        ("n", "`n` is not a scalar Real input of `BadPartial.f`"),
+    ] {
+        let dir = scratch_dir("partial_derivative_error");
+        let path = dir.join("BadPartial.mo");
+        let text = format!(
+            "model BadPartial\n{f}  function f_d = der(f, {wrt});\n  Real a = f_d(time, 2);\nend BadPartial;\n"
+        );
+        std::fs::write(&path, text).expect("write model");
+        let out = moss_command()
+            .args(["check", path.to_str().expect("utf-8")])
+            .output()
+            .expect("run moss");
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(text.contains(message), "{text}");
+        assert!(text.contains("BadPartial.mo:9:"), "{text}");
+    }
+}

@@ -491,6 +491,13 @@ pub struct FunctionVar {
     pub default: Option<Expr>,
 }
 
+/// The name of the derivative function that the symbolic stage generates for a function
+/// without a `derivative` annotation by differentiating its algorithm (`$` cannot appear in
+/// a Modelica name). Partial derivatives (`der(f, x)`) call it.
+pub fn generated_derivative_name(f: &str) -> String {
+    format!("{f}.$der")
+}
+
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum FunctionBody {

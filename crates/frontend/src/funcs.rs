@@ -94,6 +94,9 @@ impl<'a> Flattener<'a> {
     }
 
     pub fn translate_function(&self, name: &str, id: ClassId) -> Res<Function> {
+        if let ast::ClassSpecifier::Der { function, wrt, .. } = &self.lib().get(id).def.specifier {
+            return self.translate_partial_derivative(name, id, function, wrt);
+        }
         let node = self.package_node(id);
         let elems = self.elems(&node);
         let entry = self.lib().get(self.lk.follow_short_class(id));
@@ -820,7 +823,7 @@ impl<'a> Flattener<'a> {
         };
         let full = self.lk.name_of(id);
         // Place named arguments; defaults and records are handled by `finish_call`.
-        let fnode = self.package_node(id);
+        let fnode = self.package_node(self.signature_class(id));
         let elems = self.elems(&fnode);
         let inputs: Vec<Rc<Comp>> = elems
             .comps

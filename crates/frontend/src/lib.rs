@@ -39,6 +39,7 @@ pub mod limits;
 pub mod loader;
 pub mod operators;
 pub mod overconstrained;
+mod partial_derivative;
 pub mod print;
 pub mod records;
 pub mod restrict;

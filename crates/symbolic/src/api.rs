@@ -512,10 +512,17 @@ fn program_functions(m: &Model, flat: &FlatModel) -> std::collections::BTreeMap<
     if m.arena.generated.is_empty() {
         return functions;
     }
-    let called = (0..m.arena.len()).filter_map(|e| match m.arena.node(e as ExprId) {
-        Node::Call(f, _) if m.arena.generated.contains_key(f.as_ref()) => Some(f.to_string()),
-        _ => None,
-    });
+    let mut called: Vec<String> = (0..m.arena.len())
+        .filter_map(|e| match m.arena.node(e as ExprId) {
+            Node::Call(f, _) if m.arena.generated.contains_key(f.as_ref()) => Some(f.to_string()),
+            _ => None,
+        })
+        .collect();
+    // Partial derivatives (`der(f, x)`) call generated functions from their bodies.
+    called.extend(crate::autodiff::generated_functions_called_by(
+        &flat.functions,
+        &m.arena.generated,
+    ));
     functions.extend(crate::autodiff::referenced_generated_functions(
         &m.arena.generated,
         called,

@@ -22,7 +22,9 @@ use std::collections::BTreeMap;
 /// Function name -> (derivative function, which inputs get a derivative argument).
 pub type DerivativeMap = HashMap<String, (String, Vec<bool>)>;
 
-/// Suffix of a generated derivative function (`$` cannot appear in a Modelica name).
+/// Suffix of a generated derivative function (`$` cannot appear in a Modelica name); the
+/// name is [`moss_frontend::flat::generated_derivative_name`], which partial derivatives
+/// (`der(f, x)`, spec 12.7.2) call.
 const SUFFIX: &str = ".$der";
 
 /// Derivatives of derivatives are generated up to this order (second derivatives are
@@ -31,7 +33,7 @@ const MAX_ORDER: usize = 2;
 
 /// Name of the generated derivative of `f`.
 pub fn derivative_function_name(f: &str) -> String {
-    format!("{f}{SUFFIX}")
+    moss_frontend::flat::generated_derivative_name(f)
 }
 
 /// Name of the derivative variable of a function variable in a derivative function of
@@ -139,6 +141,23 @@ pub fn referenced_generated_functions(
         out.insert(name, f.clone());
     }
     out
+}
+
+/// The generated functions that the bodies of `functions` call by name.
+pub fn generated_functions_called_by(
+    functions: &BTreeMap<String, Function>,
+    generated: &BTreeMap<String, Function>,
+) -> Vec<String> {
+    let mut calls = Vec::new();
+    for f in functions.values() {
+        if let FunctionBody::Algorithm(stmts) = &f.body {
+            for s in stmts {
+                statement_calls(s, &mut calls);
+            }
+        }
+    }
+    calls.retain(|c| generated.contains_key(c));
+    calls
 }
 
 fn statement_calls(s: &Statement, out: &mut Vec<String>) {

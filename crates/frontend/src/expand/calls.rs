@@ -562,7 +562,8 @@ impl<'a> Flattener<'a> {
                 ),
             );
         }
-        let fnode = self.package_node(id);
+        // `function f_x = der(f, x)` takes the inputs of `f` and returns as many outputs.
+        let fnode = self.package_node(self.signature_class(id));
         let kind = self.lk.kind(self.lk.follow_short_class(id));
         let is_record = matches!(
             kind,
