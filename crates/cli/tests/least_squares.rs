@@ -139,12 +139,12 @@ fn lapack_dgelsy_gives_the_minimum_norm_least_squares_solution_at_run_time() {
 
 /// `Leaf` inherits `State` from `Base` through `Mid`, whose extends clause redeclares it:
 /// `Medium.State` and the record constructor `State(T = x, p = 2*x)` inside the inherited
-/// function are the redeclared record (fields `T`, `p`), not `Base`'s (field `a`).
+/// function are the redeclared record (fields `T`, `p`), not `Base`'s (no fields; a
+/// replacing record must have every field of the one it replaces, spec 7.3.2).
 const REDECLARED_IN_EXTENDS: &str = r#"
 package Lib
   package Base
     replaceable record State
-      Real a;
     end State;
     function make
       input Real x;
