@@ -466,16 +466,10 @@ impl<'a> Lookup<'a> {
         } else {
             self.lookup_first_from(id, parts[0], false)
         }?;
-        let Found::Class(mut c) = first else {
+        let Found::Class(c) = first else {
             return None;
         };
-        for p in &parts[1..] {
-            match self.member(c, p)? {
-                Found::Class(n) => c = n,
-                Found::Comp { .. } => return None,
-            }
-        }
-        Some(c)
+        self.member_class_path(c, parts[1..].iter().copied())
     }
 
     /// Follow `class A = B(...)` definitions to the long class (for `extends` and member
@@ -509,16 +503,10 @@ impl<'a> Lookup<'a> {
             Some(s) if !name.global => self.lookup_first_from(s, parts[0], true)?,
             _ => Found::Class(self.lib.top_level(parts[0])?),
         };
-        let Found::Class(mut c) = first else {
+        let Found::Class(c) = first else {
             return None;
         };
-        for p in &parts[1..] {
-            match self.member(c, p)? {
-                Found::Class(n) => c = n,
-                Found::Comp { .. } => return None,
-            }
-        }
-        Some(c)
+        self.member_class_path(c, parts[1..].iter().copied())
     }
 
     /// A member of class `id`: a nested class, a component, or an inherited one.
@@ -855,11 +843,21 @@ impl<'a> Lookup<'a> {
         }
         let scopes = self.lexical_scopes(class);
         let first = self.lookup_first_in(&scopes[1..], base.parts[0].as_str(), true)?;
-        let Found::Class(mut c) = first else {
+        let Found::Class(c) = first else {
             return None;
         };
-        for p in &base.parts[1..] {
-            match self.member(c, p.as_str())? {
+        self.member_class_path(c, base.parts[1..].iter().map(|p| p.as_str()))
+    }
+
+    /// The class `c.p1.p2...` names: each part a class member of the previous one (`None` if
+    /// a part is missing or a component).
+    pub fn member_class_path<'n>(
+        &self,
+        mut c: ClassId,
+        parts: impl IntoIterator<Item = &'n str>,
+    ) -> Option<ClassId> {
+        for p in parts {
+            match self.member(c, p)? {
                 Found::Class(n) => c = n,
                 Found::Comp { .. } => return None,
             }

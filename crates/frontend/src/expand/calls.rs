@@ -393,16 +393,11 @@ impl<'a> Flattener<'a> {
         if !env.node.elems.get()?.contributors.contains(&env.scope) {
             return None;
         }
-        let Found::Class(mut c) = self.lk.member(derived, first)? else {
+        let Found::Class(c) = self.lk.member(derived, first)? else {
             return None;
         };
-        for p in &name.parts[1..] {
-            match self.lk.member(c, p.as_str())? {
-                Found::Class(n) => c = n,
-                Found::Comp { .. } => return None,
-            }
-        }
-        Some(c)
+        self.lk
+            .member_class_path(c, name.parts[1..].iter().map(|p| p.as_str()))
     }
 
     pub(super) fn homotopy(
