@@ -38,59 +38,100 @@ fn alias_pattern(m: &Model, lhs: ExprId, rhs: ExprId) -> Option<(VarIx, VarIx, f
 
 /// `lhs - rhs` as `sum(k_i * v_i) + c` with at most two variables and nonzero coefficients.
 fn linear_form(m: &Model, lhs: ExprId, rhs: ExprId) -> Option<(Vec<(VarIx, f64)>, f64)> {
+    linear_form_with_at_most(m, lhs, rhs, 2)
+}
+
+/// `lhs - rhs` as `sum(k_i * v_i) + c` (constant `k_i`, `c`) with at most `max_terms`
+/// variables, all with nonzero coefficients.
+pub(crate) fn linear_form_with_at_most(
+    m: &Model,
+    lhs: ExprId,
+    rhs: ExprId,
+    max_terms: usize,
+) -> Option<(Vec<(VarIx, f64)>, f64)> {
     let mut terms: Vec<(VarIx, f64)> = Vec::new();
     let mut c = 0.0;
-    collect_linear(m, lhs, 1.0, &mut terms, &mut c, 0)?;
-    collect_linear(m, rhs, -1.0, &mut terms, &mut c, 0)?;
-    terms.retain(|t| t.1 != 0.0);
-    if terms.len() > 2 {
+    // a sum of n terms nests about n deep
+    let depth_limit = 8.max(2 * max_terms as u32 + 4);
+    let mut magnitudes: Vec<f64> = Vec::new();
+    let mut walk = LinearWalk {
+        m,
+        terms: &mut terms,
+        magnitudes: &mut magnitudes,
+        c: &mut c,
+        max_terms,
+        depth_limit,
+    };
+    walk.collect(lhs, 1.0, 0)?;
+    walk.collect(rhs, -1.0, 0)?;
+    // a coefficient gathered from terms that cancel up to rounding (`i - 0.9999999999999999*i`
+    // of evaluated winding orientations) is zero, not 1e-16
+    let mut kept = magnitudes.iter();
+    terms.retain(|t| {
+        let magnitude = kept.next().copied().unwrap_or(0.0);
+        t.1 != 0.0 && t.1.abs() > 8.0 * f64::EPSILON * magnitude
+    });
+    if terms.len() > max_terms {
         return None;
     }
     Some((terms, c))
 }
 
-fn collect_linear(
-    m: &Model,
-    e: ExprId,
-    k: f64,
-    terms: &mut Vec<(VarIx, f64)>,
-    c: &mut f64,
-    depth: u32,
-) -> Option<()> {
-    if depth > 8 || terms.len() > 2 {
-        return None;
-    }
-    let a = &m.arena;
-    match a.node(e) {
-        Node::Const(_) => *c += k * a.as_const(e)?,
-        Node::Var(v) => match terms.iter_mut().find(|t| t.0 == *v) {
-            Some(t) => t.1 += k,
-            None => terms.push((*v, k)),
-        },
-        Node::Neg(x) => collect_linear(m, *x, -k, terms, c, depth + 1)?,
-        Node::Add(x, y) => {
-            collect_linear(m, *x, k, terms, c, depth + 1)?;
-            collect_linear(m, *y, k, terms, c, depth + 1)?;
+struct LinearWalk<'a> {
+    m: &'a Model,
+    terms: &'a mut Vec<(VarIx, f64)>,
+    /// Per term, the sum of the magnitudes of its contributions.
+    magnitudes: &'a mut Vec<f64>,
+    c: &'a mut f64,
+    max_terms: usize,
+    depth_limit: u32,
+}
+
+impl LinearWalk<'_> {
+    fn collect(&mut self, e: ExprId, k: f64, depth: u32) -> Option<()> {
+        if depth > self.depth_limit || self.terms.len() > self.max_terms {
+            return None;
         }
-        Node::Sub(x, y) => {
-            collect_linear(m, *x, k, terms, c, depth + 1)?;
-            collect_linear(m, *y, -k, terms, c, depth + 1)?;
-        }
-        Node::Mul(x, y) => match (a.as_const(*x), a.as_const(*y)) {
-            (Some(f), None) => collect_linear(m, *y, k * f, terms, c, depth + 1)?,
-            (None, Some(f)) => collect_linear(m, *x, k * f, terms, c, depth + 1)?,
-            _ => return None,
-        },
-        Node::Div(x, y) => {
-            let f = a.as_const(*y)?;
-            if f == 0.0 {
-                return None;
+        let a = &self.m.arena;
+        match a.node(e) {
+            Node::Const(_) => *self.c += k * a.as_const(e)?,
+            Node::Var(v) => match self.terms.iter().position(|t| t.0 == *v) {
+                Some(i) => {
+                    self.terms[i].1 += k;
+                    self.magnitudes[i] += k.abs();
+                }
+                None => {
+                    self.terms.push((*v, k));
+                    self.magnitudes.push(k.abs());
+                }
+            },
+            Node::Neg(x) => self.collect(*x, -k, depth + 1)?,
+            Node::Add(x, y) => {
+                let (x, y) = (*x, *y);
+                self.collect(x, k, depth + 1)?;
+                self.collect(y, k, depth + 1)?;
             }
-            collect_linear(m, *x, k / f, terms, c, depth + 1)?;
+            Node::Sub(x, y) => {
+                let (x, y) = (*x, *y);
+                self.collect(x, k, depth + 1)?;
+                self.collect(y, -k, depth + 1)?;
+            }
+            Node::Mul(x, y) => match (a.as_const(*x), a.as_const(*y)) {
+                (Some(f), None) => self.collect(*y, k * f, depth + 1)?,
+                (None, Some(f)) => self.collect(*x, k * f, depth + 1)?,
+                _ => return None,
+            },
+            Node::Div(x, y) => {
+                let f = a.as_const(*y)?;
+                if f == 0.0 {
+                    return None;
+                }
+                self.collect(*x, k / f, depth + 1)?;
+            }
+            _ => return None,
         }
-        _ => return None,
+        Some(())
     }
-    Some(())
 }
 
 /// May take part in an alias equation. Protected variables (computed by units, read by
@@ -275,7 +316,10 @@ fn constant_definition(m: &mut Model, lhs: ExprId, rhs: ExprId) -> Option<(VarIx
 pub fn eliminate_aliases(m: &mut Model) -> Vec<AliasOf> {
     let mut aliases = eliminate_alias_equations(m);
     for _ in 0..MAX_DUPLICATE_ROUNDS {
-        if !rewrite_duplicate_definitions(m) {
+        // both rewrites run (no short circuit): each may expose aliases for the other
+        let duplicates = rewrite_duplicate_definitions(m);
+        let shared = crate::shared_sums::expose_shared_sums(m);
+        if !duplicates && !shared {
             break;
         }
         let more = eliminate_alias_equations(m);

@@ -16,6 +16,10 @@
 use crate::ir::VarIx;
 use crate::matching::{self, Matching, Visit, NONE};
 use crate::model::{EqBody, Model, SEq, VKind};
+use crate::preferred_states::{
+    has_undifferentiated_preferred, preferred_derivative_definitions, preferred_state_chains,
+    undifferentiated_preferred,
+};
 use crate::state_sets::{build_state_set, StateSet, Through};
 use moss_frontend::flat::StateSelect;
 use moss_syntax::Diagnostic;
@@ -80,7 +84,7 @@ pub(crate) fn unit_outputs(m: &Model) -> Result<Vec<bool>, Vec<Diagnostic>> {
 /// preferred variable its state; otherwise the plain reduction stands.
 pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
     let mut wanted = preferred_derivative_definitions(m);
-    if wanted.is_empty() {
+    if wanted.is_empty() && !has_undifferentiated_preferred(m) {
         return pantelides_and_dummies(m, &[]);
     }
     let mut plain = m.clone();
@@ -91,6 +95,15 @@ pub fn reduce_index(m: &mut Model) -> Result<IndexInfo, Vec<Diagnostic>> {
                 && plain.vars[v as usize].state_select >= StateSelect::Prefer
         })
         .collect();
+    let not_states: Vec<VarIx> = (0..m.vars.len() as VarIx)
+        .filter(|&v| undifferentiated_preferred(m, v) && !is_state_after_reduction(&plain, v))
+        .filter(|&v| !wanted.iter().any(|&(x, _)| x == v))
+        .collect();
+    wanted.extend(preferred_state_chains(m, &not_states, &mut plain));
+    if wanted.is_empty() {
+        *m = plain;
+        return Ok(info);
+    }
     // a second trial drops the definitions whose variable did not become a state, so that
     // no equation is differentiated for nothing
     for _ in 0..2 {
@@ -135,40 +148,8 @@ fn is_state_after_reduction(m: &Model, v: VarIx) -> bool {
         && sv.der.is_some_and(|d| !m.vars[d as usize].dummy)
 }
 
-/// Equations `x = der(y)` (either side) whose `x` has `stateSelect` prefer or always but
-/// no derivative of its own: the variable and the equation to differentiate for it.
-fn preferred_derivative_definitions(m: &Model) -> Vec<(VarIx, u32)> {
-    let plain_var = |e| match m.arena.node(e) {
-        crate::ir::Node::Var(v) => Some(*v),
-        _ => None,
-    };
-    let mut out: Vec<(VarIx, u32)> = Vec::new();
-    for (i, eq) in m.eqs.iter().enumerate() {
-        let EqBody::Eq { lhs, rhs } = eq.body else {
-            continue;
-        };
-        let (Some(a), Some(b)) = (plain_var(lhs), plain_var(rhs)) else {
-            continue;
-        };
-        for (x, d) in [(a, b), (b, a)] {
-            let (sx, sd) = (&m.vars[x as usize], &m.vars[d as usize]);
-            let candidate = sx.kind == VKind::Continuous
-                && !sx.eliminated
-                && sx.state_select >= StateSelect::Prefer
-                && sx.der.is_none()
-                && sx.der_of.is_none()
-                && sd.der_of.is_some()
-                && sd.der.is_none();
-            if candidate && !out.iter().any(|&(v, _)| v == x) {
-                out.push((x, i as u32));
-            }
-        }
-    }
-    out
-}
-
 /// Pantelides and the dummy derivatives; the equations of `extra` (see
-/// [`preferred_derivative_definitions`]) are differentiated once before the matching.
+/// [`preferred_derivative_definitions`](crate::preferred_states::preferred_derivative_definitions)) are differentiated once before the matching.
 /// The unknowns an equation can be matched to: an equation defining a discrete (Integer,
 /// Boolean, enumeration) variable, `phase = if h < hl then 1 else 2`, cannot be solved for
 /// the Real variables of its relations, nor a Real equation for the discrete variables of
@@ -229,6 +210,10 @@ fn pantelides_and_dummies(
     // the equations Pantelides differentiates itself
     let mut eq_ids = eq_ids;
     for &(_, e) in extra {
+        // chains of two preferred variables may share an equation
+        if m.eqs[e as usize].diffed.is_some() {
+            continue;
+        }
         let ne = differentiate_equation(m, e)?;
         depth.insert(ne, 1);
         let eq = m.eqs[ne as usize].clone();

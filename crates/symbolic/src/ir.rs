@@ -135,6 +135,17 @@ pub type CallRewrite<'a> = dyn FnMut(&mut Arena, &str, &[ExprId]) -> Option<Expr
 /// Scalar built-ins whose value is an integer-valued step function of their arguments.
 pub const STEP_FUNCTIONS: &[&str] = &["div", "mod", "rem", "ceil", "floor", "integer", "Integer"];
 
+/// The folded sum or difference `r` of the constants `x` and `y`, exactly zero when it is
+/// within rounding of their magnitudes: `1 + cos(2*pi/3) + cos(4*pi/3)` folds to -2.2e-16,
+/// and a coefficient of that size, divided by, scales a variable by 2^53.
+fn cancelled(r: f64, x: f64, y: f64) -> f64 {
+    if r != 0.0 && r.abs() <= 4.0 * f64::EPSILON * (x.abs() + y.abs()) {
+        0.0
+    } else {
+        r
+    }
+}
+
 impl Arena {
     pub fn new() -> Arena {
         Arena::default()
@@ -224,7 +235,7 @@ impl Arena {
             return self.str(&joined);
         }
         match (self.as_const(a), self.as_const(b)) {
-            (Some(x), Some(y)) => return self.num(x + y),
+            (Some(x), Some(y)) => return self.num(cancelled(x + y, x, y)),
             (Some(0.0), None) => return b,
             (None, Some(0.0)) => return a,
             _ => {}
@@ -243,7 +254,7 @@ impl Arena {
             return self.zero();
         }
         match (self.as_const(a), self.as_const(b)) {
-            (Some(x), Some(y)) => return self.num(x - y),
+            (Some(x), Some(y)) => return self.num(cancelled(x - y, x, y)),
             (Some(0.0), None) => return self.neg(b),
             (None, Some(0.0)) => return a,
             _ => {}

@@ -36,30 +36,64 @@ pub struct EvaluatedParameter {
 }
 
 /// The value of a parameter expression from bindings and start values, when it is made of
-/// arithmetic, relations and logic only.
+/// arithmetic, relations, logic and the elementary functions. A value that is zero up to the
+/// rounding of its own computation is exactly zero: `cos(pi/2)` of a winding's orientation is
+/// 6.1e-17 in floating point, and dividing by it (a pivot that is really zero) turns a
+/// machine's flux equations into noise.
 pub fn parameter_value(m: &Model, e: ExprId) -> Option<f64> {
-    value_at_depth(m, e, 0, false)
+    value_at_depth(m, e, 0, false).map(Rounded::snapped)
 }
 
 /// The value of `e` at the start values of its variables (0 where none is given), with the
 /// parameters at their bindings and the common elementary functions: the point at which
 /// initialization begins (used for the first choice of a dynamic state set).
 pub fn start_point_value(m: &Model, e: ExprId) -> Option<f64> {
-    value_at_depth(m, e, 0, true).filter(|x| x.is_finite())
+    value_at_depth(m, e, 0, true)
+        .map(Rounded::snapped)
+        .filter(|x| x.is_finite())
 }
 
-/// With `at_start`, variables (and their `pre`) take their start values and elementary
-/// functions are evaluated; without, only parameters and arithmetic count.
-fn value_at_depth(m: &Model, e: ExprId, depth: u32, at_start: bool) -> Option<f64> {
+/// A computed value with the magnitude its rounding error is proportional to: the sum of the
+/// magnitudes of the terms of a sum, the product of those of a product, and for `sin`/`cos`
+/// the magnitude of the argument (whose own rounding moves the result by as much).
+#[derive(Clone, Copy, Debug)]
+struct Rounded {
+    value: f64,
+    scale: f64,
+}
+
+impl Rounded {
+    fn exact(value: f64) -> Self {
+        Rounded {
+            value,
+            scale: value.abs(),
+        }
+    }
+
+    /// Zero when the value is within a few units of rounding of its scale.
+    fn snapped(self) -> f64 {
+        if self.value != 0.0 && self.value.abs() <= 8.0 * f64::EPSILON * self.scale {
+            0.0
+        } else {
+            self.value
+        }
+    }
+}
+
+/// With `at_start`, variables (and their `pre`) take their start values; without, only
+/// parameters and constants have values.
+fn value_at_depth(m: &Model, e: ExprId, depth: u32, at_start: bool) -> Option<Rounded> {
     // bindings may refer to each other in a (faulty) cycle
     if depth > 64 {
         return None;
     }
     let a = &m.arena;
     if let Some(x) = a.as_const(e) {
-        return Some(x);
+        return Some(Rounded::exact(x));
     }
     let val = |x: ExprId| value_at_depth(m, x, depth + 1, at_start);
+    let num = |x: ExprId| val(x).map(|r| r.value);
+    let logic = |b: bool| Rounded::exact(f64::from(u8::from(b)));
     Some(match a.node(e) {
         Node::Var(v) | Node::Pre(v) if at_start => {
             let sv = &m.vars[*v as usize];
@@ -67,7 +101,7 @@ fn value_at_depth(m: &Model, e: ExprId, depth: u32, at_start: bool) -> Option<f6
                 VKind::Parameter | VKind::Constant => val(sv.binding.or(sv.start)?)?,
                 _ => match sv.start {
                     Some(s) => val(s)?,
-                    None => 0.0,
+                    None => Rounded::exact(0.0),
                 },
             }
         }
@@ -78,31 +112,60 @@ fn value_at_depth(m: &Model, e: ExprId, depth: u32, at_start: bool) -> Option<f6
             }
             val(sv.binding.or(sv.start)?)?
         }
-        Node::Neg(x) => -val(*x)?,
-        Node::Add(x, y) => val(*x)? + val(*y)?,
-        Node::Sub(x, y) => val(*x)? - val(*y)?,
-        Node::Mul(x, y) => val(*x)? * val(*y)?,
-        Node::Div(x, y) => val(*x)? / val(*y)?,
-        Node::Pow(x, y) => val(*x)?.powf(val(*y)?),
+        Node::Neg(x) => {
+            let r = val(*x)?;
+            Rounded {
+                value: -r.value,
+                ..r
+            }
+        }
+        Node::Add(x, y) | Node::Sub(x, y) => {
+            let (p, q) = (val(*x)?, val(*y)?);
+            let value = if matches!(a.node(e), Node::Add(..)) {
+                p.value + q.value
+            } else {
+                p.value - q.value
+            };
+            Rounded {
+                value,
+                scale: p.scale + q.scale,
+            }
+        }
+        Node::Mul(x, y) => {
+            let (p, q) = (val(*x)?, val(*y)?);
+            Rounded {
+                value: p.value * q.value,
+                scale: p.scale * q.scale,
+            }
+        }
+        Node::Div(x, y) => {
+            let (p, q) = (val(*x)?, val(*y)?);
+            Rounded {
+                value: p.value / q.value,
+                scale: p.scale / q.value.abs(),
+            }
+        }
+        Node::Pow(x, y) => Rounded::exact(num(*x)?.powf(num(*y)?)),
         // conditions on parameters (`if RD > -1e40 then RD else 0`, the MSL's "is given"
         // tests): true is 1, false is 0
         Node::Rel { op, lhs, rhs, .. } => {
-            let ord = val(*lhs)?.partial_cmp(&val(*rhs)?)?;
-            f64::from(u8::from(op.holds(ord)))
+            let ord = num(*lhs)?.partial_cmp(&num(*rhs)?)?;
+            logic(op.holds(ord))
         }
-        Node::Not(x) => f64::from(u8::from(val(*x)? == 0.0)),
-        Node::And(x, y) => f64::from(u8::from(val(*x)? != 0.0 && val(*y)? != 0.0)),
-        Node::Or(x, y) => f64::from(u8::from(val(*x)? != 0.0 || val(*y)? != 0.0)),
+        Node::Not(x) => logic(num(*x)? == 0.0),
+        Node::And(x, y) => logic(num(*x)? != 0.0 && num(*y)? != 0.0),
+        Node::Or(x, y) => logic(num(*x)? != 0.0 || num(*y)? != 0.0),
         Node::If(c, x, y) => {
-            if val(*c)? != 0.0 {
+            if num(*c)? != 0.0 {
                 val(*x)?
             } else {
                 val(*y)?
             }
         }
-        Node::Call(f, args) if at_start && args.len() == 1 => {
-            let x = val(args[0])?;
-            match f.as_ref() {
+        Node::Call(f, args) if args.len() == 1 => {
+            let r = val(args[0])?;
+            let x = r.value;
+            let value = match f.as_ref() {
                 "sin" => x.sin(),
                 "cos" => x.cos(),
                 "tan" => x.tan(),
@@ -117,7 +180,13 @@ fn value_at_depth(m: &Model, e: ExprId, depth: u32, at_start: bool) -> Option<f6
                 "cosh" => x.cosh(),
                 "tanh" => x.tanh(),
                 _ => return None,
-            }
+            };
+            // the periodic functions are as uncertain as their argument (`cos(pi/2)`)
+            let scale = match f.as_ref() {
+                "sin" | "cos" | "tan" => value.abs().max(r.scale.min(1.0e300)),
+                _ => value.abs(),
+            };
+            Rounded { value, scale }
         }
         _ => return None,
     })

@@ -1,0 +1,190 @@
+//! Preferred states that do not appear differentiated (spec 4.9.4: `stateSelect = prefer`
+//! and `always` ask for a state "if possible"). Index reduction offers them as candidates
+//! by differentiating, on a trial copy of the model, the equations that tie them to the
+//! differentiated variables: a velocity's definition `v_rel = der(s_rel)`, or a short chain
+//! of algebraic equations to a differentiated variable of lower priority (a tank's level to
+//! its mass). `index::reduce_index` runs the trial and keeps it only when it succeeds.
+
+use crate::ir::VarIx;
+use crate::model::{EqBody, Model, VKind};
+use moss_frontend::flat::StateSelect;
+use rustc_hash::FxHashMap as HashMap;
+
+/// A Real unknown with `stateSelect` prefer or always that does not appear differentiated.
+pub(crate) fn undifferentiated_preferred(m: &Model, v: VarIx) -> bool {
+    let sv = &m.vars[v as usize];
+    sv.kind == VKind::Continuous
+        && !sv.eliminated
+        && sv.state_select >= StateSelect::Prefer
+        && sv.der.is_none()
+        && sv.der_of.is_none()
+}
+
+pub(crate) fn has_undifferentiated_preferred(m: &Model) -> bool {
+    (0..m.vars.len() as VarIx).any(|v| undifferentiated_preferred(m, v))
+}
+
+/// Longest chain of equations differentiated to make a preferred variable a state.
+const MAX_CHAIN: usize = 3;
+
+/// Equations visited per preferred variable (bounds the search on large models).
+const MAX_CHAIN_SEARCH: usize = 64;
+
+/// For each preferred variable of `xs` that is not a state: the shortest chain of equations
+/// (at most [`MAX_CHAIN`]) that ties it to a differentiated variable of lower `stateSelect`
+/// priority, through algebraic unknowns. A tank's `level` (prefer) is tied to its mass `m`
+/// (differentiated in the mass balance) by `V = A*level + V0` and `m = V*d`; a medium's `p`
+/// and `h` (prefer) to the mass and energy `m`, `U` of a volume by the medium's equations.
+/// Differentiated, these chains make `der(level)` a candidate of the dummy-derivative
+/// selection, which then keeps `level` and makes `der(m)` a dummy: the state Modelica tools
+/// choose (spec 4.9.4 asks that prefer variables be states when possible), and the one a
+/// model's `assert(level <= height)` and initial equations are written for.
+///
+/// Chains through equations that the plain reduction differentiated are left alone: there
+/// the dummy selection already weighed the preferences at the constraint's levels, and
+/// differentiating the chain as well reshapes an index-reduced system (a machine's damper
+/// currents: the stator transformation then became a loop torn through `sin(gamma)`, zero
+/// at the start).
+pub(crate) fn preferred_state_chains(
+    m: &mut Model,
+    xs: &[VarIx],
+    plain: &mut Model,
+) -> Vec<(VarIx, u32)> {
+    if xs.is_empty() {
+        return Vec::new();
+    }
+    let mut var_eqs: Vec<Vec<u32>> = vec![Vec::new(); m.vars.len()];
+    let mut eq_vars: Vec<Vec<VarIx>> = vec![Vec::new(); m.eqs.len()];
+    for e in 0..m.eqs.len() {
+        let eq = m.eqs[e].clone();
+        if !matches!(eq.body, EqBody::Eq { .. }) || eq.diff_of.is_some() {
+            continue;
+        }
+        let inc = m.incidence(&eq);
+        for &v in &inc {
+            var_eqs[v as usize].push(e as u32);
+        }
+        eq_vars[e] = inc;
+    }
+    // derivatives that the plain reduction's differentiated equations mention
+    let mut in_reduction = vec![false; plain.vars.len()];
+    for e in 0..plain.eqs.len() {
+        if plain.eqs[e].diff_of.is_some() {
+            let eq = plain.eqs[e].clone();
+            for v in plain.incidence(&eq) {
+                in_reduction[v as usize] = true;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for &x in xs {
+        let Some((chain, target)) = chain_to_lower_state(m, x, &var_eqs, &eq_vars) else {
+            continue;
+        };
+        let target_der = m.vars[target as usize].der;
+        if chain
+            .iter()
+            .any(|&e| plain.eqs[e as usize].diffed.is_some())
+            || target_der.is_some_and(|d| in_reduction[d as usize])
+        {
+            continue;
+        }
+        out.extend(chain.into_iter().map(|e| (x, e)));
+    }
+    out
+}
+
+/// Breadth-first search from `x` over equations and algebraic unknowns to an equation that
+/// mentions a differentiated variable of lower priority than `x`; the equations on the way.
+fn chain_to_lower_state(
+    m: &Model,
+    x: VarIx,
+    var_eqs: &[Vec<u32>],
+    eq_vars: &[Vec<VarIx>],
+) -> Option<(Vec<u32>, VarIx)> {
+    let priority = m.vars[x as usize].state_select;
+    let lower_state = |v: VarIx| {
+        let sv = &m.vars[v as usize];
+        sv.kind == VKind::Continuous
+            && !sv.eliminated
+            && sv.der.is_some()
+            && sv.der_of.is_none()
+            && sv.state_select < priority
+    };
+    let algebraic = |v: VarIx| {
+        let sv = &m.vars[v as usize];
+        sv.kind == VKind::Continuous
+            && !sv.eliminated
+            && sv.der.is_none()
+            && sv.der_of.is_none()
+            && sv.ty == crate::program::ValueType::Real
+    };
+    // parent links: equation -> the variable it was reached from, variable -> its equation
+    let mut eq_from: HashMap<u32, VarIx> = HashMap::default();
+    let mut var_from: HashMap<VarIx, u32> = HashMap::default();
+    let mut frontier = vec![x];
+    for _ in 0..MAX_CHAIN {
+        let mut next = Vec::new();
+        for &v in &frontier {
+            for &e in &var_eqs[v as usize] {
+                if eq_from.contains_key(&e) {
+                    continue;
+                }
+                eq_from.insert(e, v);
+                if eq_from.len() > MAX_CHAIN_SEARCH {
+                    return None;
+                }
+                if let Some(&target) = eq_vars[e as usize].iter().find(|&&w| lower_state(w)) {
+                    let mut chain = vec![e];
+                    let mut cur = v;
+                    while cur != x {
+                        let pe = var_from[&cur];
+                        chain.push(pe);
+                        cur = eq_from[&pe];
+                    }
+                    return Some((chain, target));
+                }
+                for &w in &eq_vars[e as usize] {
+                    if w != x && algebraic(w) && !var_from.contains_key(&w) {
+                        var_from.insert(w, e);
+                        next.push(w);
+                    }
+                }
+            }
+        }
+        frontier = next;
+    }
+    None
+}
+
+/// Equations `x = der(y)` (either side) whose `x` has `stateSelect` prefer or always but
+/// no derivative of its own: the variable and the equation to differentiate for it.
+pub(crate) fn preferred_derivative_definitions(m: &Model) -> Vec<(VarIx, u32)> {
+    let plain_var = |e| match m.arena.node(e) {
+        crate::ir::Node::Var(v) => Some(*v),
+        _ => None,
+    };
+    let mut out: Vec<(VarIx, u32)> = Vec::new();
+    for (i, eq) in m.eqs.iter().enumerate() {
+        let EqBody::Eq { lhs, rhs } = eq.body else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (plain_var(lhs), plain_var(rhs)) else {
+            continue;
+        };
+        for (x, d) in [(a, b), (b, a)] {
+            let (sx, sd) = (&m.vars[x as usize], &m.vars[d as usize]);
+            let candidate = sx.kind == VKind::Continuous
+                && !sx.eliminated
+                && sx.state_select >= StateSelect::Prefer
+                && sx.der.is_none()
+                && sx.der_of.is_none()
+                && sd.der_of.is_some()
+                && sd.der.is_none();
+            if candidate && !out.iter().any(|&(v, _)| v == x) {
+                out.push((x, i as u32));
+            }
+        }
+    }
+    out
+}
