@@ -95,9 +95,14 @@ end ScalarFunctions;
 /// Simulate the model (with `MOSS_TREE_FUNCTIONS` set to `tree`) and return the result
 /// and the statistics moss printed.
 fn run(tree: &str) -> (moss_results::SimResult, String) {
-    let dir = scratch_dir(&format!("scalar-functions-{tree}"));
-    let file = dir.join("ScalarFunctions.mo");
-    std::fs::write(&file, SOURCE).expect("writes the model");
+    run_source("ScalarFunctions", SOURCE, tree)
+}
+
+/// [`run`] for the last model of `source`, written to `<name>.mo`.
+fn run_source(name: &str, source: &str, tree: &str) -> (moss_results::SimResult, String) {
+    let dir = scratch_dir(&format!("scalar-functions-{name}-{tree}"));
+    let file = dir.join(format!("{name}.mo"));
+    std::fs::write(&file, source).expect("writes the model");
     let csv = dir.join("result.csv");
     let out = moss_command()
         .current_dir(&dir)
@@ -163,5 +168,68 @@ fn compiled_and_tree_interpreted_functions_agree_with_the_hand_values() {
             "y1({x}) = {y1}, want {want}"
         );
         assert!((y2 - (3.0 + 4.0 * x)).abs() <= 1e-12, "y2({x}) = {y2}");
+    }
+}
+
+const LOCAL_ARRAYS: &str = r#"
+function powerSum "x + x^2 + x^3 + x^4 through local arrays, as the IF97 functions do"
+  input Real x;
+  output Real y;
+protected
+  Real o[4];
+  Real m[2, 2];
+algorithm
+  o[1] := x;
+  for i in 2:4 loop
+    o[i] := o[i - 1]*x;
+  end for;
+  m[1, 1] := o[1] + o[2];
+  m[2, 2] := o[3] + o[4];
+  y := m[1, 1] + m[2, 2] + m[1, 2];
+end powerSum;
+
+function wholeArray "a local array used as a whole stays with the tree interpreter"
+  input Real x;
+  output Real y;
+protected
+  Real o[3];
+algorithm
+  for i in 1:3 loop
+    o[i] := x*i;
+  end for;
+  y := sum(o) + powerSum(x);
+end wholeArray;
+
+model LocalArrays
+  Real x = 1 + time;
+  Real y3 = powerSum(x);
+  Real y4 = wholeArray(x);
+  annotation(experiment(StopTime = 3, Interval = 0.25));
+end LocalArrays;
+"#;
+
+/// Local arrays of constant size are laid out in the compiled frame, element by element;
+/// they start at zero in every call (`m[1, 2]` is never assigned).
+#[test]
+fn local_arrays_of_fixed_size_run_compiled() {
+    let (compiled, stats) = run_source("LocalArrays", LOCAL_ARRAYS, "0");
+    let (tree, tree_stats) = run_source("LocalArrays", LOCAL_ARRAYS, "1");
+    // powerSum is compiled (called from the model and from wholeArray); wholeArray is not
+    assert!(compiled_calls(&stats) > 0, "{stats}");
+    assert_eq!(compiled_calls(&tree_stats), 0, "{tree_stats}");
+    for name in ["y3", "y4"] {
+        assert_eq!(
+            compiled.series(name),
+            tree.series(name),
+            "{name} differs between the compiled and the tree form"
+        );
+    }
+    let xs = compiled.series("x").unwrap();
+    let y3 = compiled.series("y3").unwrap();
+    let y4 = compiled.series("y4").unwrap();
+    for ((x, y3), y4) in xs.iter().zip(&y3).zip(&y4) {
+        let p = x + x * x + x.powi(3) + x.powi(4);
+        assert!((y3 - p).abs() <= 1e-12 * p, "y3({x}) = {y3}, want {p}");
+        assert!((y4 - (6.0 * x + p)).abs() <= 1e-12 * p, "y4({x}) = {y4}");
     }
 }

@@ -11,8 +11,12 @@
 //! constant built-in calls are folded, frames come from a pool, calls of other scalar
 //! functions pass `f64`s directly, and built-in math runs without dispatch on value kinds.
 //!
+//! Local arrays of constant size (the IF97 functions keep the powers of their arguments in
+//! `Real o[20]`) get one frame slot per element and are read and written element by element.
+//!
 //! Anything the compiler does not cover keeps the tree interpreter: a function with an
-//! array or string variable, or with a statement or expression outside the scalar subset,
+//! array input or output, a string variable, a local array used as a whole, or a statement
+//! or expression outside the scalar subset,
 //! simply gets no compiled form. Inside a compiled function, an argument of a call that is
 //! not a scalar (a slice of a table, an array constant) and the message of a failing
 //! assertion are evaluated by the tree interpreter on a [`Value`] copy of the frame.
@@ -48,6 +52,9 @@ enum SExpr {
     Elem(Arc<[f64]>, Arc<[usize]>, Vec<SExpr>),
     /// Element of a constant vector (the common case in coefficient loops).
     Elem1(Arc<[f64]>, Box<SExpr>),
+    /// Element of a local array of fixed size: its first frame slot, dimensions, one index
+    /// per dimension.
+    LocalElem(u32, Arc<[usize]>, Vec<SExpr>),
     M1(Math1, Box<SExpr>),
     M2(Math2, Box<SExpr>, Box<SExpr>),
     /// `Integer(x)`: the largest Integer not greater than x.
@@ -69,6 +76,8 @@ enum SArg {
 #[derive(Clone, Debug)]
 enum SStmt {
     Assign(u32, Ty, SExpr),
+    /// `a[i, ...] := e` of a local array: first slot, dimensions, indices, element type.
+    AssignElem(u32, Arc<[usize]>, Vec<SExpr>, Ty, SExpr),
     Tuple(Vec<Option<(u32, Ty)>>, u32, Vec<SArg>),
     Call(u32, Vec<SArg>),
     If(Vec<(SExpr, Vec<SStmt>)>, Vec<SStmt>),
@@ -87,93 +96,62 @@ pub fn enabled() -> bool {
 }
 
 /// The scalar form of `f`, or `None` when it uses anything outside the scalar subset.
+///
+/// Local arrays of constant size without a binding (the IF97 functions' `o[20]` of powers
+/// of their arguments) are laid out in the frame after the scalars, one slot per element,
+/// and read and written element by element; any other use of such an array (as a whole, a
+/// slice, an argument) keeps the function in the tree interpreter.
 pub fn compile(f: &CFunction) -> Option<ScalarFn> {
     let CBody::Stmts(stmts) = &f.body else {
         return None;
     };
     let scalar_decl = |d: &crate::func::FVarDecl| d.dims.is_empty() && d.ty != Ty::Str;
-    if !f.inputs.iter().chain(&f.outputs).all(scalar_decl) {
+    if !f.inputs.iter().chain(&f.outputs).all(scalar_decl) || f.local_types.contains(&Ty::Str) {
         return None;
     }
-    if !f.initialized.iter().all(scalar_decl) || f.local_types.contains(&Ty::Str) {
-        return None;
+    let mut cx = Compiler::default();
+    let mut frame_size = f.local_types.len();
+    for d in f.initialized.iter().filter(|d| !d.dims.is_empty()) {
+        let dims = constant_dims(d)?;
+        let len: usize = dims.iter().product();
+        if d.default.is_some() || len > MAX_LOCAL_ARRAY {
+            return None;
+        }
+        cx.arrays.insert(
+            d.slot,
+            LocalArray {
+                base: u32::try_from(frame_size).ok()?,
+                dims: dims.into(),
+                ty: d.ty,
+            },
+        );
+        frame_size += len;
     }
     let inputs = f
         .inputs
         .iter()
         .map(|d| {
             let default = match &d.default {
-                Some(e) => Some(expr(e)?),
+                Some(e) => Some(cx.expr(e)?),
                 None => None,
             };
             Some((d.slot, d.ty, default))
         })
         .collect::<Option<_>>()?;
     let mut init = Vec::new();
-    for d in &f.initialized {
+    for d in f.initialized.iter().filter(|d| d.dims.is_empty()) {
         if let Some(e) = &d.default {
-            init.push((d.slot, d.ty, expr(e)?));
+            init.push((d.slot, d.ty, cx.expr(e)?));
         }
     }
     Some(ScalarFn {
-        frame_size: f.local_types.len(),
+        frame_size,
         local_types: f.local_types.clone(),
         inputs,
         init,
         outputs: f.outputs.iter().map(|d| (d.slot, d.ty)).collect(),
-        body: stmts_of(stmts)?,
+        body: cx.stmts_of(stmts)?,
     })
-}
-
-fn stmts_of(stmts: &[FStmt]) -> Option<Vec<SStmt>> {
-    stmts.iter().map(stmt).collect()
-}
-
-fn stmt(s: &FStmt) -> Option<SStmt> {
-    Some(match s {
-        FStmt::Assign(FTarget::Local(slot, ty), e) => SStmt::Assign(*slot, *ty, expr(e)?),
-        FStmt::Tuple(targets, f, args) => {
-            let ts = targets
-                .iter()
-                .map(|t| match t {
-                    None => Some(None),
-                    Some(FTarget::Local(slot, ty)) => Some(Some((*slot, *ty))),
-                    Some(_) => None,
-                })
-                .collect::<Option<_>>()?;
-            SStmt::Tuple(ts, *f, args.iter().map(arg).collect())
-        }
-        FStmt::Eval(FExpr::Call(f, args, _)) => SStmt::Call(*f, args.iter().map(arg).collect()),
-        FStmt::If(branches, else_) => {
-            let bs = branches
-                .iter()
-                .map(|(c, b)| Some((expr(c)?, stmts_of(b)?)))
-                .collect::<Option<_>>()?;
-            SStmt::If(bs, stmts_of(else_)?)
-        }
-        FStmt::For(slot, FExpr::Range(a, step, b), body) => SStmt::For(
-            *slot,
-            expr(a)?,
-            match step {
-                Some(s) => Some(expr(s)?),
-                None => None,
-            },
-            expr(b)?,
-            stmts_of(body)?,
-        ),
-        FStmt::While(c, body) => SStmt::While(expr(c)?, stmts_of(body)?),
-        FStmt::Assert(c, msg, level) => SStmt::Assert(expr(c)?, msg.clone(), *level),
-        FStmt::Return => SStmt::Return,
-        FStmt::Break => SStmt::Break,
-        _ => return None,
-    })
-}
-
-fn arg(e: &FExpr) -> SArg {
-    match expr(e) {
-        Some(s) => SArg::Scalar(s),
-        None => SArg::Value(e.clone()),
-    }
 }
 
 fn scalar_const(v: &Value) -> Option<f64> {
@@ -183,88 +161,255 @@ fn scalar_const(v: &Value) -> Option<f64> {
     }
 }
 
-fn boxed(e: &FExpr) -> Option<Box<SExpr>> {
-    expr(e).map(Box::new)
-}
+/// Largest local array laid out in a scalar frame (elements).
+const MAX_LOCAL_ARRAY: usize = 4096;
 
-/// The scalar form of an expression, or `None` when it is not (known to be) a scalar.
-fn expr(e: &FExpr) -> Option<SExpr> {
-    Some(match e {
-        FExpr::Const(v) => SExpr::Const(scalar_const(v)?),
-        FExpr::Local(s) => SExpr::Local(*s),
-        FExpr::Neg(a) => SExpr::Neg(boxed(a)?),
-        FExpr::Not(a) => SExpr::Not(boxed(a)?),
-        FExpr::Bin(op, a, b) => SExpr::Bin(*op, boxed(a)?, boxed(b)?),
-        FExpr::Index(base, subs) => table_element(base, subs)?,
-        FExpr::Builtin(b, args) => builtin(*b, args)?,
-        FExpr::Call(f, args, index) => SExpr::Call(*f, args.iter().map(arg).collect(), *index),
-        FExpr::If(branches, else_) => SExpr::If(
-            branches
-                .iter()
-                .map(|(c, v)| Some((expr(c)?, expr(v)?)))
-                .collect::<Option<_>>()?,
-            boxed(else_)?,
-        ),
-        _ => return None,
-    })
-}
-
-/// `table[i, j, ...]` of a constant numeric table with one scalar index per dimension.
-fn table_element(base: &FExpr, subs: &[FSub]) -> Option<SExpr> {
-    let FExpr::Const(Value::Array(a)) = base else {
-        return None;
-    };
-    if subs.len() != a.dims.len() {
-        return None;
-    }
-    let data: Vec<f64> = a.data.iter().map(scalar_const).collect::<Option<_>>()?;
-    let idx = subs
+/// The sizes of a local array declared with constant dimensions.
+fn constant_dims(d: &crate::func::FVarDecl) -> Option<Vec<usize>> {
+    d.dims
         .iter()
-        .map(|s| match s {
-            FSub::Index(e) => expr(e),
-            FSub::All => None,
-        })
-        .collect::<Option<_>>()?;
-    let mut idx: Vec<SExpr> = idx;
-    if idx.len() == 1 {
-        return Some(SExpr::Elem1(data.into(), Box::new(idx.remove(0))));
-    }
-    Some(SExpr::Elem(data.into(), a.dims.clone().into(), idx))
-}
-
-fn builtin(b: Builtin, args: &[FExpr]) -> Option<SExpr> {
-    // a call of constants (the size of a table, `sum` of coefficients) is folded now
-    let consts: Option<Vec<Value>> = args
-        .iter()
-        .map(|a| match a {
-            FExpr::Const(v) => Some(v.clone()),
+        .map(|e| match e {
+            Some(FExpr::Const(v)) => {
+                let x = scalar_const(v)?;
+                (x >= 0.0 && x.fract() == 0.0).then_some(x as usize)
+            }
             _ => None,
         })
-        .collect();
-    if let Some(values) = consts {
-        if !matches!(b, Builtin::StateSetSelect) {
-            if let Ok(v) = call_builtin(b, &values) {
-                return scalar_const(&v).map(SExpr::Const);
+        .collect()
+}
+
+/// A local array of fixed size in a scalar frame.
+#[derive(Clone, Debug)]
+struct LocalArray {
+    base: u32,
+    dims: Arc<[usize]>,
+    ty: Ty,
+}
+
+/// Compiles statements and expressions to the scalar form; knows the local arrays.
+#[derive(Default)]
+struct Compiler {
+    arrays: rustc_hash::FxHashMap<u32, LocalArray>,
+}
+
+impl Compiler {
+    fn stmts_of(&self, stmts: &[FStmt]) -> Option<Vec<SStmt>> {
+        stmts.iter().map(|s| self.stmt(s)).collect()
+    }
+
+    fn stmt(&self, s: &FStmt) -> Option<SStmt> {
+        Some(match s {
+            FStmt::Assign(FTarget::Local(slot, ty), e) if !self.arrays.contains_key(slot) => {
+                SStmt::Assign(*slot, *ty, self.expr(e)?)
             }
+            FStmt::Assign(FTarget::LocalIndexed(slot, subs), e) => {
+                let a = self.arrays.get(slot)?;
+                SStmt::AssignElem(
+                    a.base,
+                    a.dims.clone(),
+                    self.indices(a, subs)?,
+                    a.ty,
+                    self.expr(e)?,
+                )
+            }
+            FStmt::Tuple(targets, f, args) => {
+                let ts = targets
+                    .iter()
+                    .map(|t| match t {
+                        None => Some(None),
+                        Some(FTarget::Local(slot, ty)) if !self.arrays.contains_key(slot) => {
+                            Some(Some((*slot, *ty)))
+                        }
+                        Some(_) => None,
+                    })
+                    .collect::<Option<_>>()?;
+                SStmt::Tuple(ts, *f, self.args(args)?)
+            }
+            FStmt::Eval(FExpr::Call(f, args, _)) => SStmt::Call(*f, self.args(args)?),
+            FStmt::If(branches, else_) => {
+                let bs = branches
+                    .iter()
+                    .map(|(c, b)| Some((self.expr(c)?, self.stmts_of(b)?)))
+                    .collect::<Option<_>>()?;
+                SStmt::If(bs, self.stmts_of(else_)?)
+            }
+            FStmt::For(slot, FExpr::Range(a, step, b), body) => SStmt::For(
+                *slot,
+                self.expr(a)?,
+                match step {
+                    Some(s) => Some(self.expr(s)?),
+                    None => None,
+                },
+                self.expr(b)?,
+                self.stmts_of(body)?,
+            ),
+            FStmt::While(c, body) => SStmt::While(self.expr(c)?, self.stmts_of(body)?),
+            FStmt::Assert(c, msg, level) => {
+                if self.mentions_array(msg) {
+                    return None;
+                }
+                SStmt::Assert(self.expr(c)?, msg.clone(), *level)
+            }
+            FStmt::Return => SStmt::Return,
+            FStmt::Break => SStmt::Break,
+            _ => return None,
+        })
+    }
+
+    fn args(&self, args: &[FExpr]) -> Option<Vec<SArg>> {
+        args.iter().map(|a| self.arg(a)).collect()
+    }
+
+    /// A scalar argument, or one the tree interpreter evaluates on a [`Value`] copy of the
+    /// frame (which holds no local arrays: an argument reading one is not compiled).
+    fn arg(&self, e: &FExpr) -> Option<SArg> {
+        match self.expr(e) {
+            Some(s) => Some(SArg::Scalar(s)),
+            None if self.mentions_array(e) => None,
+            None => Some(SArg::Value(e.clone())),
         }
     }
-    let one = |k: usize| args.get(k).and_then(boxed);
-    Some(match b {
-        Builtin::M1(m) if args.len() == 1 => SExpr::M1(m, one(0)?),
-        Builtin::M2(m) if args.len() == 2 => SExpr::M2(m, one(0)?, one(1)?),
-        Builtin::ToInteger if args.len() == 1 => SExpr::Floor(one(0)?),
-        Builtin::ToBoolean if args.len() == 1 => SExpr::ToBool(one(0)?),
-        Builtin::ToReal | Builtin::NoEvent | Builtin::Homotopy if !args.is_empty() => {
-            expr(&args[0])?
+
+    fn boxed(&self, e: &FExpr) -> Option<Box<SExpr>> {
+        self.expr(e).map(Box::new)
+    }
+
+    /// The scalar form of an expression, or `None` when it is not (known to be) a scalar.
+    fn expr(&self, e: &FExpr) -> Option<SExpr> {
+        Some(match e {
+            FExpr::Const(v) => SExpr::Const(scalar_const(v)?),
+            FExpr::Local(s) if !self.arrays.contains_key(s) => SExpr::Local(*s),
+            FExpr::Neg(a) => SExpr::Neg(self.boxed(a)?),
+            FExpr::Not(a) => SExpr::Not(self.boxed(a)?),
+            FExpr::Bin(op, a, b) => SExpr::Bin(*op, self.boxed(a)?, self.boxed(b)?),
+            FExpr::Index(base, subs) => match &**base {
+                FExpr::Local(s) => {
+                    let a = self.arrays.get(s)?;
+                    SExpr::LocalElem(a.base, a.dims.clone(), self.indices(a, subs)?)
+                }
+                _ => self.table_element(base, subs)?,
+            },
+            FExpr::Builtin(b, args) => self.builtin(*b, args)?,
+            FExpr::Call(f, args, index) => SExpr::Call(*f, self.args(args)?, *index),
+            FExpr::If(branches, else_) => SExpr::If(
+                branches
+                    .iter()
+                    .map(|(c, v)| Some((self.expr(c)?, self.expr(v)?)))
+                    .collect::<Option<_>>()?,
+                self.boxed(else_)?,
+            ),
+            _ => return None,
+        })
+    }
+
+    /// One scalar index per dimension of a local array.
+    fn indices(&self, a: &LocalArray, subs: &[FSub]) -> Option<Vec<SExpr>> {
+        if subs.len() != a.dims.len() {
+            return None;
         }
-        Builtin::Smooth if !args.is_empty() => expr(args.last()?)?,
-        Builtin::SemiLinear if args.len() == 3 => SExpr::SemiLinear(Box::new([
-            expr(&args[0])?,
-            expr(&args[1])?,
-            expr(&args[2])?,
-        ])),
-        _ => return None,
-    })
+        subs.iter()
+            .map(|s| match s {
+                FSub::Index(e) => self.expr(e),
+                FSub::All => None,
+            })
+            .collect()
+    }
+
+    /// Whether `e` reads a local array (anywhere inside).
+    fn mentions_array(&self, e: &FExpr) -> bool {
+        let any = |es: &[FExpr]| es.iter().any(|x| self.mentions_array(x));
+        match e {
+            FExpr::Local(s) => self.arrays.contains_key(s),
+            FExpr::Neg(a) | FExpr::Not(a) => self.mentions_array(a),
+            FExpr::Bin(_, a, b) => self.mentions_array(a) || self.mentions_array(b),
+            FExpr::Index(base, subs) => {
+                self.mentions_array(base)
+                    || subs.iter().any(|s| match s {
+                        FSub::Index(x) => self.mentions_array(x),
+                        FSub::All => false,
+                    })
+            }
+            FExpr::Builtin(_, args) | FExpr::Call(_, args, _) => any(args),
+            FExpr::Array(xs) | FExpr::FlatArray(_, xs) => any(xs),
+            FExpr::If(branches, else_) => {
+                branches
+                    .iter()
+                    .any(|(c, v)| self.mentions_array(c) || self.mentions_array(v))
+                    || self.mentions_array(else_)
+            }
+            FExpr::Range(a, step, b) => {
+                self.mentions_array(a)
+                    || step.as_deref().is_some_and(|x| self.mentions_array(x))
+                    || self.mentions_array(b)
+            }
+            FExpr::Const(_)
+            | FExpr::Mem(_)
+            | FExpr::Slot(..)
+            | FExpr::Alias(..)
+            | FExpr::Pre(..)
+            | FExpr::Time
+            | FExpr::Initial
+            | FExpr::Terminal
+            | FExpr::Sample(_) => false,
+        }
+    }
+    /// `table[i, j, ...]` of a constant numeric table with one scalar index per dimension.
+    fn table_element(&self, base: &FExpr, subs: &[FSub]) -> Option<SExpr> {
+        let FExpr::Const(Value::Array(a)) = base else {
+            return None;
+        };
+        if subs.len() != a.dims.len() {
+            return None;
+        }
+        let data: Vec<f64> = a.data.iter().map(scalar_const).collect::<Option<_>>()?;
+        let idx = subs
+            .iter()
+            .map(|s| match s {
+                FSub::Index(e) => self.expr(e),
+                FSub::All => None,
+            })
+            .collect::<Option<_>>()?;
+        let mut idx: Vec<SExpr> = idx;
+        if idx.len() == 1 {
+            return Some(SExpr::Elem1(data.into(), Box::new(idx.remove(0))));
+        }
+        Some(SExpr::Elem(data.into(), a.dims.clone().into(), idx))
+    }
+
+    fn builtin(&self, b: Builtin, args: &[FExpr]) -> Option<SExpr> {
+        // a call of constants (the size of a table, `sum` of coefficients) is folded now
+        let consts: Option<Vec<Value>> = args
+            .iter()
+            .map(|a| match a {
+                FExpr::Const(v) => Some(v.clone()),
+                _ => None,
+            })
+            .collect();
+        if let Some(values) = consts {
+            if !matches!(b, Builtin::StateSetSelect) {
+                if let Ok(v) = call_builtin(b, &values) {
+                    return scalar_const(&v).map(SExpr::Const);
+                }
+            }
+        }
+        let one = |k: usize| args.get(k).and_then(|a| self.boxed(a));
+        Some(match b {
+            Builtin::M1(m) if args.len() == 1 => SExpr::M1(m, one(0)?),
+            Builtin::M2(m) if args.len() == 2 => SExpr::M2(m, one(0)?, one(1)?),
+            Builtin::ToInteger if args.len() == 1 => SExpr::Floor(one(0)?),
+            Builtin::ToBoolean if args.len() == 1 => SExpr::ToBool(one(0)?),
+            Builtin::ToReal | Builtin::NoEvent | Builtin::Homotopy if !args.is_empty() => {
+                self.expr(&args[0])?
+            }
+            Builtin::Smooth if !args.is_empty() => self.expr(args.last()?)?,
+            Builtin::SemiLinear if args.len() == 3 => SExpr::SemiLinear(Box::new([
+                self.expr(&args[0])?,
+                self.expr(&args[1])?,
+                self.expr(&args[2])?,
+            ])),
+            _ => return None,
+        })
+    }
 }
 
 /// The value an assignment stores in a local of type `ty` (Integer rounds, Boolean tests).
@@ -458,6 +603,11 @@ impl Env<'_> {
             SStmt::Assign(slot, ty, e) => {
                 frame[*slot as usize] = coerce(*ty, self.seval(e, frame, sf)?);
             }
+            SStmt::AssignElem(base, dims, idx, ty, e) => {
+                let x = coerce(*ty, self.seval(e, frame, sf)?);
+                let flat = self.local_position(dims, idx, frame, sf)?;
+                frame[*base as usize + flat] = x;
+            }
             SStmt::Tuple(targets, f, args) => {
                 let out = self.scall(*f, args, frame, sf)?;
                 for (k, t) in targets.iter().enumerate() {
@@ -583,6 +733,10 @@ impl Env<'_> {
                 data[flat]
             }
             SExpr::Elem1(data, i) => data[table_index(self.seval(i, frame, sf)?, data.len())?],
+            SExpr::LocalElem(base, dims, idx) => {
+                let flat = self.local_position(dims, idx, frame, sf)?;
+                frame[*base as usize + flat]
+            }
             SExpr::M1(m, a) => m.apply(self.seval(a, frame, sf)?),
             SExpr::M2(m, a, b) => {
                 let x = self.seval(a, frame, sf)?;
@@ -615,6 +769,21 @@ impl Env<'_> {
                 self.seval(else_, frame, sf)?
             }
         })
+    }
+
+    /// Row-major position of an element of a local array (indices checked).
+    fn local_position(
+        &mut self,
+        dims: &[usize],
+        idx: &[SExpr],
+        frame: &mut [f64],
+        sf: &ScalarFn,
+    ) -> VResult<usize> {
+        let mut flat = 0usize;
+        for (e, &n) in idx.iter().zip(dims) {
+            flat = flat * n + table_index(self.seval(e, frame, sf)?, n)?;
+        }
+        Ok(flat)
     }
 
     /// Output `k` of a call made by [`Env::scall`].

@@ -33,9 +33,9 @@ const MAX_CHAIN_SEARCH: usize = 64;
 /// For each preferred variable of `xs` that is not a state: the shortest chain of equations
 /// (at most [`MAX_CHAIN`]) that ties it to a differentiated variable of lower `stateSelect`
 /// priority, through algebraic unknowns. A tank's `level` (prefer) is tied to its mass `m`
-/// (differentiated in the mass balance) by `V = A*level + V0` and `m = V*d`; a medium's `p`
-/// and `h` (prefer) to the mass and energy `m`, `U` of a volume by the medium's equations.
-/// Differentiated, these chains make `der(level)` a candidate of the dummy-derivative
+/// (differentiated in the mass balance) by `V = A*level + V0` and `m = V*d` (with a
+/// constant density: chains only go through equations that are linear with parameter
+/// coefficients, see [`linear_with_parameter_coefficients`]). Differentiated, these chains make `der(level)` a candidate of the dummy-derivative
 /// selection, which then keeps `level` and makes `der(m)` a dummy: the state Modelica tools
 /// choose (spec 4.9.4 asks that prefer variables be states when possible), and the one a
 /// model's `assert(level <= height)` and initial equations are written for.
@@ -54,17 +54,21 @@ pub(crate) fn preferred_state_chains(
         return Vec::new();
     }
     let mut var_eqs: Vec<Vec<u32>> = vec![Vec::new(); m.vars.len()];
-    let mut eq_vars: Vec<Vec<VarIx>> = vec![Vec::new(); m.eqs.len()];
+    let mut eq_vars: Vec<Vec<VarIx>> = Vec::with_capacity(m.eqs.len());
     for e in 0..m.eqs.len() {
         let eq = m.eqs[e].clone();
-        if !matches!(eq.body, EqBody::Eq { .. }) || eq.diff_of.is_some() {
-            continue;
-        }
-        let inc = m.incidence(&eq);
+        let inc = match eq.body {
+            EqBody::Eq { lhs, rhs }
+                if eq.diff_of.is_none() && linear_with_parameter_coefficients(m, lhs, rhs) =>
+            {
+                m.incidence(&eq)
+            }
+            _ => Vec::new(),
+        };
         for &v in &inc {
             var_eqs[v as usize].push(e as u32);
         }
-        eq_vars[e] = inc;
+        eq_vars.push(inc);
     }
     // derivatives that the plain reduction's differentiated equations mention
     let mut in_reduction = vec![false; plain.vars.len()];
@@ -92,6 +96,30 @@ pub(crate) fn preferred_state_chains(
         out.extend(chain.into_iter().map(|e| (x, e)));
     }
     out
+}
+
+/// Whether `lhs = rhs` is linear in its unknowns with constant or parameter coefficients.
+/// Chains only go through such equations: their derivatives are as cheap and as regular as
+/// the equations. Through a medium's property functions (a preferred `p`, `h` tied to a
+/// volume's `m`, `U` by `d = rho(p, h)`) the differentiation made the media examples three to
+/// six times slower for the same result, where the plain choice (`m`, `U`) needs no
+/// derivative of them.
+fn linear_with_parameter_coefficients(
+    m: &mut Model,
+    lhs: crate::ir::ExprId,
+    rhs: crate::ir::ExprId,
+) -> bool {
+    let r = m.arena.sub(lhs, rhs);
+    let mut vs = Vec::new();
+    m.arena.vars_of(r, true, &mut vs);
+    vs.sort_unstable();
+    vs.dedup();
+    vs.retain(|&v| m.vars[v as usize].is_unknown());
+    vs.into_iter().all(|v| {
+        m.arena
+            .diff_var(r, v, &mut HashMap::default())
+            .is_ok_and(|c| m.is_parameter_expr(c))
+    })
 }
 
 /// Breadth-first search from `x` over equations and algebraic unknowns to an equation that
