@@ -166,9 +166,9 @@ fn chain_to_lower_state(
                     let mut chain = vec![e];
                     let mut cur = v;
                     while cur != x {
-                        let pe = var_from[&cur];
+                        let pe = *var_from.get(&cur)?;
                         chain.push(pe);
-                        cur = eq_from[&pe];
+                        cur = *eq_from.get(&pe)?;
                     }
                     return Some((chain, target));
                 }
