@@ -219,10 +219,10 @@ impl CsvRows {
         self.spans.truncate(self.constant_spans);
         texts.reserve((SLACK - 4) * (self.shown.len() + self.negated.len()) + SLACK);
         let mut buf = zmij::Buffer::new();
+        self.spans.reserve(self.shown.len() + self.negated.len());
         for &c in &self.shown {
             let start = texts.len();
-            texts.push(b',');
-            push_number(texts, &mut buf, value(c));
+            push_field(texts, &mut buf, value(c));
             self.spans.push(span(start, texts.len()));
         }
         for (&c, &from) in self.negated.iter().zip(&self.negated_from) {
@@ -259,9 +259,64 @@ fn span(start: usize, end: usize) -> (u32, u32) {
 /// Append the shortest round-trip text of `x` (see [`format_number`]).
 fn push_number(line: &mut Vec<u8>, buf: &mut zmij::Buffer, x: f64) {
     if x.is_finite() {
-        line.extend_from_slice(buf.format_finite(x).as_bytes());
+        push_short(line, buf.format_finite(x).as_bytes());
     } else {
         line.extend_from_slice(format_number(x).as_bytes());
+    }
+}
+
+/// Append a comma and the text of `x`: the field of a stored column. Zero, the most common
+/// value of a large model's row (currents and voltages far from any source), is written
+/// without formatting.
+#[inline]
+fn push_field(texts: &mut Vec<u8>, buf: &mut zmij::Buffer, x: f64) {
+    if x.to_bits() == 0 {
+        push_short(texts, b",0.0");
+    } else {
+        texts.push(b',');
+        push_number(texts, buf, x);
+    }
+}
+
+/// Append `bytes` (at most 24, the longest number text) with a few fixed-size moves instead
+/// of a call to `memcpy`: the texts of a row are many and short, and the call cost as much
+/// as formatting the number.
+#[inline]
+fn push_short(out: &mut Vec<u8>, bytes: &[u8]) {
+    let n = bytes.len();
+    if n > 24 {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.reserve(n);
+    let len = out.len();
+    // SAFETY: `reserve` leaves room for `n` bytes after `len`. Every read below lies inside
+    // `bytes` and every write inside `out[len..len + n]`: for 8 <= n <= 24 the three 8-byte
+    // moves at 0, n - 8 and min(8, n - 8) cover 0..n (they may overlap, writing the same
+    // bytes twice); for 4 <= n < 8 the two 4-byte moves at 0 and n - 4 do; shorter texts go
+    // byte by byte. `set_len` then covers only initialized bytes.
+    unsafe {
+        let src = bytes.as_ptr();
+        let dst = out.as_mut_ptr().add(len);
+        if n >= 8 {
+            let mid = (n - 8).min(8);
+            let a = src.cast::<u64>().read_unaligned();
+            let b = src.add(mid).cast::<u64>().read_unaligned();
+            let c = src.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(mid).cast::<u64>().write_unaligned(b);
+            dst.add(n - 8).cast::<u64>().write_unaligned(c);
+        } else if n >= 4 {
+            let a = src.cast::<u32>().read_unaligned();
+            let b = src.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else {
+            for i in 0..n {
+                *dst.add(i) = *src.add(i);
+            }
+        }
+        out.set_len(len + n);
     }
 }
 

@@ -192,30 +192,42 @@ impl<'a> ResultRecorder<'a> {
     }
 }
 
-impl Recorder for ResultRecorder<'_> {
-    type Output = SimResult;
-
-    fn record(&mut self, t: f64, values: &[f64]) {
+impl ResultRecorder<'_> {
+    /// The stored columns of one row, into `row` (cleared first); the variable table is
+    /// built from the first row seen. False after an error of the table (kept in `error`).
+    fn gather_row(&mut self, values: &[f64], row: &mut Vec<f64>) -> bool {
         if self.result.is_none() {
             match self.build_table(values) {
                 Ok(r) => self.result = Some(r),
                 Err(e) => {
                     self.error.get_or_insert(e);
-                    return;
+                    return false;
                 }
             }
         }
-        self.row.clear();
-        self.row.extend(
+        row.clear();
+        row.extend(
             self.columns
                 .iter()
                 .map(|c| c.scale * values.get(c.slot).copied().unwrap_or(f64::NAN) + c.offset),
         );
-        if let Some(result) = &mut self.result {
-            if let Err(e) = result.push_row(t, &self.row) {
-                self.error.get_or_insert(e.to_string());
+        true
+    }
+}
+
+impl Recorder for ResultRecorder<'_> {
+    type Output = SimResult;
+
+    fn record(&mut self, t: f64, values: &[f64]) {
+        let mut row = std::mem::take(&mut self.row);
+        if self.gather_row(values, &mut row) {
+            if let Some(result) = &mut self.result {
+                if let Err(e) = result.push_row(t, &row) {
+                    self.error.get_or_insert(e.to_string());
+                }
             }
         }
+        self.row = row;
     }
 
     fn rows(&self) -> usize {
@@ -259,11 +271,17 @@ pub struct Streamed {
 /// length. Committed rows are formatted and written on a thread of their own
 /// ([`BackgroundWriter`]), beside the integration.
 pub struct StreamingRecorder<'a> {
-    buffer: ResultRecorder<'a>,
+    /// The variable table and the gathering of stored columns (it holds no rows).
+    table: ResultRecorder<'a>,
     path: std::path::PathBuf,
     writer: Option<BackgroundWriter>,
-    /// Rows handed to the writer (and removed from `buffer`).
+    /// Rows recorded but not final yet, oldest first; each buffer goes to the writer as it
+    /// is (no copy) and comes back from it for reuse.
+    pending: std::collections::VecDeque<(f64, Vec<f64>)>,
+    /// Rows handed to the writer (and removed from `pending`).
     written: usize,
+    /// Time of the last row handed to the writer.
+    last_written: Option<f64>,
     error: Option<String>,
 }
 
@@ -281,23 +299,33 @@ impl<'a> StreamingRecorder<'a> {
     /// Rows as `table` chooses them (filter, protected variables), written to `path`.
     pub fn with_table(table: ResultRecorder<'a>, path: &std::path::Path) -> StreamingRecorder<'a> {
         StreamingRecorder {
-            buffer: table,
+            table,
             path: path.to_path_buf(),
             writer: None,
+            pending: std::collections::VecDeque::new(),
             written: 0,
+            last_written: None,
             error: None,
         }
     }
 
-    /// Hand the buffered rows before absolute row `upto` to the writer.
+    /// A row buffer: one the writer is done with when there is one.
+    fn spare_row(&mut self) -> Vec<f64> {
+        self.writer
+            .as_mut()
+            .and_then(BackgroundWriter::spare_row)
+            .unwrap_or_default()
+    }
+
+    /// Hand the pending rows before absolute row `upto` to the writer.
     fn write_out(&mut self, upto: usize) {
-        let Some(result) = &mut self.buffer.result else {
-            return;
-        };
-        let n = upto.saturating_sub(self.written).min(result.len());
+        let n = upto.saturating_sub(self.written).min(self.pending.len());
         if n == 0 || self.error.is_some() {
             return;
         }
+        let Some(result) = &self.table.result else {
+            return;
+        };
         if self.writer.is_none() {
             match ResultStream::create(&self.path, result.vars(), result.ncols()) {
                 Ok(s) => self.writer = Some(BackgroundWriter::start(s)),
@@ -311,13 +339,13 @@ impl<'a> StreamingRecorder<'a> {
             .writer
             .as_mut()
             .expect("the writer was created just above or the function returned");
-        for (t, row) in result.rows().take(n) {
+        for (t, row) in self.pending.drain(..n) {
+            self.last_written = Some(t);
             if !writer.send(t, row) {
                 // The writer stopped at an error; `finish` reports it.
                 break;
             }
         }
-        result.drain_front(n);
         self.written += n;
     }
 }
@@ -326,15 +354,30 @@ impl Recorder for StreamingRecorder<'_> {
     type Output = Streamed;
 
     fn record(&mut self, t: f64, values: &[f64]) {
-        self.buffer.record(t, values);
+        let last = self.pending.back().map(|(t, _)| *t).or(self.last_written);
+        if last.is_some_and(|last| t < last) {
+            self.error.get_or_insert(format!(
+                "result row at time {t} is before the previous row's time {}",
+                last.unwrap_or(t)
+            ));
+            return;
+        }
+        let mut row = self.spare_row();
+        if self.table.gather_row(values, &mut row) {
+            self.pending.push_back((t, row));
+        }
     }
 
     fn rows(&self) -> usize {
-        self.written + self.buffer.rows()
+        self.written + self.pending.len()
     }
 
     fn truncate(&mut self, rows: usize) -> bool {
-        rows >= self.written && self.buffer.truncate(rows - self.written)
+        if rows < self.written {
+            return false;
+        }
+        self.pending.truncate(rows - self.written);
+        true
     }
 
     fn commit(&mut self, rows: usize) {
@@ -344,8 +387,8 @@ impl Recorder for StreamingRecorder<'_> {
     fn finish(mut self) -> Streamed {
         let started = std::time::Instant::now();
         self.write_out(usize::MAX);
-        let vars = self.buffer.result.as_ref().map_or(0, |r| r.vars().len());
-        let mut error = self.error.or(self.buffer.error);
+        let vars = self.table.result.as_ref().map_or(0, |r| r.vars().len());
+        let mut error = self.error.or(self.table.error);
         let (rows, busy) = match self.writer {
             Some(w) => w.finish().unwrap_or_else(|e| {
                 error.get_or_insert(e);
@@ -453,14 +496,16 @@ impl BackgroundWriter {
         }
     }
 
+    /// A row buffer a formatter is done with, if one is waiting.
+    fn spare_row(&mut self) -> Option<Vec<f64>> {
+        self.spare.try_recv().ok()
+    }
+
     /// Queue one row; false when the writer has stopped (at an error).
-    fn send(&mut self, t: f64, row: &[f64]) -> bool {
-        let mut buffer = self.spare.try_recv().unwrap_or_default();
-        buffer.clear();
-        buffer.extend_from_slice(row);
+    fn send(&mut self, t: f64, row: Vec<f64>) -> bool {
         let queue = &self.rows[self.next % self.rows.len()];
         self.next += 1;
-        queue.send((t, buffer)).is_ok()
+        queue.send((t, row)).is_ok()
     }
 
     /// Wait for every queued row to be written and the file completed: the rows written and

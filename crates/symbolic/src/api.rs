@@ -335,7 +335,8 @@ fn var_kind(m: &Model, v: usize, is_state: &[bool]) -> VarKind {
 }
 
 fn program_vars(m: &mut Model, is_state: &[bool]) -> (Vec<ProgVar>, Vec<Option<VarId>>) {
-    let mut vars = Vec::new();
+    let live = m.vars.iter().filter(|v| !v.eliminated).count();
+    let mut vars = Vec::with_capacity(live);
     let mut slot = vec![None; m.vars.len()];
     for (v, slot_v) in slot.iter_mut().enumerate() {
         if m.vars[v].eliminated {

@@ -54,6 +54,7 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
     c.collect_derivative_annotations();
     c.declare_variables();
     c.convert_attributes();
+    c.m.eqs.reserve(flat.equations.len());
     for eq in &flat.equations {
         let mut out = Vec::new();
         c.equation(eq, &mut out);
@@ -549,6 +550,11 @@ impl<'a> Conv<'a> {
     }
 
     fn declare_variables(&mut self) {
+        // Sized once: growing the table of a large model step by step copied it (and rehashed
+        // the names) about twice over.
+        let n = self.flat.variables.len();
+        self.m.vars.reserve(n);
+        self.m.by_name.reserve(n);
         for v in &self.flat.variables {
             let ty = value_type(&v.ty);
             let kind = match v.variability {
