@@ -203,6 +203,34 @@ pub fn set_element(a: &mut Arena, e: ExprId, idx: &[usize], v: ExprId) -> Option
     Some(array(a, xs))
 }
 
+/// `cat(k, a1, a2, ...)` of array literals: joined along dimension `k` (1-based); the other
+/// dimensions must agree.
+pub fn cat(a: &mut Arena, k: usize, parts: &[ExprId]) -> Option<ExprId> {
+    if k == 0 || parts.is_empty() || parts.iter().any(|&p| rank(a, p) < k) {
+        return None;
+    }
+    if k == 1 {
+        let mut out = Vec::new();
+        for &p in parts {
+            out.extend(items(a, p)?);
+        }
+        return Some(array(a, out));
+    }
+    // along an inner dimension: join the sub-arrays of each outer position
+    let rows: Vec<Vec<ExprId>> = parts.iter().map(|&p| items(a, p)).collect::<Option<_>>()?;
+    let n = rows[0].len();
+    if rows.iter().any(|r| r.len() != n) {
+        return None;
+    }
+    let joined = (0..n)
+        .map(|i| {
+            let column: Vec<ExprId> = rows.iter().map(|r| r[i]).collect();
+            cat(a, k - 1, &column)
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(array(a, joined))
+}
+
 /// An array of the given dimensions filled with `fill`.
 pub fn filled(a: &mut Arena, dims: &[usize], fill: ExprId) -> ExprId {
     match dims.split_first() {

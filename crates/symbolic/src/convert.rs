@@ -108,6 +108,15 @@ fn split_differentiated_units(m: &mut Model, output_sizes: &dyn Fn(&str) -> Opti
     while changed {
         changed = false;
         for i in 0..m.eqs.len() {
+            // a definition `v = expr` of a differentiated `v` (an inlined record setter,
+            // `state.p = smoothStep(x, a.p, b.p, dx)`) differentiates what `expr` reads
+            if let Some(read) = definition_reads(m, i, &wanted) {
+                for v in read {
+                    changed |= !wanted[v as usize];
+                    wanted[v as usize] = true;
+                }
+                continue;
+            }
             let Some(layout) = split_layout(m, i, &wanted, output_sizes) else {
                 continue;
             };
@@ -174,6 +183,29 @@ fn split_differentiated_units(m: &mut Model, output_sizes: &dyn Fn(&str) -> Opti
             m.eqs.extend(rest);
         }
     }
+}
+
+/// The variables not yet wanted that equation `i` reads when it is a definition `v = expr`
+/// (or `expr = v`) of a `wanted` variable `v`; `None` otherwise (or when there are none).
+fn definition_reads(m: &mut Model, i: usize, wanted: &[bool]) -> Option<Vec<VarIx>> {
+    let EqBody::Eq { lhs, rhs } = m.eqs[i].body else {
+        return None;
+    };
+    let defined = |e: ExprId| match *m.arena.node(e) {
+        Node::Var(v) => wanted.get(v as usize).copied().unwrap_or(false),
+        _ => false,
+    };
+    let other = if defined(lhs) {
+        rhs
+    } else if defined(rhs) {
+        lhs
+    } else {
+        return None;
+    };
+    let mut read = Vec::new();
+    m.arena.vars_of(other, false, &mut read);
+    read.retain(|&v| !wanted.get(v as usize).copied().unwrap_or(true));
+    (!read.is_empty()).then_some(read)
 }
 
 /// For a unit with a `wanted` (differentiated) output: per function output, the position of
@@ -904,7 +936,11 @@ impl<'a> Conv<'a> {
                 let a = self.expr(&args[1], o, no_event);
                 let b = self.expr(&args[2], o, no_event);
                 let zero = self.m.arena.zero();
-                let c = self.relation(Rel::Ge, x, zero, no_event);
+                // spec 3.7.4.1: `smooth(0, if x >= 0 then x*a else x*b)`, continuous in `x`,
+                // so no event at `x = 0` (as for `smooth` above): at a flow reversal an event
+                // would only stop the integration, and a flow that hovers around zero (a
+                // stream port's mass flow at rest) makes it chatter.
+                let c = self.relation(Rel::Ge, x, zero, true);
                 let ax = self.m.arena.mul(a, x);
                 let bx = self.m.arena.mul(b, x);
                 self.m.arena.if_(c, ax, bx)

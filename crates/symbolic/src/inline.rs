@@ -25,11 +25,15 @@ use crate::ir::{Arena, ExprId, Node, Rel};
 use crate::model::{map_exprs, EqBody, Model, SEq};
 use moss_frontend::flat::{self, BinaryOp, Function, FunctionBody, Statement, UnaryOp};
 use rustc_hash::FxHashMap as HashMap;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 const MAX_DEPTH: usize = 8;
 /// Most statements executed while unrolling the `for` loops of one inlined body.
 const MAX_UNROLLED: usize = 1000;
+/// Most statements executed for one inlined call, the bodies it inlines in turn included:
+/// bounds the work of trying bodies that call many others.
+const MAX_NESTED_WORK: usize = 20_000;
 /// Marks the elements of an output array that no statement assigned yet.
 const UNASSIGNED: &str = "$unassigned";
 
@@ -54,7 +58,15 @@ pub fn inline_call(
     func: &str,
     args: &[ExprId],
 ) -> Option<ExprId> {
-    let (outs, _) = inline_at_depth(arena, functions, func, args, 0, false)?;
+    let (outs, _) = inline_nested(
+        arena,
+        functions,
+        func,
+        args,
+        &[],
+        &Cell::new(MAX_NESTED_WORK),
+        false,
+    )?;
     match outs.as_slice() {
         [v] if !ao::is_array(arena, *v) => Some(*v),
         _ => None,
@@ -77,7 +89,15 @@ pub fn inline_array_call(
     func: &str,
     args: &[ExprId],
 ) -> Option<(ExprId, Vec<InlinedAssert>)> {
-    let (outs, asserts) = inline_at_depth(arena, functions, func, args, 0, true)?;
+    let (outs, asserts) = inline_nested(
+        arena,
+        functions,
+        func,
+        args,
+        &[],
+        &Cell::new(MAX_NESTED_WORK),
+        true,
+    )?;
     match outs.as_slice() {
         [v] if ao::is_array(arena, *v) => Some((*v, asserts)),
         _ => None,
@@ -92,18 +112,30 @@ pub fn inline_outputs(
     func: &str,
     args: &[ExprId],
 ) -> Option<(Vec<ExprId>, Vec<InlinedAssert>)> {
-    inline_at_depth(arena, functions, func, args, 0, true)
+    inline_nested(
+        arena,
+        functions,
+        func,
+        args,
+        &[],
+        &Cell::new(MAX_NESTED_WORK),
+        true,
+    )
 }
 
-fn inline_at_depth(
+/// Inline `func(args)` inside the bodies of `outer` (the functions being inlined around it,
+/// outermost first); `work` is the statement budget left for the whole outermost call.
+fn inline_nested(
     arena: &mut Arena,
     functions: &Functions,
     func: &str,
     args: &[ExprId],
-    depth: usize,
+    outer: &[&str],
+    work: &Cell<usize>,
     keep_asserts: bool,
 ) -> Option<(Vec<ExprId>, Vec<InlinedAssert>)> {
-    if depth >= MAX_DEPTH {
+    // a recursive function (`quadStep` of `quadratureLobatto`) stays a call
+    if outer.len() >= MAX_DEPTH || outer.contains(&func) {
         return None;
     }
     let f = functions.get(func)?;
@@ -123,7 +155,8 @@ fn inline_at_depth(
     let mut cx = Cx {
         arena,
         functions,
-        depth,
+        outer,
+        work,
         f,
         budget: MAX_UNROLLED,
         asserts: keep_asserts.then(Vec::new),
@@ -151,7 +184,10 @@ fn inline_at_depth(
 struct Cx<'a> {
     arena: &'a mut Arena,
     functions: &'a Functions,
-    depth: usize,
+    /// The functions being inlined around this one, outermost first.
+    outer: &'a [&'a str],
+    /// Statements left for the outermost call (shared by every nested body).
+    work: &'a Cell<usize>,
     /// The function being inlined.
     f: &'a Function,
     /// Statements left before the body counts as too long to unroll.
@@ -170,6 +206,7 @@ impl<'a> Cx<'a> {
     {
         for s in stmts {
             self.budget = self.budget.checked_sub(1)?;
+            self.work.set(self.work.get().checked_sub(1)?);
             match s {
                 Statement::Assign { target, value, .. } => self.assign(target, value, env)?,
                 Statement::Assert {
@@ -352,13 +389,28 @@ impl<'a> Cx<'a> {
                 self.binary(*op, l, r)?
             }
             E::If { branches, else_ } => {
-                let mut acc = self.expr(else_, env)?;
-                for (c, v) in branches.iter().rev() {
+                // Branches behind a constant condition are left out unevaluated: they may
+                // not fit (`if size(X, 1) == nX then X else cat(1, X, {1 - sum(X)})` has
+                // arrays of different sizes in its branches).
+                let mut open = Vec::new();
+                let mut taken: &flat::Expr = else_;
+                for (c, v) in branches {
                     let c = self.expr(c, env)?;
-                    let v = self.expr(v, env)?;
                     if ao::is_array(self.arena, c) {
                         return None;
                     }
+                    match self.arena.as_const(c) {
+                        Some(x) if x != 0.0 => {
+                            taken = v;
+                            break;
+                        }
+                        Some(_) => {}
+                        None => open.push((c, v)),
+                    }
+                }
+                let mut acc = self.expr(taken, env)?;
+                for (c, v) in open.into_iter().rev() {
+                    let v = self.expr(v, env)?;
                     acc = ao::map2(self.arena, v, acc, &mut |a, x, y| Some(a.if_(c, x, y)))?;
                 }
                 acc
@@ -512,6 +564,10 @@ impl<'a> Cx<'a> {
             ("cross", [x, y]) => ao::cross(self.arena, *x, *y),
             ("outerProduct", [x, y]) => ao::outer_product(self.arena, *x, *y),
             ("identity", [n]) => ao::identity(self.arena, *n),
+            ("cat", [k, parts @ ..]) => {
+                let k = ao::const_index(self.arena, *k)?;
+                ao::cat(self.arena, k, parts)
+            }
             ("skew", [x]) => ao::skew(self.arena, *x),
             ("diagonal", [v]) => ao::diagonal(self.arena, *v),
             ("transpose", [m]) => ao::transpose(self.arena, *m),
@@ -554,17 +610,49 @@ impl<'a> Cx<'a> {
             }
             _ if self.functions.contains_key(func) => {
                 // in an expression, a call gives its first output
-                self.user_call(func, &args)?.first().copied()
+                match self.user_call(func, &args) {
+                    Some(outs) => outs.first().copied(),
+                    None => self.opaque_call(func, args),
+                }
             }
             _ => None,
         }
     }
 
+    /// A call of a function that cannot be inlined itself (a nonlinear solve, an external
+    /// function, a body too long to unroll), kept as a call in the inlined value: the
+    /// surrounding body still dissolves into equations. `setState_phX(p, h)` of an ideal gas,
+    /// `state := ThermodynamicState(p = p, T = T_h(h))`, so gives `state.p = p` (solvable for
+    /// `p`) and `state.T = T_h(h)`. Only pure functions whose first output is a scalar: the
+    /// call's value stands for that output.
+    fn opaque_call(&mut self, func: &str, args: Vec<ExprId>) -> Option<ExprId> {
+        let f = self.functions.get(func)?;
+        let first = f.outputs.first()?;
+        if f.is_impure || !first.dims.is_empty() || args.len() != f.inputs.len() {
+            return None;
+        }
+        let ranks_fit = f
+            .inputs
+            .iter()
+            .zip(&args)
+            .all(|(inp, &a)| ao::rank(self.arena, a) == inp.dims.len());
+        ranks_fit.then(|| self.arena.call(func, args))
+    }
+
     /// The values of all outputs of a call of another user function, inlined.
     fn user_call(&mut self, func: &str, args: &[ExprId]) -> Option<Vec<ExprId>> {
         let keep = self.asserts.is_some();
-        let (outs, inner) =
-            inline_at_depth(self.arena, self.functions, func, args, self.depth + 1, keep)?;
+        let mut outer = self.outer.to_vec();
+        outer.push(self.f.name.as_str());
+        let (outs, inner) = inline_nested(
+            self.arena,
+            self.functions,
+            func,
+            args,
+            &outer,
+            self.work,
+            keep,
+        )?;
         if let Some(list) = &mut self.asserts {
             list.extend(inner);
         }
