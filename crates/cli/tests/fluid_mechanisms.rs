@@ -287,3 +287,48 @@ fn port_pressure_is_solved_through_an_inlined_state_setter() {
     assert_close("p_port(1)", run.last("p_port"), p(1.0), 1e-9);
     assert_close("state_a.T(1)", run.last("state_a.T"), 400.0, 1e-9);
 }
+
+/// A valve whose opening is a discrete variable that takes the value of a zero parameter
+/// (`opening_min = 0`, a closed `ValveDiscrete` of the AST_BatchPlant at the start):
+/// `m = y*k*dp` in a loop. The tearing with the fewest iteration variables solves the valve
+/// for `dp` (dividing by `y*k`, 0/0 while closed); variables assigned a value that is zero
+/// in some branch are never divided by, so the loop is torn on `pb` and `pa` instead.
+const CLOSED_VALVE: &str = r#"model ClosedValve
+  parameter Real opening_min = 0;
+  parameter Real k = 2;
+  discrete Real y;
+  Real m;
+  Real dp;
+  Real pa;
+  Real pb;
+equation
+  when {initial(), time > 0.5} then
+    y = if time > 0.5 then 1 else opening_min;
+  end when;
+  m = y * k * dp;
+  dp = pa - pb;
+  m = pb + sin(pb);
+  pa + sin(pa) = 5 - m;
+end ClosedValve;
+"#;
+
+#[test]
+fn tearing_never_divides_by_an_opening_that_can_be_zero() {
+    let run = simulate_source("ClosedValve", CLOSED_VALVE, &["--stop-time", "1"]);
+    // closed: no flow, pb + sin(pb) = 0, pa + sin(pa) = 5
+    assert_close("m(0)", run.first("m"), 0.0, 1e-12);
+    assert_close("pb(0)", run.first("pb"), 0.0, 1e-9);
+    let pa0 = run.first("pa");
+    assert_close("pa(0) + sin(pa(0))", pa0 + pa0.sin(), 5.0, 1e-9);
+    // open: every equation of the loop holds
+    let (m, dp, pa, pb) = (
+        run.last("m"),
+        run.last("dp"),
+        run.last("pa"),
+        run.last("pb"),
+    );
+    assert!(m > 1.0, "flow through the open valve: {m}");
+    assert_close("valve", m, 2.0 * dp, 1e-9);
+    assert_close("pipe", m, pb + pb.sin(), 1e-9);
+    assert_close("source", pa + pa.sin(), 5.0 - m, 1e-9);
+}

@@ -214,10 +214,84 @@ pub fn causalize(
     let _ = live_relations;
     let comps = sorted_components(m, eqs, &mt, &is_unknown);
     let mut blocks = Vec::with_capacity(comps.len());
+    let mut vanishing = Vanishing::default();
     for comp in comps {
-        blocks.push(component_block(m, eqs, &mt, &comp, context, stats)?);
+        let b = component_block(m, eqs, &mt, &comp, context, stats, &vanishing)?;
+        vanishing.note(m, eqs, &b);
+        blocks.push(b);
     }
     Ok(blocks)
+}
+
+/// Variables that are exactly zero in some mode by construction: assigned an expression
+/// that is zero in some branch of its if-expressions, through zero-valued parameters and
+/// other such variables (a discrete valve's opening ramps between `opening_min = 0` and 1:
+/// `y := if time < T then endValue - ... else endValue`, `endValue := if open then 1 else
+/// offset`, `offset := opening_min`). Tearing never divides by them: `m_flow = y*k*dp`
+/// solved for `dp` fails while the valve is closed. Collected along the sorted blocks, so a
+/// loop sees every assignment before it; one pass, linear in the model.
+#[derive(Default)]
+struct Vanishing {
+    vars: std::collections::HashSet<VarIx>,
+}
+
+impl Vanishing {
+    fn note(&mut self, m: &mut Model, eqs: &[SEq], b: &WBlock) {
+        match b {
+            WBlock::Assign { var, expr } => self.note_value(m, *var, *expr),
+            // the assignments inside a torn loop (a mixed loop of discrete variables)
+            WBlock::Nonlinear { inner, .. } => {
+                for b in inner {
+                    self.note(m, eqs, b);
+                }
+            }
+            // a discrete variable assigned in a `when` keeps any of its assigned values
+            WBlock::Unit(e) => {
+                let Some(EqBody::When(branches)) = eqs.get(*e as usize).map(|q| &q.body) else {
+                    return;
+                };
+                let assigned: Vec<(VarIx, ExprId)> = branches
+                    .iter()
+                    .flat_map(|b| &b.items)
+                    .filter_map(|it| match it {
+                        crate::model::WhenItem::Assign { var, expr } => Some((*var, *expr)),
+                        _ => None,
+                    })
+                    .collect();
+                for (var, expr) in assigned {
+                    self.note_value(m, var, expr);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn note_value(&mut self, m: &mut Model, var: VarIx, expr: ExprId) {
+        if self.may_vanish(m, expr) {
+            self.vars.insert(var);
+        }
+    }
+
+    fn contains(&self, v: VarIx) -> bool {
+        self.vars.contains(&v)
+    }
+
+    /// Is `e` zero for some choice of its if-branches, given the zero-valued parameters
+    /// and the variables already known to vanish?
+    fn may_vanish(&self, m: &mut Model, e: ExprId) -> bool {
+        match m.arena.node(e).clone() {
+            Node::Const(_) => m.arena.as_const(e) == Some(0.0),
+            Node::Var(v) => {
+                self.vars.contains(&v)
+                    || (matches!(m.vars[v as usize].kind, VKind::Parameter | VKind::Constant)
+                        && crate::zero_params::parameter_value(m, e) == Some(0.0))
+            }
+            Node::If(_, x, y) => self.may_vanish(m, x) || self.may_vanish(m, y),
+            Node::Neg(x) | Node::Div(x, _) => self.may_vanish(m, x),
+            Node::Mul(x, y) => self.may_vanish(m, x) || self.may_vanish(m, y),
+            _ => false,
+        }
+    }
 }
 
 /// Complete matching of the system: units get their outputs, plain equations are matched by
@@ -418,6 +492,7 @@ fn component_block(
     comp: &[u32],
     context: &str,
     stats: &mut LoopStats,
+    vanishing: &Vanishing,
 ) -> Result<WBlock, Vec<Diagnostic>> {
     if let [e] = comp {
         return Ok(match eqs[*e as usize].body {
@@ -502,13 +577,16 @@ fn component_block(
         }
     }
     let time_invariant = |v: VarIx| invariant.contains(&v);
+    // a variable that vanishes in some mode counts as a zero-valued parameter: never a divisor
     let nonzero = |v: VarIx| nonzero_invariant.contains(&v);
+    let vanishes = |v: VarIx| vanishing.contains(v);
     let discrete = |v: VarIx| discrete_vars.contains(&v);
     let b = algebraic_loop(
         &mut m.arena,
         &pairs,
         &time_invariant,
         &nonzero,
+        &vanishes,
         &discrete,
         stats.strict_tearing,
     );
@@ -790,11 +868,13 @@ pub fn algebraic_loop(
     pairs: &[(ExprId, ExprId, VarIx)],
     time_invariant: &dyn Fn(VarIx) -> bool,
     nonzero_invariant: &dyn Fn(VarIx) -> bool,
+    vanishes: &dyn Fn(VarIx) -> bool,
     discrete: &dyn Fn(VarIx) -> bool,
     strict: bool,
 ) -> WBlock {
-    // parameters whose value is zero: never divided by, even where any divisor is allowed
-    let zero = |v: VarIx| time_invariant(v) && !nonzero_invariant(v);
+    // parameters whose value is zero, and variables that are zero in some mode: never
+    // divided by, even where any divisor is allowed
+    let zero = |v: VarIx| (time_invariant(v) && !nonzero_invariant(v)) || vanishes(v);
     let vars: Vec<VarIx> = pairs.iter().map(|p| p.2).collect();
     let col: HashMap<VarIx, u32> = vars
         .iter()
