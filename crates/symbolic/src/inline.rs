@@ -58,15 +58,7 @@ pub fn inline_call(
     func: &str,
     args: &[ExprId],
 ) -> Option<ExprId> {
-    let (outs, _) = inline_nested(
-        arena,
-        functions,
-        func,
-        args,
-        &[],
-        &Cell::new(MAX_NESTED_WORK),
-        false,
-    )?;
+    let (outs, _) = inline_top(arena, functions, func, args, false)?;
     match outs.as_slice() {
         [v] if !ao::is_array(arena, *v) => Some(*v),
         _ => None,
@@ -89,15 +81,7 @@ pub fn inline_array_call(
     func: &str,
     args: &[ExprId],
 ) -> Option<(ExprId, Vec<InlinedAssert>)> {
-    let (outs, asserts) = inline_nested(
-        arena,
-        functions,
-        func,
-        args,
-        &[],
-        &Cell::new(MAX_NESTED_WORK),
-        true,
-    )?;
+    let (outs, asserts) = inline_top(arena, functions, func, args, true)?;
     match outs.as_slice() {
         [v] if ao::is_array(arena, *v) => Some((*v, asserts)),
         _ => None,
@@ -112,15 +96,19 @@ pub fn inline_outputs(
     func: &str,
     args: &[ExprId],
 ) -> Option<(Vec<ExprId>, Vec<InlinedAssert>)> {
-    inline_nested(
-        arena,
-        functions,
-        func,
-        args,
-        &[],
-        &Cell::new(MAX_NESTED_WORK),
-        true,
-    )
+    inline_top(arena, functions, func, args, true)
+}
+
+/// Inline a call written in the model (not inside another inlined body).
+fn inline_top(
+    arena: &mut Arena,
+    functions: &Functions,
+    func: &str,
+    args: &[ExprId],
+    keep_asserts: bool,
+) -> Option<(Vec<ExprId>, Vec<InlinedAssert>)> {
+    let work = Cell::new(MAX_NESTED_WORK);
+    inline_nested(arena, functions, func, args, &[], &work, keep_asserts)
 }
 
 /// Inline `func(args)` inside the bodies of `outer` (the functions being inlined around it,
