@@ -111,3 +111,53 @@ fn constant_tables_are_read_in_place_and_changed_locals_restart() {
         assert_close(&format!("y({t})"), run.at("y", t), exact, 1e-12);
     }
 }
+
+/// Record locals of a function bound as a whole (`final constant Complex r = Complex(a,
+/// b)`, `Complex t[2] = {...}` of the IAPWS-09 ice Gibbs function in
+/// `Media.Air.ReferenceMoistAir`): the binding gives the fields their values. They were left
+/// without values (0: the ice enthalpy was NaN), and so was a record local bound to a call
+/// of a record-returning function (`State s = setState(p, T)`): silently wrong results.
+const WHOLE_RECORD_BINDINGS: &str = r#"model WholeRecordBindings
+  record Pair
+    Real a;
+    Real b;
+  end Pair;
+  function make
+    input Real a;
+    input Real b;
+    output Pair p;
+  algorithm
+    p := Pair(a = a, b = b);
+  end make;
+  function f
+    input Real x;
+    output Real y;
+    output Real z;
+  protected
+    final constant Pair r = Pair(1, 2);
+    final Pair t[2] = {Pair(3, 4), Pair(5, x)};
+    Pair s = Pair(x, 2 * x);
+    Pair c = make(x, 100);
+  algorithm
+    y := r.a + 10 * r.b + t[1].a * t[2].b;
+    z := s.b + t[2].a + c.b - c.a;
+  end f;
+  Real y;
+  Real z;
+equation
+  (y, z) = f(1 + time);
+end WholeRecordBindings;
+"#;
+
+#[test]
+fn record_locals_bound_as_a_whole_get_their_field_values() {
+    let run = simulate_source(
+        "WholeRecordBindings",
+        WHOLE_RECORD_BINDINGS,
+        &["--stop-time", "1"],
+    );
+    // y = 1 + 20 + 3 x, z = 2 x + 5 + 100 - x with x = 1 + t
+    assert_close("y(0)", run.first("y"), 24.0, 1e-12);
+    assert_close("y(1)", run.last("y"), 27.0, 1e-12);
+    assert_close("z(1)", run.last("z"), 107.0, 1e-12);
+}

@@ -162,7 +162,21 @@ impl<'a> Flattener<'a> {
                     for s in comp.decl.subscripts.iter().chain(comp.type_subs.iter()) {
                         outer_dims.push(self.fn_dim(s, &fenv)?);
                     }
-                    for fld in &fields {
+                    // `final constant Complex r = Complex(a, b)`, `Complex t[2] = {...}`: a
+                    // binding of the whole record gives the fields' defaults
+                    let whole = if is_input {
+                        None
+                    } else {
+                        self.record_binding_fields(
+                            comp,
+                            fields.len(),
+                            &fenv,
+                            &hoist,
+                            &mut deferred,
+                            &node,
+                        )?
+                    };
+                    for (k, fld) in fields.iter().enumerate() {
                         let fname = format!("{}.{}", comp.name, fld.path);
                         hoist.types.borrow_mut().insert(fname.clone(), fld.ty.clone());
                         let mut dims = outer_dims.clone();
@@ -174,6 +188,9 @@ impl<'a> Flattener<'a> {
                             m = m.and_then(|x| x.sub(p));
                         }
                         let default = match m.and_then(|x| x.binding.as_ref()) {
+                            _ if whole.is_some() => {
+                                whole.as_ref().and_then(|w| w.get(k).cloned())
+                            }
                             Some(b) => {
                                 let benv = FnEnv {
                                     env: b.env.clone(),
@@ -526,6 +543,65 @@ impl<'a> Flattener<'a> {
             }
         }
         Ok(())
+    }
+
+    /// The field values of a record component's binding (`final constant Complex r =
+    /// Complex(a, b)`; an array of records bound to an array constructor gives one array per
+    /// field), in the order of its `n` fields; `None` without a binding of the whole record
+    /// (the fields' own modifiers and defaults apply then). A binding that needed statements
+    /// of its own (a call hoisted into temporaries) is assigned at the start of the body,
+    /// after them, as the defaults of scalars are.
+    fn record_binding_fields(
+        &self,
+        comp: &Comp,
+        n: usize,
+        fenv: &FnEnv,
+        hoist: &Hoist,
+        deferred: &mut Vec<Statement>,
+        node: &NodeRef,
+    ) -> Res<Option<Vec<Expr>>> {
+        let Some(b) = &comp.mods.binding else {
+            return Ok(None);
+        };
+        if self.default_from_enclosing_scope(b) {
+            return Ok(None);
+        }
+        let hoisted_before = hoist.pre.borrow().len();
+        let crate::fnrecords::FVal::R(rec) = self.fval(&b.expr, fenv)? else {
+            return err(
+                b.expr.span,
+                format!(
+                    "the binding of record `{}` is not a record value",
+                    comp.name
+                ),
+            );
+        };
+        if rec.fields.len() != n {
+            return err(
+                b.expr.span,
+                format!(
+                    "the binding of record `{}` does not match its fields",
+                    comp.name
+                ),
+            );
+        }
+        if hoist.pre.borrow().len() == hoisted_before {
+            return Ok(Some(rec.fields));
+        }
+        let stmts: Vec<Statement> = hoist.pre.borrow_mut().drain(hoisted_before..).collect();
+        deferred.extend(stmts);
+        let fields = self.record_field_list(rec.class, comp.span)?;
+        for (fld, value) in fields.iter().zip(rec.fields) {
+            deferred.push(Statement::Assign {
+                target: Expr::Var {
+                    name: format!("{}.{}", comp.name, fld.path),
+                    subscripts: Vec::new(),
+                },
+                value,
+                origin: origin(comp.span, node),
+            });
+        }
+        Ok(Some(vec![]))
     }
 
     fn fn_dim(&self, s: &ast::Subscript, fenv: &FnEnv) -> Res<Option<Expr>> {
