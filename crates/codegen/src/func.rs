@@ -525,19 +525,23 @@ impl<'a> Scope<'a> {
     }
 }
 
-/// An array literal whose elements are all constants (a medium's coefficient table) is
-/// built once here, not on every evaluation: then `n[i]` reads the table in place
-/// (`Env::const_position`) instead of building the whole array to take one element.
-/// Literals whose elements do not fit together stay as they are and report at run time.
-fn constant_array(elems: Vec<FExpr>) -> FExpr {
-    let values: Option<Vec<Value>> = elems
+/// The values of `items` when every one is a constant.
+pub(crate) fn constant_values(items: &[FExpr]) -> Option<Vec<Value>> {
+    items
         .iter()
         .map(|e| match e {
             FExpr::Const(v) => Some(v.clone()),
             _ => None,
         })
-        .collect();
-    match values.map(array_literal) {
+        .collect()
+}
+
+/// An array literal whose elements are all constants (a medium's coefficient table) is
+/// built once here, not on every evaluation: then `n[i]` reads the table in place
+/// (`Env::const_position`) instead of building the whole array to take one element.
+/// Literals whose elements do not fit together stay as they are and report at run time.
+fn constant_array(elems: Vec<FExpr>) -> FExpr {
+    match constant_values(&elems).map(array_literal) {
         Some(Ok(v)) => FExpr::Const(v),
         _ => FExpr::Array(elems),
     }

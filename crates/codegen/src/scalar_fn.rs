@@ -23,7 +23,7 @@
 //! `MOSS_TREE_FUNCTIONS=1` turns the compiled form off (to compare both paths).
 
 use crate::builtins::{call_builtin, Builtin, Math1, Math2};
-use crate::func::{CBody, CFunction, Env, FExpr, FStmt, FSub, FTarget, Ty};
+use crate::func::{constant_values, CBody, CFunction, Env, FExpr, FStmt, FSub, FTarget, Ty};
 use crate::value::{to_modelica_string, VResult, Value};
 use moss_frontend::flat::{AssertLevel, BinaryOp};
 use std::sync::Arc;
@@ -378,14 +378,7 @@ impl Compiler {
 
     fn builtin(&self, b: Builtin, args: &[FExpr]) -> Option<SExpr> {
         // a call of constants (the size of a table, `sum` of coefficients) is folded now
-        let consts: Option<Vec<Value>> = args
-            .iter()
-            .map(|a| match a {
-                FExpr::Const(v) => Some(v.clone()),
-                _ => None,
-            })
-            .collect();
-        if let Some(values) = consts {
+        if let Some(values) = constant_values(args) {
             if !matches!(b, Builtin::StateSetSelect) {
                 if let Ok(v) = call_builtin(b, &values) {
                     return scalar_const(&v).map(SExpr::Const);
