@@ -77,6 +77,10 @@ pub enum StateSelect {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Attributes {
     pub start: Option<Expr>,
+    /// The start value comes from the variable's declaration or a modification of it, not
+    /// only from its type (`type Density = Real(start = 1)`): a meaningful first guess.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub start_given: bool,
     pub fixed: Option<bool>,
     pub nominal: Option<Expr>,
     pub min: Option<Expr>,

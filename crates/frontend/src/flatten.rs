@@ -679,7 +679,8 @@ impl<'a> Flattener<'a> {
             )
             .map_err(|d| Box::new(d.with_help("give it a binding: `constant Real c = ...;`")));
         }
-        let attr_values = self.attribute_values(&mods)?;
+        let mut attr_values = self.attribute_values(&mods)?;
+        attr_values.start_given = comp.mods.sub("start").is_some_and(|m| m.binding.is_some());
         let connector_prefix = comp.tprefixes.connector.or(inh.connector);
         let is_flow = connector_prefix == Some(ast::ConnectorPrefix::Flow);
         let is_stream = connector_prefix == Some(ast::ConnectorPrefix::Stream);
@@ -2236,6 +2237,8 @@ fn in_instance(mut d: Diag, decl: Span, path: &str) -> Diag {
 /// Attribute modifiers of an array variable (whole-array values, split per element).
 struct AttributeValues {
     start: Option<Val>,
+    /// `start` is modified on the component itself (not only by its type).
+    start_given: bool,
     nominal: Option<Val>,
     min: Option<Val>,
     max: Option<Val>,
@@ -2260,6 +2263,7 @@ impl AttributeValues {
         };
         Attributes {
             start: scalar(&self.start),
+            start_given: self.start_given,
             fixed: match scalar(&self.fixed) {
                 Some(Expr::Boolean(b)) => Some(b),
                 _ => None,
@@ -2308,6 +2312,7 @@ impl<'a> Flattener<'a> {
         };
         Ok(AttributeValues {
             start: expand("start")?,
+            start_given: false,
             nominal: expand("nominal")?,
             min: expand("min")?,
             max: expand("max")?,

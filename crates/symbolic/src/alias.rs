@@ -513,9 +513,9 @@ fn eliminate_alias_equations(m: &mut Model) -> Vec<AliasOf> {
 
 fn merge_start_values(m: &mut Model, aliases: &[AliasOf]) {
     for a in aliases {
-        let (start, fixed, name) = {
+        let (start, fixed, given, name) = {
             let v = &m.vars[a.var as usize];
-            (v.start, v.fixed, v.name.clone())
+            (v.start, v.fixed, v.start_given, v.name.clone())
         };
         let Some(start) = start else { continue };
         let t = a.target as usize;
@@ -528,10 +528,12 @@ fn merge_start_values(m: &mut Model, aliases: &[AliasOf]) {
             ar.div(shifted, sc)
         };
         let target_fixed = m.vars[t].fixed == Some(true);
+        let target_given = m.vars[t].start_given;
         let this_fixed = fixed == Some(true);
         match m.vars[t].start {
             None => {
                 m.vars[t].start = Some(conv);
+                m.vars[t].start_given = given;
                 if this_fixed {
                     m.vars[t].fixed = Some(true);
                 }
@@ -539,7 +541,15 @@ fn merge_start_values(m: &mut Model, aliases: &[AliasOf]) {
             Some(ts) if ts != conv => {
                 if this_fixed && !target_fixed {
                     m.vars[t].start = Some(conv);
+                    m.vars[t].start_given = given;
                     m.vars[t].fixed = Some(true);
+                } else if !this_fixed && !target_fixed && given != target_given {
+                    // a start value the model gives beats one that only comes from a type
+                    // (`type Density = Real(start = 1)`): no conflict to report
+                    if given {
+                        m.vars[t].start = Some(conv);
+                        m.vars[t].start_given = true;
+                    }
                 } else if this_fixed || !target_fixed {
                     let target = m.vars[t].name.clone();
                     let w = if a.scale == 1.0 && a.offset == 0.0 {

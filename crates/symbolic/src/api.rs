@@ -211,6 +211,7 @@ fn translate_evaluating(
     params::move_free_dependents_to_init(&mut m);
     let mut init_stats = LoopStats {
         strict_tearing: true,
+        prefer_given_starts: true,
         ..LoopStats::default()
     };
     let (init_blocks, init_eqs) = init::initialization(&mut m, &is_state, &mut init_stats)?;

@@ -603,6 +603,7 @@ impl<'a> Conv<'a> {
             sv.state_select = v.attrs.state_select.unwrap_or(StateSelect::Default);
             sv.origin = v.origin.clone();
             sv.fixed = v.attrs.fixed;
+            sv.start_given = v.attrs.start_given;
             if self.m.by_name.contains_key(&v.name) {
                 self.errors.push(Diagnostic::error(
                     v.origin.span,

@@ -26,6 +26,8 @@ pub struct SVar {
     pub kind: VKind,
     pub ty: ValueType,
     pub start: Option<ExprId>,
+    /// The start value is given by the model, not only by the variable's type.
+    pub start_given: bool,
     pub fixed: Option<bool>,
     pub nominal: Option<ExprId>,
     pub min: Option<ExprId>,
@@ -57,6 +59,7 @@ impl SVar {
             kind,
             ty,
             start: None,
+            start_given: false,
             fixed: None,
             nominal: None,
             min: None,

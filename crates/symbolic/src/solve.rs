@@ -59,6 +59,9 @@ pub struct LoopStats {
     /// possible, however many iteration variables it takes (initialization: solved once,
     /// from start values at which a varying divisor may well be zero).
     pub strict_tearing: bool,
+    /// Iterate nonlinear loops on variables with a start value from the model whenever
+    /// possible (initialization: Newton starts from the start values).
+    pub prefer_given_starts: bool,
 }
 
 /// Result of solving one equation for one variable.
@@ -581,15 +584,24 @@ fn component_block(
     let nonzero = |v: VarIx| nonzero_invariant.contains(&v);
     let vanishes = |v: VarIx| vanishing.contains(v);
     let discrete = |v: VarIx| discrete_vars.contains(&v);
-    let b = algebraic_loop(
-        &mut m.arena,
-        &pairs,
-        &time_invariant,
-        &nonzero,
-        &vanishes,
-        &discrete,
-        stats.strict_tearing,
-    );
+    let given_start: std::collections::HashSet<VarIx> = if stats.prefer_given_starts {
+        pairs
+            .iter()
+            .map(|p| p.2)
+            .filter(|&v| m.vars[v as usize].start_given)
+            .collect()
+    } else {
+        Default::default()
+    };
+    let good_guess = |v: VarIx| given_start.contains(&v);
+    let traits = LoopTraits {
+        time_invariant: &time_invariant,
+        nonzero_invariant: &nonzero,
+        vanishes: &vanishes,
+        discrete: &discrete,
+        good_guess: stats.prefer_given_starts.then_some(&good_guess),
+    };
+    let b = algebraic_loop(&mut m.arena, &pairs, &traits, stats.strict_tearing);
     if let Some(v) = iterated_discrete(&b, &discrete) {
         return Err(discrete_loop_error(m, eqs, comp, context, v));
     }
@@ -854,6 +866,21 @@ fn zero_in_some_branch(a: &Arena, e: ExprId) -> bool {
     }
 }
 
+/// What the variables of a loop are, as far as tearing it cares.
+pub struct LoopTraits<'t> {
+    /// Parameters and constants.
+    pub time_invariant: &'t dyn Fn(VarIx) -> bool,
+    /// Parameters and constants that are not zero at their values.
+    pub nonzero_invariant: &'t dyn Fn(VarIx) -> bool,
+    /// Variables that are zero in some mode (see `Vanishing`).
+    pub vanishes: &'t dyn Fn(VarIx) -> bool,
+    /// Integer and Boolean unknowns.
+    pub discrete: &'t dyn Fn(VarIx) -> bool,
+    /// When set (initialization), variables whose start value is a good first guess:
+    /// nonlinear loops iterate on them whenever they can.
+    pub good_guess: Option<&'t dyn Fn(VarIx) -> bool>,
+}
+
 /// A strongly connected block of equations `(lhs, rhs, matched var)`. `time_invariant`
 /// tells parameters and constants (safe divisors when tearing) from other variables.
 ///
@@ -866,12 +893,16 @@ fn zero_in_some_branch(a: &Arena, e: ExprId) -> bool {
 pub fn algebraic_loop(
     a: &mut Arena,
     pairs: &[(ExprId, ExprId, VarIx)],
-    time_invariant: &dyn Fn(VarIx) -> bool,
-    nonzero_invariant: &dyn Fn(VarIx) -> bool,
-    vanishes: &dyn Fn(VarIx) -> bool,
-    discrete: &dyn Fn(VarIx) -> bool,
+    traits: &LoopTraits,
     strict: bool,
 ) -> WBlock {
+    let LoopTraits {
+        time_invariant,
+        nonzero_invariant,
+        vanishes,
+        discrete,
+        good_guess,
+    } = *traits;
     // parameters whose value is zero, and variables that are zero in some mode: never
     // divided by, even where any divisor is allowed
     let zero = |v: VarIx| (time_invariant(v) && !nonzero_invariant(v)) || vanishes(v);
@@ -904,6 +935,7 @@ pub fn algebraic_loop(
             safe_divisors: Some(nonzero_invariant),
             zero_parameter: &zero,
             discrete,
+            good_guess: None,
         };
         return match tear(a, pairs, &vars, &col, &tp) {
             WBlock::Nonlinear {
@@ -930,6 +962,7 @@ pub fn algebraic_loop(
         safe_divisors: Some(time_invariant),
         zero_parameter: &zero,
         discrete,
+        good_guess,
     };
     let safe = tear(a, pairs, &vars, &col, &setup);
     setup.safe_divisors = None;
@@ -1149,6 +1182,8 @@ struct TearSetup<'s> {
     zero_parameter: &'s dyn Fn(VarIx) -> bool,
     /// Integer and Boolean unknowns: tearing variables only when nothing else is left.
     discrete: &'s dyn Fn(VarIx) -> bool,
+    /// Variables whose start value is a good guess: preferred as tearing variables.
+    good_guess: Option<&'s dyn Fn(VarIx) -> bool>,
 }
 
 fn tear(
@@ -1162,6 +1197,7 @@ fn tear(
         safe_divisors,
         zero_parameter,
         discrete,
+        good_guess,
     } = *setup;
     let n = pairs.len();
     let mut eq_vars: Vec<Vec<usize>> = Vec::with_capacity(n);
@@ -1219,6 +1255,15 @@ fn tear(
         if candidates.is_empty() {
             // only discrete unknowns left: the caller reports the loop
             candidates = (0..n).filter(|&c| !st.known[c]).collect();
+        }
+        // Newton starts from the start values of the tearing variables: iterate on those
+        // the model gives a start value for (pressures, enthalpies, flows of a fluid
+        // model) rather than on quantities computed from them (a density whose only start
+        // value is its type's `start = 1`)
+        if let Some(good) = good_guess {
+            if candidates.iter().any(|&c| good(vars[c])) {
+                candidates.retain(|&c| good(vars[c]));
+            }
         }
         let occurrences = |tp: &TearProblem, c: usize, st: &TearState| {
             tp.var_eqs[c].iter().filter(|&&e| !st.used[e]).count()
