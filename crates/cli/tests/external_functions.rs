@@ -447,3 +447,223 @@ fn lapack_dgesv_solves_with_row_interchanges() {
     // U[2,2] of [1, 2; 2, 4] is exactly zero: LAPACK's info = 2
     assert_eq!(run.last("infoSingular"), 2.0);
 }
+
+/// The MSL's matrix readers, declared as `Modelica.Utilities.Streams` declares them.
+const MATRIX_READERS: &str = r#"
+  function readMatrixSize
+    input String fileName;
+    input String matrixName;
+    output Integer dim[2];
+  external "C" ModelicaIO_readMatrixSizes(fileName, matrixName, dim);
+  end readMatrixSize;
+  function readRealMatrix
+    input String fileName;
+    input String matrixName;
+    input Integer nrow;
+    input Integer ncol;
+    input Boolean verboseRead = true;
+    output Real matrix[nrow, ncol];
+  external "C" ModelicaIO_readRealMatrix(fileName, matrixName, matrix, size(matrix, 1), size(matrix, 2), verboseRead);
+  end readRealMatrix;
+"#;
+
+/// Parameters sized and bound by `readMatrixSize`/`readRealMatrix` (as the MSL's
+/// `ReadRealMatrixFromFile` does) get their size and values at translation time, from a
+/// MAT v4 file, a MAT level-5 file and a text table file; the values drive a state.
+#[test]
+fn matrices_sized_by_their_files_are_read_at_translation_time() {
+    let dir = scratch_dir("ReadMatrices");
+    let a = [11.0, 12.0, 21.0, 22.0, 31.0, 0.5];
+    for (file, format) in [
+        ("m4.mat", moss_matio::MatFormat::V4),
+        ("m6.mat", moss_matio::MatFormat::Level5),
+    ] {
+        let path = dir.join(file).to_string_lossy().into_owned();
+        moss_matio::write_matrix(&path, "A", 3, 2, &a, false, format).expect("writes");
+    }
+    std::fs::write(
+        dir.join("m.txt"),
+        "#1\n# a text table\ndouble B(2,3) # two rows\n1 2 3\n4 5 6\n",
+    )
+    .expect("writes");
+    let model = format!(
+        r#"
+model ReadMatrices
+{MATRIX_READERS}
+  final parameter Integer dim[2] = readMatrixSize("m4.mat", "A");
+  final parameter Real A[:, :] = readRealMatrix("m4.mat", "A", dim[1], dim[2]);
+  final parameter Integer dim6[2] = readMatrixSize("m6.mat", "A");
+  final parameter Real A6[:, :] = readRealMatrix("m6.mat", "A", dim6[1], dim6[2]);
+  final parameter Integer dimB[2] = readMatrixSize("m.txt", "B");
+  final parameter Real B[:, :] = readRealMatrix("m.txt", "B", dimB[1], dimB[2]);
+  parameter Integer rows = size(A, 1);
+  parameter Integer colsB = size(B, 2);
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -A[3, 2]*x;
+  annotation(experiment(StopTime = 1, Interval = 0.1));
+end ReadMatrices;
+"#
+    );
+    std::fs::write(dir.join("ReadMatrices.mo"), model).expect("writes");
+    let run = simulate_target("ReadMatrices.mo", &dir, &[]);
+    assert_eq!(run.last("rows"), 3.0);
+    assert_eq!(run.last("colsB"), 3.0);
+    assert_eq!(run.last("A[2,1]"), 21.0);
+    assert_eq!(run.last("A6[3,1]"), 31.0);
+    assert_eq!(run.last("B[2,3]"), 6.0);
+    assert_close("x(1) = exp(-A[3,2])", run.last("x"), (-0.5f64).exp(), 1e-5);
+}
+
+/// A file that lacks the matrix is an error naming the file and the matrices it has.
+#[test]
+fn a_matrix_missing_from_its_file_is_a_clear_error() {
+    let dir = scratch_dir("MissingMatrix");
+    let path = dir.join("m4.mat").to_string_lossy().into_owned();
+    moss_matio::write_matrix(&path, "A", 1, 1, &[1.0], false, moss_matio::MatFormat::V4)
+        .expect("writes");
+    let model = format!(
+        r#"
+model MissingMatrix
+{MATRIX_READERS}
+  final parameter Integer dim[2] = readMatrixSize("m4.mat", "Z");
+  Real x = dim[1]*time;
+end MissingMatrix;
+"#
+    );
+    std::fs::write(dir.join("MissingMatrix.mo"), model).expect("writes");
+    let out = library_support::moss_command()
+        .current_dir(&dir)
+        .args(["simulate", "MissingMatrix.mo"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("has no matrix named `Z` (it has: A)")
+            && stderr.contains("MissingMatrix.mo:"),
+        "{stderr}"
+    );
+}
+
+/// The part of the MSL a table read from a file needs, declared as the MSL declares it: the
+/// external table object, a table function taking it, and `Strings.isEmpty` on the C string
+/// functions (the MSL's `CombiTimeTable` passes `if tableOnFile and not isEmpty(fileName)
+/// then fileName else "NoName"` to the object).
+const TABLE_LIB: &str = r#"
+package Modelica
+  package Utilities
+    package Strings
+      function length
+        input String string;
+        output Integer result;
+      external "C" result = ModelicaStrings_length(string);
+      end length;
+      function skipWhiteSpace
+        input String string;
+        input Integer startIndex(min = 1) = 1;
+        output Integer nextIndex;
+      external "C" nextIndex = ModelicaStrings_skipWhiteSpace(string, startIndex);
+      end skipWhiteSpace;
+      function isEmpty
+        input String string;
+        output Boolean result;
+      protected
+        Integer nextIndex;
+        Integer len;
+      algorithm
+        nextIndex := skipWhiteSpace(string);
+        len := length(string);
+        result := len < 1 or nextIndex > len;
+      end isEmpty;
+    end Strings;
+  end Utilities;
+  package Blocks
+    package Types
+      type Smoothness = enumeration(LinearSegments, ContinuousDerivative, ConstantSegments);
+      type Extrapolation = enumeration(HoldLastPoint, LastTwoPoints, Periodic, NoExtrapolation);
+      type TimeEvents = enumeration(Always, AtDiscontinuities, NoTimeEvents);
+      class ExternalCombiTimeTable
+        extends ExternalObject;
+        function constructor
+          input String tableName;
+          input String fileName;
+          input Real table[:, :];
+          input Real startTime;
+          input Integer columns[:];
+          input Smoothness smoothness;
+          input Extrapolation extrapolation;
+          input Real shiftTime = 0.0;
+          input TimeEvents timeEvents = TimeEvents.Always;
+          input Boolean verboseRead = true;
+          input String delimiter = ",";
+          input Integer nHeaderLines = 0;
+          output ExternalCombiTimeTable externalCombiTimeTable;
+        external "C" externalCombiTimeTable = ModelicaStandardTables_CombiTimeTable_init2(fileName, tableName, table, size(table, 1), size(table, 2), startTime, columns, size(columns, 1), smoothness, extrapolation, shiftTime, timeEvents, verboseRead, delimiter, nHeaderLines);
+        end constructor;
+        function destructor
+          input ExternalCombiTimeTable externalCombiTimeTable;
+        external "C" ModelicaStandardTables_CombiTimeTable_close(externalCombiTimeTable);
+        end destructor;
+      end ExternalCombiTimeTable;
+    end Types;
+    package Tables
+      package Internal
+        function getTimeTableValueNoDer
+          input Modelica.Blocks.Types.ExternalCombiTimeTable tableID;
+          input Integer icol;
+          input Real timeIn;
+          input Real nextTimeEvent;
+          input Real pre_nextTimeEvent;
+          output Real y;
+        external "C" y = ModelicaStandardTables_CombiTimeTable_getValue(tableID, icol, timeIn, nextTimeEvent, pre_nextTimeEvent);
+        end getTimeTableValueNoDer;
+      end Internal;
+    end Tables;
+  end Blocks;
+end Modelica;
+"#;
+
+/// Time tables with `tableOnFile = true` are read at translation time: a matrix of a text
+/// table file by name, and a CSV file with a header line and its own delimiter; the
+/// interpolated values are the files' values.
+#[test]
+fn time_tables_are_read_from_text_and_csv_files() {
+    let dir = scratch_dir("FileTables");
+    std::fs::create_dir_all(dir.join("Modelica")).expect("writes");
+    std::fs::write(dir.join("Modelica").join("package.mo"), TABLE_LIB).expect("writes");
+    std::fs::write(
+        dir.join("tables.txt"),
+        "#1\ndouble other(1,2)\n0 0\ndouble tab1(3,2) # time, y\n0 0\n1 10\n2 40\n",
+    )
+    .expect("writes");
+    std::fs::write(dir.join("tab.csv"), "time;y\n0;1\n2;5\n").expect("writes");
+    let model = r#"
+model FileTables
+  import Modelica.Blocks.Types;
+  parameter Boolean tableOnFile = true;
+  parameter String textFile = "tables.txt";
+  parameter String csvFile = "tab.csv";
+  final parameter Types.ExternalCombiTimeTable text = Types.ExternalCombiTimeTable("tab1",
+    if tableOnFile and not Modelica.Utilities.Strings.isEmpty(textFile) then textFile else "NoName",
+    fill(0.0, 0, 2), 0.0, {2}, Types.Smoothness.LinearSegments, Types.Extrapolation.LastTwoPoints);
+  final parameter Types.ExternalCombiTimeTable csv = Types.ExternalCombiTimeTable("NoName",
+    csvFile, fill(0.0, 0, 2), 0.0, {2}, Types.Smoothness.LinearSegments,
+    Types.Extrapolation.LastTwoPoints, 0.0, Types.TimeEvents.Always, false, ";", 1);
+  Real y = Modelica.Blocks.Tables.Internal.getTimeTableValueNoDer(text, 1, time, 0, 0);
+  Real z = Modelica.Blocks.Tables.Internal.getTimeTableValueNoDer(csv, 1, time, 0, 0);
+  annotation(experiment(StopTime = 2, Interval = 0.25));
+end FileTables;
+"#;
+    std::fs::write(dir.join("FileTables.mo"), model).expect("writes");
+    let run = simulate_target("FileTables.mo", &dir, &["--lib", &dir.to_string_lossy()]);
+    for (k, &t) in run.time().iter().enumerate() {
+        let y = if t <= 1.0 {
+            10.0 * t
+        } else {
+            10.0 + 30.0 * (t - 1.0)
+        };
+        assert_close("text table", run.get("y")[k], y, 1e-9);
+        assert_close("CSV table", run.get("z")[k], 1.0 + 2.0 * t, 1e-9);
+    }
+}

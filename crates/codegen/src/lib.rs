@@ -23,7 +23,6 @@ mod memo;
 pub mod model;
 mod native;
 mod native_lapack;
-mod native_mat;
 mod native_random;
 mod native_strings;
 mod pretty;

@@ -3,10 +3,11 @@
 //! names run without a C compiler. Each follows the contract documented in the MSL's
 //! function declarations; the code is written here.
 
-use crate::native_mat::{self, MatFormat};
 use crate::native_random;
 use crate::native_strings::{self, skip_white_space};
+use crate::value::ArrayVal;
 use crate::value::{VResult, Value};
+use moss_matio::MatFormat;
 use std::io::Write;
 
 /// A natively implemented external function.
@@ -19,8 +20,14 @@ pub enum Native {
     /// `success = ModelicaIO_writeRealMatrix(fileName, matrixName, matrix, nrow, ncol, append,
     /// format)`: store a matrix in a MATLAB MAT file: format "4" (MAT v4), "6" or "7" (MAT
     /// level 5; "7" is written without compression); "7.3" (HDF5) is an error. See
-    /// `native_mat`.
+    /// `moss_matio`.
     WriteRealMatrix,
+    /// `ModelicaIO_readMatrixSizes(fileName, matrixName, dim)`: rows and columns of a
+    /// matrix in a MAT file (v4, "6", "7") or a text table file.
+    ReadMatrixSizes,
+    /// `ModelicaIO_readRealMatrix(fileName, matrixName, matrix, nrow, ncol, verboseRead)`:
+    /// the matrix, which must have `nrow` x `ncol` elements.
+    ReadRealMatrix,
     /// `ModelicaInternal_print(string, fileName)`: a line to standard output (empty file
     /// name) or appended to a file.
     Print,
@@ -99,6 +106,8 @@ fn native_c_function(name: &str) -> Option<Native> {
     match name {
         "ModelicaFFT_kiss_fftr" => Some(Native::RealFft),
         "ModelicaIO_writeRealMatrix" => Some(Native::WriteRealMatrix),
+        "ModelicaIO_readMatrixSizes" => Some(Native::ReadMatrixSizes),
+        "ModelicaIO_readRealMatrix" => Some(Native::ReadRealMatrix),
         "ModelicaInternal_print" => Some(Native::Print),
         "ModelicaStreams_closeFile" => Some(Native::CloseFile),
         "ModelicaInternal_stat" => Some(Native::Stat),
@@ -140,6 +149,8 @@ pub fn call_native(f: Native, args: &[Value]) -> VResult<NativeResult> {
         Native::Dgesv => crate::native_lapack::call("dgesv", args),
         Native::Dgelsy => crate::native_lapack::call("dgelsy", args),
         Native::WriteRealMatrix => write_real_matrix(args),
+        Native::ReadMatrixSizes => read_matrix_sizes(args),
+        Native::ReadRealMatrix => read_real_matrix(args),
         Native::Print => print(args),
         Native::CloseFile => Ok(NativeResult {
             returned: None,
@@ -152,7 +163,7 @@ pub fn call_native(f: Native, args: &[Value]) -> VResult<NativeResult> {
         Native::CountLines => count_lines(args),
         Native::Length => {
             let text = string_arg(args, 0, "string")?;
-            Ok(returns(Value::Int(text.len() as i64)))
+            Ok(returns(Value::Int(moss_mslc::length(&text))))
         }
         Native::Substring => substring(args),
         Native::ScanInteger => native_strings::scan_integer(args),
@@ -229,20 +240,9 @@ fn count_lines(args: &[Value]) -> VResult<NativeResult> {
 
 fn substring(args: &[Value]) -> VResult<NativeResult> {
     let text = string_arg(args, 0, "string")?;
-    let bytes = text.as_bytes();
-    let len = bytes.len() as i64;
-    let start = int_arg(args, 1, "startIndex")?.max(1);
-    let mut end = int_arg(args, 2, "endIndex")?;
-    if end < 0 {
-        end = start;
-    }
-    let end = end.min(len);
-    let piece = if start > len || end < start {
-        String::new()
-    } else {
-        String::from_utf8_lossy(&bytes[(start - 1) as usize..end as usize]).into_owned()
-    };
-    Ok(returns(Value::Str(piece)))
+    let start = int_arg(args, 1, "startIndex")?;
+    let end = int_arg(args, 2, "endIndex")?;
+    Ok(returns(Value::Str(moss_mslc::substring(&text, start, end))))
 }
 
 pub(crate) fn arg(args: &[Value], i: usize, what: &str) -> VResult<Value> {
@@ -334,11 +334,48 @@ fn write_real_matrix(args: &[Value]) -> VResult<NativeResult> {
         .unwrap_or_else(|| "4".to_string());
     let format = MatFormat::parse(&format).map_err(|e| format!("writeRealMatrix: {e}"))?;
     let data = reals(&matrix)?;
-    native_mat::write_matrix(&file, &name, rows, cols, &data, append, format)
+    moss_matio::write_matrix(&file, &name, rows, cols, &data, append, format)
         .map_err(|e| format!("writeRealMatrix: {e}"))?;
     Ok(NativeResult {
         returned: Some(Value::Bool(true)),
         written: vec![],
+    })
+}
+
+fn read_matrix_sizes(args: &[Value]) -> VResult<NativeResult> {
+    let file = string_arg(args, 0, "file name")?;
+    let name = string_arg(args, 1, "matrix name")?;
+    let (rows, cols) =
+        moss_matio::read_matrix_size(&file, &name).map_err(|e| format!("readMatrixSize: {e}"))?;
+    let dims = Value::Array(ArrayVal {
+        dims: vec![2],
+        data: vec![Value::Int(rows as i64), Value::Int(cols as i64)],
+    });
+    Ok(NativeResult {
+        returned: None,
+        written: vec![(2, dims)],
+    })
+}
+
+fn read_real_matrix(args: &[Value]) -> VResult<NativeResult> {
+    let file = string_arg(args, 0, "file name")?;
+    let name = string_arg(args, 1, "matrix name")?;
+    let rows = int_arg(args, 3, "nrow")?;
+    let cols = int_arg(args, 4, "ncol")?;
+    let m = moss_matio::read_matrix(&file, &name).map_err(|e| format!("readRealMatrix: {e}"))?;
+    if m.rows as i64 != rows || m.cols as i64 != cols {
+        return Err(format!(
+            "readRealMatrix: matrix `{name}` in `{file}` is {} x {}, not {rows} x {cols}",
+            m.rows, m.cols
+        ));
+    }
+    let matrix = Value::Array(ArrayVal {
+        dims: vec![m.rows, m.cols],
+        data: m.data.into_iter().map(Value::Real).collect(),
+    });
+    Ok(NativeResult {
+        returned: None,
+        written: vec![(2, matrix)],
     })
 }
 

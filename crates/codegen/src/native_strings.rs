@@ -6,26 +6,7 @@
 use crate::native::{arg, int_arg, string_arg, NativeResult};
 use crate::value::{VResult, Value};
 
-/// 1-based index of the first byte at or after `start` that is not white space (one past
-/// the end if there is none).
-pub(crate) fn skip_white_space(bytes: &[u8], start: i64) -> i64 {
-    let mut i = start.max(1);
-    while let Some(b) = byte_at(bytes, i) {
-        if !b.is_ascii_whitespace() {
-            break;
-        }
-        i += 1;
-    }
-    i
-}
-
-/// The byte at 1-based index `i`, if there is one.
-fn byte_at(bytes: &[u8], i: i64) -> Option<u8> {
-    usize::try_from(i - 1)
-        .ok()
-        .and_then(|k| bytes.get(k))
-        .copied()
-}
+pub(crate) use moss_mslc::{byte_at, skip_white_space};
 
 /// Index after a run of ASCII digits starting at `i`.
 fn skip_digits(bytes: &[u8], mut i: i64) -> i64 {
@@ -192,30 +173,13 @@ pub(crate) fn scan_identifier(args: &[Value]) -> VResult<NativeResult> {
     })
 }
 
-/// `result = ModelicaStrings_compare(string1, string2, caseSensitive)`: the ordinal of
-/// `Modelica.Utilities.Types.Compare` (1 Less, 2 Equal, 3 Greater), comparing bytes, ASCII
-/// letters folded to lower case when not case sensitive.
+/// `result = ModelicaStrings_compare(string1, string2, caseSensitive)` (see `moss_mslc`).
 pub(crate) fn compare(args: &[Value]) -> VResult<NativeResult> {
     let a = string_arg(args, 0, "string1")?;
     let b = string_arg(args, 1, "string2")?;
     let case_sensitive = arg(args, 2, "caseSensitive")?.as_bool()?;
-    let order = if case_sensitive {
-        a.as_bytes().cmp(b.as_bytes())
-    } else {
-        let fold = |s: &str| {
-            s.bytes()
-                .map(|c| c.to_ascii_lowercase())
-                .collect::<Vec<u8>>()
-        };
-        fold(&a).cmp(&fold(&b))
-    };
-    let ordinal = match order {
-        std::cmp::Ordering::Less => 1,
-        std::cmp::Ordering::Equal => 2,
-        std::cmp::Ordering::Greater => 3,
-    };
     Ok(NativeResult {
-        returned: Some(Value::Int(ordinal)),
+        returned: Some(Value::Int(moss_mslc::compare(&a, &b, case_sensitive))),
         written: vec![],
     })
 }

@@ -223,6 +223,15 @@ fn run_function(
             args,
             ..
         } if language == "FORTRAN 77" => run_lapack(f, &func, routine, args, &mut fr, span)?,
+        FunctionBody::External {
+            language,
+            name: routine,
+            args,
+            ..
+        } if language == "C" => {
+            run_string_function(f, &func, routine, args, &mut fr, span)?
+                || run_matrix_file_io(f, &func, routine, args, &mut fr, span)?
+        }
         FunctionBody::External { .. } => false,
     };
     Ok(done.then_some((func, fr.vars)))
@@ -319,6 +328,141 @@ fn run_lapack(
         fr.vars
             .insert(name.clone(), reshape(&shapes[pos], &mut items));
     }
+    Ok(true)
+}
+
+/// Run the pure string functions of the MSL's C library (`ModelicaStrings_length`,
+/// `_skipWhiteSpace`, `_substring`, `_compare`) natively, with the run time's code
+/// (`moss_mslc`): `Strings.isEmpty(fileName)` in a parameter's binding is then known at
+/// translation time. `false` for other routines or arguments not known now.
+fn run_string_function(
+    f: &Flattener,
+    func: &crate::flat::Function,
+    routine: &str,
+    args: &[Expr],
+    fr: &mut Frame,
+    span: Span,
+) -> Res<bool> {
+    let mut values = Vec::with_capacity(args.len());
+    for a in args {
+        match eval(f, a, fr, span)? {
+            Some(Val::S(e)) => values.push(e),
+            _ => return Ok(false),
+        }
+    }
+    let text = |k: usize| match values.get(k) {
+        Some(Expr::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let int = |k: usize| values.get(k).and_then(fold::as_i64);
+    let boolean = |k: usize| match values.get(k) {
+        Some(Expr::Boolean(b)) => Some(*b),
+        _ => None,
+    };
+    let result = match routine {
+        "ModelicaStrings_length" => text(0).map(|s| Expr::Integer(moss_mslc::length(s))),
+        "ModelicaStrings_skipWhiteSpace" => text(0)
+            .zip(int(1))
+            .map(|(s, i)| Expr::Integer(moss_mslc::skip_white_space(s.as_bytes(), i))),
+        "ModelicaStrings_substring" => match (text(0), int(1), int(2)) {
+            (Some(s), Some(a), Some(b)) => Some(Expr::String(moss_mslc::substring(s, a, b))),
+            _ => None,
+        },
+        "ModelicaStrings_compare" => match (text(0), text(1), boolean(2)) {
+            (Some(a), Some(b), Some(case)) => {
+                let ordinal = moss_mslc::compare(a, b, case);
+                match func.outputs.first().map(|o| &o.ty) {
+                    Some(crate::flat::ScalarType::Enumeration { name, literals }) => {
+                        literals.get(ordinal as usize - 1).map(|l| Expr::Enum {
+                            ty: name.clone(),
+                            literal: l.clone(),
+                            index: ordinal as u32,
+                        })
+                    }
+                    _ => Some(Expr::Integer(ordinal)),
+                }
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    let (Some(result), Some(out)) = (result, func.outputs.first()) else {
+        return Ok(false);
+    };
+    fr.vars.insert(out.name.clone(), Val::S(result));
+    Ok(true)
+}
+
+/// Run the MSL's matrix file readers (`ModelicaIO_readMatrixSizes`,
+/// `ModelicaIO_readRealMatrix`) natively, so that a parameter bound to
+/// `Streams.readRealMatrix(file, name, dim[1], dim[2])` with `dim =
+/// Streams.readMatrixSize(file, name)` has its size and values at translation time. `false`
+/// for other routines or arguments not known now; a file that cannot be read is an error.
+fn run_matrix_file_io(
+    f: &Flattener,
+    func: &crate::flat::Function,
+    routine: &str,
+    args: &[Expr],
+    fr: &mut Frame,
+    span: Span,
+) -> Res<bool> {
+    if !matches!(
+        routine,
+        "ModelicaIO_readMatrixSizes" | "ModelicaIO_readRealMatrix"
+    ) {
+        return Ok(false);
+    }
+    let text = |k: usize, fr: &mut Frame| -> Res<Option<String>> {
+        let Some(a) = args.get(k) else {
+            return Ok(None);
+        };
+        Ok(match eval(f, a, fr, span)? {
+            Some(Val::S(Expr::String(s))) => Some(s),
+            _ => None,
+        })
+    };
+    let (Some(file), Some(name)) = (text(0, fr)?, text(1, fr)?) else {
+        return Ok(false);
+    };
+    let Some(Expr::Var { name: out, .. }) = args.get(2) else {
+        return Ok(false);
+    };
+    let matrix = moss_matio::read_matrix(&file, &name)
+        .or_else(|e| err(span, format!("in function `{}`: {e}", func.name)))?;
+    let value = if routine == "ModelicaIO_readMatrixSizes" {
+        Val::A(vec![
+            Val::S(Expr::Integer(matrix.rows as i64)),
+            Val::S(Expr::Integer(matrix.cols as i64)),
+        ])
+    } else {
+        let declared: Vec<i64> = (3..5)
+            .filter_map(|k| args.get(k))
+            .map(|a| eval(f, a, fr, span))
+            .collect::<Res<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.scalar().and_then(fold::as_i64))
+            .collect();
+        if declared != [matrix.rows as i64, matrix.cols as i64] {
+            return err(
+                span,
+                format!(
+                    "in function `{}`: matrix `{name}` in `{file}` is {} x {}, not {}",
+                    func.name,
+                    matrix.rows,
+                    matrix.cols,
+                    declared
+                        .iter()
+                        .map(|d| d.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" x ")
+                ),
+            );
+        }
+        let mut items = matrix.data.iter().map(|&x| Val::S(Expr::Real(x)));
+        reshape(&[matrix.rows, matrix.cols], &mut items)
+    };
+    fr.vars.insert(out.clone(), value);
     Ok(true)
 }
 

@@ -275,6 +275,16 @@ pub fn is_external_object(f: &Flattener, id: ClassId) -> bool {
     found
 }
 
+/// Is `id` one of the MSL's table object classes (`Modelica.Blocks.Types.External...`)?
+pub fn is_msl_table_class(f: &Flattener, id: ClassId) -> bool {
+    f.lk.name_of(id)
+        .starts_with("Modelica.Blocks.Types.External")
+}
+
+/// The constructor arguments of a table object that say which file to read: evaluated when
+/// the object is built, since the table is read at translation time.
+pub const FILE_ARGUMENTS: [&str; 4] = ["tableName", "fileName", "delimiter", "nHeaderLines"];
+
 fn field<'v>(obj: &'v [(Arc<str>, Val)], name: &str) -> Option<&'v Val> {
     obj.iter().find(|(n, _)| &**n == name).map(|(_, v)| v)
 }
@@ -291,13 +301,58 @@ fn enum_index(v: Option<&Val>, default: i64) -> Expr {
 }
 
 impl<'a> Flattener<'a> {
+    /// The table of a table object: its `table` argument, or (`tableOnFile = true`, which
+    /// passes a file name other than "NoName") the matrix `tableName` read from the file
+    /// now: a MAT file (v4, "6", "7"), a text file in the MSL's table format, or (`.csv`)
+    /// a CSV file with the object's `delimiter` and `nHeaderLines`.
+    fn table_of(&self, obj: &[(Arc<str>, Val)], span: Span) -> Res<Val> {
+        let text = |name: &str| match field(obj, name).and_then(Val::scalar) {
+            Some(Expr::String(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let file = text("fileName").filter(|f| f != "NoName" && !f.trim().is_empty());
+        let Some(file) = file else {
+            return Ok(field(obj, "table").cloned().unwrap_or(Val::A(Vec::new())));
+        };
+        let read = if file.to_ascii_lowercase().ends_with(".csv") {
+            let delimiter = text("delimiter").unwrap_or_else(|| ",".to_string());
+            let header_lines = field(obj, "nHeaderLines")
+                .and_then(Val::scalar)
+                .and_then(fold::as_i64)
+                .unwrap_or(0)
+                .max(0) as usize;
+            moss_matio::read_csv(&file, &delimiter, header_lines)
+        } else {
+            let name = text("tableName").unwrap_or_default();
+            if name == "NoName" || name.trim().is_empty() {
+                return err(
+                    span,
+                    format!("the table is read from `{file}`, but no `tableName` is given"),
+                );
+            }
+            moss_matio::read_matrix(&file, &name)
+        };
+        let m = read.or_else(|e| err(span, e))?;
+        Ok(Val::A(
+            (0..m.rows)
+                .map(|r| {
+                    Val::A(
+                        (0..m.cols)
+                            .map(|c| Val::S(Expr::Real(m.at(r, c))))
+                            .collect(),
+                    )
+                })
+                .collect(),
+        ))
+    }
+
     /// Lower a call of an MSL table function whose first argument is an external object.
     pub fn lower_table_call(&self, func: &str, args: &[Val], span: Span) -> Res<Val> {
         let Some(Val::R(obj)) = args.first() else {
             return err(span, "internal error: expected an external object");
         };
         let short = func.rsplit('.').next().unwrap_or(func);
-        let table = field(obj, "table").cloned().unwrap_or(Val::A(Vec::new()));
+        let table = self.table_of(obj, span)?;
         let column = |icol: &Val| -> Res<Expr> {
             let cols = field(obj, "columns").map(Val::scalars).unwrap_or_default();
             match icol.scalar().and_then(fold::as_i64) {

@@ -588,7 +588,11 @@ fn component_block(
         pairs
             .iter()
             .map(|p| p.2)
-            .filter(|&v| m.vars[v as usize].start_given)
+            .filter(|&v| {
+                // `start = 0` says no more than a variable without a start value
+                let sv = &m.vars[v as usize];
+                sv.start_given && sv.start.is_some_and(|e| m.arena.as_const(e) != Some(0.0))
+            })
             .collect()
     } else {
         Default::default()

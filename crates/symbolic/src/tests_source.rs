@@ -817,21 +817,25 @@ equation
   p = 2e8/d;
 end GivenStart;
 ";
+    let iterated = |p: &CausalProgram| -> Vec<String> {
+        p.init_blocks
+            .iter()
+            .filter_map(|b| match b {
+                crate::program::Block::Nonlinear { iteration_vars, .. } => Some(iteration_vars),
+                _ => None,
+            })
+            .flatten()
+            .map(|&v| p.vars[v as usize].name.clone())
+            .collect()
+    };
     let p = translate_source(src);
-    let iterated: Vec<&str> = p
-        .init_blocks
-        .iter()
-        .filter_map(|b| match b {
-            crate::program::Block::Nonlinear { iteration_vars, .. } => Some(iteration_vars),
-            _ => None,
-        })
-        .flatten()
-        .map(|&v| p.vars[v as usize].name.as_str())
-        .collect();
-    assert_eq!(iterated, ["p"]);
+    assert_eq!(iterated(&p), ["p"]);
     let ev = evaluate(&p);
     let d = ev.get("d");
     assert!((d - 1000.447).abs() < 1e-3, "d = {d}");
+    // `start = 0` is what a variable without a start value has: no preference
+    let p = translate_source(&src.replace("p(start = 2e5)", "p(start = 0)"));
+    assert_eq!(iterated(&p), ["d"]);
 }
 
 /// Of two aliases, the start value a model gives wins over one that only comes from a type,

@@ -615,9 +615,19 @@ impl<'a> Flattener<'a> {
         let mut inputs = inputs;
         let mut slots: Vec<Option<Val>>;
         if functional.is_empty() {
+            // A table read from a file is read now: its file argument must be a value.
+            let reads_file = ext_object && crate::tables::is_msl_table_class(self, object_class);
+            let arg = |k: usize, a: &ast::Expr, cx: &mut Cx| -> Res<Val> {
+                if reads_file && crate::tables::FILE_ARGUMENTS.contains(&&*inputs[k].name) {
+                    if let Ok(v) = self.eval_expr(a, env, &mut cx.clone()) {
+                        return Ok(v);
+                    }
+                }
+                self.expand(a, env, cx)
+            };
             slots = vec![None; inputs.len()];
             for (k, a) in positional.iter().enumerate() {
-                slots[k] = Some(self.expand(a, env, cx)?);
+                slots[k] = Some(arg(k, a, cx)?);
             }
             for n in named {
                 let Some(k) = inputs.iter().position(|c| *c.name == *n.name.name) else {
@@ -626,7 +636,7 @@ impl<'a> Flattener<'a> {
                         format!("`{}` has no input `{}`", self.lk.name_of(id), n.name),
                     );
                 };
-                slots[k] = Some(self.expand(&n.value, env, cx)?);
+                slots[k] = Some(arg(k, &n.value, cx)?);
             }
         } else {
             let given = self.place_args(id, &inputs, positional, named)?;

@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 
 /// The layout a `format` string of `writeRealMatrix` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MatFormat {
+pub enum MatFormat {
     /// MATLAB v4: one header of five integers per matrix, no file header.
     V4,
     /// MAT level 5 ("6", and "7" written without compression): a 128-byte file header, then
@@ -18,7 +18,7 @@ pub(crate) enum MatFormat {
 
 impl MatFormat {
     /// The layout for a `format` argument, or a message naming what moss supports.
-    pub(crate) fn parse(format: &str) -> Result<MatFormat, String> {
+    pub fn parse(format: &str) -> Result<MatFormat, String> {
         match format.trim() {
             "4" => Ok(MatFormat::V4),
             "6" | "7" => Ok(MatFormat::Level5),
@@ -45,7 +45,7 @@ impl MatFormat {
 /// `append`, a non-empty existing file must already have that layout, and the matrix is
 /// added after its contents; a missing or empty file is created (with a level-5 file header
 /// where the layout needs one).
-pub(crate) fn write_matrix(
+pub fn write_matrix(
     file: &str,
     name: &str,
     rows: usize,
