@@ -71,3 +71,39 @@ fn closed_valve_with_zero_opening_is_not_divided_by() {
     assert_close("p_b", run.first("p_b"), 2e5, 1e-6);
     assert_close("dp", run.last("dp"), 1e5, 1e-6);
 }
+
+/// A nonlinear system of 50 unknowns, each residual reading only its neighbours (as the
+/// segments of a discretized pipe at a steady-state initialization do), too large for a
+/// symbolic Jacobian: its finite-difference Jacobian perturbs columns that share no row
+/// together. The solution satisfies every equation.
+#[test]
+fn a_large_banded_system_is_solved_with_grouped_difference_columns() {
+    let run = simulate_source(
+        "BandedSystem",
+        r#"
+model BandedSystem
+  parameter Integer n = 50;
+  Real x[n](each start = 1);
+equation
+  for i in 1:n loop
+    x[i]^3 + 0.1*((if i > 1 then x[i-1]^3 else 0) + (if i < n then x[i+1]^3 else 0)) = i*(1 + time);
+  end for;
+  annotation(experiment(StopTime = 1, Interval = 0.5));
+end BandedSystem;
+"#,
+        &["--stats"],
+    );
+    for k in 0..run.time().len() {
+        let t = run.time()[k];
+        let cube = |i: usize| run.get(&format!("x[{i}]"))[k].powi(3);
+        for i in 1..=50 {
+            let left = if i > 1 { cube(i - 1) } else { 0.0 };
+            let right = if i < 50 { cube(i + 1) } else { 0.0 };
+            let residual = cube(i) + 0.1 * (left + right) - i as f64 * (1.0 + t);
+            assert!(
+                residual.abs() < 1e-6,
+                "equation {i} at t = {t}: residual {residual}"
+            );
+        }
+    }
+}

@@ -69,6 +69,8 @@ pub struct NonlinearStep {
     pub res_text: Vec<String>,
     /// Symbolic Jacobian: code computing entries `(row, col, register)`.
     pub jac: Option<JacobianCode>,
+    /// Without a symbolic Jacobian: columns perturbed together by finite differences.
+    pub fd_groups: Option<crate::fd_columns::ColumnGroups>,
     /// Affine residuals (a torn linear loop): one exact step solves it.
     pub linear: bool,
     /// Torn linear loops only: the Real unknowns the inner steps compute, with their nominal
@@ -76,6 +78,10 @@ pub struct NonlinearStep {
     /// and the iteration variables, as the untorn system has them (`solve::min_norm_step`).
     pub inner_vars: Vec<(u32, f64)>,
 }
+
+/// Torn systems from this many iteration variables on group their finite-difference
+/// columns (smaller ones gain little).
+const MIN_GROUPED_COLUMNS: usize = 6;
 
 /// The Real variables assigned by the inner blocks of a torn loop, with their nominal values.
 fn inner_unknowns(p: &CausalProgram, inner: &[Block]) -> Vec<(u32, f64)> {
@@ -876,6 +882,13 @@ impl Compiler<'_> {
                 } else {
                     vec![]
                 };
+                // from the program's blocks, before they are compiled
+                let fd_groups = match jacobian {
+                    None if iteration_vars.len() >= MIN_GROUPED_COLUMNS => {
+                        crate::fd_columns::column_groups(iteration_vars, inner, residuals)
+                    }
+                    _ => None,
+                };
                 let inner = self.blocks(inner)?;
                 let mut res_code = vec![];
                 let res = residuals
@@ -925,6 +938,7 @@ impl Compiler<'_> {
                         .map(|e| expr_to_string(e, &self.p.vars))
                         .collect(),
                     jac,
+                    fd_groups,
                     inner_vars,
                 }))
             }

@@ -15,6 +15,7 @@ mod compile;
 mod event_only;
 mod extc;
 mod extc_args;
+mod fd_columns;
 mod func;
 pub mod interp;
 mod linalg;

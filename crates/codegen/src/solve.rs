@@ -224,14 +224,32 @@ impl System<'_> {
             return j.iter().all(|v| v.is_finite()).then_some(j);
         }
         let mut xp = x.to_vec();
-        for c in 0..n {
-            let step = 1e-7 * x[c].abs().max(self.nl.nominal[c]);
-            xp[c] = x[c] + step;
-            let fp = self.residuals(h, &xp)?;
-            for r in 0..n {
-                j[r * n + c] = (fp[r] - f[r]) / step;
+        let step = |c: usize| 1e-7 * x[c].abs().max(self.nl.nominal[c]);
+        if let Some(g) = &self.nl.fd_groups {
+            // columns sharing no row perturbed together (see `fd_columns`)
+            for group in &g.groups {
+                for &c in group {
+                    xp[c as usize] = x[c as usize] + step(c as usize);
+                }
+                let fp = self.residuals(h, &xp)?;
+                for &c in group {
+                    let c = c as usize;
+                    for &r in &g.col_rows[c] {
+                        let r = r as usize;
+                        j[r * n + c] = (fp[r] - f[r]) / step(c);
+                    }
+                    xp[c] = x[c];
+                }
             }
-            xp[c] = x[c];
+        } else {
+            for c in 0..n {
+                xp[c] = x[c] + step(c);
+                let fp = self.residuals(h, &xp)?;
+                for r in 0..n {
+                    j[r * n + c] = (fp[r] - f[r]) / step(c);
+                }
+                xp[c] = x[c];
+            }
         }
         // restore the memory to F(x)
         self.residuals(h, x)?;
