@@ -536,6 +536,11 @@ impl<'a> Conv<'a> {
                 &generated.functions,
                 &fder,
             ));
+        self.m.arena.direction_args = std::sync::Arc::new(
+            fder.values()
+                .map(|(fd, mask)| (fd.clone(), mask.len()))
+                .collect(),
+        );
         self.m.arena.fder = std::sync::Arc::new(fder);
         self.m.arena.generated = std::sync::Arc::new(generated.functions);
     }

@@ -116,6 +116,9 @@ pub struct Arena {
     /// For the functions of `fder`: the derivative output of each output (`None`: not Real),
     /// for the derivative of output `i` of a multi-output call.
     pub fder_outputs: Arc<HashMap<String, Vec<Option<u32>>>>,
+    /// Derivative function (a value of `fder`) -> how many of its inputs are the original
+    /// function's (the rest are derivative directions, in which it is linear).
+    pub direction_args: Arc<HashMap<String, usize>>,
     /// Derivative functions generated from algorithms ([`crate::autodiff`]); those called
     /// by the final program are added to its functions.
     pub generated: Arc<std::collections::BTreeMap<String, moss_frontend::flat::Function>>,
@@ -930,6 +933,9 @@ impl Arena {
                 return self.diff(x, leaf, fder, memo);
             }
         }
+        if let Some(r) = self.diff_along_directions(f, args, leaf, fder, memo)? {
+            return Ok(r);
+        }
         if let Some((fd, mask)) = fder.get(f) {
             return self.diff_user_call(fd, mask, args, leaf, fder, memo, wrt_time);
         }
@@ -1084,6 +1090,41 @@ impl Arena {
     }
 
     #[allow(clippy::too_many_arguments)]
+    /// A derivative function `f_der(x, dx)` is linear in its directions `dx`: where only
+    /// they vary, its derivative is `f_der(x, d dx)`, and no second derivative is needed.
+    /// Loops of index-reduced models whose unknowns are derivatives (`der(p)`, `der(T)`
+    /// passed to `rho_pT_der`) are then linear, solved in one step. `None` when `f` is no
+    /// derivative function or its other arguments vary too.
+    fn diff_along_directions(
+        &mut self,
+        f: &str,
+        args: &[ExprId],
+        leaf: &mut dyn FnMut(&mut Arena, VarIx) -> Option<ExprId>,
+        fder: &HashMap<String, (String, Vec<bool>)>,
+        memo: &mut HashMap<ExprId, ExprId>,
+    ) -> Result<Option<ExprId>, String> {
+        let Some(&n) = self.direction_args.get(f) else {
+            return Ok(None);
+        };
+        if n >= args.len() {
+            return Ok(None);
+        }
+        for &a in &args[..n] {
+            let d = self.diff(a, leaf, fder, memo)?;
+            if !self.is_zero_value(d) {
+                return Ok(None);
+            }
+        }
+        let mut new_args = args[..n].to_vec();
+        for &a in &args[n..] {
+            new_args.push(self.diff(a, leaf, fder, memo)?);
+        }
+        if new_args[n..].iter().all(|&d| self.is_zero_value(d)) {
+            return Ok(Some(self.zero()));
+        }
+        Ok(Some(self.call(f, new_args)))
+    }
+
     fn diff_user_call(
         &mut self,
         fd: &str,

@@ -869,3 +869,81 @@ end AliasStarts;
         .expect("one of the aliases is kept");
     assert_eq!(p.vars[kept as usize].start, 995.0);
 }
+
+/// The balances of a volume of a medium with states `p` and `T`, written (as index
+/// reduction writes them for the MSL's fluid volumes) through the derivative functions of
+/// its property functions: a loop in `der(p)`, `der(T)`. Derivative functions are linear in
+/// their direction arguments, so the loop is linear, solved in one step. (The derivative
+/// functions loop, so that they are called, not inlined.)
+#[test]
+fn loops_through_derivative_functions_are_linear_in_the_derivatives() {
+    let src = "
+model Volume
+  function rho_pT
+    input Real p;
+    input Real T;
+    output Real d = 0;
+  algorithm
+    for k in 1:2 loop
+      d := d + (p/(287*T) + 1e-9*p*p)/2;
+    end for;
+    annotation(derivative = rho_pT_der);
+  end rho_pT;
+  function rho_pT_der
+    input Real p;
+    input Real T;
+    input Real dp;
+    input Real dT;
+    output Real dd = 0;
+  protected
+    Integer k = 0;
+  algorithm
+    while k < 2 loop
+      dd := dd + ((1/(287*T) + 2e-9*p)*dp - p/(287*T*T)*dT)/2;
+      k := k + 1;
+    end while;
+  end rho_pT_der;
+  function u_pT
+    input Real p;
+    input Real T;
+    output Real u = 0;
+  algorithm
+    for k in 1:2 loop
+      u := u + (718*T + 1e-3*p)/2;
+    end for;
+    annotation(derivative = u_pT_der);
+  end u_pT;
+  function u_pT_der
+    input Real p;
+    input Real T;
+    input Real dp;
+    input Real dT;
+    output Real du = 0;
+  protected
+    Integer k = 0;
+  algorithm
+    while k < 2 loop
+      du := du + (718*dT + 1e-3*dp)/2;
+      k := k + 1;
+    end while;
+  end u_pT_der;
+  parameter Real V = 0.1;
+  Real p(start = 1e5, fixed = true);
+  Real T(start = 300, fixed = true);
+equation
+  V*rho_pT_der(p, T, der(p), der(T)) = 1e-3;
+  1e-3*u_pT(p, T) + V*rho_pT(p, T)*u_pT_der(p, T, der(p), der(T)) = 500;
+end Volume;
+";
+    let p = translate_source(src);
+    let loops: Vec<bool> = p
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            crate::program::Block::Nonlinear { linear, .. } => Some(*linear),
+            crate::program::Block::Linear { .. } => Some(true),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(loops, [true], "one loop, linear in der(p), der(T)");
+}
