@@ -1089,7 +1089,6 @@ impl Arena {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     /// A derivative function `f_der(x, dx)` is linear in its directions `dx`: where only
     /// they vary, its derivative is `f_der(x, d dx)`, and no second derivative is needed.
     /// Loops of index-reduced models whose unknowns are derivatives (`der(p)`, `der(T)`
@@ -1125,6 +1124,7 @@ impl Arena {
         Ok(Some(self.call(f, new_args)))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn diff_user_call(
         &mut self,
         fd: &str,
