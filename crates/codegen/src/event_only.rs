@@ -103,7 +103,8 @@ fn expr_varies(x: &PExpr, varying: &[bool]) -> bool {
     }
 }
 
-fn outputs_of(b: &Block, out: &mut Vec<u32>) {
+/// The variables block `b` assigns (a nonlinear loop: its inner blocks' too).
+pub(crate) fn outputs_of(b: &Block, out: &mut Vec<u32>) {
     match b {
         Block::Assign { var, .. } | Block::SolveScalar { var, .. } => out.push(*var),
         Block::Linear { vars, .. } => out.extend(vars),

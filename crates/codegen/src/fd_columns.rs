@@ -10,6 +10,7 @@
 //! steady-state initialization of two 20-segment pipes needs a handful of evaluations per
 //! Jacobian instead of 100, each running every medium property function of the loop.
 
+use crate::event_only::outputs_of;
 use moss_symbolic::program::{Block, PExpr, VarId};
 use std::collections::HashMap;
 
@@ -162,29 +163,6 @@ fn block_dependencies(b: &Block, deps: &mut HashMap<VarId, Vec<u64>>, words: usi
         or_into(entry, &reads);
     }
     Some(())
-}
-
-fn outputs_of(b: &Block, out: &mut Vec<VarId>) {
-    match b {
-        Block::Assign { var, .. } | Block::SolveScalar { var, .. } => out.push(*var),
-        Block::Linear { vars, .. } => out.extend(vars),
-        Block::Nonlinear {
-            iteration_vars,
-            inner,
-            ..
-        } => {
-            out.extend(iteration_vars);
-            for b in inner {
-                outputs_of(b, out);
-            }
-        }
-        Block::CallOutputs { outputs, .. } => out.extend(outputs.iter().flatten()),
-        Block::Algorithm { outputs, .. } => out.extend(outputs),
-        Block::When { .. }
-        | Block::Reinit { .. }
-        | Block::Assert { .. }
-        | Block::Terminate { .. } => {}
-    }
 }
 
 fn or_into(into: &mut [u64], bits: &[u64]) {

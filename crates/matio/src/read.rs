@@ -256,76 +256,32 @@ impl Order {
     }
 
     fn values(self, ty: u32, data: &[u8]) -> Result<Vec<f64>, String> {
-        let conv: (usize, Converter) = match ty {
-            MI_DOUBLE => (8, |b, big| {
-                let a = b.try_into().unwrap_or([0; 8]);
-                if big {
-                    f64::from_be_bytes(a)
-                } else {
-                    f64::from_le_bytes(a)
-                }
-            }),
-            MI_SINGLE => (4, |b, big| {
-                let a = b.try_into().unwrap_or([0; 4]);
-                (if big {
-                    f32::from_be_bytes(a)
-                } else {
-                    f32::from_le_bytes(a)
-                }) as f64
-            }),
-            MI_INT8 => (1, |b, _| b[0] as i8 as f64),
-            MI_UINT8 | MI_UTF8 => (1, |b, _| b[0] as f64),
-            MI_INT16 => (2, |b, big| {
-                let a = [b[0], b[1]];
-                (if big {
-                    i16::from_be_bytes(a)
-                } else {
-                    i16::from_le_bytes(a)
-                }) as f64
-            }),
-            MI_UINT16 => (2, |b, big| {
-                let a = [b[0], b[1]];
-                (if big {
-                    u16::from_be_bytes(a)
-                } else {
-                    u16::from_le_bytes(a)
-                }) as f64
-            }),
-            MI_INT32 => (4, |b, big| {
-                let a = b.try_into().unwrap_or([0; 4]);
-                (if big {
-                    i32::from_be_bytes(a)
-                } else {
-                    i32::from_le_bytes(a)
-                }) as f64
-            }),
-            MI_UINT32 => (4, |b, big| {
-                let a = b.try_into().unwrap_or([0; 4]);
-                (if big {
-                    u32::from_be_bytes(a)
-                } else {
-                    u32::from_le_bytes(a)
-                }) as f64
-            }),
-            MI_INT64 => (8, |b, big| {
-                let a = b.try_into().unwrap_or([0; 8]);
-                (if big {
-                    i64::from_be_bytes(a)
-                } else {
-                    i64::from_le_bytes(a)
-                }) as f64
-            }),
-            MI_UINT64 => (8, |b, big| {
-                let a = b.try_into().unwrap_or([0; 8]);
-                (if big {
-                    u64::from_be_bytes(a)
-                } else {
-                    u64::from_le_bytes(a)
-                }) as f64
-            }),
+        // each data type: its width and how its bytes become a number in either order
+        macro_rules! conv {
+            ($t:ty, $n:expr) => {
+                ($n, |b: &[u8], big: bool| {
+                    let a: [u8; $n] = b.try_into().unwrap_or([0; $n]);
+                    (if big {
+                        <$t>::from_be_bytes(a)
+                    } else {
+                        <$t>::from_le_bytes(a)
+                    }) as f64
+                })
+            };
+        }
+        let (width, f): (usize, Converter) = match ty {
+            MI_DOUBLE => conv!(f64, 8),
+            MI_SINGLE => conv!(f32, 4),
+            MI_INT8 => conv!(i8, 1),
+            MI_UINT8 | MI_UTF8 => conv!(u8, 1),
+            MI_INT16 => conv!(i16, 2),
+            MI_UINT16 => conv!(u16, 2),
+            MI_INT32 => conv!(i32, 4),
+            MI_UINT32 => conv!(u32, 4),
+            MI_INT64 => conv!(i64, 8),
+            MI_UINT64 => conv!(u64, 8),
             other => return Err(format!("numeric data of unknown type {other}")),
         };
-        let (width, f) = conv;
         Ok(data.chunks_exact(width).map(|c| f(c, self.big)).collect())
     }
 }
