@@ -933,8 +933,12 @@ impl Arena {
                 return self.diff(x, leaf, fder, memo);
             }
         }
-        if let Some(r) = self.diff_along_directions(f, args, leaf, fder, memo)? {
-            return Ok(r);
+        // (not with respect to time: differentiating the point arguments to see whether they
+        // vary would create derivative variables)
+        if !wrt_time {
+            if let Some(r) = self.diff_along_directions(f, args, leaf, fder, memo)? {
+                return Ok(r);
+            }
         }
         if let Some((fd, mask)) = fder.get(f) {
             return self.diff_user_call(fd, mask, args, leaf, fder, memo, wrt_time);

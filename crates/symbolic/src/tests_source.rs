@@ -947,3 +947,53 @@ end Volume;
         .collect();
     assert_eq!(loops, [true], "one loop, linear in der(p), der(T)");
 }
+
+/// A position given with its derivatives as a `noDerivative` input (the MSL's
+/// `Rotational.Sources.Move`): index reduction differentiates `position_der` with respect
+/// to time through its `order = 2` annotation, and creates no derivatives of the inputs
+/// that need none.
+#[test]
+fn moved_position_is_differentiated_twice_through_its_annotations() {
+    let src = "
+model MoveLike
+  function position
+    input Real q_qd_qdd[3];
+    input Real dummy;
+    output Real q;
+  algorithm
+    q := q_qd_qdd[1];
+    annotation(derivative(noDerivative = q_qd_qdd) = position_der);
+  end position;
+  function position_der
+    input Real q_qd_qdd[3];
+    input Real dummy;
+    input Real dummy_der;
+    output Real qd;
+  algorithm
+    qd := q_qd_qdd[2];
+    annotation(derivative(order = 2, noDerivative = q_qd_qdd) = position_der2);
+  end position_der;
+  function position_der2
+    input Real q_qd_qdd[3];
+    input Real dummy;
+    input Real dummy_der;
+    input Real dummy_der2;
+    output Real qdd;
+  algorithm
+    qdd := q_qd_qdd[3];
+  end position_der2;
+  Real u[3];
+  Real phi;
+  Real w;
+  Real tau;
+equation
+  u = {sin(time), cos(time), -sin(time)};
+  phi = position(u, time);
+  w = der(phi);
+  2*der(w) = tau;
+end MoveLike;
+";
+    let p = translate_source(src);
+    assert!(p.states.is_empty(), "phi and w are given by the position");
+    assert!(p.var_by_name("tau").is_some());
+}
