@@ -1256,13 +1256,57 @@ impl<'a> Flattener<'a> {
             };
             let v = self.expand(&b.expr, &b.env, &mut Cx::flat())?;
             let v = v.index_path(&b.index);
-            let shape = v.shape();
+            let mut shape = v.shape();
+            if shape.contains(&0) && b.index.is_empty() {
+                // an empty array keeps no inner sizes: `fill(0.0, 0, 2)` has them in its call
+                if let Some(s) = self.constructor_shape(&b.expr, &b.env) {
+                    shape = s;
+                }
+            }
             for p in colon_positions {
                 dims[p] = shape.get(p).copied().unwrap_or(0);
             }
         }
         let _ = comp.dims.set(dims.clone());
         Ok(dims)
+    }
+
+    /// The shape `fill(v, d1, d2, ...)`, `zeros(d1, ...)` or `ones(d1, ...)` construct (a
+    /// scalar `v`), with sizes known now; `None` for other expressions.
+    fn constructor_shape(&self, e: &ast::Expr, env: &Env) -> Option<Vec<usize>> {
+        let ast::ExprKind::Call {
+            function,
+            args: ast::FunctionArgs::List { positional, named },
+        } = &e.kind
+        else {
+            return None;
+        };
+        let [part] = &function.parts[..] else {
+            return None;
+        };
+        let sizes = match part.name.as_str() {
+            "fill" if positional.len() >= 2 => &positional[1..],
+            "zeros" | "ones" if !positional.is_empty() => &positional[..],
+            _ => return None,
+        };
+        if !named.is_empty() || function.global || !part.subscripts.is_empty() {
+            return None;
+        }
+        if part.name.as_str() == "fill"
+            && !matches!(
+                self.expand(&positional[0], env, &mut Cx::flat()),
+                Ok(Val::S(_))
+            )
+        {
+            return None;
+        }
+        sizes
+            .iter()
+            .map(|d| {
+                let v = self.eval_expr(d, env, &mut Cx::eval()).ok()?;
+                self.dim_size(&v, d.span).ok()
+            })
+            .collect()
     }
 
     /// The shape of field `comp` of the record instance `node` when `node` is bound as a

@@ -51,3 +51,32 @@ fn if_expression_branches_never_selected_may_index_beyond_the_end() {
     let e = flat_text("Bad", bad).expect_err("out of bounds");
     assert!(e.contains("index 4 is out of bounds 1..3"), "{e}");
 }
+
+/// An empty array keeps the sizes its declaration and its constructor give: a table
+/// `fill(0.0, 0, 2)` has two columns, so the MSL's default `columns = 2:size(table, 2)` of a
+/// table read from a file is `{2}`.
+#[test]
+fn empty_arrays_keep_their_inner_sizes() {
+    let m = flat_text(
+        "EmptyTable",
+        "model EmptyTable
+  parameter Real table[:, :] = fill(0.0, 0, 2);
+  parameter Integer columns[:] = 2:size(table, 2);
+  parameter Integer n = size(columns, 1);
+  parameter Integer shape[2] = size(table);
+  parameter Real z[:, :] = zeros(0, 3);
+  parameter Integer nz = size(z, 2);
+end EmptyTable;",
+    )
+    .expect("flattens");
+    assert_eq!(
+        declaration(&m, "columns[1]"),
+        "parameter Integer 'columns[1]' = 2;"
+    );
+    assert_eq!(declaration(&m, "n"), "parameter Integer n = 1;");
+    assert_eq!(
+        declaration(&m, "shape[2]"),
+        "parameter Integer 'shape[2]' = 2;"
+    );
+    assert_eq!(declaration(&m, "nz"), "parameter Integer nz = 3;");
+}

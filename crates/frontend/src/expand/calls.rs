@@ -110,6 +110,11 @@ impl<'a> Flattener<'a> {
                 if !named.is_empty() && fname != "String" {
                     return err(span, format!("`{fname}` does not take named arguments"));
                 }
+                if fname == "size" {
+                    if let Some(r) = self.size_of_empty_component(positional, env, cx, span)? {
+                        return Ok(r);
+                    }
+                }
                 let mut vals = Vec::new();
                 for (k, a) in positional.iter().enumerate() {
                     // Dimension arguments are structural: evaluate them.
@@ -153,6 +158,53 @@ impl<'a> Flattener<'a> {
                     return Ok(Val::S(fold::call("String", s)));
                 }
                 self.builtin(&fname, vals, span)
+            }
+        }
+    }
+
+    /// `size(a)` or `size(a, k)` of a component `a` of this instance with no elements: an
+    /// empty array value keeps no inner sizes, its declaration does (`Real table[:, :] =
+    /// fill(0.0, 0, 2)`: `size(table, 2)` is 2, which the MSL's tables rely on for their
+    /// default `columns`). `None` for anything else.
+    fn size_of_empty_component(
+        &self,
+        positional: &[ast::Expr],
+        env: &Env,
+        cx: &mut Cx,
+        span: Span,
+    ) -> Res<Option<Val>> {
+        let Some(ast::ExprKind::Ref(c)) = positional.first().map(|a| &a.kind) else {
+            return Ok(None);
+        };
+        let [part] = &c.parts[..] else {
+            return Ok(None);
+        };
+        let name = part.name.as_str();
+        if c.global || !part.subscripts.is_empty() || cx.local(name).is_some() {
+            return Ok(None);
+        }
+        let Some(comp) = self.find_comp(&env.node, name) else {
+            return Ok(None);
+        };
+        if !self.visible_from_text(env, name) {
+            return Ok(None);
+        }
+        let dims = self.comp_dims(&env.node, &comp)?;
+        if !dims.contains(&0) {
+            return Ok(None);
+        }
+        let int = |d: usize| Val::S(Expr::Integer(d as i64));
+        match positional.get(1) {
+            None => Ok(Some(Val::A(dims.iter().map(|&d| int(d)).collect()))),
+            Some(k) => {
+                let k = self.eval_int(k, env, cx)?;
+                match usize::try_from(k)
+                    .ok()
+                    .and_then(|k| dims.get(k.wrapping_sub(1)))
+                {
+                    Some(&d) if k >= 1 => Ok(Some(int(d))),
+                    _ => err(span, format!("size: dimension {k} out of range")),
+                }
             }
         }
     }
