@@ -18,9 +18,9 @@ pub fn read_matrix(file: &str, name: &str) -> Result<Matrix, String> {
                 .to_string(),
         )
     } else if is_level5(&bytes) {
-        find_level5(&bytes, name)
+        find(walk_level5, &bytes, name)
     } else {
-        find_v4(&bytes, name)
+        find(walk_v4, &bytes, name)
     };
     match found {
         Ok(Some(m)) => Ok(m),
@@ -62,9 +62,13 @@ fn names(bytes: &[u8]) -> Result<Vec<String>, String> {
 // MATLAB v4: per matrix a header of five 32-bit integers (type MOPT, rows, columns,
 // imaginary flag, name length with NUL), the name, then the values column by column.
 
-fn find_v4(bytes: &[u8], name: &str) -> Result<Option<Matrix>, String> {
+type Lazy<'a> = &'a dyn Fn() -> Result<Matrix, String>;
+type Walk = fn(&[u8], &mut dyn FnMut(&str, Lazy) -> Result<bool, String>) -> Result<(), String>;
+
+/// The matrix `name` of a file walked by `walk` (only that one is decoded).
+fn find(walk: Walk, bytes: &[u8], name: &str) -> Result<Option<Matrix>, String> {
     let mut found = None;
-    walk_v4(bytes, &mut |n, m| {
+    walk(bytes, &mut |n, m| {
         if n == name {
             found = Some(m()?);
             return Ok(true);
@@ -73,8 +77,6 @@ fn find_v4(bytes: &[u8], name: &str) -> Result<Option<Matrix>, String> {
     })?;
     Ok(found)
 }
-
-type Lazy<'a> = &'a dyn Fn() -> Result<Matrix, String>;
 
 /// Calls `visit(name, matrix)` for each matrix until it returns `true`.
 fn walk_v4(
@@ -284,18 +286,6 @@ impl Order {
         };
         Ok(data.chunks_exact(width).map(|c| f(c, self.big)).collect())
     }
-}
-
-fn find_level5(bytes: &[u8], name: &str) -> Result<Option<Matrix>, String> {
-    let mut found = None;
-    walk_level5(bytes, &mut |n, m| {
-        if n == name {
-            found = Some(m()?);
-            return Ok(true);
-        }
-        Ok(false)
-    })?;
-    Ok(found)
 }
 
 fn walk_level5(
