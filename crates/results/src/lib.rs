@@ -17,6 +17,7 @@ pub mod csv;
 pub mod mat;
 pub mod model;
 pub mod plot;
+mod sink;
 pub mod stream;
 
 pub use model::{ResultVar, SimResult, Storage, VarKind};

@@ -10,14 +10,11 @@
 
 use crate::csv::CsvRows;
 use crate::mat::{self, MatLayout};
+use crate::sink::FileSink;
 use crate::{Format, ResultError, ResultVar};
 use std::fs::File;
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-
-/// Output buffer size: large writes keep the system-call count per row small for tables of
-/// hundreds of thousands of columns.
-const BUFFER_BYTES: usize = 1 << 20;
 
 /// The bytes of one row of a result file, made independently of the file: formatting the
 /// rows of a large model is most of the cost of writing them, and several threads can do it
@@ -51,7 +48,7 @@ fn mat_row(bytes: &mut Vec<u8>, t: f64, row: &[f64]) {
 /// A result file being written row by row.
 pub struct ResultStream {
     path: PathBuf,
-    out: BufWriter<File>,
+    out: FileSink,
     kind: Kind,
     rows: usize,
     first_time: Option<f64>,
@@ -87,7 +84,7 @@ impl ResultStream {
             )
         })?;
         let file = File::create(path).map_err(|e| ResultError::io(path, e))?;
-        let mut out = BufWriter::with_capacity(BUFFER_BYTES, file);
+        let mut out = FileSink::new(file);
         let io = |e| ResultError::io(path, e);
         let kind = match format {
             Format::Csv => {
