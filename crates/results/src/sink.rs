@@ -87,7 +87,7 @@ impl FileSink {
         debug_assert_eq!(self.len, CHUNK);
         if self.direct == Direct::Maybe
             && self.pos >= self.direct_after
-            && self.pos % ALIGN as u64 == 0
+            && self.pos.is_multiple_of(ALIGN as u64)
         {
             self.direct = if set_direct(&self.file, true) {
                 Direct::On
