@@ -60,8 +60,29 @@ fn without_transparent_huge_pages() {
 #[cfg(not(target_os = "linux"))]
 fn without_transparent_huge_pages() {}
 
+/// Keep freed memory in the process instead of handing it back to the system after 10 ms
+/// (mimalloc's default). One run of moss frees the data of each pass while the next pass
+/// allocates about as much: returned pages come back zeroed at a page fault each, and on a
+/// virtual machine that gives free guest memory back to its host (free page reporting) each
+/// of those first touches is expensive. For the 100,000-section ladder, `moss translate`
+/// took 37.6 / 42.2 / 38.4 s with the default and 34.3 / 33.1 / 34.0 s without purging
+/// (1.4 instead of 2.4 million page faults, system time 5.7 instead of 10.2 s), for a peak
+/// 5 % higher (5.61 instead of 5.35 GB): the memory is reused, not added to.
+fn keep_freed_memory() {
+    // `mi_option_purge_delay` in mimalloc's `mi_option_t` (v2 and v3; the Rust bindings name
+    // its neighbours 14 and 16 but not it). -1: never purge.
+    const MI_OPTION_PURGE_DELAY: std::os::raw::c_int = 15;
+    unsafe extern "C" {
+        fn mi_option_set(option: std::os::raw::c_int, value: std::os::raw::c_long);
+    }
+    // SAFETY: mimalloc is linked in as the global allocator; setting an option takes two
+    // integers and is allowed at any time.
+    unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) }
+}
+
 fn main() -> ExitCode {
     without_transparent_huge_pages();
+    keep_freed_memory();
     let cli = Cli::parse();
     ExitCode::from(internal_error::guard(|| run(cli)))
 }

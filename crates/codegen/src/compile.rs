@@ -240,19 +240,24 @@ fn zero_crossing_hysteresis(p: &CausalProgram, z: &moss_symbolic::program::ZeroC
 /// bouncing ever lower must keep firing its impact until the chattering guard stops the run,
 /// not drift through the floor with the relation held inside the band).
 fn when_condition_crossings(p: &CausalProgram) -> HashSet<u32> {
-    let mut definitions: HashMap<VarId, &PExpr> = Default::default();
     let mut pending: Vec<VarId> = Vec::new();
     for block in &p.blocks {
-        match block {
-            Block::Assign { var, expr } => {
-                definitions.insert(*var, expr);
-            }
-            Block::When { branches } => {
-                pending.extend(branches.iter().flat_map(|b| b.conditions.iter().copied()));
-            }
-            _ => {}
+        if let Block::When { branches } = block {
+            pending.extend(branches.iter().flat_map(|b| b.conditions.iter().copied()));
         }
     }
+    if pending.is_empty() {
+        // No `when`: no map of every assignment (1.5 million in a large circuit).
+        return HashSet::default();
+    }
+    let definitions: HashMap<VarId, &PExpr> = p
+        .blocks
+        .iter()
+        .filter_map(|block| match block {
+            Block::Assign { var, expr } => Some((*var, expr)),
+            _ => None,
+        })
+        .collect();
     let mut seen: HashSet<VarId> = pending.iter().copied().collect();
     let mut crossings = HashSet::default();
     while let Some(v) = pending.pop() {
@@ -396,7 +401,9 @@ struct Compiler<'a> {
     p: &'a CausalProgram,
     tc: TapeCompiler<'a>,
     fn_index: &'a HashMap<String, u32>,
-    names: &'a ModelNames,
+    /// Names of the model's variables and aliases for algorithm sections, built at the
+    /// first one (a large circuit has none, and 2 million names).
+    names: std::cell::OnceCell<ModelNames>,
     /// Type of every slot, built once (messages are converted one by one, and rebuilding it
     /// for each made compiling quadratic in the model size: one assert per component).
     var_ty: &'a [Ty],
@@ -439,12 +446,11 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
             f.scalar = crate::scalar_fn::compile(f).map(std::sync::Arc::new);
         }
     }
-    let names = model_names(p, &var_ty);
     let mut c = Compiler {
         p,
         tc: TapeCompiler::new(n, p.zero_crossings.len(), &var_ty, &fn_index),
         fn_index: &fn_index,
-        names: &names,
+        names: std::cell::OnceCell::new(),
         var_ty: &var_ty,
         when_count: 0,
         called: BTreeSet::new(),
@@ -970,9 +976,11 @@ impl Compiler<'_> {
                 outputs,
                 ..
             } => {
+                let (p, var_ty) = (self.p, self.var_ty);
+                let names = self.names.get_or_init(|| model_names(p, var_ty));
                 let mut scope = Scope::new(
                     self.fn_index,
-                    Some(self.names),
+                    Some(names),
                     &mut self.when_count,
                     "algorithm".into(),
                 );

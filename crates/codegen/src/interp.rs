@@ -28,7 +28,9 @@ const CHATTER_TIME: f64 = 1e-9;
 /// sweeps in `moss-python`) avoids compiling it again for every run.
 #[derive(Clone)]
 pub struct Interpreter {
-    pub program: CausalProgram,
+    /// Shared with the caller where it needs the program too (the result table, options):
+    /// a large model's program is over a gigabyte, too much to copy.
+    pub program: std::sync::Arc<CausalProgram>,
     code: Arc<Code>,
     m: Machine,
     stats: ModelStats,
@@ -61,7 +63,10 @@ pub struct Snapshot {
 
 impl Interpreter {
     /// Compile the program's expressions into the interpreter's internal form.
-    pub fn new(program: CausalProgram) -> Result<Interpreter, RuntimeError> {
+    pub fn new(
+        program: impl Into<std::sync::Arc<CausalProgram>>,
+    ) -> Result<Interpreter, RuntimeError> {
+        let program = program.into();
         let code = compile_program(&program).map_err(|e| RuntimeError {
             time: 0.0,
             message: format!("cannot compile `{}`: {e}", program.name),

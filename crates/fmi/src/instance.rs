@@ -103,9 +103,9 @@ impl State {
 
 pub struct Instance {
     pub kind: Kind,
-    /// A copy of the program the interpreter runs: `advance` needs it beside the model, and
+    /// The program the interpreter runs, shared with it: `advance` needs it beside the model, and
     /// `reset` compiles it again.
-    program: CausalProgram,
+    program: std::sync::Arc<CausalProgram>,
     pub table: Table,
     model: Interpreter,
     pub mode: Mode,
@@ -144,12 +144,13 @@ impl Instance {
             ));
         }
         let table = variables::table(&payload.program, &payload.outputs);
-        let model = Interpreter::new(payload.program.clone()).map_err(|e| e.to_string())?;
-        let n = payload.program.states.len();
-        let start_time = payload.program.experiment.start_time.unwrap_or(0.0);
+        let program = std::sync::Arc::new(payload.program);
+        let model = Interpreter::new(std::sync::Arc::clone(&program)).map_err(|e| e.to_string())?;
+        let n = program.states.len();
+        let start_time = program.experiment.start_time.unwrap_or(0.0);
         Ok(Instance {
             kind,
-            program: payload.program,
+            program,
             table,
             model,
             mode: Mode::Instantiated,
@@ -265,7 +266,8 @@ impl Instance {
 
     /// Back to the state right after instantiation (the program is compiled again).
     pub fn reset(&mut self) -> Result<()> {
-        self.model = Interpreter::new(self.program.clone()).map_err(|e| e.to_string())?;
+        self.model =
+            Interpreter::new(std::sync::Arc::clone(&self.program)).map_err(|e| e.to_string())?;
         let start = self.program.experiment.start_time.unwrap_or(0.0);
         self.mode = Mode::Instantiated;
         self.time = start;

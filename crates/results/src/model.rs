@@ -265,7 +265,8 @@ impl SimResult {
 }
 
 fn validate_vars(vars: &[ResultVar], ncols: usize) -> Result<(), ResultError> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    seen.reserve(vars.len());
     for v in vars {
         if v.name.is_empty() {
             return Err(ResultError::invalid("a result variable has an empty name"));

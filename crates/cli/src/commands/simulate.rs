@@ -121,7 +121,8 @@ pub fn run(args: Args) -> u8 {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let mut model = match Interpreter::new(program.clone()) {
+    let program = std::sync::Arc::new(program);
+    let mut model = match Interpreter::new(std::sync::Arc::clone(&program)) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("error: {e}");
@@ -136,7 +137,6 @@ pub fn run(args: Args) -> u8 {
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}_res.csv", program.name)));
-    // The program is not needed any more once the interpreter has its own copy.
     let outcome = simulate_to_file(&mut model, &program, &opts, &path);
     progress.clear();
     for w in model.warnings() {

@@ -715,7 +715,7 @@ fn algorithm_outputs_start_from_start_or_pre_values() {
     let m = b.init(0.0);
     assert_eq!((value(&m, y), value(&m, n)), (-5.0, 3.0));
     let mut b2 = B::new();
-    b2.p = m.program.clone();
+    b2.p = (*m.program).clone();
     b2.p.vars[x as usize].start = 2.0;
     let m = b2.init(0.0);
     assert_eq!((value(&m, y), value(&m, n)), (10.0, 7.0));
