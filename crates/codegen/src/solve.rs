@@ -269,8 +269,29 @@ impl System<'_> {
         }
     }
 
+    /// Lower each row's scale to the one at `x` where that is smaller: a start far from the
+    /// solution (a junction forward-biased by volts) has Jacobian entries many orders of
+    /// magnitude above those at the root, and a test relative to them would accept a point
+    /// that is no solution (currents of 1e-4 A left in a CMOS inverter's node equations).
+    fn tighten_row_scale(&mut self, j: &[f64], x: &[f64]) {
+        let before = self.row_scale.clone();
+        self.set_row_scale(j, x);
+        for (s, old) in self.row_scale.iter_mut().zip(before) {
+            *s = s.min(old);
+        }
+    }
+
     fn converged(&self, f: &[f64]) -> bool {
         self.max_scaled(f) <= RES_TOL
+    }
+
+    /// Every component of the step `lambda * dx` from `x` within `rel` of the variable's
+    /// magnitude (its value or nominal, the larger).
+    fn step_within(&self, x: &[f64], dx: &[f64], lambda: f64, rel: f64) -> bool {
+        dx.iter()
+            .zip(x)
+            .zip(&self.nl.nominal)
+            .all(|((d, xi), nom)| (lambda * d).abs() <= rel * xi.abs().max(*nom))
     }
 
     fn step_small(&self, x: &[f64], dx: &[f64]) -> bool {
@@ -529,7 +550,9 @@ fn newton(
         let Some(j) = sys.jacobian(h, &x, &f) else {
             return Ok(None);
         };
-        if !scaled {
+        if scaled {
+            sys.tighten_row_scale(&j, &x);
+        } else {
             sys.set_row_scale(&j, &x);
             scaled = true;
         }
@@ -562,14 +585,22 @@ fn newton(
         let Some((xn, fnew)) = accepted else {
             return Ok(None);
         };
+        // The row scale is that of the Jacobian at the previous point, which stands for the
+        // one here when the step was short; after a long step the test waits for the
+        // Jacobian here (the next iteration).
+        let short = sys.step_within(&x, &dx, lambda, SHORT_STEP);
         x = xn;
         f = fnew;
-        if sys.converged(&f) {
+        if short && sys.converged(&f) {
             return Ok(Some(polish(h, sys, x, &f, &lu)));
         }
     }
     Ok(None)
 }
+
+/// A Newton step no longer than this, relative to the variables' magnitudes, leaves the
+/// Jacobian (and so the scale of the convergence test) about as it was.
+const SHORT_STEP: f64 = 1e-3;
 
 /// One more chord step (with the last factored Jacobian) after convergence, kept when it
 /// lowers the residual. The tolerance is relative to the largest Jacobian entry, so a

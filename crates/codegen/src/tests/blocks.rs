@@ -329,6 +329,33 @@ fn nonlinear_two_variables() {
     );
 }
 
+/// x^3 = 1 from x = 1000: the Jacobian at the start (3e6) is six orders of magnitude above
+/// the one at the root, and a convergence test relative to it accepted x = 1.03 (residual
+/// 0.09 against a scale of 3e9). The test follows the Jacobian along the iteration.
+#[test]
+fn convergence_is_judged_by_the_jacobian_near_the_root_not_at_a_far_start() {
+    for jac in [true, false] {
+        let mut b = B::new();
+        let x = b.real("x", 1000.0);
+        let y = b.real("y", 0.0);
+        let inner = vec![Block::Assign {
+            var: y,
+            expr: pow(v(x), c(3.0)),
+        }];
+        let jacobian = jac.then(|| vec![(0, 0, mul(c(3.0), pow(v(x), c(2.0))))]);
+        b.p.blocks.push(Block::Nonlinear {
+            linear: false,
+            iteration_vars: vec![x],
+            inner,
+            residuals: vec![sub(v(y), c(1.0))],
+            jacobian,
+        });
+        let m = b.init(0.0);
+        let xv = value(&m, x);
+        assert!(close(xv, 1.0, 1e-9), "x = {xv} (symbolic Jacobian: {jac})");
+    }
+}
+
 /// A torn system that divides by its iteration variable, which starts at zero (the
 /// default start of a resistance in a model): the solver retries from the nominal value.
 #[test]
