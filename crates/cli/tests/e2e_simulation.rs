@@ -395,9 +395,12 @@ fn robertson_to_1e11_with_the_symbolic_jacobian() {
     numeric_args.extend(["--jacobian", "numeric"]);
     let (numeric_run, numeric) = simulate_source_with_stats("Robertson", ROBERTSON, &numeric_args);
     assert_eq!(numeric.tangent_runs, 0, "{numeric:?}");
+    // y1 and y2 end near and far below the absolute tolerance (1e-8): their errors follow
+    // the step sequence (the first step, bounded by the slope of y2 from zero, moves y1 by
+    // 1.4 %, i.e. 3e-10); y1 is held to 5 % of the absolute tolerance, y2 to 2 %.
     for r in [&run, &numeric_run] {
-        assert_rel("y1(1e11)", r.last("y1"), 2.083_340e-8, 1e-2);
-        assert_rel("y2(1e11)", r.last("y2"), 8.333_361e-14, 1e-2);
+        assert_close("y1(1e11)", r.last("y1"), 2.083_340e-8, 5e-10);
+        assert_rel("y2(1e11)", r.last("y2"), 8.333_361e-14, 2e-2);
         assert_close("y3(1e11)", r.last("y3"), 0.999_999_979_166_5, 1e-9);
     }
 }

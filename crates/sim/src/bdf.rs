@@ -212,7 +212,9 @@ impl Bdf {
         self.n_equal_steps = 0;
     }
 
-    fn evaluate_jacobian(&mut self, sys: &mut dyn OdeSystem, t: f64) -> Result<(), RuntimeError> {
+    /// Evaluate the Jacobian at the predicted point; `Ok(false)` when it is not finite there
+    /// (the step is then retried shorter, with a Jacobian at its own prediction).
+    fn evaluate_jacobian(&mut self, sys: &mut dyn OdeSystem, t: f64) -> Result<bool, RuntimeError> {
         sys.rhs(t, &self.y_pred, &mut self.f)?;
         self.stats.rhs_evaluations += 1;
         let cost = self.jac.evaluate_best(
@@ -226,10 +228,17 @@ impl Bdf {
         self.stats.rhs_evaluations += cost.rhs_evaluations;
         self.stats.tangent_runs += cost.tangent_runs;
         self.stats.jacobian_evaluations += 1;
+        // At the predicted point of a step that is too long the Jacobian may not exist (a
+        // junction driven to hundreds of volts: exp overflows). Kept, every retry with a
+        // shorter step would solve with NaN; not kept, the retry evaluates it again at its
+        // own, closer prediction.
+        if self.jac_values.iter().any(|v| !v.is_finite()) {
+            return Ok(false);
+        }
         self.jac_valid = true;
         self.jac_fresh = true;
         self.lu = None;
-        Ok(())
+        Ok(true)
     }
 
     /// Factorize `I - c J`.
@@ -449,12 +458,22 @@ impl Integrator for Bdf {
             let c = self.h / alpha;
             let mut newton = loop {
                 if !self.jac_valid {
-                    if let Err(e) = self.evaluate_jacobian(sys, t_new) {
-                        break NewtonResult {
-                            converged: false,
-                            iterations: 0,
-                            model_error: Some(e),
-                        };
+                    match self.evaluate_jacobian(sys, t_new) {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            break NewtonResult {
+                                converged: false,
+                                iterations: 0,
+                                model_error: None,
+                            }
+                        }
+                        Err(e) => {
+                            break NewtonResult {
+                                converged: false,
+                                iterations: 0,
+                                model_error: Some(e),
+                            }
+                        }
                     }
                 }
                 let stale_c = (c / self.lu_c - 1.0).abs() > MAX_GAMMA_CHANGE;

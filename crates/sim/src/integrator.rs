@@ -107,6 +107,26 @@ const SMALLEST_INITIAL_STEPS: f64 = 1000.0;
 /// How often [`initial_step`] shrinks its probe step when the model fails there.
 const INITIAL_STEP_PROBES: u32 = 8;
 
+/// The longest first step along which no state moves by more than a tenth of its magnitude
+/// plus its absolute tolerance at the initial slope (the upper bound of CVODE's initial step,
+/// Hindmarsh et al., "SUNDIALS", 2005): a transistor whose junction states start at zero
+/// with slopes of 5e19 V/s (a femtofarad against a 100-ohm base resistance) otherwise starts
+/// with a step that moves them by kilovolts, where the implicit methods' Newton iteration
+/// lands on no solution of the circuit and the error estimate cannot tell.
+fn explicit_move_bound(x: &[f64], f0: &[f64], tol: &Tolerances) -> f64 {
+    let steepest = x
+        .iter()
+        .zip(f0)
+        .zip(&tol.atol)
+        .map(|((x, f), atol)| f.abs() / (0.1 * x.abs() + atol))
+        .fold(0.0f64, f64::max);
+    if steepest > 0.0 && steepest.is_finite() {
+        1.0 / steepest
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// Initial step size from the norms of `x`, `f(x)` and a difference quotient of `f`, as in
 /// Hairer, Nørsett & Wanner, Solving ODEs I, II.4: the step for which the leading error
 /// term of a method of order `order` is about the tolerance.
@@ -127,11 +147,13 @@ pub fn initial_step(
     }
     let d0 = tol.norm(x, x);
     let d1 = tol.norm(f0, x);
+    let bound = explicit_move_bound(x, f0, tol);
     let mut h0 = if d0 < 1e-5 || d1 < 1e-5 {
         1e-6
     } else {
         0.01 * d0 / d1
     }
+    .min(bound)
     .min(max_step);
     let mut f1 = vec![0.0; n];
     // The explicit Euler probe may leave the model's domain (an assert on a current that
@@ -164,7 +186,51 @@ pub fn initial_step(
     // step that is too large.
     let h = (100.0 * h0)
         .min(h1)
+        .min(bound)
         .max(SMALLEST_INITIAL_STEPS * min_step(t))
         .min(max_step);
     Ok(if h.is_finite() && h > 0.0 { h } else { 1e-6 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `x' = (0.5 - x) / 1e-20` from 0: a junction behind a tiny capacitance.
+    struct TinyTimeConstant;
+
+    impl OdeSystem for TinyTimeConstant {
+        fn dim(&self) -> usize {
+            1
+        }
+        fn rhs(&mut self, _t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError> {
+            dx[0] = (0.5 - x[0]) / 1e-20;
+            Ok(())
+        }
+        fn jacobian_pattern(&self) -> &[(u32, u32)] {
+            &[]
+        }
+    }
+
+    #[test]
+    fn the_first_step_does_not_move_a_state_far_beyond_its_tolerance() {
+        let tol = Tolerances::uniform(1e-6, 1e-6, 1);
+        let x = [0.0];
+        let f0 = [0.5e20];
+        let mut count = 0;
+        let h = initial_step(
+            &mut TinyTimeConstant,
+            0.0,
+            &x,
+            &f0,
+            1,
+            &tol,
+            1e-3,
+            &mut count,
+        )
+        .expect("an initial step");
+        // moved by at most a tenth of the value plus the absolute tolerance at the slope
+        assert!(h * f0[0] <= 1e-6 * (1.0 + 1e-12), "h = {h:e}");
+        assert!(h > 0.0);
+    }
 }
