@@ -580,6 +580,9 @@ fn newton(
                     break;
                 }
             }
+            if lambda == 1.0 && at_rounding_floor(sys, &x, &dx, &f) {
+                return Ok(Some(x));
+            }
             lambda *= 0.5;
         }
         let Some((xn, fnew)) = accepted else {
@@ -597,6 +600,23 @@ fn newton(
     }
     Ok(None)
 }
+
+/// Whether Newton stalls on the rounding noise of the residuals at `x`: the full step from a
+/// point whose scaled residual is already small (below `ROUNDING_FLOOR_TOL`) and which moves
+/// no variable by more than `ROUNDING_FLOOR_STEP` of its magnitude does not lower the
+/// residual. The residuals are then made of terms much larger than their difference (a
+/// transistor's base current balanced against emitter and collector currents, 5e-15 A of
+/// rounding beside 1e-9 of scale), no point reachable evaluates closer to zero, and
+/// iterating on would only walk the noise until the iteration limit.
+fn at_rounding_floor(sys: &System, x: &[f64], dx: &[f64], f: &[f64]) -> bool {
+    sys.max_scaled(f) <= ROUNDING_FLOOR_TOL && sys.step_within(x, dx, 1.0, ROUNDING_FLOOR_STEP)
+}
+
+/// Largest scaled residual accepted when Newton stalls on rounding (see `at_rounding_floor`).
+const ROUNDING_FLOOR_TOL: f64 = 1e-5;
+
+/// Largest relative Newton step accepted as rounding noise (see `at_rounding_floor`).
+const ROUNDING_FLOOR_STEP: f64 = 1e-4;
 
 /// A Newton step no longer than this, relative to the variables' magnitudes, leaves the
 /// Jacobian (and so the scale of the convergence test) about as it was.

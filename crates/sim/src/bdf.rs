@@ -29,6 +29,28 @@ const MAX_FACTOR: f64 = 10.0;
 /// (the Newton correction is rescaled instead; CVODE uses the same bound).
 const MAX_GAMMA_CHANGE: f64 = 0.3;
 
+/// Whether the simplified Newton iteration should give up after its iteration `k` (from 0),
+/// whose correction has scaled norm `norm` and shrank by `rate` against the previous one.
+///
+/// The first rate says little: a corrector whose first step moved a stiff variable far from
+/// the prediction (a thyristor's voltage, 1e5 V per ampere while it blocks) changes every
+/// quadratic function of it (a power, an RMS integrand) by as much again in the second
+/// step, with the third step at rounding. Judged on that one rate the iteration looks
+/// stalled (rate ≈ 1) and the step is rejected, over and over. So the first rate only stops
+/// an iteration that diverges (the correction more than doubled, CVODE's bound); from the
+/// second on, the iteration stops when it cannot reach the tolerance in the iterations left
+/// at its current rate.
+fn diverging(k: usize, rate: f64, norm: f64, newton_tol: f64) -> bool {
+    if k == 1 {
+        return rate > FIRST_RATE_DIVERGENCE;
+    }
+    let remaining = (NEWTON_MAX_ITER - k) as i32;
+    rate >= 1.0 || rate.powi(remaining) / (1.0 - rate) * norm > newton_tol
+}
+
+/// The first contraction rate above which the Newton iteration is taken as diverging.
+const FIRST_RATE_DIVERGENCE: f64 = 2.0;
+
 /// `γ_k = Σ_{j=1..k} 1/j`: the leading coefficient of the order-k BDF in difference form.
 fn gamma(k: usize) -> f64 {
     (1..=k).map(|j| 1.0 / j as f64).sum()
@@ -306,8 +328,7 @@ impl Bdf {
             }
             let rate = old_norm.map(|o| norm / o);
             if let Some(rate) = rate {
-                let remaining = (NEWTON_MAX_ITER - k) as i32;
-                if rate >= 1.0 || rate.powi(remaining) / (1.0 - rate) * norm > self.newton_tol {
+                if diverging(k, rate, norm, self.newton_tol) {
                     return result;
                 }
             }

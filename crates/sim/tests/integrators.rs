@@ -257,3 +257,41 @@ fn fixed_step_methods_have_their_order() {
         );
     }
 }
+
+/// A stiff variable `y` tracking a rectified sine and an integrator of a quadratic in it,
+/// `x' = (a y)^2` (the RMS integrand of a thyristor voltage, volts per ampere of 1e4). The
+/// corrector's first step moves `y` by its prediction error; the second corrects `x` by the
+/// square of that, about as much as the first, and the third is at rounding. Declaring the
+/// iteration stalled on that first rate rejected one step in five and refreshed the
+/// Jacobian for each; the iteration must be let run.
+#[test]
+fn bdf_corrector_is_not_rejected_on_its_first_rate() {
+    let (k, a) = (1e5, 1e4);
+    let system = || Ode {
+        n: 2,
+        f: move |t: f64, y: &[f64], dy: &mut [f64]| {
+            dy[0] = -k * (y[0] - 1e-3 * (100.0 * t).sin().abs());
+            dy[1] = (a * y[0]) * (a * y[0]);
+        },
+        pattern: vec![(0, 0), (1, 0)],
+    };
+    let run = |rtol: f64| {
+        let mut sys = system();
+        let mut b = Bdf::new(
+            2,
+            Tolerances::uniform(rtol, rtol, 2),
+            1e3,
+            &[(0, 0), (1, 0)],
+        );
+        run_to(&mut b, &mut sys, 0.0, &[0.0, 0.0], 1.0);
+        (b.x()[1], b.stats().clone())
+    };
+    let (x, stats) = run(1e-6);
+    let (x_fine, _) = run(1e-10);
+    assert_eq!(stats.newton_failures, 0, "{stats:?}");
+    assert!(stats.jacobian_evaluations <= 5, "{stats:?}");
+    assert!(
+        (x - x_fine).abs() < 1e-4 * x_fine,
+        "x = {x}, fine tolerance {x_fine}"
+    );
+}

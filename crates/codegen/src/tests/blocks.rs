@@ -403,6 +403,27 @@ fn nonlinear_convergence_is_relative_to_large_unknowns() {
     assert!(close(xv, 1.234567891234e7, 1e-9), "x={xv}");
 }
 
+/// A residual that balances terms far larger than its Jacobian times the unknown (a
+/// transistor's base current against its junction currents): once Newton has reached the
+/// rounding noise of `(1 + 1e-9 x) - 1`, no full step lowers it any more, and the point
+/// must be accepted rather than walked through the noise until the solver gives up.
+#[test]
+fn newton_accepts_a_root_at_the_rounding_floor_of_its_residual() {
+    let mut b = B::new();
+    let x = b.real("der(vbc)", 0.0);
+    let noisy = sub(add(c(1.0), mul(c(1e-9), v(x))), c(1.0));
+    b.p.blocks.push(Block::Nonlinear {
+        linear: false,
+        iteration_vars: vec![x],
+        inner: vec![],
+        residuals: vec![sub(noisy, c(3e-9))],
+        jacobian: Some(vec![(0, 0, c(1e-9))]),
+    });
+    let m = b.init(0.0);
+    let xv = value(&m, x);
+    assert!(close(xv, 3.0, 1e-6), "x={xv}");
+}
+
 /// The current through an ideal diode that is off is tiny against the nominal 1 A, yet its
 /// voltage (current / 1e-5 S) feeds a zero crossing: a start value within the nominal
 /// tolerance must still be refined to the root.
