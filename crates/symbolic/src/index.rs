@@ -185,6 +185,8 @@ fn pantelides_and_dummies(
     m: &mut Model,
     extra: &[(VarIx, u32)],
 ) -> Result<IndexInfo, Vec<Diagnostic>> {
+    // variables from here on are derivatives introduced by differentiating equations
+    let n_model = m.vars.len();
     let mut taken = unit_outputs(m)?;
     let eq_ids: Vec<u32> = (0..m.eqs.len() as u32)
         .filter(|&e| matches!(m.eqs[e as usize].body, EqBody::Eq { .. }))
@@ -266,7 +268,7 @@ fn pantelides_and_dummies(
         u32::from(has_states)
     };
     let (dummies, state_sets) = if max_diff > 0 || !extra.is_empty() {
-        select_dummy_derivatives(m)?
+        select_dummy_derivatives(m, n_model)?
     } else {
         (Vec::new(), Vec::new())
     };
@@ -447,13 +449,19 @@ fn differentiate_equation(m: &mut Model, e: u32) -> Result<u32, Vec<Diagnostic>>
 }
 
 /// Preference for making derivative `v` a dummy (lower = dummy first): the `stateSelect` of
-/// its integral (the variable that would stop being a state), then derivatives whose integral
-/// is itself a generated derivative (so that model variables like `w` stay states rather than
-/// `der(phi)`), then later-declared base variables.
+/// its integral (the variable that would stop being a state), then derivatives that index
+/// reduction introduced (`v` numbered from `n_model` on: the model never differentiates the
+/// integral), then derivatives whose integral is itself a generated derivative (so that model
+/// variables like `w` stay states rather than `der(phi)`), then later-declared base variables.
+///
+/// A variable the modeller differentiates is the one the model's equations are written
+/// around, and usually the one of the natural scale: a hysteresis model states `der(B)` for
+/// its flux density (about 1 T) and ties the flux `Phi = B*A` (1e-4 Wb) to it; made the state,
+/// `Phi` would be integrated with an absolute tolerance of its nominal 1 and lose 7 % of B.
 /// [`keep_priority`] of a `StateSelect.always` variable's derivative.
 const ALWAYS: u8 = 4;
 
-fn keep_priority(m: &Model, v: VarIx) -> (u8, u8, i64) {
+fn keep_priority(m: &Model, v: VarIx, n_model: usize) -> (u8, u8, u8, i64) {
     let integral = m.vars[v as usize].der_of.unwrap_or(v);
     let mut base = integral;
     while let Some(b) = m.vars[base as usize].der_of {
@@ -466,8 +474,9 @@ fn keep_priority(m: &Model, v: VarIx) -> (u8, u8, i64) {
         StateSelect::Prefer => 3,
         StateSelect::Always => ALWAYS,
     };
+    let in_model = u8::from((v as usize) < n_model);
     let generated = u8::from(m.vars[integral as usize].der_of.is_none());
-    (p, generated, -(base as i64))
+    (p, in_model, generated, -(base as i64))
 }
 
 /// Matching of the equations `g` to the candidates `h` (sorted, preferred dummies first) that
@@ -508,7 +517,10 @@ fn preferred_matching(m: &mut Model, g: &[u32], h: &[VarIx]) -> Matching {
     mt
 }
 
-fn select_dummy_derivatives(m: &mut Model) -> Result<(Vec<VarIx>, Vec<StateSet>), Vec<Diagnostic>> {
+fn select_dummy_derivatives(
+    m: &mut Model,
+    n_model: usize,
+) -> Result<(Vec<VarIx>, Vec<StateSet>), Vec<Diagnostic>> {
     let mut g: Vec<u32> = (0..m.eqs.len() as u32)
         .filter(|&e| m.eqs[e as usize].diff_of.is_some() && m.eqs[e as usize].diffed.is_none())
         .collect();
@@ -535,7 +547,7 @@ fn select_dummy_derivatives(m: &mut Model) -> Result<(Vec<VarIx>, Vec<StateSet>)
         }
         h.sort_unstable();
         h.dedup();
-        h.sort_by_key(|&v| keep_priority(m, v));
+        h.sort_by_key(|&v| keep_priority(m, v, n_model));
         let mt = preferred_matching(m, &g, &h);
         let mut selected = Vec::new();
         let mut fixed_choice = true;
@@ -554,7 +566,7 @@ fn select_dummy_derivatives(m: &mut Model) -> Result<(Vec<VarIx>, Vec<StateSet>)
             let others: Vec<VarIx> = h
                 .iter()
                 .copied()
-                .filter(|&v| keep_priority(m, v).0 < ALWAYS)
+                .filter(|&v| keep_priority(m, v, n_model).0 < ALWAYS)
                 .collect();
             let covered = |m: &mut Model, hs: &[VarIx]| {
                 let mt = preferred_matching(m, &g, hs);

@@ -170,6 +170,24 @@ fn state_select_prefer_picks_the_states() {
     assert!(s.contains(&"phi2") && s.contains(&"w2"), "{s:?}");
 }
 
+/// A flux density the model differentiates (`der(B)`, about 1 T) tied to a flux that it
+/// never differentiates (`Phi = A*B`, 1e-4 Wb) and to a flux linkage: index reduction
+/// introduces `der(Phi)`, which must become the dummy, so that the state is a variable the
+/// modeller differentiated (here `B`, declared before `Psi`) rather than `Phi`, whose
+/// absolute tolerance of its nominal 1 would be 1 % of its size.
+#[test]
+fn states_are_variables_the_model_differentiates() {
+    let mut b = ModelBuilder::new();
+    b.vars("Phi B H Psi", "");
+    b.params("N", 10.0).params("A", 1e-4);
+    b.eq("der(Psi) = sin(time) - Psi")
+        .eq("Psi = N*Phi")
+        .eq("Phi = A*B")
+        .eq("der(B) = H");
+    let p = ok(&b);
+    assert_eq!(state_names(&p), ["B"], "{}", dump::program_text(&p));
+}
+
 #[test]
 fn two_masses_joined_by_a_rod() {
     let mut b = ModelBuilder::new();
