@@ -160,6 +160,9 @@ struct System<'a> {
     n: usize,
     /// Residual row scales.
     row_scale: Vec<f64>,
+    /// Magnitudes of the Jacobian rows the scales are made of (row-major, `n * n`): the
+    /// smallest row seen so far, weighed with the variables' current magnitudes.
+    scale_rows: Vec<f64>,
     last_error: Option<String>,
     /// Best point seen (smallest scaled residual norm), for the failure report.
     best: Option<(f64, Vec<f64>)>,
@@ -257,28 +260,51 @@ impl System<'_> {
     }
 
     /// Scale of each residual row: its largest Jacobian entry times the magnitude of the
-    /// variable (nominal, or the start value when larger), so that the convergence test is
+    /// variable (nominal, or the current value when larger), so that the convergence test is
     /// relative for systems whose unknowns are far from their nominal values (megavolts).
     fn set_row_scale(&mut self, j: &[f64], x: &[f64]) {
-        let n = self.n;
-        for r in 0..n {
-            let s = (0..n).fold(0.0f64, |m, c| {
-                m.max((j[r * n + c] * self.nl.nominal[c].max(x[c].abs())).abs())
-            });
+        self.scale_rows = j.iter().map(|v| v.abs()).collect();
+        self.rescale_at(x);
+    }
+
+    /// The row scales for the variables' magnitudes at `x`, from the stored Jacobian rows.
+    fn rescale_at(&mut self, x: &[f64]) {
+        for r in 0..self.n {
+            let s = self.weighed_row(&self.scale_rows[r * self.n..(r + 1) * self.n], x);
             self.row_scale[r] = if s > 1e-300 && s.is_finite() { s } else { 1.0 };
         }
     }
 
-    /// Lower each row's scale to the one at `x` where that is smaller: a start far from the
+    /// Largest `|J_rc|` of one row times the magnitude of variable `c` at `x`.
+    fn weighed_row(&self, row: &[f64], x: &[f64]) -> f64 {
+        row.iter()
+            .zip(x)
+            .zip(&self.nl.nominal)
+            .fold(0.0f64, |m, ((j, xi), nom)| {
+                m.max((j * nom.max(xi.abs())).abs())
+            })
+    }
+
+    /// Keep, row by row, the Jacobian row that weighs less at `x`: a start far from the
     /// solution (a junction forward-biased by volts) has Jacobian entries many orders of
     /// magnitude above those at the root, and a test relative to them would accept a point
     /// that is no solution (currents of 1e-4 A left in a CMOS inverter's node equations).
+    /// The variables' magnitudes are always those at `x`: unknowns that grow from a zero
+    /// start to 5e10 V/s (a transistor's junction slopes at initialization) make their
+    /// residual terms, and the rounding in them, grow as much.
     fn tighten_row_scale(&mut self, j: &[f64], x: &[f64]) {
-        let before = self.row_scale.clone();
-        self.set_row_scale(j, x);
-        for (s, old) in self.row_scale.iter_mut().zip(before) {
-            *s = s.min(old);
+        let n = self.n;
+        for r in 0..n {
+            let new_row = &j[r * n..(r + 1) * n];
+            let old = self.weighed_row(&self.scale_rows[r * n..(r + 1) * n], x);
+            let new = self.weighed_row(new_row, x);
+            if new < old {
+                for (s, v) in self.scale_rows[r * n..(r + 1) * n].iter_mut().zip(new_row) {
+                    *s = v.abs();
+                }
+            }
         }
+        self.rescale_at(x);
     }
 
     fn converged(&self, f: &[f64]) -> bool {
@@ -324,6 +350,7 @@ pub(crate) fn solve_nonlinear(
         nl,
         n,
         row_scale: vec![1.0; n],
+        scale_rows: Vec::new(),
         last_error: None,
         best: None,
     };
@@ -376,6 +403,9 @@ fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<
     lu.solve(&mut dx);
     let x: Vec<f64> = x0.iter().zip(&dx).map(|(a, d)| a + d).collect();
     let f1 = sys.residuals(h, &x)?;
+    // the residuals at the solution are judged by the magnitudes there (the Jacobian is
+    // the same: the loop is linear)
+    sys.rescale_at(&x);
     if sys.max_scaled(&f1) > LINEAR_STEP_TOL {
         return None;
     }
@@ -412,6 +442,7 @@ fn min_norm_step(
         least_loop_norm(h, sys, &xp, j, &w).unwrap_or(xp)
     };
     let f1 = sys.residuals(h, &x)?;
+    sys.rescale_at(&x);
     (sys.max_scaled(&f1) <= LINEAR_STEP_TOL).then_some(x)
 }
 

@@ -424,6 +424,32 @@ fn newton_accepts_a_root_at_the_rounding_floor_of_its_residual() {
     assert!(close(xv, 3.0, 1e-6), "x={xv}");
 }
 
+/// A junction's slope at initialization, `C * der(v) = i` with C = 1e-12 F and 0.04 A in a
+/// node balanced against larger currents: the unknown grows from its zero start to
+/// 4e10 V/s, and the terms of the residual (and their rounding) with it.
+/// Convergence is judged with the unknown's magnitude at the solution, not at the start.
+#[test]
+fn residual_scale_follows_the_unknowns_to_their_solution() {
+    for linear in [true, false] {
+        let mut b = B::new();
+        let x = b.real("der(Q1.vbe)", 0.0);
+        // the charge current balanced against a 1 kA bias: rounding of 1e-13 A
+        let node = sub(add(mul(c(1e-12), v(x)), c(1000.0)), c(1000.0));
+        let current = add(c(0.0404378230465187), c(-0.0000123456789012345));
+        b.p.blocks.push(Block::Nonlinear {
+            linear,
+            iteration_vars: vec![x],
+            inner: vec![],
+            residuals: vec![sub(node, current)],
+            jacobian: Some(vec![(0, 0, c(1e-12))]),
+        });
+        let m = b.init(0.0);
+        let xv = value(&m, x);
+        let exact = (0.0404378230465187 - 0.0000123456789012345) / 1e-12;
+        assert!(close(xv, exact, 1e-9), "x={xv} (linear: {linear})");
+    }
+}
+
 /// The current through an ideal diode that is off is tiny against the nominal 1 A, yet its
 /// voltage (current / 1e-5 S) feeds a zero crossing: a start value within the nominal
 /// tolerance must still be refined to the root.
