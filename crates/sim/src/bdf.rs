@@ -34,22 +34,23 @@ const MAX_GAMMA_CHANGE: f64 = 0.3;
 ///
 /// The first rate says little: a corrector whose first step moved a stiff variable far from
 /// the prediction (a thyristor's voltage, 1e5 V per ampere while it blocks) changes every
-/// quadratic function of it (a power, an RMS integrand) by as much again in the second
-/// step, with the third step at rounding. Judged on that one rate the iteration looks
-/// stalled (rate ≈ 1) and the step is rejected, over and over. So the first rate only stops
-/// an iteration that diverges (the correction more than doubled, CVODE's bound); from the
-/// second on, the iteration stops when it cannot reach the tolerance in the iterations left
-/// at its current rate.
+/// quadratic function of it (a power, an RMS integrand) by almost as much again in the
+/// second step, with the third step at rounding. Judged on that one rate the iteration
+/// looks too slow and the step is rejected, over and over. So the first rate only stops an
+/// iteration whose correction did not shrink at all; from the second on, the iteration
+/// stops when it cannot reach the tolerance in the iterations left at its current rate.
+/// (CVODE lets the correction double before it gives up; a corrector let run that far
+/// settles on the other side of a switching op-amp or arc instead of halving the step.)
 fn diverging(k: usize, rate: f64, norm: f64, newton_tol: f64) -> bool {
     if k == 1 {
-        return rate > FIRST_RATE_DIVERGENCE;
+        return rate >= FIRST_RATE_DIVERGENCE;
     }
     let remaining = (NEWTON_MAX_ITER - k) as i32;
     rate >= 1.0 || rate.powi(remaining) / (1.0 - rate) * norm > newton_tol
 }
 
-/// The first contraction rate above which the Newton iteration is taken as diverging.
-const FIRST_RATE_DIVERGENCE: f64 = 2.0;
+/// The first contraction rate from which the Newton iteration is taken as not converging.
+const FIRST_RATE_DIVERGENCE: f64 = 1.0;
 
 /// `γ_k = Σ_{j=1..k} 1/j`: the leading coefficient of the order-k BDF in difference form.
 fn gamma(k: usize) -> f64 {
