@@ -33,12 +33,17 @@ const MAX_CHAIN_SEARCH: usize = 64;
 /// For each preferred variable of `xs` that is not a state: the shortest chain of equations
 /// (at most [`MAX_CHAIN`]) that ties it to a differentiated variable of lower `stateSelect`
 /// priority, through algebraic unknowns. A tank's `level` (prefer) is tied to its mass `m`
-/// (differentiated in the mass balance) by `V = A*level + V0` and `m = V*d` (with a
-/// constant density: chains only go through equations that are linear with parameter
-/// coefficients, see [`linear_with_parameter_coefficients`]). Differentiated, these chains make `der(level)` a candidate of the dummy-derivative
-/// selection, which then keeps `level` and makes `der(m)` a dummy: the state Modelica tools
-/// choose (spec 4.9.4 asks that prefer variables be states when possible), and the one a
-/// model's `assert(level <= height)` and initial equations are written for.
+/// (differentiated in the mass balance) by `V = A*level + V0` and `m = V*d`; a medium's
+/// `p`, `h` (prefer in the volumes of `Modelica.Fluid`) to the volume's `m`, `U` by
+/// `d = rho(p, h)`, `m = V*d`, `U = m*u`. Differentiated, these chains make `der(level)`
+/// (`der(p)`, `der(h)`) candidates of the dummy-derivative selection, which then keeps the
+/// preferred variables and makes `der(m)` a dummy: the states Modelica tools choose (spec
+/// 4.9.4 asks that prefer variables be states when possible), the ones a model's
+/// `assert(level <= height)` and initial equations are written for, and for a liquid the
+/// only accurate ones: its pressure moves by the bulk modulus, 2.2e9 Pa per unit of
+/// relative density, so a mass integrated to a relative 1e-6 leaves the pressure 2 kPa off
+/// (`Fluid.Examples.NonCircularPipes`). A chain through a function without a derivative
+/// fails to differentiate, and the trial is dropped.
 ///
 /// Chains through equations that the plain reduction differentiated are left alone: there
 /// the dummy selection already weighed the preferences at the constraint's levels, and
@@ -58,11 +63,7 @@ pub(crate) fn preferred_state_chains(
     for e in 0..m.eqs.len() {
         let eq = m.eqs[e].clone();
         let inc = match eq.body {
-            EqBody::Eq { lhs, rhs }
-                if eq.diff_of.is_none() && linear_with_parameter_coefficients(m, lhs, rhs) =>
-            {
-                m.incidence(&eq)
-            }
+            EqBody::Eq { .. } if eq.diff_of.is_none() => m.incidence(&eq),
             _ => Vec::new(),
         };
         for &v in &inc {
@@ -96,30 +97,6 @@ pub(crate) fn preferred_state_chains(
         out.extend(chain.into_iter().map(|e| (x, e)));
     }
     out
-}
-
-/// Whether `lhs = rhs` is linear in its unknowns with constant or parameter coefficients.
-/// Chains only go through such equations: their derivatives are as cheap and as regular as
-/// the equations. Through a medium's property functions (a preferred `p`, `h` tied to a
-/// volume's `m`, `U` by `d = rho(p, h)`) the differentiation made the media examples three to
-/// six times slower for the same result, where the plain choice (`m`, `U`) needs no
-/// derivative of them.
-fn linear_with_parameter_coefficients(
-    m: &mut Model,
-    lhs: crate::ir::ExprId,
-    rhs: crate::ir::ExprId,
-) -> bool {
-    let r = m.arena.sub(lhs, rhs);
-    let mut vs = Vec::new();
-    m.arena.vars_of(r, true, &mut vs);
-    vs.sort_unstable();
-    vs.dedup();
-    vs.retain(|&v| m.vars[v as usize].is_unknown());
-    vs.into_iter().all(|v| {
-        m.arena
-            .diff_var(r, v, &mut HashMap::default())
-            .is_ok_and(|c| m.is_parameter_expr(c))
-    })
 }
 
 /// Breadth-first search from `x` over equations and algebraic unknowns to an equation that

@@ -655,6 +655,60 @@ end Tank;",
     assert!((ev.get("der(level)") + 20.0 / (2.0 * 998.2)).abs() < 1e-12);
 }
 
+/// A liquid volume in the form of `Modelica.Fluid`: mass and energy balances on `m`, `U`,
+/// the medium's `p` and `h` preferred states, tied to them by a nonlinear density function
+/// (with its derivative) and `U = m*u`. The preferred variables become the states (the
+/// chains are differentiated through the property function): integrated as the mass, the
+/// pressure of a liquid would carry the mass's error times the bulk modulus.
+#[test]
+fn preferred_medium_states_through_a_property_function() {
+    let p = translate_source(
+        "model LiquidVolume
+  function rho \"density of a slightly compressible liquid\"
+    input Real p;
+    input Real h;
+    output Real d;
+  algorithm
+    d := 1000*exp(4.5e-10*(p - 1e5) - 2e-7*(h - 1e5));
+    annotation(derivative = rho_der);
+  end rho;
+  function rho_der
+    input Real p;
+    input Real h;
+    input Real dp;
+    input Real dh;
+    output Real dd;
+  algorithm
+    dd := rho(p, h)*(4.5e-10*dp - 2e-7*dh);
+  end rho_der;
+  parameter Real V = 1e-3;
+  Real p(stateSelect = StateSelect.prefer, start = 1e6, fixed = true);
+  Real h(stateSelect = StateSelect.prefer, start = 1e5, fixed = true);
+  Real d, u, m, U;
+equation
+  d = rho(p, h);
+  u = h - p/d;
+  m = V*d;
+  U = m*u;
+  der(m) = 0.1*(1 - p/1e6) + 0.01;
+  der(U) = 1e5*(0.1*(1 - p/1e6) + 0.01) + 50;
+end LiquidVolume;",
+    );
+    let mut states: Vec<&str> = p
+        .states
+        .iter()
+        .map(|&s| p.vars[s as usize].name.as_str())
+        .collect();
+    states.sort();
+    assert_eq!(states, ["h", "p"]);
+    let ev = evaluate(&p);
+    assert_eq!(ev.get("p"), 1e6);
+    // der(m) = V*d*(4.5e-10*der(p) - 2e-7*der(h)) = 0.01 at the start
+    let d = ev.get("d");
+    let dm = 1e-3 * d * (4.5e-10 * ev.get("der(p)") - 2e-7 * ev.get("der(h)"));
+    assert!((dm - 0.01).abs() < 1e-9, "der(m) = {dm}");
+}
+
 /// A record-returning setter like `Medium.setState_phX` (`state := ThermodynamicState(p = p,
 /// T = T_h(h))`) whose body calls a function that cannot be inlined: the body is inlined
 /// around the call, so `state.p = p` can be solved for `p` when another equation fixes the
