@@ -49,6 +49,10 @@ fn diverging(k: usize, rate: f64, norm: f64, newton_tol: f64) -> bool {
     rate >= 1.0 || rate.powi(remaining) / (1.0 - rate) * norm > newton_tol
 }
 
+/// A Newton correction whose scaled norm is below this fraction of the Newton tolerance
+/// has converged whatever its rate (it is rounding).
+const NEGLIGIBLE_CORRECTION: f64 = 1e-6;
+
 /// The first contraction rate from which the Newton iteration is taken as not converging.
 const FIRST_RATE_DIVERGENCE: f64 = 1.0;
 
@@ -327,9 +331,12 @@ impl Bdf {
             if !norm.is_finite() {
                 return result;
             }
+            // A correction this far below the tolerance is rounding: its ratio to the last
+            // one says nothing (a model at rest, corrections of 1e-31 that "grow" by 2).
+            let negligible = norm <= NEGLIGIBLE_CORRECTION * self.newton_tol;
             let rate = old_norm.map(|o| norm / o);
             if let Some(rate) = rate {
-                if diverging(k, rate, norm, self.newton_tol) {
+                if !negligible && diverging(k, rate, norm, self.newton_tol) {
                     return result;
                 }
             }
@@ -337,7 +344,7 @@ impl Bdf {
                 self.y[i] += self.dy[i];
                 self.acc[i] += self.dy[i];
             }
-            if norm == 0.0 || rate.is_some_and(|r| r / (1.0 - r) * norm < self.newton_tol) {
+            if negligible || rate.is_some_and(|r| r / (1.0 - r) * norm < self.newton_tol) {
                 result.converged = true;
                 return result;
             }

@@ -295,3 +295,37 @@ fn bdf_corrector_is_not_rejected_on_its_first_rate() {
         "x = {x}, fine tolerance {x_fine}"
     );
 }
+
+/// A model at rest whose right-hand side is rounding noise (the balances of a room of air
+/// at its start state evaluate to 1e-31 or so, differently at each point): the corrector's
+/// corrections are 1e-30 of the tolerance and their ratios random. Taken as a diverging
+/// iteration, every step was rejected until the step size fell below its minimum.
+#[test]
+fn bdf_accepts_corrections_at_rounding_level() {
+    // rounding noise of 1e-31 whose sign alternates from one evaluation to the next (the
+    // algebraic loops behind it start from where the last evaluation left them)
+    let mut sign = 1.0;
+    let mut sys = Ode {
+        n: 4,
+        f: move |_t: f64, _y: &[f64], dy: &mut [f64]| {
+            sign = -sign;
+            for (i, d) in dy.iter_mut().enumerate() {
+                *d = sign * 1e-31 * (1.0 + 0.1 * i as f64);
+            }
+        },
+        pattern: vec![(0, 0), (1, 1), (2, 2), (3, 3)],
+    };
+    let mut b = Bdf::new(
+        4,
+        Tolerances::uniform(1e-6, 1e-6, 4),
+        1e3,
+        &[(0, 0), (1, 1), (2, 2), (3, 3)],
+    );
+    b.reset(&mut sys, 0.0, &[293.15; 4]).expect("reset");
+    while b.t() < 100.0 {
+        b.step(&mut sys, 100.0).expect("steps at rest");
+    }
+    let s = b.stats();
+    assert!(s.steps < 100, "{s:?}");
+    assert!((b.x()[0] - 293.15).abs() < 1e-9);
+}
