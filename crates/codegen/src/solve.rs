@@ -271,7 +271,7 @@ impl System<'_> {
     fn rescale_at(&mut self, x: &[f64]) {
         for r in 0..self.n {
             let s = self.weighed_row(&self.scale_rows[r * self.n..(r + 1) * self.n], x);
-            self.row_scale[r] = if s > 1e-300 && s.is_finite() { s } else { 1.0 };
+            self.row_scale[r] = usable_scale(s);
         }
     }
 
@@ -298,13 +298,16 @@ impl System<'_> {
             let new_row = &j[r * n..(r + 1) * n];
             let old = self.weighed_row(&self.scale_rows[r * n..(r + 1) * n], x);
             let new = self.weighed_row(new_row, x);
-            if new < old {
+            let kept = if new < old {
                 for (s, v) in self.scale_rows[r * n..(r + 1) * n].iter_mut().zip(new_row) {
                     *s = v.abs();
                 }
-            }
+                new
+            } else {
+                old
+            };
+            self.row_scale[r] = usable_scale(kept);
         }
-        self.rescale_at(x);
     }
 
     fn converged(&self, f: &[f64]) -> bool {
@@ -630,6 +633,15 @@ fn newton(
         }
     }
     Ok(None)
+}
+
+/// A row scale that can be divided by: a vanishing or non-finite one is replaced by 1.
+fn usable_scale(s: f64) -> f64 {
+    if s > 1e-300 && s.is_finite() {
+        s
+    } else {
+        1.0
+    }
 }
 
 /// Whether Newton stalls on the rounding noise of the residuals at `x`: the full step from a
