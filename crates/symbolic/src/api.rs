@@ -69,12 +69,15 @@ impl Timer {
 /// translation fails, the first program is kept.
 pub fn translate_here(flat: &FlatModel) -> Result<CausalProgram, Vec<Diagnostic>> {
     let lowered = crate::clocks::lower_clocks(flat)?;
-    let flat = lowered.as_ref().unwrap_or(flat);
-    let (program, evaluate) = translate_evaluating(flat, &[])?;
+    let (flat, discretized) = match &lowered {
+        Some(l) => (&l.flat, l.discretized.as_slice()),
+        None => (flat, &[][..]),
+    };
+    let (program, evaluate) = translate_evaluating(flat, discretized, &[])?;
     let mut program = if evaluate.is_empty() {
         program
     } else {
-        match translate_evaluating(flat, &evaluate) {
+        match translate_evaluating(flat, discretized, &evaluate) {
             Ok((evaluated, _)) => evaluated,
             Err(_) => program,
         }
@@ -139,6 +142,7 @@ fn report_structural_parameters(flat: &FlatModel, report: &mut crate::program::T
 /// while they are zero.
 fn translate_evaluating(
     flat: &FlatModel,
+    discretized: &[crate::clocks::DiscretizedPartition],
     evaluate: &[zero_params::EvaluatedParameter],
 ) -> Result<(CausalProgram, Vec<zero_params::EvaluatedParameter>), Vec<Diagnostic>> {
     let mut timer = Timer { t: Instant::now() };
@@ -159,6 +163,7 @@ fn translate_evaluating(
     inline::expand_late_calls(&mut m);
     let info = index::reduce_index(&mut m)?;
     inline::inline_after_index_reduction(&mut m);
+    let clocked_states = crate::clocks::states::discretize_states(&mut m, discretized)?;
     timer.lap(&mut m, "matching and index reduction");
     let is_state: Vec<bool> = (0..m.vars.len())
         .map(|v| {
@@ -169,7 +174,12 @@ fn translate_evaluating(
         })
         .collect();
     check_reinit_targets(&m, &is_state)?;
-    warn_state_select(&mut m, &is_state);
+    // the states of discretized clocked partitions are states of their partition
+    let mut selected = is_state.clone();
+    for v in clocked_states {
+        selected[v as usize] = true;
+    }
+    warn_state_select(&mut m, &selected);
     let sim_unknown: Vec<bool> = (0..m.vars.len())
         .map(|v| {
             let sv = &m.vars[v];

@@ -55,6 +55,12 @@ pub struct Part {
     pub solver: SolverMethod,
     /// `x` → `der(x)` stand-in, for the discretization equations.
     pub states: Vec<(String, String)>,
+    /// The partition's states are discretized after index reduction
+    /// ([`super::states`]): `der(x)` stays a derivative here, so that constraints between
+    /// the partition's differentiated variables are reduced like those of the continuous
+    /// model. The explicit multi-stage methods copy the partition's equations per stage and
+    /// are discretized here instead (index-1 partitions only).
+    pub symbolic: bool,
     /// The partition starts ticking after the simulation starts (shifted, or an event
     /// clock): until its first tick its variables keep their start values.
     pub starts_late: bool,
@@ -347,7 +353,7 @@ impl<'a> Lowering<'a> {
             "der" => match args.first() {
                 Some(Expr::Var { name, subscripts }) if subscripts.is_empty() => {
                     let name = name.clone();
-                    Ok(Some(var(&self.derivative_of(p, &name, origin))))
+                    Ok(Some(self.derivative_of(p, &name, origin)))
                 }
                 _ => Err(Diagnostic::error(
                     origin.span,
@@ -413,10 +419,19 @@ impl<'a> Lowering<'a> {
         walk::exprs_mut(e, &mut |x| self.redirect_pre(x, origin));
     }
 
-    /// The stand-in for `der(x)` in a discretized partition.
-    fn derivative_of(&mut self, p: usize, x: &str, origin: &Origin) -> String {
+    /// The stand-in for `der(x)` in a discretized partition (`der(x)` itself when the
+    /// partition is discretized after index reduction).
+    fn derivative_of(&mut self, p: usize, x: &str, origin: &Origin) -> Expr {
+        if self.parts[p].symbolic {
+            if !self.parts[p].states.iter().any(|(s, _)| s == x) {
+                self.parts[p]
+                    .states
+                    .push((x.to_string(), format!("der({x})")));
+            }
+            return call("der", vec![var(x)]);
+        }
         if let Some((_, d)) = self.parts[p].states.iter().find(|(s, _)| s == x) {
-            return d.clone();
+            return var(d);
         }
         let d = format!("$der({x})");
         self.add_var(
@@ -428,7 +443,7 @@ impl<'a> Lowering<'a> {
             "derivative in a discretized clocked partition",
         );
         self.parts[p].states.push((x.to_string(), d.clone()));
-        d
+        var(&d)
     }
 
     /// Rewrites an equation of partition `p`; a clocked `when` gives its body.
@@ -713,6 +728,10 @@ impl<'a> Lowering<'a> {
         if states.is_empty() {
             return Ok(());
         }
+        if self.parts[p].symbolic {
+            self.interval_variable(p);
+            return Ok(());
+        }
         if let Some(stages) = self.parts[p].solver.stages() {
             return self.discretize_with_stages(p, stages, eqs, model);
         }
@@ -745,6 +764,73 @@ impl<'a> Lowering<'a> {
         }
         Ok(())
     }
+}
+
+impl Lowering<'_> {
+    /// The step `h` of partition `p` as a discrete variable set at each tick, for the
+    /// discretization after index reduction (a variable the `when` clause assigns keeps its
+    /// name through alias elimination and parameter evaluation).
+    fn interval_variable(&mut self, p: usize) -> String {
+        let name = format!("{}.h", self.parts[p].tick.trim_end_matches(".tick"));
+        let origin = self.parts[p].origin.clone();
+        let text = "step of a discretized clocked partition";
+        let start = Some(Expr::Real(0.0));
+        self.add_var(
+            &name,
+            ScalarType::Real,
+            Variability::Discrete,
+            start,
+            &origin,
+            text,
+        );
+        let interval = self.parts[p].interval.clone();
+        self.parts[p].updates.push(Equation::Equal {
+            lhs: var(&name),
+            rhs: interval,
+            origin,
+        });
+        name
+    }
+
+    /// The partitions whose states [`super::states`] discretizes after index reduction.
+    pub fn discretized_after_index_reduction(&self, names: &[&str]) -> Vec<DiscretizedPartition> {
+        let mut out = Vec::new();
+        for (p, part) in self.parts.iter().enumerate() {
+            if !part.symbolic || part.states.is_empty() {
+                continue;
+            }
+            let members = self
+                .var_part
+                .iter()
+                .zip(names)
+                .filter(|(vp, _)| **vp == Some(p))
+                .map(|(_, n)| n.to_string())
+                .collect();
+            let prefix = part.tick.trim_end_matches(".tick");
+            out.push(DiscretizedPartition {
+                tick: part.tick.clone(),
+                ticks: part.ticks.clone(),
+                step: format!("{prefix}.h"),
+                solver: part.solver,
+                members,
+            });
+        }
+        out
+    }
+}
+
+/// A clocked partition with `der()` whose states are chosen by index reduction and then
+/// discretized ([`super::states::discretize_states`]).
+#[derive(Clone, Debug)]
+pub struct DiscretizedPartition {
+    /// Its tick (Boolean) and tick count (Integer) variables.
+    pub tick: String,
+    pub ticks: String,
+    /// The discrete variable holding the step `interval()`.
+    pub step: String,
+    pub solver: SolverMethod,
+    /// The flat model's variables of the partition.
+    pub members: Vec<String>,
 }
 
 impl Lowering<'_> {

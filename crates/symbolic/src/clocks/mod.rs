@@ -22,11 +22,13 @@ pub mod lower;
 pub mod partition;
 pub mod rational;
 pub mod state_machines;
+pub mod states;
 pub mod util;
 
 use clock::{BaseClock, ClockEnv};
 use discretize::SolverMethod;
 use infer::{Edge, Node};
+pub use lower::DiscretizedPartition;
 use lower::{BaseInfo, Lowering, Part};
 use moss_frontend::flat::{Equation, Expr, FlatModel, ScalarType, Variability};
 use moss_frontend::walk;
@@ -36,12 +38,22 @@ use rational::{lcm, Rational};
 use rustc_hash::FxHashMap as HashMap;
 use util::{bin, call, var, VarTable};
 
+/// A model after the clock pass.
+pub struct Lowered {
+    pub flat: FlatModel,
+    /// The partitions whose states the symbolic stage discretizes after index reduction.
+    pub discretized: Vec<DiscretizedPartition>,
+}
+
 /// Lowers the clocked partitions of `flat`; `Ok(None)` when the model has none.
-pub fn lower_clocks(flat: &FlatModel) -> Result<Option<FlatModel>, Vec<Diagnostic>> {
+pub fn lower_clocks(flat: &FlatModel) -> Result<Option<Lowered>, Vec<Diagnostic>> {
     let machines = state_machines::lower_state_machines(flat).map_err(|d| vec![d])?;
     let flat = machines.as_ref().unwrap_or(flat);
     if !uses_clocks(flat) {
-        return Ok(machines);
+        return Ok(machines.map(|flat| Lowered {
+            flat,
+            discretized: Vec::new(),
+        }));
     }
     lower_synchronous(flat).map(Some).map_err(|d| vec![d])
 }
@@ -89,7 +101,7 @@ fn for_each_equation_expr(eq: &Equation, f: &mut dyn FnMut(&Expr)) {
     }
 }
 
-fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
+fn lower_synchronous(flat: &FlatModel) -> Result<Lowered, Diagnostic> {
     let vars = VarTable::new(&flat.variables);
     let mut env = ClockEnv::new(&vars);
     // 1. clock equations out, everything else scanned
@@ -310,6 +322,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
             },
             solver,
             states: Vec::new(),
+            symbolic: solver.stages().is_none(),
             starts_late: b.num() > 0,
             equations: Vec::new(),
             inputs: Vec::new(),
@@ -357,9 +370,18 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
     let ticking = low.tick_equations(&equations)?;
     equations.extend(ticking);
     // clocked variables are algebraic between ticks: their `fixed` start values belong to
-    // `previous`, not to the initialization problem
+    // `previous`, not to the initialization problem; in partitions discretized after index
+    // reduction they are kept until then (alias elimination moves a `fixed` start to the
+    // variable it keeps, and the states are chosen with them)
+    let names: Vec<&str> = flat.variables.iter().map(|v| v.name.as_str()).collect();
+    let discretized = low.discretized_after_index_reduction(&names);
     let clocked_vars: Vec<bool> = (0..flat.variables.len())
         .map(|v| node_of.contains_key(&parts.find(v)))
+        .collect();
+    let fixed_kept: Vec<bool> = low
+        .var_part
+        .iter()
+        .map(|p| p.is_some_and(|p| low.parts[p].symbolic && !low.parts[p].states.is_empty()))
         .collect();
     let mut out = FlatModel {
         name: flat.name.clone(),
@@ -374,13 +396,15 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         inner_outer: flat.inner_outer.clone(),
         structural_parameters: flat.structural_parameters.clone(),
     };
-    for (v, clocked) in flat.variables.iter().zip(clocked_vars) {
+    for ((v, clocked), keep_fixed) in flat.variables.iter().zip(clocked_vars).zip(fixed_kept) {
         if v.ty == ScalarType::Clock {
             continue;
         }
         let mut v = v.clone();
         if clocked {
-            v.attrs.fixed = None;
+            if !keep_fixed {
+                v.attrs.fixed = None;
+            }
             if v.variability == Variability::Discrete {
                 v.variability = Variability::Continuous;
             }
@@ -388,7 +412,10 @@ fn lower_synchronous(flat: &FlatModel) -> Result<FlatModel, Diagnostic> {
         out.variables.push(v);
     }
     out.variables.append(&mut low.new_vars);
-    Ok(out)
+    Ok(Lowered {
+        flat: out,
+        discretized,
+    })
 }
 
 /// `interval()` of an event clock: the time since the partition's previous tick
