@@ -143,11 +143,62 @@ fn discretized_partitions_follow_their_solver_methods() {
         (1.0 - h + h * h / 2.0).powi(9),
         1e-12,
     );
+    assert_close(
+        "SemiImplicitEuler",
+        decay_with("SemiImplicitEuler"),
+        (1.0 - h).powi(9),
+        1e-12,
+    );
     let rk4 = 1.0 - h + h * h / 2.0 - h.powi(3) / 6.0 + h.powi(4) / 24.0;
     assert_close(
         "ExplicitRungeKutta4",
         decay_with("ExplicitRungeKutta4"),
         rk4.powi(9),
+        1e-12,
+    );
+}
+
+/// ExplicitEuler takes the slope of the previous tick, SemiImplicitEuler the previous
+/// states with this tick's inputs: `der(x) = u - x` with `u = time` sampled on a 0.1 s clock
+/// from x_1 = 0 gives x_(i+1) = x_i + 0.1 (t_(i-1) - x_i) and x_(i+1) = x_i + 0.1 (t_i - x_i).
+#[test]
+fn semi_implicit_euler_reads_old_states_and_new_inputs() {
+    let after_five_ticks = |method: &str| {
+        let run = simulate_source(
+            &format!("Lag{method}"),
+            &format!(
+                r#"
+model Lag{method}
+  Real x(start = 0);
+  Real y = hold(x);
+equation
+  der(x) = sample(time, Clock(Clock(0.1), solverMethod = "{method}")) - x;
+end Lag{method};
+"#
+            ),
+            &["--stop-time", "0.45"],
+        );
+        run.last("y")
+    };
+    let recurrence = |input_lag: usize| {
+        let mut x = 0.0f64;
+        for i in 1..5 {
+            // ticks i = 1, 2, ... at t = 0.1 (i - 1); step from tick i to tick i + 1
+            let t = 0.1 * (i + 1 - input_lag - 1) as f64;
+            x += 0.1 * (t - x);
+        }
+        x
+    };
+    assert_close(
+        "ExplicitEuler",
+        after_five_ticks("ExplicitEuler"),
+        recurrence(1),
+        1e-12,
+    );
+    assert_close(
+        "SemiImplicitEuler",
+        after_five_ticks("SemiImplicitEuler"),
+        recurrence(0),
         1e-12,
     );
 }

@@ -767,6 +767,28 @@ impl<'a> Lowering<'a> {
 }
 
 impl Lowering<'_> {
+    /// `SemiImplicitEuler`: the equations of the partition read the states of the previous
+    /// tick (`x` becomes `previous(x)`), the discretization `x = previous(x) + h der(x)`
+    /// then makes `der(x)` the slope at the old states and the new inputs.
+    pub fn read_previous_states(&mut self, equations: &mut [Equation]) {
+        for p in 0..self.parts.len() {
+            if self.parts[p].solver != SolverMethod::SemiImplicitEuler {
+                continue;
+            }
+            let origin = self.parts[p].origin.clone();
+            let mut map: HashMap<String, Expr> = HashMap::default();
+            for (x, _) in self.parts[p].states.clone() {
+                map.insert(x.clone(), var(&self.previous_of(p, &x, &origin)));
+            }
+            if map.is_empty() {
+                continue;
+            }
+            for &e in &self.parts[p].equations {
+                walk::equation_exprs_mut(&mut equations[e], &mut |x| rename_vars(x, &map));
+            }
+        }
+    }
+
     /// The step `h` of partition `p` as a discrete variable set at each tick, for the
     /// discretization after index reduction (a variable the `when` clause assigns keeps its
     /// name through alias elimination and parameter evaluation).

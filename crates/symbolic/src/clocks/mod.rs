@@ -322,7 +322,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<Lowered, Diagnostic> {
             },
             solver,
             states: Vec::new(),
-            symbolic: solver.stages().is_none(),
+            symbolic: solver.discretized_after_index_reduction(),
             starts_late: b.num() > 0,
             equations: Vec::new(),
             inputs: Vec::new(),
@@ -367,6 +367,7 @@ fn lower_synchronous(flat: &FlatModel) -> Result<Lowered, Diagnostic> {
         }
     }
     let initial_equations = low.clocked_pre_in_initial_equations(&flat.initial_equations);
+    low.read_previous_states(&mut equations);
     let ticking = low.tick_equations(&equations)?;
     equations.extend(ticking);
     // clocked variables are algebraic between ticks: their `fixed` start values belong to
