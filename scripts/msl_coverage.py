@@ -256,6 +256,24 @@ def reference_times(csv: Path) -> tuple[float, float, float | None]:
     return times[0], times[-1], interval
 
 
+def reference_tolerance(csv: Path) -> float | None:
+    """The relative tolerance the reference was computed with, from the `creation.txt` beside
+    it (`Tolerance=1e-07 // used annotation from model, multiplied by 0.1`): the MA's tool
+    ran many examples at a tenth of their annotation's tolerance, and a comparison repeats
+    the reference's own experiment."""
+    creation = csv.parent / "creation.txt"
+    if not creation.is_file():
+        return None
+    for line in creation.read_text(encoding="utf-8", errors="replace").splitlines():
+        key, _, rest = line.partition("=")
+        if key.strip() == "Tolerance":
+            try:
+                return float(rest.split("//", 1)[0].strip())
+            except ValueError:
+                return None
+    return None
+
+
 def read_signals(path: Path | None) -> list[str]:
     """The signals of a comparisonSignals.txt, as `moss compare` reads them."""
     if path is None:
@@ -370,6 +388,9 @@ def run_model(
             cmd += ["--start-time", repr(start), "--stop-time", repr(stop)]
             if interval is not None:
                 cmd += ["--interval", repr(interval)]
+            rtol = reference_tolerance(ref.csv)
+            if rtol is not None:
+                cmd += ["--tolerance", repr(rtol)]
             if signals:
                 cmd += ["--vars", name_pattern(signals)]
         began = time.monotonic()
@@ -483,7 +504,8 @@ def write_report(
         "result) simulated with `moss simulate` in a temporary directory and, where the "
         "Modelica Association reference result exists, compared with it by `moss compare` on "
         f"the signals of its comparisonSignals.txt (tube tolerance {header['tolerance']}). "
-        "With a reference, the start, stop time and output interval are the reference's.",
+        "With a reference, the start, stop time, output interval and relative tolerance are the reference's "
+        "(the tolerance from its creation.txt: the MA ran many examples at a tenth of their annotation's).",
         "",
         f"- moss: commit `{header['commit']}`; {header['library']} {header['version']}; "
         f"references: {header['refs']}",

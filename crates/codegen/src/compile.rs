@@ -24,6 +24,9 @@ fn guess_slots(steps: &[Step]) -> Vec<u32> {
             Step::Nonlinear(nl) if !nl.linear => {
                 out.extend(&nl.vars);
                 out.extend(guess_slots(&nl.inner));
+                if let Some(fb) = &nl.fallback {
+                    out.extend(guess_slots(&fb.steps));
+                }
             }
             _ => {}
         }
@@ -77,6 +80,16 @@ pub struct NonlinearStep {
     /// values. A singular loop takes the solution of least norm over all its unknowns, these
     /// and the iteration variables, as the untorn system has them (`solve::min_norm_step`).
     pub inner_vars: Vec<(u32, f64)>,
+    /// The same loop torn by safe divisors only (see `Block::Nonlinear`), run when this
+    /// solve fails, from the values the loop's variables had before it.
+    pub fallback: Option<Box<Fallback>>,
+}
+
+/// The alternative tearing of a loop and the slots to restore before it runs.
+pub struct Fallback {
+    pub steps: Vec<Step>,
+    /// The loop's Real variables (iteration variables and those the inner steps compute).
+    pub slots: Vec<u32>,
 }
 
 /// Torn systems from this many iteration variables on group their finite-difference
@@ -185,6 +198,11 @@ impl Step {
                 }
                 for s in &mut nl.inner {
                     s.for_each_code(f);
+                }
+                if let Some(fb) = &mut nl.fallback {
+                    for s in &mut fb.steps {
+                        s.for_each_code(f);
+                    }
                 }
             }
             Step::When(bs) => {
@@ -882,7 +900,17 @@ impl Compiler<'_> {
                 residuals,
                 jacobian,
                 linear,
+                fallback,
             } => {
+                let fallback = match fallback {
+                    Some(f) => {
+                        let mut slots: Vec<u32> = iteration_vars.clone();
+                        slots.extend(inner_unknowns(self.p, inner).into_iter().map(|(v, _)| v));
+                        let steps = self.blocks(std::slice::from_ref(f.as_ref()))?;
+                        Some(Box::new(Fallback { steps, slots }))
+                    }
+                    None => None,
+                };
                 let inner_vars = if *linear {
                     inner_unknowns(self.p, inner)
                 } else {
@@ -946,6 +974,7 @@ impl Compiler<'_> {
                     jac,
                     fd_groups,
                     inner_vars,
+                    fallback,
                 }))
             }
             Block::CallOutputs {

@@ -844,8 +844,23 @@ impl Rt<'_> {
         crate::linalg::solve_consistent_singular(n, &a, &b, &x0)
     }
 
+    /// A torn loop; when it fails and has a fallback tearing (safe divisors only), the loop
+    /// is solved again that way from the values its variables had before.
     fn solve_nonlinear(&mut self, nl: &crate::compile::NonlinearStep) -> Result<(), RuntimeError> {
-        crate::solve::solve_nonlinear(self, nl)
+        let Some(fb) = &nl.fallback else {
+            return crate::solve::solve_nonlinear(self, nl);
+        };
+        let before: Vec<f64> = fb.slots.iter().map(|&v| self.m.mem[v as usize]).collect();
+        match crate::solve::solve_nonlinear(self, nl) {
+            Ok(()) => Ok(()),
+            Err(first) => {
+                for (&v, &x) in fb.slots.iter().zip(&before) {
+                    self.m.mem[v as usize] = x;
+                }
+                self.stats.nonlinear_fallbacks += 1;
+                self.run_steps(&fb.steps).map_err(|_| first)
+            }
+        }
     }
 }
 

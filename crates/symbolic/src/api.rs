@@ -161,6 +161,26 @@ fn translate_evaluating(
     let aliases = alias::eliminate_aliases(&mut m);
     timer.lap(&mut m, "alias elimination");
     inline::expand_late_calls(&mut m);
+    let revealed = crate::hidden_constraints::reveal_hidden_constraints(&mut m);
+    let newly: Vec<zero_params::EvaluatedParameter> = revealed
+        .parameters
+        .iter()
+        .map(|&p| m.vars[p as usize].name.clone())
+        .filter(|name| !evaluate.iter().any(|e| e.name == *name))
+        .map(|name| zero_params::EvaluatedParameter {
+            why: "it is a coefficient of linear equations that together constrain the states: with its value fixed the combination is exact".into(),
+            requested: false,
+            name,
+        })
+        .collect();
+    if !newly.is_empty() {
+        // translate again with those coefficients constant, so that the combination is exact
+        // whatever the parameters are set to before a run (they can no longer be)
+        let mut with = evaluate.to_vec();
+        with.extend(newly);
+        return translate_evaluating(flat, discretized, &with);
+    }
+    m.hidden_constraints = revealed.constraints.into_iter().map(|c| c.text).collect();
     let info = index::reduce_index(&mut m)?;
     inline::inline_after_index_reduction(&mut m);
     let clocked_states = crate::clocks::states::discretize_states(&mut m, discretized)?;
@@ -467,6 +487,7 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
     let report = TranslationReport {
         pass_times: m.pass_times.clone(),
         index_before_reduction: a.info.index,
+        hidden_constraints: m.hidden_constraints.clone(),
         dummy_derivatives: a.info.dummies.iter().map(|&d| m.var_name(d)).collect(),
         loops_before_tearing: a.sim_stats.before.clone(),
         loops_after_tearing: a.sim_stats.after.clone(),

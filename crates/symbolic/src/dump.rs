@@ -156,6 +156,7 @@ pub fn blocks_text(p: &CausalProgram, blocks: &[Block], indent: usize, out: &mut
                 residuals,
                 jacobian,
                 linear,
+                fallback,
             } => {
                 let names: Vec<&str> = iteration_vars.iter().map(|&v| name(p, v)).collect();
                 let _ = writeln!(
@@ -172,6 +173,13 @@ pub fn blocks_text(p: &CausalProgram, blocks: &[Block], indent: usize, out: &mut
                 blocks_text(p, inner, indent + 1, out);
                 for r in residuals {
                     let _ = writeln!(out, "{pad}  residual 0 = {}", expr_text(p, r));
+                }
+                if let Some(f) = fallback {
+                    let _ = writeln!(
+                        out,
+                        "{pad}  where this fails (a divisor vanishes), the same loop torn by constant divisors:"
+                    );
+                    blocks_text(p, std::slice::from_ref(f.as_ref()), indent + 2, out);
                 }
             }
             Block::CallOutputs {

@@ -213,8 +213,15 @@ impl Emitter {
                 residuals,
                 jacobian,
                 linear,
+                fallback,
             } => {
                 let inner = inner.iter().flat_map(|b| self.block(m, eqs, b)).collect();
+                let fallback = fallback.as_ref().and_then(|f| {
+                    match self.block(m, eqs, f).into_iter().next() {
+                        Some(b @ Block::Nonlinear { .. }) => Some(Box::new(b)),
+                        _ => None,
+                    }
+                });
                 vec![Block::Nonlinear {
                     iteration_vars: iteration_vars.iter().map(|&v| self.slot_of(v)).collect(),
                     inner,
@@ -223,6 +230,7 @@ impl Emitter {
                         .as_ref()
                         .map(|j| j.iter().map(|&(r, c, e)| (r, c, self.expr(m, e))).collect()),
                     linear: *linear,
+                    fallback,
                 }]
             }
             WBlock::Unit(e) => self.unit(m, &eqs[*e as usize]),

@@ -577,7 +577,14 @@ fn select_dummy_derivatives(
             } else {
                 h.clone()
             };
+            let n_sets = sets.len();
             selected = select_with_state_sets(m, &g, &h_use, &mut sets)?;
+            // without a state set the choice is static: check it like a fixed one
+            if sets.len() == n_sets {
+                selected = crate::dummy_pivots::regular_selection(m, &g, &h_use, &selected);
+            }
+        } else {
+            selected = crate::dummy_pivots::regular_selection(m, &g, &h, &selected);
         }
         for &v in &selected {
             m.vars[v as usize].dummy = true;

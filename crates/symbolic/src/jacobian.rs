@@ -306,6 +306,7 @@ impl Builder<'_> {
                 residuals: dr,
                 jacobian: None,
                 linear: true,
+                fallback: None,
             }),
         }
         Ok(())

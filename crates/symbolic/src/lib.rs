@@ -12,8 +12,10 @@
 //!    [`events`] adds the hidden when-condition slots; [`toplevel`] grounds top-level
 //!    connectors whose potential the model leaves undetermined.
 //! 2. [`alias`]: constant propagation and alias elimination.
-//! 3. [`index`] with [`matching`]: count check, Pantelides, dummy derivatives (stateSelect),
-//!    Dulmage–Mendelsohn diagnosis of singular systems; [`state_sets`] for constraints whose
+//! 3. [`hidden_constraints`]: constraints on states hidden in linear dependencies (an
+//!    ungrounded cutset of inductors). [`index`] with [`matching`]: count check, Pantelides, dummy derivatives (stateSelect),
+//!    Dulmage–Mendelsohn diagnosis of singular systems; [`dummy_pivots`] checks a static
+//!    choice of dummies numerically at the parameter values; [`state_sets`] for constraints whose
 //!    states must be chosen at run time (dynamic state selection). Then [`inline`] inlines
 //!    the simple functions that kept their calls for their `derivative` annotations.
 //! 4. [`solve`] with [`sort`]: matching of the index-1 system, BLT (Tarjan), symbolic solving,
@@ -35,9 +37,11 @@ pub mod bench_support;
 pub mod call_constants;
 pub mod clocks;
 pub mod convert;
+pub mod dummy_pivots;
 pub mod dump;
 pub mod emit;
 pub mod events;
+pub mod hidden_constraints;
 pub mod index;
 pub mod init;
 pub mod inline;

@@ -254,6 +254,8 @@ pub struct Model {
     /// Candidates of dynamic state sets that the first choice computes from the constraints
     /// (see [`crate::state_sets`]).
     pub start_last: Vec<VarIx>,
+    /// Constraints found in linear dependencies ([`crate::hidden_constraints`]), as text.
+    pub hidden_constraints: Vec<String>,
 }
 
 impl Model {

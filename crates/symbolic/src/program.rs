@@ -197,6 +197,11 @@ pub enum Block {
         residuals: Vec<PExpr>,
         jacobian: Option<Vec<(u32, u32, PExpr)>>,
         linear: bool,
+        /// The same loop (same unknowns) torn dividing only by constants and parameters,
+        /// when this tearing divides by expressions that may vanish: tried when this one
+        /// fails (non-finite values where a divisor is zero, or no convergence).
+        #[cfg_attr(feature = "serde", serde(default))]
+        fallback: Option<Box<Block>>,
     },
     /// `(out1, out2, ...) = f(args)`: a function call with several outputs (or an array
     /// output expanded element-wise). `None` skips an output.
@@ -282,6 +287,10 @@ pub struct TranslationReport {
     /// (pass name, seconds)
     pub pass_times: Vec<(String, f64)>,
     pub index_before_reduction: u32,
+    /// Constraints on the states found in linear dependencies between equations (see
+    /// `moss_symbolic::hidden_constraints`), each replacing one of the equations it combines.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub hidden_constraints: Vec<String>,
     pub dummy_derivatives: Vec<String>,
     /// Sizes of algebraic loops before tearing and after (number of iteration variables).
     pub loops_before_tearing: Vec<usize>,

@@ -46,6 +46,9 @@ pub enum WBlock {
         jacobian: Option<Vec<(u32, u32, ExprId)>>,
         /// Affine in the iteration variables (see `program::Block::Nonlinear`).
         linear: bool,
+        /// The same loop torn dividing only by constants and parameters, when this tearing
+        /// divides by expressions that may vanish (see `program::Block::Nonlinear`).
+        fallback: Option<Box<WBlock>>,
     },
     /// A fixed-causality unit (when, algorithm, multi-output call, assert): equation index.
     Unit(u32),
@@ -727,10 +730,12 @@ fn regroup_calls(a: &Arena, b: WBlock, calls: &[LoopCall]) -> WBlock {
         residuals,
         jacobian,
         linear,
+        fallback,
     } = b
     else {
         return b;
     };
+    let fallback = fallback.map(|f| Box::new(regroup_calls(a, *f, calls)));
     for &LoopCall {
         unit,
         call,
@@ -760,6 +765,7 @@ fn regroup_calls(a: &Arena, b: WBlock, calls: &[LoopCall]) -> WBlock {
         residuals,
         jacobian,
         linear,
+        fallback,
     }
 }
 
@@ -851,6 +857,7 @@ fn mode_dependent_single(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx) -> O
         residuals: vec![r],
         jacobian: Some(vec![(0, 0, d)]),
         linear: true,
+        fallback: None,
     })
 }
 
@@ -954,6 +961,7 @@ pub fn algebraic_loop(
                 residuals,
                 jacobian: Some(jacobian),
                 linear: true,
+                fallback: None,
             },
             _ => lin,
         };
@@ -978,7 +986,26 @@ pub fn algebraic_loop(
     if strict || n_tears(&safe) <= n_tears(&any) {
         safe
     } else {
-        any
+        // where a divisor of the chosen tearing vanishes (a machine's `omega` at standstill)
+        // the run falls back to the safe one
+        match any {
+            WBlock::Nonlinear {
+                iteration_vars,
+                inner,
+                residuals,
+                jacobian,
+                linear,
+                fallback: _,
+            } => WBlock::Nonlinear {
+                iteration_vars,
+                inner,
+                residuals,
+                jacobian,
+                linear,
+                fallback: Some(Box::new(safe)),
+            },
+            other => other,
+        }
     }
 }
 
@@ -1329,6 +1356,7 @@ fn tear(
         residuals,
         jacobian,
         linear: false,
+        fallback: None,
     }
 }
 

@@ -349,6 +349,7 @@ fn nonlinear_loop_is_torn_to_one_iteration_variable() {
         residuals,
         jacobian,
         linear: false,
+        ..
     }) = p.blocks.first()
     else {
         panic!("{}", dump::program_text(&p));

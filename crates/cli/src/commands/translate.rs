@@ -105,6 +105,14 @@ fn report(p: &CausalProgram, flatten_secs: f64) -> String {
         p.parameter_blocks.len()
     );
     let _ = writeln!(s, "index before reduction: {}", r.index_before_reduction);
+    if !r.hidden_constraints.is_empty() {
+        let _ = writeln!(
+            s,
+            "hidden constraints ({}, from linear dependencies): {}",
+            r.hidden_constraints.len(),
+            r.hidden_constraints.join("; ")
+        );
+    }
     if r.dummy_derivatives.is_empty() {
         let _ = writeln!(s, "dummy derivatives: none");
     } else {

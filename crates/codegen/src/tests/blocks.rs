@@ -282,6 +282,7 @@ fn circle_hyperbola(jacobian: bool, x0: f64) -> B {
         jacobian.then(|| vec![(0, 0, sub(mul(c(2.0), v(x)), div(c(2.0), pow(v(x), c(3.0)))))]);
     b.p.blocks.push(Block::Nonlinear {
         linear: false,
+        fallback: None,
         iteration_vars: vec![x],
         inner,
         residuals: vec![residual],
@@ -316,6 +317,7 @@ fn nonlinear_two_variables() {
     let r2 = sub(mul(v(x), v(y)), c(2.0));
     b.p.blocks.push(Block::Nonlinear {
         linear: false,
+        fallback: None,
         iteration_vars: vec![x, y],
         inner: vec![],
         residuals: vec![r1, r2],
@@ -345,6 +347,7 @@ fn convergence_is_judged_by_the_jacobian_near_the_root_not_at_a_far_start() {
         let jacobian = jac.then(|| vec![(0, 0, mul(c(3.0), pow(v(x), c(2.0))))]);
         b.p.blocks.push(Block::Nonlinear {
             linear: false,
+            fallback: None,
             iteration_vars: vec![x],
             inner,
             residuals: vec![sub(v(y), c(1.0))],
@@ -370,6 +373,7 @@ fn nonlinear_start_at_a_singular_zero_retries_from_nominal() {
     }];
     b.p.blocks.push(Block::Nonlinear {
         linear: false,
+        fallback: None,
         iteration_vars: vec![x],
         inner,
         residuals: vec![sub(v(y), add(v(x), c(2.0)))],
@@ -393,6 +397,7 @@ fn nonlinear_convergence_is_relative_to_large_unknowns() {
     let quantised = div(sub(add(mul(c(3.0), v(x)), c(big)), c(big)), c(3.0));
     b.p.blocks.push(Block::Nonlinear {
         linear: false,
+        fallback: None,
         iteration_vars: vec![x],
         inner: vec![],
         residuals: vec![sub(quantised, c(1.234567891234e7))],
@@ -414,6 +419,7 @@ fn newton_accepts_a_root_at_the_rounding_floor_of_its_residual() {
     let noisy = sub(add(c(1.0), mul(c(1e-9), v(x))), c(1.0));
     b.p.blocks.push(Block::Nonlinear {
         linear: false,
+        fallback: None,
         iteration_vars: vec![x],
         inner: vec![],
         residuals: vec![sub(noisy, c(3e-9))],
@@ -438,6 +444,7 @@ fn residual_scale_follows_the_unknowns_to_their_solution() {
         let current = add(c(0.0404378230465187), c(-0.0000123456789012345));
         b.p.blocks.push(Block::Nonlinear {
             linear,
+            fallback: None,
             iteration_vars: vec![x],
             inner: vec![],
             residuals: vec![sub(node, current)],
@@ -461,6 +468,7 @@ fn nonlinear_converged_start_is_polished() {
     let residual = sub(add(v(i), pow(v(i), c(3.0))), c(2e-13));
     b.p.blocks.push(Block::Nonlinear {
         linear: false,
+        fallback: None,
         iteration_vars: vec![i],
         inner: vec![],
         residuals: vec![residual],
@@ -487,6 +495,7 @@ fn nonlinear_hysteresis_jumps_to_the_mirrored_branch() {
     let residual = add(sub(sat, mul(c(2.0), v(x))), c(-0.99));
     b.p.blocks.push(Block::Nonlinear {
         linear: false,
+        fallback: None,
         iteration_vars: vec![x],
         inner: vec![],
         residuals: vec![residual],
@@ -507,6 +516,7 @@ fn nonlinear_failure_names_residuals_and_variables() {
     let r2 = sub(v(y), c(2.0));
     b.p.blocks.push(Block::Nonlinear {
         linear: false,
+        fallback: None,
         iteration_vars: vec![x, y],
         inner: vec![],
         residuals: vec![r1, r2],
@@ -538,6 +548,7 @@ fn nonlinear_failure_names_the_intermediate_that_is_not_finite() {
     }];
     b.p.blocks.push(Block::Nonlinear {
         linear: false,
+        fallback: None,
         iteration_vars: vec![i],
         inner,
         residuals: vec![sub(mul(v(dv), v(i)), c(1.0))],
@@ -806,6 +817,7 @@ fn torn_linear_block_is_solved_by_one_exact_step() {
     // y := 1e6 + 3 x;  residual: 2 y - x - (2e6 + 5) = 0  =>  5 x = 5, x = 1, y = 1e6 + 3
     b.p.blocks.push(Block::Nonlinear {
         linear: true,
+        fallback: None,
         iteration_vars: vec![x],
         inner: vec![Block::Assign {
             var: y,
@@ -818,4 +830,44 @@ fn torn_linear_block_is_solved_by_one_exact_step() {
     assert!(close(value(&m, x), 1.0, 1e-9), "x = {}", value(&m, x));
     assert!(close(value(&m, y), 1e6 + 3.0, 1e-9), "y = {}", value(&m, y));
     assert_eq!(m.stats().nonlinear_iterations, 1, "{:?}", m.stats());
+}
+
+/// A loop torn by dividing by a variable that is zero now (`y := (x - 1)/w` at `w = 0`,
+/// as a machine's flux divided by its speed at standstill) fails on non-finite values; its
+/// fallback, the same loop torn by constant divisors only (`x := 1 + w*y`), solves it.
+#[test]
+fn torn_loop_falls_back_to_its_safe_tearing_where_a_divisor_vanishes() {
+    let mut b = B::new();
+    let w = b.param("w", 0.0);
+    let x = b.real("x", 0.5);
+    let y = b.real("y", 0.5);
+    let safe = Block::Nonlinear {
+        linear: false,
+        fallback: None,
+        iteration_vars: vec![y],
+        inner: vec![Block::Assign {
+            var: x,
+            expr: add(c(1.0), mul(v(w), v(y))),
+        }],
+        residuals: vec![sub(add(v(x), v(y)), c(3.0))],
+        jacobian: None,
+    };
+    b.p.blocks.push(Block::Nonlinear {
+        linear: false,
+        fallback: Some(Box::new(safe)),
+        iteration_vars: vec![x],
+        inner: vec![Block::Assign {
+            var: y,
+            expr: div(sub(v(x), c(1.0)), v(w)),
+        }],
+        residuals: vec![sub(add(v(x), v(y)), c(3.0))],
+        jacobian: None,
+    });
+    let m = b.init(0.0);
+    let (xv, yv) = (value(&m, x), value(&m, y));
+    assert!(
+        close(xv, 1.0, 1e-12) && close(yv, 2.0, 1e-12),
+        "x={xv} y={yv}"
+    );
+    assert!(m.stats().nonlinear_fallbacks > 0);
 }
