@@ -162,6 +162,7 @@ fn translate_evaluating(
     timer.lap(&mut m, "alias elimination");
     inline::expand_late_calls(&mut m);
     let revealed = crate::hidden_constraints::reveal_hidden_constraints(&mut m);
+    timer.lap(&mut m, "hidden constraints");
     let newly: Vec<zero_params::EvaluatedParameter> = revealed
         .parameters
         .iter()

@@ -551,7 +551,12 @@ fn known_value_uncached(
         }
         Node::CallOutput(call, k) => {
             let Node::Call(f, args) = m.arena.node(call).clone() else {
-                return AVal::Unknown;
+                // the call was inlined: output 0 is its value (the runtime reads it so too)
+                return match (m.arena.node(call).clone(), k) {
+                    (Node::Array(_), _) => AVal::Unknown,
+                    (_, 0) => sub(call, run),
+                    _ => AVal::Unknown,
+                };
             };
             let args: Vec<AVal> = args.iter().map(|&x| sub(x, run)).collect();
             known_call(run, f.as_ref(), &args, k as usize)
@@ -690,5 +695,41 @@ fn has_unknown(v: &AVal) -> bool {
         AVal::Unknown => true,
         AVal::Num(_) => false,
         AVal::Array(xs) => xs.iter().any(has_unknown),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SVar;
+    use crate::program::ValueType;
+
+    /// A record parameter bound to a call that the conversion inlined keeps the selection of
+    /// its output: `m.m_dTemp = (TEMP + 273.15)[output 1]` (the Spice3 diode's device
+    /// temperature). Its value is the inlined expression's, so the junction capacitance
+    /// computed from it is known at translation time.
+    #[test]
+    fn output_of_an_inlined_call_is_its_value() {
+        let mut m = Model::default();
+        let mut temp = SVar::new("TEMP".into(), VKind::Parameter, ValueType::Real);
+        temp.binding = Some(m.arena.num(27.0));
+        let temp = m.add_var(temp);
+        let t = m.arena.var(temp);
+        let offset = m.arena.num(273.15);
+        let sum = m.arena.add(t, offset);
+        let selected = m.arena.intern(Node::CallOutput(sum, 0));
+        let mut dev = SVar::new("m.m_dTemp".into(), VKind::Parameter, ValueType::Real);
+        dev.binding = Some(selected);
+        let dev = m.add_var(dev);
+        let functions = Functions::new();
+        let from_constants = computed_from_constants(&mut m);
+        let mut run = Runner {
+            functions: &functions,
+            steps: 0,
+            from_constants,
+        };
+        let e = m.arena.var(dev);
+        let value = known_value(&m, e, &mut run, &mut HashMap::default(), 0);
+        assert_eq!(value, AVal::Num(27.0 + 273.15));
     }
 }
