@@ -7,7 +7,8 @@
 //! (spec 12.3: no side effects, its outputs depend on its inputs only) gives the same
 //! outputs for the same inputs, so the outputs of its last few calls are kept and reused.
 //! Only functions that are worth it are memoized ([`worth_memoizing`]), and only calls whose
-//! arguments are all scalars; keys compare arguments bit for bit with their type.
+//! arguments are scalars or short arrays of scalars; keys compare arguments bit for bit with
+//! their type (and arrays with their shape).
 
 use crate::value::Value;
 
@@ -34,16 +35,44 @@ pub struct CallMemo {
     pub scalar_calls: u64,
 }
 
-/// The key of a call, or `None` when an argument is not a scalar number or Boolean.
+/// The key of a call, or `None` when an argument is a string or an array of more than
+/// [`MAX_ARRAY_KEY`] elements. Arrays of numbers (a medium's mass fractions `X`) enter with
+/// their dimensions and every element, so that `T_phX(p, h, X)` is remembered like a
+/// function of scalars.
 pub fn call_key(args: &[Value]) -> Option<Vec<KeyPart>> {
-    args.iter()
-        .map(|a| match a {
-            Value::Real(x) => Some((0, x.to_bits())),
-            Value::Int(i) => Some((1, *i as u64)),
-            Value::Bool(b) => Some((2, *b as u64)),
-            Value::Str(_) | Value::Array(_) => None,
-        })
-        .collect()
+    let mut key = Vec::with_capacity(args.len());
+    for a in args {
+        push_key(a, &mut key)?;
+    }
+    Some(key)
+}
+
+/// Longest array argument a key holds.
+const MAX_ARRAY_KEY: usize = 16;
+
+fn push_key(a: &Value, key: &mut Vec<KeyPart>) -> Option<()> {
+    match a {
+        Value::Real(x) => key.push((0, x.to_bits())),
+        Value::Int(i) => key.push((1, *i as u64)),
+        Value::Bool(b) => key.push((2, *b as u64)),
+        Value::Str(_) => return None,
+        Value::Array(arr) => {
+            if arr.data.len() > MAX_ARRAY_KEY {
+                return None;
+            }
+            key.push((3, arr.dims.len() as u64));
+            for &d in &arr.dims {
+                key.push((4, d as u64));
+            }
+            for x in &arr.data {
+                if matches!(x, Value::Array(_)) {
+                    return None;
+                }
+                push_key(x, key)?;
+            }
+        }
+    }
+    Some(())
 }
 
 impl CallMemo {
@@ -96,6 +125,24 @@ pub fn worth_memoizing(own_pure: &[bool], costly: &[bool], callees: &[Vec<u32>])
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn array_arguments_are_keys_with_their_shape() {
+        let arr = |xs: &[f64]| {
+            Value::Array(crate::value::ArrayVal {
+                dims: vec![xs.len()],
+                data: xs.iter().map(|&x| Value::Real(x)).collect(),
+            })
+        };
+        let a = call_key(&[Value::Real(1e5), arr(&[0.01, 0.99])]).unwrap();
+        let b = call_key(&[Value::Real(1e5), arr(&[0.01, 0.99])]).unwrap();
+        let c = call_key(&[Value::Real(1e5), arr(&[0.02, 0.98])]).unwrap();
+        let d = call_key(&[Value::Real(1e5), arr(&[0.01, 0.99, 0.0])]).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_ne!(a, d);
+        assert!(call_key(&[arr(&[0.0; 17])]).is_none());
+    }
 
     #[test]
     fn keys_tell_types_and_values_apart() {
