@@ -988,24 +988,11 @@ pub fn algebraic_loop(
     } else {
         // where a divisor of the chosen tearing vanishes (a machine's `omega` at standstill)
         // the run falls back to the safe one
-        match any {
-            WBlock::Nonlinear {
-                iteration_vars,
-                inner,
-                residuals,
-                jacobian,
-                linear,
-                fallback: _,
-            } => WBlock::Nonlinear {
-                iteration_vars,
-                inner,
-                residuals,
-                jacobian,
-                linear,
-                fallback: Some(Box::new(safe)),
-            },
-            other => other,
+        let mut any = any;
+        if let WBlock::Nonlinear { fallback, .. } = &mut any {
+            *fallback = Some(Box::new(safe));
         }
+        any
     }
 }
 
