@@ -61,7 +61,15 @@ pub fn regular_selection(m: &mut Model, g: &[u32], h: &[VarIx], selected: &[VarI
         let Some(matrix) = block_matrix(m, g, h, &rows, &block) else {
             continue;
         };
-        let chosen: Vec<usize> = block.iter().map(|&r| pos[&selected[r]]).collect();
+        // a dummy outside the candidates (not produced by the selections that call this)
+        // leaves the block as chosen
+        let chosen: Vec<usize> = block
+            .iter()
+            .filter_map(|&r| pos.get(&selected[r]).copied())
+            .collect();
+        if chosen.len() != block.len() {
+            continue;
+        }
         if numeric_rank(&matrix, &chosen) == block.len() {
             continue;
         }
