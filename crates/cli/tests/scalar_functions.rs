@@ -233,3 +233,86 @@ fn local_arrays_of_fixed_size_run_compiled() {
         assert!((y4 - (6.0 * x + p)).abs() <= 1e-12 * p, "y4({x}) = {y4}");
     }
 }
+
+const RECORD_AND_ARRAY_INPUTS: &str = r#"
+record Junction "device parameters, as the Spice3 models pass them"
+  Real satCur;
+  Real vt;
+  Integer polarity;
+end Junction;
+
+function current "diode current of the voltage across pins 1 and 3 of `v`"
+  input Junction p;
+  input Real v[3];
+  output Real i;
+  output Real g;
+protected
+  Real vd;
+algorithm
+  vd := p.polarity*(v[1] - v[3]);
+  i := p.satCur*(exp(vd/p.vt) - 1);
+  g := p.satCur/p.vt*exp(vd/p.vt);
+end current;
+
+function scaled "an array input forwarded from a compiled function"
+  input Real k;
+  input Real v[3];
+  output Real y;
+protected
+  Real i;
+  Real g;
+algorithm
+  (i, g) := current(Junction(satCur = 1e-3, vt = 0.5, polarity = -1), v);
+  y := k*i + g;
+end scaled;
+
+model RecordAndArrayInputs
+  parameter Junction j(satCur = 1e-3, vt = 0.5, polarity = 1);
+  Real x = time;
+  Real i;
+  Real g;
+  Real y = scaled(2, {0, x, x});
+equation
+  (i, g) = current(j, {x, 0.5, -x});
+  annotation(experiment(StopTime = 1, Interval = 0.125));
+end RecordAndArrayInputs;
+"#;
+
+/// Record fields arrive as scalar inputs and an array input of constant size is laid out
+/// in the frame: such functions (the Spice3 device equations) run compiled, from the model
+/// and from another compiled function, with the tree interpreter's results.
+#[test]
+fn record_and_fixed_size_array_inputs_run_compiled() {
+    let name = "RecordAndArrayInputs";
+    let (compiled, stats) = run_source(name, RECORD_AND_ARRAY_INPUTS, "0");
+    let (tree, tree_stats) = run_source(name, RECORD_AND_ARRAY_INPUTS, "1");
+    assert!(compiled_calls(&stats) > 0, "{stats}");
+    assert_eq!(compiled_calls(&tree_stats), 0, "{tree_stats}");
+    for s in ["i", "g", "y"] {
+        assert_eq!(compiled.series(s), tree.series(s), "{s} differs");
+    }
+    let xs = compiled.series("x").unwrap();
+    let (i, g, y) = (
+        compiled.series("i").unwrap(),
+        compiled.series("g").unwrap(),
+        compiled.series("y").unwrap(),
+    );
+    for k in 0..xs.len() {
+        let x = xs[k];
+        let e = (2.0 * x / 0.5).exp();
+        assert!(
+            (i[k] - 1e-3 * (e - 1.0)).abs() <= 1e-12,
+            "i({x}) = {}",
+            i[k]
+        );
+        assert!((g[k] - 2e-3 * e).abs() <= 1e-12, "g({x}) = {}", g[k]);
+        // scaled: vd = -(0 - x) = x
+        let e2 = (x / 0.5).exp();
+        let want = 2.0 * 1e-3 * (e2 - 1.0) + 2e-3 * e2;
+        assert!(
+            (y[k] - want).abs() <= 1e-12,
+            "y({x}) = {}, want {want}",
+            y[k]
+        );
+    }
+}

@@ -846,10 +846,7 @@ impl Env<'_> {
                 args.len()
             ));
         }
-        let scalar_args = args
-            .iter()
-            .all(|a| matches!(a, Value::Real(_) | Value::Int(_) | Value::Bool(_)));
-        if func.scalar.is_some() && scalar_args {
+        if func.scalar.as_deref().is_some_and(|sf| sf.accepts(&args)) {
             self.m.memo.calls += 1;
             return self.call_scalar_values(f, &args);
         }
@@ -1427,6 +1424,17 @@ impl Env<'_> {
                 call_builtin(*b, &vals)?
             }
             FExpr::Call(f, args, index) => {
+                if self.funcs[*f as usize].scalar.is_some() {
+                    let mut outs = Vec::new();
+                    if self.call_scalar_exprs(*f, args, frame, &mut outs)? {
+                        let func = &self.funcs[*f as usize];
+                        let x = outs.get(*index).copied().ok_or_else(|| {
+                            format!("function `{}` has no output {}", func.name, index + 1)
+                        })?;
+                        let ty = func.outputs.get(*index).map_or(Ty::Real, |d| d.ty);
+                        return Ok(ty.value_of(x));
+                    }
+                }
                 let vals = self.eval_args(args, frame)?;
                 let mut outs = self.call(*f, vals)?;
                 if *index >= outs.len() {

@@ -661,6 +661,24 @@ impl Rt<'_> {
     ) -> Result<(), RuntimeError> {
         let mut frame = vec![];
         let mut env = self.env();
+        if let CallTarget::User(f) = target {
+            if env.funcs[*f as usize].scalar.is_some() {
+                let mut outs = Vec::with_capacity(outputs.len());
+                match env.call_scalar_exprs(*f, args, &mut frame, &mut outs) {
+                    Ok(true) if outs.len() >= outputs.len() => {
+                        for (o, x) in outputs.iter().zip(outs) {
+                            if let Some(slot) = o {
+                                self.m.mem[*slot as usize] = x;
+                            }
+                        }
+                        return Ok(());
+                    }
+                    Ok(_) => {}
+                    Err(e) => return Err(self.error(e, vec![])),
+                }
+            }
+        }
+        let mut env = self.env();
         let result = (|| {
             let vals = args
                 .iter()

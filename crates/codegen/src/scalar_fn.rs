@@ -14,8 +14,12 @@
 //! Local arrays of constant size (the IF97 functions keep the powers of their arguments in
 //! `Real o[20]`) get one frame slot per element and are read and written element by element.
 //!
+//! Array inputs of constant size (the Spice3 device functions take the terminal voltages
+//! as `v[6]`, next to dozens of record fields that arrive as scalars) are laid out in the
+//! frame the same way; the caller passes their elements.
+//!
 //! Anything the compiler does not cover keeps the tree interpreter: a function with an
-//! array input or output, a string variable, a local array used as a whole, or a statement
+//! array output or an input of variable size, a string variable, a local array used as a whole, or a statement
 //! or expression outside the scalar subset,
 //! simply gets no compiled form. Inside a compiled function, an argument of a call that is
 //! not a scalar (a slice of a table, an array constant) and the message of a failing
@@ -33,12 +37,68 @@ use std::sync::Arc;
 pub struct ScalarFn {
     frame_size: usize,
     local_types: Vec<Ty>,
-    /// Slot, type and default of every input, in declaration order.
-    inputs: Vec<(u32, Ty, Option<SExpr>)>,
+    /// Every input, in declaration order.
+    inputs: Vec<SInput>,
     /// Outputs and locals with a binding, in initialization order (the others start at 0).
     init: Vec<(u32, Ty, SExpr)>,
     outputs: Vec<(u32, Ty)>,
     body: Vec<SStmt>,
+}
+
+impl ScalarFn {
+    /// Whether the compiled form can take `args` (positional, possibly fewer than the
+    /// inputs: the rest have defaults): scalars for scalar inputs, arrays of the declared
+    /// shapes for array inputs.
+    pub fn accepts(&self, args: &[Value]) -> bool {
+        args.len() <= self.inputs.len()
+            && args
+                .iter()
+                .zip(&self.inputs)
+                .all(|(a, input)| input.accepts(a))
+    }
+}
+
+/// An input of a scalar function: a scalar at frame slot `slot`, or an array of constant
+/// size (a record's voltage vector `v[6]`) laid out row-major from `slot` on.
+#[derive(Clone, Debug)]
+struct SInput {
+    slot: u32,
+    ty: Ty,
+    default: Option<SExpr>,
+    dims: Option<Arc<[usize]>>,
+}
+
+impl SInput {
+    /// Frame slots the input occupies.
+    fn len(&self) -> usize {
+        self.dims.as_ref().map_or(1, |d| d.iter().product())
+    }
+
+    /// Whether `v` can be passed for this input: a scalar for a scalar, an array of the
+    /// declared shape with scalar elements for an array.
+    fn accepts(&self, v: &Value) -> bool {
+        match (&self.dims, v) {
+            (None, Value::Real(_) | Value::Int(_) | Value::Bool(_)) => true,
+            (Some(dims), Value::Array(a)) => {
+                a.dims.as_slice() == &**dims && a.data.iter().all(|x| scalar_const(x).is_some())
+            }
+            _ => false,
+        }
+    }
+
+    /// Store `v` (accepted by [`SInput::accepts`]) into the frame.
+    fn store(&self, v: &Value, frame: &mut [f64]) -> VResult<()> {
+        let base = self.slot as usize;
+        match v {
+            Value::Array(a) if self.dims.is_some() => {
+                for (k, x) in a.data.iter().enumerate() {
+                    frame[base + k] = coerce(self.ty, x.as_f64()?);
+                }
+            }
+            _ => frame[base] = coerce(self.ty, v.as_f64()?),
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -106,11 +166,38 @@ pub fn compile(f: &CFunction) -> Option<ScalarFn> {
         return None;
     };
     let scalar_decl = |d: &crate::func::FVarDecl| d.dims.is_empty() && d.ty != Ty::Str;
-    if !f.inputs.iter().chain(&f.outputs).all(scalar_decl) || f.local_types.contains(&Ty::Str) {
+    if !f.outputs.iter().all(scalar_decl) || f.local_types.contains(&Ty::Str) {
         return None;
     }
     let mut cx = Compiler::default();
     let mut frame_size = f.local_types.len();
+    // array inputs of constant size are laid out after the scalars, like local arrays
+    let mut input_dims = Vec::with_capacity(f.inputs.len());
+    for d in &f.inputs {
+        if d.ty == Ty::Str || (!d.dims.is_empty() && d.default.is_some()) {
+            return None;
+        }
+        if d.dims.is_empty() {
+            input_dims.push(None);
+            continue;
+        }
+        let dims: Arc<[usize]> = constant_dims(d)?.into();
+        let len: usize = dims.iter().product();
+        if len > MAX_LOCAL_ARRAY {
+            return None;
+        }
+        let base = u32::try_from(frame_size).ok()?;
+        cx.arrays.insert(
+            d.slot,
+            LocalArray {
+                base,
+                dims: dims.clone(),
+                ty: d.ty,
+            },
+        );
+        input_dims.push(Some((base, dims)));
+        frame_size += len;
+    }
     for d in f.initialized.iter().filter(|d| !d.dims.is_empty()) {
         let dims = constant_dims(d)?;
         let len: usize = dims.iter().product();
@@ -130,12 +217,26 @@ pub fn compile(f: &CFunction) -> Option<ScalarFn> {
     let inputs = f
         .inputs
         .iter()
-        .map(|d| {
+        .zip(input_dims)
+        .map(|(d, array)| {
             let default = match &d.default {
                 Some(e) => Some(cx.expr(e)?),
                 None => None,
             };
-            Some((d.slot, d.ty, default))
+            Some(match array {
+                Some((base, dims)) => SInput {
+                    slot: base,
+                    ty: d.ty,
+                    default,
+                    dims: Some(dims),
+                },
+                None => SInput {
+                    slot: d.slot,
+                    ty: d.ty,
+                    default,
+                    dims: None,
+                },
+            })
         })
         .collect::<Option<_>>()?;
     let mut init = Vec::new();
@@ -456,6 +557,16 @@ enum Flow {
 /// Iterations after which a `while` loop is taken to be endless (as in `func.rs`).
 const MAX_WHILE_ITERATIONS: u64 = 100_000_000;
 
+/// An array literal's element known to be a scalar without evaluating it (a nested
+/// literal would make the array deeper than the input's shape says).
+fn is_scalar_leaf(e: &FExpr) -> bool {
+    match e {
+        FExpr::Mem(_) | FExpr::Slot(..) | FExpr::Alias(..) | FExpr::Pre(..) => true,
+        FExpr::Const(v) => scalar_const(v).is_some(),
+        _ => false,
+    }
+}
+
 /// Frames of scalar calls, reused so that a call allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub struct FramePool(Vec<Vec<f64>>);
@@ -496,8 +607,11 @@ impl Env<'_> {
         let funcs = self.funcs;
         let sf = scalar_form(&funcs[f as usize])?;
         let mut frame = self.m.frames.take(sf.frame_size);
-        for ((slot, ty, _), a) in sf.inputs.iter().zip(args) {
-            frame[*slot as usize] = coerce(*ty, a.as_f64()?);
+        for (input, a) in sf.inputs.iter().zip(args) {
+            if let Err(e) = input.store(a, &mut frame) {
+                self.m.frames.give(frame);
+                return Err(e);
+            }
         }
         let r = self.enter_scalar(f, &mut frame, args.len());
         let outs = r.map(|_| {
@@ -508,6 +622,83 @@ impl Env<'_> {
         });
         self.m.frames.give(frame);
         outs
+    }
+
+    /// Call the scalar form of function `f` with arguments given as tree expressions
+    /// (the model's call sites: constants, registers the tape computed, arrays of them),
+    /// each evaluated straight into the callee's frame instead of into the [`Value`]
+    /// vector of [`Env::call`]: a Spice3 device call passes a hundred record fields.
+    /// Appends the outputs to `outs`; `Ok(false)` (nothing appended) when an argument does
+    /// not fit the compiled form, for the caller to take the general path.
+    pub(crate) fn call_scalar_exprs(
+        &mut self,
+        f: u32,
+        args: &[FExpr],
+        frame: &mut Vec<Value>,
+        outs: &mut Vec<f64>,
+    ) -> VResult<bool> {
+        let funcs = self.funcs;
+        let sf = scalar_form(&funcs[f as usize])?;
+        if args.len() > sf.inputs.len() {
+            return Ok(false);
+        }
+        let mut cf = self.m.frames.take(sf.frame_size);
+        let stored = self.store_args(sf, args, frame, &mut cf);
+        let r = match stored {
+            Ok(true) => {
+                self.m.memo.calls += 1;
+                self.enter_scalar(f, &mut cf, args.len())
+            }
+            other => {
+                self.m.frames.give(cf);
+                return other;
+            }
+        };
+        if r.is_ok() {
+            outs.extend(sf.outputs.iter().map(|(slot, _)| cf[*slot as usize]));
+        }
+        self.m.frames.give(cf);
+        r.map(|_| true)
+    }
+
+    /// Evaluate call arguments into the input slots of `cf`; `Ok(false)` when one does not
+    /// have the input's shape.
+    fn store_args(
+        &mut self,
+        sf: &ScalarFn,
+        args: &[FExpr],
+        frame: &mut Vec<Value>,
+        cf: &mut [f64],
+    ) -> VResult<bool> {
+        for (a, input) in args.iter().zip(&sf.inputs) {
+            let base = input.slot as usize;
+            match (a, &input.dims) {
+                (FExpr::Const(v), None) => match scalar_const(v) {
+                    Some(x) => cf[base] = coerce(input.ty, x),
+                    None => return Ok(false),
+                },
+                (FExpr::Mem(r), None) => cf[base] = coerce(input.ty, self.m.mem[*r as usize]),
+                (FExpr::Array(leaves) | FExpr::FlatArray(_, leaves), Some(_))
+                    if leaves.len() == input.len() && leaves.iter().all(is_scalar_leaf) =>
+                {
+                    for (k, leaf) in leaves.iter().enumerate() {
+                        let x = match leaf {
+                            FExpr::Mem(r) => self.m.mem[*r as usize],
+                            other => self.eval(other, frame)?.as_f64()?,
+                        };
+                        cf[base + k] = coerce(input.ty, x);
+                    }
+                }
+                _ => {
+                    let v = self.eval(a, frame)?;
+                    if !input.accepts(&v) {
+                        return Ok(false);
+                    }
+                    input.store(&v, cf)?;
+                }
+            }
+        }
+        Ok(true)
     }
 
     /// Run function `f` on `frame`, whose first `nargs` inputs are set: the call memo,
@@ -526,13 +717,16 @@ impl Env<'_> {
         let key = func.memo.then(|| {
             sf.inputs[..nargs]
                 .iter()
-                .map(|(slot, ty, _)| {
-                    let x = frame[*slot as usize];
-                    match ty {
-                        Ty::Int => (1u8, x as i64 as u64),
-                        Ty::Bool => (2, u64::from(x != 0.0)),
-                        Ty::Real | Ty::Str => (0, x.to_bits()),
-                    }
+                .flat_map(|input| {
+                    let start = input.slot as usize;
+                    let ty = input.ty;
+                    frame[start..start + input.len()]
+                        .iter()
+                        .map(move |&x| match ty {
+                            Ty::Int => (1u8, x as i64 as u64),
+                            Ty::Bool => (2, u64::from(x != 0.0)),
+                            Ty::Real | Ty::Str => (0, x.to_bits()),
+                        })
                 })
                 .collect::<Vec<_>>()
         });
@@ -568,11 +762,13 @@ impl Env<'_> {
     }
 
     fn run_scalar(&mut self, sf: &ScalarFn, frame: &mut [f64], nargs: usize) -> VResult<()> {
-        for (k, (slot, ty, default)) in sf.inputs.iter().enumerate().skip(nargs) {
-            let d = default
+        for (k, input) in sf.inputs.iter().enumerate().skip(nargs) {
+            // array inputs with a default have no scalar form
+            let d = input
+                .default
                 .as_ref()
                 .ok_or_else(|| format!("input {} has no value and no default", k + 1))?;
-            frame[*slot as usize] = coerce(*ty, self.seval(d, frame, sf)?);
+            frame[input.slot as usize] = coerce(input.ty, self.seval(d, frame, sf)?);
         }
         for (slot, ty, e) in &sf.init {
             frame[*slot as usize] = coerce(*ty, self.seval(e, frame, sf)?);
@@ -804,14 +1000,24 @@ impl Env<'_> {
         let funcs = self.funcs;
         let callee = &funcs[f as usize];
         let direct = callee.scalar.as_deref().filter(|csf| {
-            args.len() <= csf.inputs.len() && args.iter().all(|a| matches!(a, SArg::Scalar(_)))
+            args.len() <= csf.inputs.len()
+                && args
+                    .iter()
+                    .zip(&csf.inputs)
+                    .all(|(a, input)| matches!(a, SArg::Scalar(_)) && input.dims.is_none())
         });
         if let Some(csf) = direct {
             self.m.memo.calls += 1;
             let mut cf = self.m.frames.take(csf.frame_size);
-            for (a, (slot, ty, _)) in args.iter().zip(&csf.inputs) {
+            for (a, input) in args.iter().zip(&csf.inputs) {
                 if let SArg::Scalar(e) = a {
-                    cf[*slot as usize] = coerce(*ty, self.seval(e, frame, sf)?);
+                    match self.seval(e, frame, sf) {
+                        Ok(x) => cf[input.slot as usize] = coerce(input.ty, x),
+                        Err(e) => {
+                            self.m.frames.give(cf);
+                            return Err(e);
+                        }
+                    }
                 }
             }
             if let Err(e) = self.enter_scalar(f, &mut cf, args.len()) {
