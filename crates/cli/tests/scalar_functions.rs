@@ -100,13 +100,20 @@ fn run(tree: &str) -> (moss_results::SimResult, String) {
 
 /// [`run`] for the last model of `source`, written to `<name>.mo`.
 fn run_source(name: &str, source: &str, tree: &str) -> (moss_results::SimResult, String) {
-    let dir = scratch_dir(&format!("scalar-functions-{name}-{tree}"));
+    run_with(name, source, &[("MOSS_TREE_FUNCTIONS", tree)])
+}
+
+/// Simulate the last model of `source` with the environment `env`; the result and the
+/// statistics.
+fn run_with(name: &str, source: &str, env: &[(&str, &str)]) -> (moss_results::SimResult, String) {
+    let tag: String = env.iter().map(|(k, v)| format!("-{k}{v}")).collect();
+    let dir = scratch_dir(&format!("scalar-functions-{name}{tag}"));
     let file = dir.join(format!("{name}.mo"));
     std::fs::write(&file, source).expect("writes the model");
     let csv = dir.join("result.csv");
     let out = moss_command()
         .current_dir(&dir)
-        .env("MOSS_TREE_FUNCTIONS", tree)
+        .envs(env.iter().copied())
         .args(["simulate", &file.to_string_lossy(), "--stats", "-o"])
         .arg(&csv)
         .output()
@@ -123,12 +130,22 @@ fn run_source(name: &str, source: &str, tree: &str) -> (moss_results::SimResult,
 
 /// The number of calls `--stats` reports as run compiled.
 fn compiled_calls(stats: &str) -> u64 {
+    count_before(stats, " run compiled")
+}
+
+/// The number of compiled calls `--stats` reports as run as native code.
+fn native_calls(stats: &str) -> u64 {
+    count_before(stats, " of them as native code")
+}
+
+/// The number just before `marker` on the statistics line of function calls.
+fn count_before(stats: &str, marker: &str) -> u64 {
     let line = stats
         .lines()
         .find(|l| l.starts_with("function calls:"))
         .unwrap_or_else(|| panic!("no function calls in the statistics:\n{stats}"));
     let before = line
-        .split(" run compiled")
+        .split(marker)
         .next()
         .and_then(|s| s.rsplit(' ').next())
         .unwrap_or_default();
@@ -314,5 +331,107 @@ fn record_and_fixed_size_array_inputs_run_compiled() {
             "y({x}) = {}, want {want}",
             y[k]
         );
+    }
+}
+
+/// Native code (`codegen/src/jit.rs`) computes what the scalar interpreter computes, bit for
+/// bit, on every construct the models above use: tables, loops with `break`, `while`,
+/// defaults, tuple calls, local arrays, record fields and array inputs.
+#[test]
+fn native_code_gives_the_interpreters_results_bit_for_bit() {
+    for (name, source, signals) in [
+        ("ScalarFunctions", SOURCE, &["y1", "y2"][..]),
+        ("LocalArrays", LOCAL_ARRAYS, &["y3", "y4"][..]),
+        (
+            "RecordAndArrayInputs",
+            RECORD_AND_ARRAY_INPUTS,
+            &["i", "g", "y"][..],
+        ),
+    ] {
+        let (native, stats) = run_with(name, source, &[]);
+        let (interpreted, plain_stats) = run_with(name, source, &[("MOSS_JIT", "0")]);
+        assert!(native_calls(&stats) > 0, "{name}: {stats}");
+        assert_eq!(native_calls(&plain_stats), 0, "{name}: {plain_stats}");
+        for s in signals {
+            assert_eq!(
+                native.series(s),
+                interpreted.series(s),
+                "{name}: {s} differs between native code and the interpreter"
+            );
+        }
+    }
+}
+
+const FAILURES: &str = r#"
+function checked "fails its assertion once x passes 2"
+  input Real x;
+  output Real y;
+algorithm
+  assert(x < 2, "x passed the bound: " + String(x));
+  y := 2*x;
+end checked;
+
+function warned "warns once x passes 1, and goes on"
+  input Real x;
+  output Real y;
+algorithm
+  assert(x < 1, "x is large", AssertionLevel.warning);
+  y := x + 1;
+end warned;
+
+function lookup "reads past its table once x passes 3"
+  input Real x;
+  output Real y;
+protected
+  Real tab[4] = {1, 2, 3, 4};
+algorithm
+  y := tab[integer(x) + 2];
+end lookup;
+"#;
+
+/// What stops native code (an assertion, a warning, an index out of bounds) is reported by
+/// the interpreter running the call again: the same messages as without native code.
+#[test]
+fn failures_in_native_code_are_reported_with_the_interpreters_messages() {
+    let cases = [
+        (
+            "Checked",
+            "Real y = checked(time);",
+            "assertion failed: x passed the bound",
+        ),
+        ("Lookup", "Real y = lookup(time*2);", "out of bounds 1..4"),
+    ];
+    for (name, equation, message) in cases {
+        let source = format!(
+            "{FAILURES}\nmodel {name}\n  {equation}\n  annotation(experiment(StopTime = 3));\nend {name};\n"
+        );
+        let dir = scratch_dir(&format!("scalar-functions-failure-{name}"));
+        let file = dir.join(format!("{name}.mo"));
+        std::fs::write(&file, &source).expect("writes the model");
+        for jit in ["1", "0"] {
+            let out = moss_command()
+                .current_dir(&dir)
+                .env("MOSS_JIT", jit)
+                .args(["simulate", &file.to_string_lossy(), "-o"])
+                .arg(dir.join("r.csv"))
+                .output()
+                .expect("runs the moss binary");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{name} (jit {jit}): {stderr}");
+            assert!(stderr.contains(message), "{name} (jit {jit}): {stderr}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let source = format!(
+        "{FAILURES}\nmodel Warned\n  Real y = warned(time);\n  annotation(experiment(StopTime = 2, Interval = 0.25));\nend Warned;\n"
+    );
+    let (native, stats) = run_with("Warned", &source, &[]);
+    let (interpreted, _) = run_with("Warned", &source, &[("MOSS_JIT", "0")]);
+    assert!(native_calls(&stats) > 0, "{stats}");
+    assert_eq!(native.series("y"), interpreted.series("y"));
+    let y = native.series("y").expect("y in the result");
+    let t = native.series("time").expect("time in the result");
+    for (t, y) in t.iter().zip(&y) {
+        assert!((y - (t + 1.0)).abs() <= 1e-12, "y({t}) = {y}");
     }
 }

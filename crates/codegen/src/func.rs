@@ -204,6 +204,8 @@ pub struct CFunction {
     /// The compiled scalar form (`scalar_fn.rs`), when every variable is a scalar and the
     /// body stays within what that form covers.
     pub scalar: Option<std::sync::Arc<crate::scalar_fn::ScalarFn>>,
+    /// Native code of the scalar form (`jit.rs`), when it has a translation.
+    pub native: Option<crate::jit::NativeFn>,
 }
 
 /// Model variable names visible to algorithm sections.
@@ -652,6 +654,7 @@ pub fn compile_function(f: &Function, fn_index: &HashMap<String, u32>) -> VResul
         costly,
         memo: false,
         scalar: None,
+        native: None,
     })
 }
 

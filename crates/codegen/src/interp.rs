@@ -1215,6 +1215,7 @@ impl ExecutableModel for Interpreter {
             function_calls: self.m.memo.calls,
             memo_hits: self.m.memo.hits,
             scalar_calls: self.m.memo.scalar_calls,
+            native_calls: self.m.memo.native_calls,
             ..self.stats.clone()
         }
     }

@@ -18,6 +18,7 @@ mod extc_args;
 mod fd_columns;
 mod func;
 pub mod interp;
+mod jit;
 mod linalg;
 mod machine;
 mod memo;

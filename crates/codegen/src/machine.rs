@@ -77,6 +77,11 @@ pub struct Machine {
     /// Frames of calls of compiled scalar functions, reused (a scratch, never saved).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub frames: crate::scalar_fn::FramePool,
+    /// The error of a call made by native code (`jit.rs`), handed to the interpreter that
+    /// entered the native caller: an error deep in a call chain is reported once, not
+    /// rediscovered by running every caller again.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub native_error: Option<String>,
 }
 
 impl Machine {

@@ -33,6 +33,8 @@ pub struct CallMemo {
     pub hits: u64,
     /// Calls run by the compiled scalar form (`scalar_fn.rs`).
     pub scalar_calls: u64,
+    /// Scalar calls that ran as native code (`jit.rs`).
+    pub native_calls: u64,
 }
 
 /// The key of a call, or `None` when an argument is a string or an array of more than

@@ -57,6 +57,8 @@ pub struct ModelStats {
     pub memo_hits: u64,
     /// Calls run by the compiled scalar form of their function.
     pub scalar_calls: u64,
+    /// Compiled calls that ran as native code.
+    pub native_calls: u64,
     /// Runs of the symbolic tangent program (Jacobian-vector products).
     pub jacobian_products: u64,
 }

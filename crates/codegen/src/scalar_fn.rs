@@ -35,14 +35,14 @@ use std::sync::Arc;
 /// A function compiled to the scalar form.
 #[derive(Clone, Debug)]
 pub struct ScalarFn {
-    frame_size: usize,
-    local_types: Vec<Ty>,
+    pub(crate) frame_size: usize,
+    pub(crate) local_types: Vec<Ty>,
     /// Every input, in declaration order.
-    inputs: Vec<SInput>,
+    pub(crate) inputs: Vec<SInput>,
     /// Outputs and locals with a binding, in initialization order (the others start at 0).
-    init: Vec<(u32, Ty, SExpr)>,
-    outputs: Vec<(u32, Ty)>,
-    body: Vec<SStmt>,
+    pub(crate) init: Vec<(u32, Ty, SExpr)>,
+    pub(crate) outputs: Vec<(u32, Ty)>,
+    pub(crate) body: Vec<SStmt>,
 }
 
 impl ScalarFn {
@@ -56,16 +56,30 @@ impl ScalarFn {
                 .zip(&self.inputs)
                 .all(|(a, input)| input.accepts(a))
     }
+
+    /// Zero every slot but the inputs' (undo what an abandoned native run wrote).
+    fn reset_locals(&self, frame: &mut [f64]) {
+        let mut keep = vec![false; frame.len()];
+        for input in &self.inputs {
+            let start = input.slot as usize;
+            keep[start..start + input.len()].fill(true);
+        }
+        for (x, keep) in frame.iter_mut().zip(keep) {
+            if !keep {
+                *x = 0.0;
+            }
+        }
+    }
 }
 
 /// An input of a scalar function: a scalar at frame slot `slot`, or an array of constant
 /// size (a record's voltage vector `v[6]`) laid out row-major from `slot` on.
 #[derive(Clone, Debug)]
-struct SInput {
-    slot: u32,
-    ty: Ty,
+pub(crate) struct SInput {
+    pub(crate) slot: u32,
+    pub(crate) ty: Ty,
     default: Option<SExpr>,
-    dims: Option<Arc<[usize]>>,
+    pub(crate) dims: Option<Arc<[usize]>>,
 }
 
 impl SInput {
@@ -102,7 +116,7 @@ impl SInput {
 }
 
 #[derive(Clone, Debug)]
-enum SExpr {
+pub(crate) enum SExpr {
     Const(f64),
     Local(u32),
     Neg(Box<SExpr>),
@@ -128,13 +142,13 @@ enum SExpr {
 
 /// An argument of a call: a scalar, or anything else, evaluated by the tree interpreter.
 #[derive(Clone, Debug)]
-enum SArg {
+pub(crate) enum SArg {
     Scalar(SExpr),
     Value(FExpr),
 }
 
 #[derive(Clone, Debug)]
-enum SStmt {
+pub(crate) enum SStmt {
     Assign(u32, Ty, SExpr),
     /// `a[i, ...] := e` of a local array: first slot, dimensions, indices, element type.
     AssignElem(u32, Arc<[usize]>, Vec<SExpr>, Ty, SExpr),
@@ -624,6 +638,30 @@ impl Env<'_> {
         outs
     }
 
+    /// A call made by native code (`jit::native_call`): scalar arguments, outputs in order.
+    pub(crate) fn call_from_native(
+        &mut self,
+        f: u32,
+        args: &[f64],
+        outs: &mut [f64],
+    ) -> VResult<()> {
+        let funcs = self.funcs;
+        let sf = scalar_form(&funcs[f as usize])?;
+        self.m.memo.calls += 1;
+        let mut cf = self.m.frames.take(sf.frame_size);
+        for (x, input) in args.iter().zip(&sf.inputs) {
+            cf[input.slot as usize] = coerce(input.ty, *x);
+        }
+        let r = self.enter_scalar(f, &mut cf, args.len());
+        if r.is_ok() {
+            for ((slot, _), o) in sf.outputs.iter().zip(outs.iter_mut()) {
+                *o = cf[*slot as usize];
+            }
+        }
+        self.m.frames.give(cf);
+        r
+    }
+
     /// Call the scalar form of function `f` with arguments given as tree expressions
     /// (the model's call sites: constants, registers the tape computed, arrays of them),
     /// each evaluated straight into the callee's frame instead of into the [`Value`]
@@ -678,6 +716,19 @@ impl Env<'_> {
                     None => return Ok(false),
                 },
                 (FExpr::Mem(r), None) => cf[base] = coerce(input.ty, self.m.mem[*r as usize]),
+                (FExpr::Slot(v, ty), None) if *ty != Ty::Str => {
+                    // the number `Env::eval` would give, without the `Value`
+                    let x = self.m.mem[*v as usize];
+                    let x = match ty {
+                        Ty::Int => x.round() as i64 as f64,
+                        Ty::Bool => truth(x != 0.0),
+                        Ty::Real | Ty::Str => x,
+                    };
+                    cf[base] = coerce(input.ty, x);
+                }
+                (FExpr::Alias(v, scale, offset), None) => {
+                    cf[base] = coerce(input.ty, scale * self.m.mem[*v as usize] + offset);
+                }
                 (FExpr::Array(leaves) | FExpr::FlatArray(_, leaves), Some(_))
                     if leaves.len() == input.len() && leaves.iter().all(is_scalar_leaf) =>
                 {
@@ -741,13 +792,15 @@ impl Env<'_> {
         }
         self.m.memo.scalar_calls += 1;
         self.depth += 1;
-        let r = self.run_scalar(sf, frame, nargs).map_err(|e| {
-            if e.starts_with("in function") {
-                e
-            } else {
-                format!("in function `{}`: {e}", func.name)
-            }
-        });
+        let r = self
+            .run_scalar(sf, func.native.as_ref(), frame, nargs)
+            .map_err(|e| {
+                if e.starts_with("in function") {
+                    e
+                } else {
+                    format!("in function `{}`: {e}", func.name)
+                }
+            });
         self.depth -= 1;
         r?;
         if let Some(k) = key {
@@ -761,7 +814,13 @@ impl Env<'_> {
         Ok(())
     }
 
-    fn run_scalar(&mut self, sf: &ScalarFn, frame: &mut [f64], nargs: usize) -> VResult<()> {
+    fn run_scalar(
+        &mut self,
+        sf: &ScalarFn,
+        native: Option<&crate::jit::NativeFn>,
+        frame: &mut [f64],
+        nargs: usize,
+    ) -> VResult<()> {
         for (k, input) in sf.inputs.iter().enumerate().skip(nargs) {
             // array inputs with a default have no scalar form
             let d = input
@@ -769,6 +828,18 @@ impl Env<'_> {
                 .as_ref()
                 .ok_or_else(|| format!("input {} has no value and no default", k + 1))?;
             frame[input.slot as usize] = coerce(input.ty, self.seval(d, frame, sf)?);
+        }
+        if let Some(native) = native {
+            self.m.native_error = None;
+            if native.run(frame, self) {
+                self.m.memo.native_calls += 1;
+                return Ok(());
+            }
+            if let Some(e) = self.m.native_error.take() {
+                return Err(e);
+            }
+            // the native code stopped by itself: the interpreter reports why
+            sf.reset_locals(frame);
         }
         for (slot, ty, e) in &sf.init {
             frame[*slot as usize] = coerce(*ty, self.seval(e, frame, sf)?);

@@ -88,8 +88,8 @@ impl fmt::Display for SimStats {
         )?;
         writeln!(
             f,
-            "function calls:         {} ({} answered by the memo, {} run compiled)",
-            m.function_calls, m.memo_hits, m.scalar_calls
+            "function calls:         {} ({} answered by the memo, {} run compiled, {} of them as native code)",
+            m.function_calls, m.memo_hits, m.scalar_calls, m.native_calls
         )?;
         writeln!(f, "output rows:            {}", self.output_rows)?;
         writeln!(f, "initialization time:    {:.6} s", self.init_seconds)?;

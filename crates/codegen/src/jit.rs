@@ -1,0 +1,1134 @@
+//! Native code for scalar functions (Cranelift).
+//!
+//! The compiled scalar form of `scalar_fn.rs` is still a tree walk: every node returns a
+//! `Result`, every local is a load from the frame. Device equations (Spice3's
+//! `bjtNoBypassCode`, a hundred inputs and a page of branches, called thousands of times
+//! per right-hand side) and media property functions (IF97's polynomial loops) spend most
+//! of a simulation there. This module translates the scalar form once more, into machine
+//! code: scalar locals become SSA variables (registers), constant tables are addressed in
+//! place, `abs`, `sqrt`, `floor`, `ceil` are single instructions, other math calls the same
+//! Rust functions the interpreter calls, so results are bit for bit those of the
+//! interpreter.
+//!
+//! The native function has the signature `fn(frame: *mut f64, env: *mut Env) -> u32` and
+//! runs the initialization of locals and the body on a frame whose inputs are set. It
+//! returns 0 when it finished; anything unusual — a failed assertion (error or warning), an
+//! index out of bounds, a `for` loop with step 0, an endless `while`, a failing callee —
+//! returns 1 and the caller runs the function again in the scalar interpreter from its
+//! inputs (which the body never writes), which reports the error or warning with its
+//! message exactly as before. Calls of other functions go through [`native_call`], which
+//! enters them like any scalar call (memo, depth limit, their own native code); an error
+//! there is kept in the machine and returned as it is, so that a failure deep in a chain
+//! of calls (runaway recursion) is not run again at every level. A callee that cannot
+//! recurse and keeps no memo is called directly, its frame on the caller's stack.
+//!
+//! A function is left to the interpreter when its body passes a non-scalar argument, calls
+//! a function without a scalar form, or assigns an input. `MOSS_JIT=0` turns native code
+//! off (to compare both paths); on a host Cranelift does not support there is none.
+
+use crate::builtins::{Math1, Math2};
+use crate::func::{CFunction, Env, Ty};
+use crate::scalar_fn::{SArg, SExpr, SStmt, ScalarFn};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    types, AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, StackSlotData,
+    StackSlotKind, Type, Value,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, FuncId, Module};
+use moss_frontend::flat::BinaryOp;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// Entry point of a function's native code.
+type Entry = unsafe extern "C" fn(*mut f64, *mut c_void) -> u32;
+
+/// The code memory of one program's native functions; freed with the last function that
+/// points into it.
+struct Code(#[allow(dead_code)] JITModule);
+
+// SAFETY: after `finalize_definitions` the module is only kept alive, never touched: the
+// code it owns is immutable and may run on any thread.
+unsafe impl Send for Code {}
+unsafe impl Sync for Code {}
+
+/// A function's native code.
+#[derive(Clone)]
+pub struct NativeFn {
+    entry: Entry,
+    /// The constant tables the code addresses (kept alive with it).
+    _tables: Arc<Vec<Arc<[f64]>>>,
+    _code: Arc<Code>,
+}
+
+impl std::fmt::Debug for NativeFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NativeFn")
+    }
+}
+
+impl NativeFn {
+    /// Run the function on `frame` (inputs set, everything else zero). `false` when the
+    /// interpreter must run it again (see the module documentation).
+    pub(crate) fn run(&self, frame: &mut [f64], env: &mut Env<'_>) -> bool {
+        // SAFETY: the code was generated for this function's frame layout (`frame` has its
+        // `frame_size`), and `env` outlives the call.
+        let status = unsafe { (self.entry)(frame.as_mut_ptr(), env as *mut Env as *mut c_void) };
+        status == 0
+    }
+}
+
+/// Whether native code is generated (`MOSS_JIT=0` turns it off).
+pub fn enabled() -> bool {
+    std::env::var_os("MOSS_JIT").is_none_or(|v| v != "0")
+}
+
+/// Native code for every function with a scalar form the translation covers; `None` for
+/// the others, and for all of them on a host without a Cranelift backend.
+pub fn compile_all(funcs: &[CFunction]) -> Vec<Option<NativeFn>> {
+    let mut out = vec![None; funcs.len()];
+    let candidates: Vec<usize> = (0..funcs.len())
+        .filter(|&i| {
+            funcs[i]
+                .scalar
+                .as_deref()
+                .is_some_and(|sf| covered(sf, funcs))
+        })
+        .collect();
+    if candidates.is_empty() {
+        return out;
+    }
+    let Some(mut module) = new_module() else {
+        return out;
+    };
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut tables: Vec<Arc<[f64]>> = Vec::new();
+    // every candidate is declared first so that callers can call callees directly
+    let mut ids: Vec<Option<FuncId>> = vec![None; funcs.len()];
+    for &i in &candidates {
+        match module.declare_anonymous_function(&entry_signature(&module)) {
+            Ok(id) => ids[i] = Some(id),
+            Err(_) => return out,
+        }
+    }
+    let direct = DirectCalls::new(funcs, &ids);
+    for &i in &candidates {
+        let sf = funcs[i]
+            .scalar
+            .as_deref()
+            .expect("candidate has a scalar form");
+        let id = ids[i].expect("declared");
+        ctx.func.signature = entry_signature(&module);
+        let built = {
+            let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            Lower::new(b, &mut module, sf, i as u32, funcs, &direct, &mut tables).build()
+        };
+        // a function that is declared but not defined would fail the whole module (its
+        // callers call it directly): then nothing runs natively, rather than risk it
+        if built.is_none() || module.define_function(id, &mut ctx).is_err() {
+            return out;
+        }
+        module.clear_context(&mut ctx);
+    }
+    if module.finalize_definitions().is_err() {
+        return out;
+    }
+    let ids: Vec<(usize, FuncId)> = ids
+        .iter()
+        .enumerate()
+        .filter_map(|(i, id)| id.map(|id| (i, id)))
+        .collect();
+    let entries: Vec<(usize, Entry)> = ids
+        .into_iter()
+        .map(|(i, id)| {
+            let p = module.get_finalized_function(id);
+            // SAFETY: `p` is the finalized code of a function with the entry signature.
+            (i, unsafe { std::mem::transmute::<*const u8, Entry>(p) })
+        })
+        .collect();
+    let code = Arc::new(Code(module));
+    let tables = Arc::new(tables);
+    for (i, entry) in entries {
+        out[i] = Some(NativeFn {
+            entry,
+            _tables: tables.clone(),
+            _code: code.clone(),
+        });
+    }
+    out
+}
+
+fn new_module() -> Option<JITModule> {
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").ok()?;
+    flags.set("use_colocated_libcalls", "false").ok()?;
+    flags.set("is_pic", "false").ok()?;
+    let isa = cranelift_native::builder()
+        .ok()?
+        .finish(settings::Flags::new(flags))
+        .ok()?;
+    Some(JITModule::new(JITBuilder::with_isa(
+        isa,
+        default_libcall_names(),
+    )))
+}
+
+fn entry_signature(module: &JITModule) -> Signature {
+    let ptr = module.target_config().pointer_type();
+    let mut sig = module.make_signature();
+    sig.params.push(AbiParam::new(ptr));
+    sig.params.push(AbiParam::new(ptr));
+    sig.returns.push(AbiParam::new(types::I32));
+    sig
+}
+
+/// Whether function `f`, or a function it calls, has a `while` loop (an iteration whose
+/// cost the call memo is worth).
+pub fn iterates(f: usize, funcs: &[CFunction]) -> bool {
+    let mut seen = vec![false; funcs.len()];
+    let mut stack = vec![f];
+    while let Some(g) = stack.pop() {
+        if std::mem::replace(&mut seen[g], true) {
+            continue;
+        }
+        match funcs[g].scalar.as_deref() {
+            Some(sf) if !has_while(&sf.body) => {}
+            // a while loop, or a function outside the scalar form: keep the memo
+            _ => return true,
+        }
+        stack.extend(funcs[g].callees.iter().map(|&c| c as usize));
+    }
+    false
+}
+
+fn has_while(stmts: &[SStmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        SStmt::While(..) => true,
+        SStmt::If(branches, else_) => {
+            branches.iter().any(|(_, b)| has_while(b)) || has_while(else_)
+        }
+        SStmt::For(_, _, _, _, body) => has_while(body),
+        _ => false,
+    })
+}
+
+/// Whether every statement and expression of `sf` has a translation.
+fn covered(sf: &ScalarFn, funcs: &[CFunction]) -> bool {
+    let inputs: Vec<u32> = sf.inputs.iter().map(|i| i.slot).collect();
+    let assigns_input = |slot: &u32| inputs.contains(slot);
+    sf.init
+        .iter()
+        .all(|(slot, _, e)| !assigns_input(slot) && expr_covered(e, funcs))
+        && stmts_covered(&sf.body, funcs, &assigns_input)
+}
+
+fn stmts_covered(stmts: &[SStmt], funcs: &[CFunction], input: &dyn Fn(&u32) -> bool) -> bool {
+    stmts.iter().all(|s| match s {
+        SStmt::Assign(slot, _, e) => !input(slot) && expr_covered(e, funcs),
+        SStmt::AssignElem(_, _, idx, _, e) => {
+            idx.iter().all(|i| expr_covered(i, funcs)) && expr_covered(e, funcs)
+        }
+        SStmt::Tuple(targets, f, args) => {
+            targets.iter().flatten().all(|(slot, _)| !input(slot))
+                && call_covered(*f, args, targets.len().saturating_sub(1), funcs)
+        }
+        SStmt::Call(f, args) => call_covered(*f, args, 0, funcs),
+        SStmt::If(branches, else_) => {
+            branches
+                .iter()
+                .all(|(c, b)| expr_covered(c, funcs) && stmts_covered(b, funcs, input))
+                && stmts_covered(else_, funcs, input)
+        }
+        SStmt::For(slot, a, step, b, body) => {
+            !input(slot)
+                && expr_covered(a, funcs)
+                && step.as_ref().is_none_or(|s| expr_covered(s, funcs))
+                && expr_covered(b, funcs)
+                && stmts_covered(body, funcs, input)
+        }
+        SStmt::While(c, body) => expr_covered(c, funcs) && stmts_covered(body, funcs, input),
+        SStmt::Assert(c, _, _) => expr_covered(c, funcs),
+        SStmt::Return | SStmt::Break => true,
+    })
+}
+
+/// A call the native code can make: the callee has a scalar form, takes every argument
+/// as a scalar, and has output `index`.
+fn call_covered(f: u32, args: &[SArg], index: usize, funcs: &[CFunction]) -> bool {
+    let Some(csf) = funcs.get(f as usize).and_then(|c| c.scalar.as_deref()) else {
+        return false;
+    };
+    args.len() <= csf.inputs.len()
+        && (csf.outputs.len() > index || (index == 0 && csf.outputs.is_empty()))
+        && args.iter().zip(&csf.inputs).all(|(a, input)| match a {
+            SArg::Scalar(e) => input.dims.is_none() && expr_covered(e, funcs),
+            SArg::Value(_) => false,
+        })
+}
+
+fn expr_covered(e: &SExpr, funcs: &[CFunction]) -> bool {
+    let cov = |x: &SExpr| expr_covered(x, funcs);
+    match e {
+        SExpr::Const(_) | SExpr::Local(_) => true,
+        SExpr::Neg(a) | SExpr::Not(a) | SExpr::M1(_, a) | SExpr::Floor(a) | SExpr::ToBool(a) => {
+            cov(a)
+        }
+        SExpr::Bin(_, a, b) | SExpr::M2(_, a, b) => cov(a) && cov(b),
+        SExpr::Elem(_, _, idx) | SExpr::LocalElem(_, _, idx) => idx.iter().all(cov),
+        SExpr::Elem1(_, i) => cov(i),
+        SExpr::SemiLinear(args) => args.iter().all(cov),
+        SExpr::Call(f, args, index) => {
+            call_covered(*f, args, *index, funcs)
+                && funcs[*f as usize]
+                    .scalar
+                    .as_deref()
+                    .is_some_and(|c| c.outputs.len() > *index)
+        }
+        SExpr::If(branches, else_) => branches.iter().all(|(c, v)| cov(c) && cov(v)) && cov(else_),
+    }
+}
+
+/// Which calls go straight from native code to native code: the callee has native code,
+/// keeps no memo (a costly pure function keeps its memo through [`native_call`]), takes
+/// all its inputs as arguments (defaults are the interpreter's), keeps no arrays in its
+/// frame, and cannot call back into the caller (no recursion without the depth limit).
+struct DirectCalls {
+    ids: Vec<Option<FuncId>>,
+    /// `reaches[f]`: the functions `f` calls, directly or not.
+    reaches: Vec<std::collections::BTreeSet<u32>>,
+    eligible: Vec<bool>,
+}
+
+impl DirectCalls {
+    fn new(funcs: &[CFunction], ids: &[Option<FuncId>]) -> DirectCalls {
+        let reaches = (0..funcs.len())
+            .map(|f| {
+                let mut seen = std::collections::BTreeSet::new();
+                let mut stack: Vec<u32> = funcs[f].callees.iter().copied().collect();
+                while let Some(g) = stack.pop() {
+                    if seen.insert(g) {
+                        if let Some(c) = funcs.get(g as usize) {
+                            stack.extend(c.callees.iter().copied());
+                        }
+                    }
+                }
+                seen
+            })
+            .collect();
+        let eligible = funcs
+            .iter()
+            .zip(ids)
+            .map(|(f, id)| {
+                id.is_some()
+                    && !f.memo
+                    && f.scalar
+                        .as_deref()
+                        .is_some_and(|sf| sf.frame_size == sf.local_types.len())
+            })
+            .collect();
+        DirectCalls {
+            ids: ids.to_vec(),
+            reaches,
+            eligible,
+        }
+    }
+
+    /// The callee's function id when `caller` calls `callee` with `nargs` arguments directly.
+    fn id(&self, caller: u32, callee: u32, nargs: usize, funcs: &[CFunction]) -> Option<FuncId> {
+        let c = callee as usize;
+        let all_args = funcs[c]
+            .scalar
+            .as_deref()
+            .is_some_and(|sf| sf.inputs.len() == nargs);
+        (self.eligible[c]
+            && all_args
+            && callee != caller
+            && !self.reaches[c].contains(&caller)
+            && !self.reaches[c].contains(&callee))
+        .then_some(self.ids[c])
+        .flatten()
+    }
+}
+
+/// Signatures of the helpers the code calls.
+struct Sigs {
+    unary: SigRef,
+    binary: SigRef,
+    index: SigRef,
+    call: SigRef,
+}
+
+/// Where a call left its outputs: consecutive in a stack slot, or at the given byte
+/// offsets of the callee's frame (a direct call).
+struct Outputs {
+    slot: cranelift_codegen::ir::StackSlot,
+    offsets: Option<Vec<usize>>,
+}
+
+/// Translates one scalar function.
+struct Lower<'a> {
+    b: FunctionBuilder<'a>,
+    module: &'a mut JITModule,
+    /// Index of the function being translated.
+    this: u32,
+    direct: &'a DirectCalls,
+    config: cranelift_codegen::isa::TargetFrontendConfig,
+    ptr: Type,
+    sf: &'a ScalarFn,
+    funcs: &'a [CFunction],
+    tables: &'a mut Vec<Arc<[f64]>>,
+    sigs: Sigs,
+    frame: Value,
+    env: Value,
+    /// One variable per scalar slot of the frame.
+    vars: Vec<Variable>,
+    /// Returns 1: the interpreter runs the function again.
+    fail: cranelift_codegen::ir::Block,
+    /// Stores the outputs and returns 0.
+    done: cranelift_codegen::ir::Block,
+    /// Exit blocks of the enclosing loops (for `break`).
+    loop_exits: Vec<cranelift_codegen::ir::Block>,
+}
+
+impl<'a> Lower<'a> {
+    fn new(
+        mut b: FunctionBuilder<'a>,
+        module: &'a mut JITModule,
+        sf: &'a ScalarFn,
+        this: u32,
+        funcs: &'a [CFunction],
+        direct: &'a DirectCalls,
+        tables: &'a mut Vec<Arc<[f64]>>,
+    ) -> Lower<'a> {
+        let ptr = module.target_config().pointer_type();
+        let mut sig = |params: &[Type], ret: Type| {
+            let mut s = module.make_signature();
+            s.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+            s.returns.push(AbiParam::new(ret));
+            b.import_signature(s)
+        };
+        let sigs = Sigs {
+            unary: sig(&[types::F64], types::F64),
+            binary: sig(&[types::F64, types::F64], types::F64),
+            index: sig(&[types::F64, types::I64], types::I64),
+            call: sig(&[ptr, types::I32, ptr, types::I32, ptr], types::I32),
+        };
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let frame = b.block_params(entry)[0];
+        let env = b.block_params(entry)[1];
+        let fail = b.create_block();
+        let done = b.create_block();
+        Lower {
+            b,
+            config: module.isa().frontend_config(),
+            module,
+            this,
+            direct,
+            ptr,
+            sf,
+            funcs,
+            tables,
+            sigs,
+            frame,
+            env,
+            vars: Vec::new(),
+            fail,
+            done,
+            loop_exits: Vec::new(),
+        }
+    }
+
+    /// Emit the whole function; `None` if something has no translation after all.
+    fn build(mut self) -> Option<()> {
+        let sf = self.sf;
+        // scalar slots live in variables: inputs loaded, everything else starts at zero
+        let zero = self.b.ins().f64const(0.0);
+        for _ in 0..sf.local_types.len() {
+            let v = self.b.declare_var(types::F64);
+            self.b.def_var(v, zero);
+            self.vars.push(v);
+        }
+        for input in sf.inputs.iter().filter(|i| i.dims.is_none()) {
+            let x = self.load_frame(input.slot as usize);
+            self.b
+                .def_var(self.vars.get(input.slot as usize).copied()?, x);
+        }
+        for (slot, ty, e) in &sf.init {
+            let x = self.expr(e)?;
+            self.assign(*slot, *ty, x)?;
+        }
+        self.stmts(&sf.body)?;
+        self.b.ins().jump(self.done, &[]);
+
+        self.b.switch_to_block(self.fail);
+        let one = self.b.ins().iconst(types::I32, 1);
+        self.b.ins().return_(&[one]);
+
+        self.b.switch_to_block(self.done);
+        for (slot, _) in &sf.outputs {
+            let v = self.b.use_var(*self.vars.get(*slot as usize)?);
+            self.store_frame(*slot as usize, v);
+        }
+        let ok = self.b.ins().iconst(types::I32, 0);
+        self.b.ins().return_(&[ok]);
+        self.b.seal_all_blocks();
+        self.b.finalize(self.config);
+        Some(())
+    }
+
+    fn load_frame(&mut self, slot: usize) -> Value {
+        let off = i32::try_from(slot * 8).expect("frame offsets fit in 32 bits");
+        self.b
+            .ins()
+            .load(types::F64, MemFlagsData::trusted(), self.frame, off)
+    }
+
+    fn store_frame(&mut self, slot: usize, v: Value) {
+        let off = i32::try_from(slot * 8).expect("frame offsets fit in 32 bits");
+        self.b
+            .ins()
+            .store(MemFlagsData::trusted(), v, self.frame, off);
+    }
+
+    /// Continue in a fresh block after a terminator (code after `return`/`break` is dead
+    /// but must still be placed somewhere).
+    fn continue_dead(&mut self) {
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+    }
+
+    /// Branch to `fail` when `status` (I32 or I64) is nonzero.
+    fn fail_if(&mut self, cond: Value) {
+        let cont = self.b.create_block();
+        self.b.ins().brif(cond, self.fail, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Store `x` into scalar slot `slot` with the conversion of an assignment.
+    fn assign(&mut self, slot: u32, ty: Ty, x: Value) -> Option<()> {
+        let v = self.coerce(ty, x);
+        let var = *self.vars.get(slot as usize)?;
+        self.b.def_var(var, v);
+        Some(())
+    }
+
+    /// Integer assignments round (`x` is almost always integral already), Booleans test.
+    fn coerce(&mut self, ty: Ty, x: Value) -> Value {
+        match ty {
+            Ty::Real | Ty::Str => x,
+            Ty::Bool => {
+                let z = self.b.ins().f64const(0.0);
+                let c = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+                self.truth(c)
+            }
+            Ty::Int => {
+                let t = self.b.ins().trunc(x);
+                let integral = self.b.ins().fcmp(FloatCC::Equal, t, x);
+                let slow = self.b.create_block();
+                let join = self.b.create_block();
+                let r = self.b.append_block_param(join, types::F64);
+                self.b
+                    .ins()
+                    .brif(integral, join, &[BlockArg::Value(x)], slow, &[]);
+                self.b.switch_to_block(slow);
+                let rounded = self.helper1(round as extern "C" fn(f64) -> f64 as usize, x);
+                self.b.ins().jump(join, &[BlockArg::Value(rounded)]);
+                self.b.switch_to_block(join);
+                r
+            }
+        }
+    }
+
+    fn truth(&mut self, c: Value) -> Value {
+        let one = self.b.ins().f64const(1.0);
+        let zero = self.b.ins().f64const(0.0);
+        self.b.ins().select(c, one, zero)
+    }
+
+    fn helper1(&mut self, f: usize, x: Value) -> Value {
+        let p = self.b.ins().iconst(self.ptr, f as i64);
+        let call = self.b.ins().call_indirect(self.sigs.unary, p, &[x]);
+        self.b.inst_results(call)[0]
+    }
+
+    fn helper2(&mut self, f: usize, x: Value, y: Value) -> Value {
+        let p = self.b.ins().iconst(self.ptr, f as i64);
+        let call = self.b.ins().call_indirect(self.sigs.binary, p, &[x, y]);
+        self.b.inst_results(call)[0]
+    }
+
+    fn stmts(&mut self, stmts: &[SStmt]) -> Option<()> {
+        for s in stmts {
+            self.stmt(s)?;
+        }
+        Some(())
+    }
+
+    fn stmt(&mut self, s: &SStmt) -> Option<()> {
+        match s {
+            SStmt::Assign(slot, ty, e) => {
+                let x = self.expr(e)?;
+                self.assign(*slot, *ty, x)?;
+            }
+            SStmt::AssignElem(base, dims, idx, ty, e) => {
+                let x = self.expr(e)?;
+                let x = self.coerce(*ty, x);
+                let addr = self.local_address(*base, dims, idx)?;
+                self.b.ins().store(MemFlagsData::trusted(), x, addr, 0);
+            }
+            SStmt::Tuple(targets, f, args) => {
+                let outs = self.call(*f, args)?;
+                for (k, t) in targets.iter().enumerate() {
+                    if let Some((slot, ty)) = t {
+                        let x = self.output(&outs, k)?;
+                        self.assign(*slot, *ty, x)?;
+                    }
+                }
+            }
+            SStmt::Call(f, args) => {
+                self.call(*f, args)?;
+            }
+            SStmt::If(branches, else_) => {
+                let join = self.b.create_block();
+                for (c, body) in branches {
+                    let x = self.expr(c)?;
+                    let z = self.b.ins().f64const(0.0);
+                    let taken = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+                    let then = self.b.create_block();
+                    let next = self.b.create_block();
+                    self.b.ins().brif(taken, then, &[], next, &[]);
+                    self.b.switch_to_block(then);
+                    self.stmts(body)?;
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(next);
+                }
+                self.stmts(else_)?;
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+            }
+            SStmt::For(slot, a, step, b, body) => {
+                self.for_loop(*slot, a, step.as_ref(), b, body)?
+            }
+            SStmt::While(c, body) => self.while_loop(c, body)?,
+            SStmt::Assert(c, _, _) => {
+                // a failed assertion (error or warning) is reported by the interpreter
+                let x = self.expr(c)?;
+                let z = self.b.ins().f64const(0.0);
+                let failed = self.b.ins().fcmp(FloatCC::Equal, x, z);
+                self.fail_if(failed);
+            }
+            SStmt::Return => {
+                self.b.ins().jump(self.done, &[]);
+                self.continue_dead();
+            }
+            SStmt::Break => {
+                let exit = *self.loop_exits.last()?;
+                self.b.ins().jump(exit, &[]);
+                self.continue_dead();
+            }
+        }
+        Some(())
+    }
+
+    /// `for i in a:step:b` with the iteration count of the interpreter (`scalar_fn::sfor`).
+    fn for_loop(
+        &mut self,
+        slot: u32,
+        a: &SExpr,
+        step: Option<&SExpr>,
+        b: &SExpr,
+        body: &[SStmt],
+    ) -> Option<()> {
+        let a = self.expr(a)?;
+        let s = match step {
+            Some(s) => self.expr(s)?,
+            None => self.b.ins().f64const(1.0),
+        };
+        let b = self.expr(b)?;
+        let zero = self.b.ins().f64const(0.0);
+        let step_zero = self.b.ins().fcmp(FloatCC::Equal, s, zero);
+        self.fail_if(step_zero);
+        let n = self.helper_count(a, s, b);
+        let k_var = self.b.declare_var(types::F64);
+        self.b.def_var(k_var, zero);
+        let head = self.b.create_block();
+        let body_block = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let k = self.b.use_var(k_var);
+        let more = self.b.ins().fcmp(FloatCC::LessThan, k, n);
+        self.b.ins().brif(more, body_block, &[], exit, &[]);
+        self.b.switch_to_block(body_block);
+        let ks = self.b.ins().fmul(k, s);
+        let i = self.b.ins().fadd(a, ks);
+        let var = *self.vars.get(slot as usize)?;
+        self.b.def_var(var, i);
+        self.loop_exits.push(exit);
+        self.stmts(body)?;
+        self.loop_exits.pop();
+        let k = self.b.use_var(k_var);
+        let one = self.b.ins().f64const(1.0);
+        let k1 = self.b.ins().fadd(k, one);
+        self.b.def_var(k_var, k1);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+        Some(())
+    }
+
+    /// The number of values of `a:s:b` (as a Real, 0 for an empty range).
+    fn helper_count(&mut self, a: Value, s: Value, b: Value) -> Value {
+        let p = self
+            .b
+            .ins()
+            .iconst(self.ptr, range_count as *const () as usize as i64);
+        let mut sig = Signature::new(self.b.func.signature.call_conv);
+        sig.params.extend([AbiParam::new(types::F64); 3]);
+        sig.returns.push(AbiParam::new(types::F64));
+        let sr = self.b.import_signature(sig);
+        let call = self.b.ins().call_indirect(sr, p, &[a, s, b]);
+        self.b.inst_results(call)[0]
+    }
+
+    fn while_loop(&mut self, c: &SExpr, body: &[SStmt]) -> Option<()> {
+        let count = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(count, zero);
+        let head = self.b.create_block();
+        let body_block = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let x = self.expr(c)?;
+        let fz = self.b.ins().f64const(0.0);
+        let more = self.b.ins().fcmp(FloatCC::NotEqual, x, fz);
+        self.b.ins().brif(more, body_block, &[], exit, &[]);
+        self.b.switch_to_block(body_block);
+        let n = self.b.use_var(count);
+        let n1 = self.b.ins().iadd_imm_s(n, 1);
+        self.b.def_var(count, n1);
+        let endless = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThan, n1, MAX_WHILE_ITERATIONS);
+        self.fail_if(endless);
+        self.loop_exits.push(exit);
+        self.stmts(body)?;
+        self.loop_exits.pop();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+        Some(())
+    }
+
+    /// Call `f`, straight into its native code where [`DirectCalls`] allows, else through
+    /// [`native_call`]; returns the output `index`, or the callee's frame or output slot
+    /// (`Outputs`) for a tuple.
+    fn call(&mut self, f: u32, args: &[SArg]) -> Option<Outputs> {
+        if let Some(id) = self.direct.id(self.this, f, args.len(), self.funcs) {
+            return self.call_direct(f, id, args);
+        }
+        self.call_through_env(f, args).map(|slot| Outputs {
+            slot,
+            offsets: None,
+        })
+    }
+
+    /// A direct call: the callee's frame is a stack slot of the caller.
+    fn call_direct(&mut self, f: u32, id: FuncId, args: &[SArg]) -> Option<Outputs> {
+        let csf = self.funcs.get(f as usize)?.scalar.as_deref()?;
+        let frame = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            u32::try_from(csf.frame_size.max(1) * 8).ok()?,
+            3,
+        ));
+        for (a, input) in args.iter().zip(&csf.inputs) {
+            let SArg::Scalar(e) = a else { return None };
+            let x = self.expr(e)?;
+            let x = self.coerce(input.ty, x);
+            self.b
+                .ins()
+                .stack_store(self.ptr, x, frame, (input.slot as usize * 8) as i32);
+        }
+        let callee = self.module.declare_func_in_func(id, self.b.func);
+        let fp = self.b.ins().stack_addr(self.ptr, frame, 0);
+        let call = self.b.ins().call(callee, &[fp, self.env]);
+        let status = self.b.inst_results(call)[0];
+        self.fail_if(status);
+        Some(Outputs {
+            slot: frame,
+            offsets: Some(csf.outputs.iter().map(|(s, _)| *s as usize * 8).collect()),
+        })
+    }
+
+    /// Call `f` through [`native_call`]; returns the stack slot holding its outputs.
+    fn call_through_env(
+        &mut self,
+        f: u32,
+        args: &[SArg],
+    ) -> Option<cranelift_codegen::ir::StackSlot> {
+        let csf = self.funcs.get(f as usize)?.scalar.as_deref()?;
+        let nouts = csf.outputs.len().max(1);
+        let arg_slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            u32::try_from(args.len().max(1) * 8).ok()?,
+            3,
+        ));
+        let out_slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            u32::try_from(nouts * 8).ok()?,
+            3,
+        ));
+        for (k, a) in args.iter().enumerate() {
+            let SArg::Scalar(e) = a else { return None };
+            let x = self.expr(e)?;
+            self.b
+                .ins()
+                .stack_store(self.ptr, x, arg_slot, (k * 8) as i32);
+        }
+        let p = self.b.ins().iconst(
+            self.ptr,
+            native_call as unsafe extern "C" fn(_, _, _, _, _) -> _ as usize as i64,
+        );
+        let fi = self.b.ins().iconst(types::I32, i64::from(f));
+        let ap = self.b.ins().stack_addr(self.ptr, arg_slot, 0);
+        let na = self.b.ins().iconst(types::I32, args.len() as i64);
+        let op = self.b.ins().stack_addr(self.ptr, out_slot, 0);
+        let call = self
+            .b
+            .ins()
+            .call_indirect(self.sigs.call, p, &[self.env, fi, ap, na, op]);
+        let status = self.b.inst_results(call)[0];
+        self.fail_if(status);
+        Some(out_slot)
+    }
+
+    /// Output `k` of a call.
+    fn output(&mut self, outs: &Outputs, k: usize) -> Option<Value> {
+        let off = match &outs.offsets {
+            Some(offsets) => *offsets.get(k)?,
+            None => k * 8,
+        };
+        Some(
+            self.b
+                .ins()
+                .stack_load(self.ptr, types::F64, outs.slot, i32::try_from(off).ok()?),
+        )
+    }
+
+    /// Address of an element of a frame array (indices checked; out of bounds fails).
+    fn local_address(&mut self, base: u32, dims: &[usize], idx: &[SExpr]) -> Option<Value> {
+        let flat = self.flat_index(dims, idx)?;
+        let bytes = self.b.ins().imul_imm_s(flat, 8);
+        let start = self.b.ins().iadd_imm_s(bytes, i64::from(base) * 8);
+        Some(self.b.ins().iadd(self.frame, start))
+    }
+
+    /// Row-major zero-based position from one index per dimension.
+    fn flat_index(&mut self, dims: &[usize], idx: &[SExpr]) -> Option<Value> {
+        if dims.len() != idx.len() {
+            return None;
+        }
+        let mut flat = self.b.ins().iconst(types::I64, 0);
+        for (e, &n) in idx.iter().zip(dims) {
+            let x = self.expr(e)?;
+            let i = self.checked_index(x, n);
+            let scaled = self.b.ins().imul_imm_s(flat, n as i64);
+            flat = self.b.ins().iadd(scaled, i);
+        }
+        Some(flat)
+    }
+
+    /// Zero-based index of the Modelica index `x` into a dimension of size `n`.
+    fn checked_index(&mut self, x: Value, n: usize) -> Value {
+        let p = self
+            .b
+            .ins()
+            .iconst(self.ptr, table_index as *const () as usize as i64);
+        let nv = self.b.ins().iconst(types::I64, n as i64);
+        let call = self.b.ins().call_indirect(self.sigs.index, p, &[x, nv]);
+        let i = self.b.inst_results(call)[0];
+        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+        self.fail_if(bad);
+        i
+    }
+
+    fn table_address(&mut self, data: &Arc<[f64]>) -> Value {
+        self.tables.push(data.clone());
+        self.b.ins().iconst(self.ptr, data.as_ptr() as i64)
+    }
+
+    fn expr(&mut self, e: &SExpr) -> Option<Value> {
+        Some(match e {
+            SExpr::Const(x) => self.b.ins().f64const(*x),
+            SExpr::Local(s) => {
+                let var = *self.vars.get(*s as usize)?;
+                self.b.use_var(var)
+            }
+            SExpr::Neg(a) => {
+                let x = self.expr(a)?;
+                self.b.ins().fneg(x)
+            }
+            SExpr::Not(a) => {
+                let x = self.expr(a)?;
+                let z = self.b.ins().f64const(0.0);
+                let c = self.b.ins().fcmp(FloatCC::Equal, x, z);
+                self.truth(c)
+            }
+            SExpr::Bin(op, a, b) => self.binary(*op, a, b)?,
+            SExpr::Elem(data, dims, idx) => {
+                let flat = self.flat_index(dims, idx)?;
+                let base = self.table_address(data);
+                let bytes = self.b.ins().imul_imm_s(flat, 8);
+                let addr = self.b.ins().iadd(base, bytes);
+                self.b
+                    .ins()
+                    .load(types::F64, MemFlagsData::trusted(), addr, 0)
+            }
+            SExpr::Elem1(data, i) => {
+                let x = self.expr(i)?;
+                let i = self.checked_index(x, data.len());
+                let base = self.table_address(data);
+                let bytes = self.b.ins().imul_imm_s(i, 8);
+                let addr = self.b.ins().iadd(base, bytes);
+                self.b
+                    .ins()
+                    .load(types::F64, MemFlagsData::trusted(), addr, 0)
+            }
+            SExpr::LocalElem(base, dims, idx) => {
+                let addr = self.local_address(*base, dims, idx)?;
+                self.b
+                    .ins()
+                    .load(types::F64, MemFlagsData::trusted(), addr, 0)
+            }
+            SExpr::M1(m, a) => {
+                let x = self.expr(a)?;
+                match m {
+                    Math1::Abs => self.b.ins().fabs(x),
+                    Math1::Sqrt => self.b.ins().sqrt(x),
+                    Math1::Floor => self.b.ins().floor(x),
+                    Math1::Ceil => self.b.ins().ceil(x),
+                    _ => self.helper1(math1_pointer(*m), x),
+                }
+            }
+            SExpr::M2(m, a, b) => {
+                let x = self.expr(a)?;
+                let y = self.expr(b)?;
+                self.helper2(math2_pointer(*m), x, y)
+            }
+            SExpr::Floor(a) => {
+                let x = self.expr(a)?;
+                self.b.ins().floor(x)
+            }
+            SExpr::ToBool(a) => {
+                let x = self.expr(a)?;
+                let z = self.b.ins().f64const(0.0);
+                let c = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+                self.truth(c)
+            }
+            SExpr::SemiLinear(args) => {
+                let x = self.expr(&args[0])?;
+                let kp = self.expr(&args[1])?;
+                let kn = self.expr(&args[2])?;
+                let z = self.b.ins().f64const(0.0);
+                let pos = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, z);
+                let p = self.b.ins().fmul(kp, x);
+                let n = self.b.ins().fmul(kn, x);
+                self.b.ins().select(pos, p, n)
+            }
+            SExpr::Call(f, args, index) => {
+                let outs = self.call(*f, args)?;
+                self.output(&outs, *index)?
+            }
+            SExpr::If(branches, else_) => {
+                let join = self.b.create_block();
+                let r = self.b.append_block_param(join, types::F64);
+                for (c, v) in branches {
+                    let x = self.expr(c)?;
+                    let z = self.b.ins().f64const(0.0);
+                    let taken = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+                    let then = self.b.create_block();
+                    let next = self.b.create_block();
+                    self.b.ins().brif(taken, then, &[], next, &[]);
+                    self.b.switch_to_block(then);
+                    let y = self.expr(v)?;
+                    self.b.ins().jump(join, &[BlockArg::Value(y)]);
+                    self.b.switch_to_block(next);
+                }
+                let y = self.expr(else_)?;
+                self.b.ins().jump(join, &[BlockArg::Value(y)]);
+                self.b.switch_to_block(join);
+                r
+            }
+        })
+    }
+
+    fn binary(&mut self, op: BinaryOp, a: &SExpr, b: &SExpr) -> Option<Value> {
+        use BinaryOp::*;
+        if matches!(op, And | Or) {
+            // short-circuit as the interpreter does: the right operand may call functions
+            let x = self.expr(a)?;
+            let z = self.b.ins().f64const(0.0);
+            let lhs = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+            let rhs_block = self.b.create_block();
+            let join = self.b.create_block();
+            let r = self.b.append_block_param(join, types::F64);
+            let decided = self.b.ins().f64const(if op == And { 0.0 } else { 1.0 });
+            if op == And {
+                self.b
+                    .ins()
+                    .brif(lhs, rhs_block, &[], join, &[BlockArg::Value(decided)]);
+            } else {
+                self.b
+                    .ins()
+                    .brif(lhs, join, &[BlockArg::Value(decided)], rhs_block, &[]);
+            }
+            self.b.switch_to_block(rhs_block);
+            let y = self.expr(b)?;
+            let z = self.b.ins().f64const(0.0);
+            let c = self.b.ins().fcmp(FloatCC::NotEqual, y, z);
+            let t = self.truth(c);
+            self.b.ins().jump(join, &[BlockArg::Value(t)]);
+            self.b.switch_to_block(join);
+            return Some(r);
+        }
+        let x = self.expr(a)?;
+        let y = self.expr(b)?;
+        let cmp = |cc: FloatCC, s: &mut Self| {
+            let c = s.b.ins().fcmp(cc, x, y);
+            s.truth(c)
+        };
+        Some(match op {
+            Add | ElemAdd => self.b.ins().fadd(x, y),
+            Sub | ElemSub => self.b.ins().fsub(x, y),
+            Mul | ElemMul => self.b.ins().fmul(x, y),
+            Div | ElemDiv => self.b.ins().fdiv(x, y),
+            Pow | ElemPow => self.helper2(pow as extern "C" fn(f64, f64) -> f64 as usize, x, y),
+            Lt => cmp(FloatCC::LessThan, self),
+            Le => cmp(FloatCC::LessThanOrEqual, self),
+            Gt => cmp(FloatCC::GreaterThan, self),
+            Ge => cmp(FloatCC::GreaterThanOrEqual, self),
+            Eq => cmp(FloatCC::Equal, self),
+            Ne => cmp(FloatCC::NotEqual, self),
+            And | Or => unreachable!("handled above"),
+        })
+    }
+}
+
+/// Iterations after which a `while` loop is taken to be endless (as in `scalar_fn.rs`).
+const MAX_WHILE_ITERATIONS: i64 = 100_000_000;
+
+extern "C" fn round(x: f64) -> f64 {
+    x.round()
+}
+
+extern "C" fn pow(x: f64, y: f64) -> f64 {
+    crate::builtins::pow(x, y)
+}
+
+/// Zero-based index of Modelica index `x` in `1..=n`, or -1 (as `scalar_fn::table_index`).
+extern "C" fn table_index(x: f64, n: i64) -> i64 {
+    if !x.is_finite() {
+        return -1;
+    }
+    let i = x.round() as i64;
+    if i >= 1 && i <= n {
+        i - 1
+    } else {
+        -1
+    }
+}
+
+/// The number of values of `a:s:b` (`s != 0`), as `scalar_fn::sfor` counts them.
+extern "C" fn range_count(a: f64, s: f64, b: f64) -> f64 {
+    let integral = a.fract() == 0.0 && s.fract() == 0.0 && b.fract() == 0.0;
+    let n = if integral {
+        ((b - a) / s).floor() + 1.0
+    } else {
+        ((b - a) / s + 1e-10).floor() + 1.0
+    };
+    if n.is_finite() && n > 0.0 {
+        (n as u64) as f64
+    } else {
+        0.0
+    }
+}
+
+/// The address of a function applying `Math1::$v` (so the code calls exactly what the
+/// interpreter runs).
+macro_rules! math1_pointers {
+    ($($v:ident),+ $(,)?) => {
+        fn math1_pointer(m: Math1) -> usize {
+            match m {
+                $(Math1::$v => {
+                    extern "C" fn f(x: f64) -> f64 {
+                        Math1::$v.apply(x)
+                    }
+                    f as extern "C" fn(f64) -> f64 as usize
+                })+
+            }
+        }
+    };
+}
+
+macro_rules! math2_pointers {
+    ($($v:ident),+ $(,)?) => {
+        fn math2_pointer(m: Math2) -> usize {
+            match m {
+                $(Math2::$v => {
+                    extern "C" fn f(x: f64, y: f64) -> f64 {
+                        Math2::$v.apply(x, y)
+                    }
+                    f as extern "C" fn(f64, f64) -> f64 as usize
+                })+
+            }
+        }
+    };
+}
+
+math1_pointers!(
+    Abs, Sign, Sqrt, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh, Exp, Log, Log10, Ceil,
+    Floor
+);
+math2_pointers!(Atan2, Min, Max, Div, Mod, Rem, Pow);
+
+/// A call made by native code: enter function `f` with `nargs` scalar arguments like any
+/// scalar call and write its outputs to `outs`. Returns 0, or 1 on any failure (the
+/// caller's interpreter run reports it).
+///
+/// # Safety
+/// `env` is the [`Env`] the native caller was given; `args` holds `nargs` values and
+/// `outs` room for the callee's outputs (both stack slots of the caller).
+unsafe extern "C" fn native_call(
+    env: *mut c_void,
+    f: u32,
+    args: *const f64,
+    nargs: u32,
+    outs: *mut f64,
+) -> u32 {
+    let run = std::panic::AssertUnwindSafe(|| {
+        // SAFETY: see the function's contract.
+        let env = unsafe { &mut *(env as *mut Env) };
+        let args = unsafe { std::slice::from_raw_parts(args, nargs as usize) };
+        let nouts = env.funcs[f as usize]
+            .scalar
+            .as_deref()
+            .map_or(0, |sf| sf.outputs.len());
+        let outs = unsafe { std::slice::from_raw_parts_mut(outs, nouts) };
+        env.call_from_native(f, args, outs)
+    });
+    match std::panic::catch_unwind(run) {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => {
+            // SAFETY: as above; the closure's borrow has ended.
+            let env = unsafe { &mut *(env as *mut Env) };
+            env.m.native_error = Some(e);
+            1
+        }
+        Err(_) => 1,
+    }
+}
