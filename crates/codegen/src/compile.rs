@@ -463,19 +463,15 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         for f in &mut funcs {
             f.scalar = crate::scalar_fn::compile(f).map(std::sync::Arc::new);
         }
-        if crate::jit::enabled() {
-            let natives = crate::jit::compile_all(&funcs);
-            let iterative: Vec<bool> = (0..funcs.len())
-                .map(|i| crate::jit::iterates(i, &funcs))
-                .collect();
-            for ((f, native), iterative) in funcs.iter_mut().zip(natives).zip(iterative) {
-                // native code recomputes a function faster than the memo builds and hashes
-                // its key, unless it iterates (a Newton loop inverting a property function)
-                if native.is_some() && !iterative {
-                    f.memo = false;
-                }
-                f.native = native;
+        // native code may recompute a function faster than the memo finds it
+        let fast: Vec<bool> = (0..funcs.len())
+            .map(|i| crate::jit::translatable(i, &funcs) && !crate::jit::memo_pays(i, &funcs))
+            .collect();
+        for (f, fast) in funcs.iter_mut().zip(fast) {
+            if fast {
+                f.memo = false;
             }
+            f.native = crate::jit::NativeSlot::new();
         }
     }
     let mut c = Compiler {

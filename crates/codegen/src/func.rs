@@ -204,8 +204,9 @@ pub struct CFunction {
     /// The compiled scalar form (`scalar_fn.rs`), when every variable is a scalar and the
     /// body stays within what that form covers.
     pub scalar: Option<std::sync::Arc<crate::scalar_fn::ScalarFn>>,
-    /// Native code of the scalar form (`jit.rs`), when it has a translation.
-    pub native: Option<crate::jit::NativeFn>,
+    /// Native code of the scalar form (`jit.rs`), compiled once the function is called
+    /// often.
+    pub native: crate::jit::NativeSlot,
 }
 
 /// Model variable names visible to algorithm sections.
@@ -654,7 +655,7 @@ pub fn compile_function(f: &Function, fn_index: &HashMap<String, u32>) -> VResul
         costly,
         memo: false,
         scalar: None,
-        native: None,
+        native: Default::default(),
     })
 }
 

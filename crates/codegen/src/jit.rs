@@ -37,10 +37,11 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Module};
+use cranelift_module::{default_libcall_names, Module};
 use moss_frontend::flat::BinaryOp;
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// Entry point of a function's native code.
 type Entry = unsafe extern "C" fn(*mut f64, *mut c_void) -> u32;
@@ -61,6 +62,8 @@ pub struct NativeFn {
     /// The constant tables the code addresses (kept alive with it).
     _tables: Arc<Vec<Arc<[f64]>>>,
     _code: Arc<Code>,
+    /// The callees it calls directly (their code must outlive this one's).
+    _callees: Arc<Vec<NativeFn>>,
 }
 
 impl std::fmt::Debug for NativeFn {
@@ -85,85 +88,99 @@ pub fn enabled() -> bool {
     std::env::var_os("MOSS_JIT").is_none_or(|v| v != "0")
 }
 
-/// Native code for every function with a scalar form the translation covers; `None` for
-/// the others, and for all of them on a host without a Cranelift backend.
-pub fn compile_all(funcs: &[CFunction]) -> Vec<Option<NativeFn>> {
-    let mut out = vec![None; funcs.len()];
-    let candidates: Vec<usize> = (0..funcs.len())
-        .filter(|&i| {
-            funcs[i]
-                .scalar
-                .as_deref()
-                .is_some_and(|sf| covered(sf, funcs))
-        })
-        .collect();
-    if candidates.is_empty() {
-        return out;
+/// Calls a function runs interpreted before it is translated: compiling costs about what a
+/// few hundred interpreted calls of a long function do, and many functions (those of
+/// initialization, of parameters) are called only a handful of times.
+const CALLS_BEFORE_COMPILING: u32 = 100;
+
+/// A function's native code, compiled on its [`CALLS_BEFORE_COMPILING`]-th call (shared
+/// by the copies of a program: the code is the same).
+#[derive(Clone, Debug, Default)]
+pub struct NativeSlot {
+    /// Off by default, and with `MOSS_JIT=0`.
+    enabled: bool,
+    calls: Arc<AtomicU32>,
+    code: Arc<OnceLock<Option<NativeFn>>>,
+}
+
+impl NativeSlot {
+    /// A slot that compiles (when [`enabled`]).
+    pub fn new() -> NativeSlot {
+        NativeSlot {
+            enabled: enabled(),
+            ..NativeSlot::default()
+        }
     }
-    let Some(mut module) = new_module() else {
-        return out;
-    };
+
+    /// The native code of function `f`, compiling it once it has been called often enough;
+    /// `None` while it runs interpreted (or has no translation).
+    pub(crate) fn get(&self, f: u32, funcs: &[CFunction]) -> Option<&NativeFn> {
+        if let Some(code) = self.code.get() {
+            return code.as_ref();
+        }
+        if !self.enabled {
+            return None;
+        }
+        if self.calls.fetch_add(1, Ordering::Relaxed) + 1 < CALLS_BEFORE_COMPILING {
+            return None;
+        }
+        self.code
+            .get_or_init(|| compile_one(f as usize, funcs))
+            .as_ref()
+    }
+
+    /// The code if it has been compiled already (for direct calls from other functions).
+    fn compiled(&self) -> Option<&NativeFn> {
+        self.code.get().and_then(|c| c.as_ref())
+    }
+}
+
+/// Whether function `f` would get native code (its scalar form has a translation).
+pub fn translatable(f: usize, funcs: &[CFunction]) -> bool {
+    enabled()
+        && funcs[f]
+            .scalar
+            .as_deref()
+            .is_some_and(|sf| covered(sf, funcs))
+}
+
+/// Native code for function `f`, or `None` (no translation, or a host without a Cranelift
+/// backend).
+fn compile_one(f: usize, funcs: &[CFunction]) -> Option<NativeFn> {
+    let sf = funcs[f].scalar.as_deref()?;
+    if !covered(sf, funcs) {
+        return None;
+    }
+    let mut module = new_module()?;
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
     let mut tables: Vec<Arc<[f64]>> = Vec::new();
-    // every candidate is declared first so that callers can call callees directly
-    let mut ids: Vec<Option<FuncId>> = vec![None; funcs.len()];
-    for &i in &candidates {
-        match module.declare_anonymous_function(&entry_signature(&module)) {
-            Ok(id) => ids[i] = Some(id),
-            Err(_) => return out,
-        }
+    let mut callees: Vec<NativeFn> = Vec::new();
+    ctx.func.signature = entry_signature(&module);
+    let id = module
+        .declare_anonymous_function(&ctx.func.signature)
+        .ok()?;
+    {
+        let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        Lower::new(b, &module, sf, f as u32, funcs, &mut tables, &mut callees).build()?;
     }
-    let direct = DirectCalls::new(funcs, &ids);
-    for &i in &candidates {
-        let sf = funcs[i]
-            .scalar
-            .as_deref()
-            .expect("candidate has a scalar form");
-        let id = ids[i].expect("declared");
-        ctx.func.signature = entry_signature(&module);
-        let built = {
-            let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            Lower::new(b, &mut module, sf, i as u32, funcs, &direct, &mut tables).build()
-        };
-        // a function that is declared but not defined would fail the whole module (its
-        // callers call it directly): then nothing runs natively, rather than risk it
-        if built.is_none() || module.define_function(id, &mut ctx).is_err() {
-            return out;
-        }
-        module.clear_context(&mut ctx);
-    }
-    if module.finalize_definitions().is_err() {
-        return out;
-    }
-    let ids: Vec<(usize, FuncId)> = ids
-        .iter()
-        .enumerate()
-        .filter_map(|(i, id)| id.map(|id| (i, id)))
-        .collect();
-    let entries: Vec<(usize, Entry)> = ids
-        .into_iter()
-        .map(|(i, id)| {
-            let p = module.get_finalized_function(id);
-            // SAFETY: `p` is the finalized code of a function with the entry signature.
-            (i, unsafe { std::mem::transmute::<*const u8, Entry>(p) })
-        })
-        .collect();
-    let code = Arc::new(Code(module));
-    let tables = Arc::new(tables);
-    for (i, entry) in entries {
-        out[i] = Some(NativeFn {
-            entry,
-            _tables: tables.clone(),
-            _code: code.clone(),
-        });
-    }
-    out
+    module.define_function(id, &mut ctx).ok()?;
+    module.clear_context(&mut ctx);
+    module.finalize_definitions().ok()?;
+    let p = module.get_finalized_function(id);
+    // SAFETY: `p` is the finalized code of a function with the entry signature.
+    let entry = unsafe { std::mem::transmute::<*const u8, Entry>(p) };
+    Some(NativeFn {
+        entry,
+        _tables: Arc::new(tables),
+        _code: Arc::new(Code(module)),
+        _callees: Arc::new(callees),
+    })
 }
 
 fn new_module() -> Option<JITModule> {
     let mut flags = settings::builder();
-    flags.set("opt_level", "speed").ok()?;
+    flags.set("opt_level", "none").ok()?;
     flags.set("use_colocated_libcalls", "false").ok()?;
     flags.set("is_pic", "false").ok()?;
     let isa = cranelift_native::builder()
@@ -185,9 +202,26 @@ fn entry_signature(module: &JITModule) -> Signature {
     sig
 }
 
+/// Whether the call memo still pays for function `f` once it runs as native code: building
+/// and hashing the key costs about as much per input as native code spends on a few
+/// operations, so the memo stays where the function iterates (a `while` loop in it or its
+/// callees: inverting a property function) or does much work per input (IF97's region
+/// functions: two inputs, hundreds of operations), and goes where a function has many
+/// inputs for its work (a Spice3 device function: a hundred record fields).
+pub fn memo_pays(f: usize, funcs: &[CFunction]) -> bool {
+    let Some(sf) = funcs[f].scalar.as_deref() else {
+        return true;
+    };
+    let inputs: usize = sf.inputs.iter().map(|i| i.len()).sum();
+    iterates(f, funcs) || function_size(sf) >= WORK_PER_MEMO_INPUT * inputs
+}
+
+/// Operations per input above which a native function keeps its memo.
+const WORK_PER_MEMO_INPUT: usize = 50;
+
 /// Whether function `f`, or a function it calls, has a `while` loop (an iteration whose
 /// cost the call memo is worth).
-pub fn iterates(f: usize, funcs: &[CFunction]) -> bool {
+fn iterates(f: usize, funcs: &[CFunction]) -> bool {
     let mut seen = vec![false; funcs.len()];
     let mut stack = vec![f];
     while let Some(g) = stack.pop() {
@@ -215,8 +249,90 @@ fn has_while(stmts: &[SStmt]) -> bool {
     })
 }
 
+/// Largest function translated (statements and expression nodes): beyond it, compile time
+/// would outgrow what native code saves.
+const MAX_NODES: usize = 40_000;
+
+/// Largest function whose scalar locals become SSA variables (locals times nodes): a long
+/// function with hundreds of locals (region 3 of IF97) makes the register allocator's work
+/// explode, so its locals stay in the frame, read and written in memory.
+const MAX_REGISTER_WORK: usize = 200_000;
+
+fn in_registers(sf: &ScalarFn) -> bool {
+    sf.local_types.len() * function_size(sf) <= MAX_REGISTER_WORK
+}
+
+/// Statements and expression nodes of `sf`.
+fn function_size(sf: &ScalarFn) -> usize {
+    sf.init.iter().map(|(_, _, e)| expr_size(e)).sum::<usize>() + stmts_size(&sf.body)
+}
+
+fn stmts_size(stmts: &[SStmt]) -> usize {
+    stmts
+        .iter()
+        .map(|s| {
+            1 + match s {
+                SStmt::Assign(_, _, e) => expr_size(e),
+                SStmt::AssignElem(_, _, idx, _, e) => {
+                    idx.iter().map(expr_size).sum::<usize>() + expr_size(e)
+                }
+                SStmt::Tuple(_, _, args) | SStmt::Call(_, args) => args_size(args),
+                SStmt::If(branches, else_) => {
+                    branches
+                        .iter()
+                        .map(|(c, b)| expr_size(c) + stmts_size(b))
+                        .sum::<usize>()
+                        + stmts_size(else_)
+                }
+                SStmt::For(_, a, step, b, body) => {
+                    expr_size(a)
+                        + step.as_ref().map_or(0, expr_size)
+                        + expr_size(b)
+                        + stmts_size(body)
+                }
+                SStmt::While(c, body) => expr_size(c) + stmts_size(body),
+                SStmt::Assert(c, _, _) => expr_size(c),
+                SStmt::Return | SStmt::Break => 0,
+            }
+        })
+        .sum()
+}
+
+fn args_size(args: &[SArg]) -> usize {
+    args.iter()
+        .map(|a| match a {
+            SArg::Scalar(e) => expr_size(e),
+            SArg::Value(_) => 1,
+        })
+        .sum()
+}
+
+fn expr_size(e: &SExpr) -> usize {
+    1 + match e {
+        SExpr::Const(_) | SExpr::Local(_) => 0,
+        SExpr::Neg(a) | SExpr::Not(a) | SExpr::M1(_, a) | SExpr::Floor(a) | SExpr::ToBool(a) => {
+            expr_size(a)
+        }
+        SExpr::Bin(_, a, b) | SExpr::M2(_, a, b) => expr_size(a) + expr_size(b),
+        SExpr::Elem(_, _, idx) | SExpr::LocalElem(_, _, idx) => idx.iter().map(expr_size).sum(),
+        SExpr::Elem1(_, i) => expr_size(i),
+        SExpr::SemiLinear(args) => args.iter().map(expr_size).sum(),
+        SExpr::Call(_, args, _) => args_size(args),
+        SExpr::If(branches, else_) => {
+            branches
+                .iter()
+                .map(|(c, v)| expr_size(c) + expr_size(v))
+                .sum::<usize>()
+                + expr_size(else_)
+        }
+    }
+}
+
 /// Whether every statement and expression of `sf` has a translation.
 fn covered(sf: &ScalarFn, funcs: &[CFunction]) -> bool {
+    if function_size(sf) > MAX_NODES {
+        return false;
+    }
     let inputs: Vec<u32> = sf.inputs.iter().map(|i| i.slot).collect();
     let assigns_input = |slot: &u32| inputs.contains(slot);
     sf.init
@@ -291,66 +407,30 @@ fn expr_covered(e: &SExpr, funcs: &[CFunction]) -> bool {
     }
 }
 
-/// Which calls go straight from native code to native code: the callee has native code,
-/// keeps no memo (a costly pure function keeps its memo through [`native_call`]), takes
-/// all its inputs as arguments (defaults are the interpreter's), keeps no arrays in its
-/// frame, and cannot call back into the caller (no recursion without the depth limit).
-struct DirectCalls {
-    ids: Vec<Option<FuncId>>,
-    /// `reaches[f]`: the functions `f` calls, directly or not.
-    reaches: Vec<std::collections::BTreeSet<u32>>,
-    eligible: Vec<bool>,
-}
-
-impl DirectCalls {
-    fn new(funcs: &[CFunction], ids: &[Option<FuncId>]) -> DirectCalls {
-        let reaches = (0..funcs.len())
-            .map(|f| {
-                let mut seen = std::collections::BTreeSet::new();
-                let mut stack: Vec<u32> = funcs[f].callees.iter().copied().collect();
-                while let Some(g) = stack.pop() {
-                    if seen.insert(g) {
-                        if let Some(c) = funcs.get(g as usize) {
-                            stack.extend(c.callees.iter().copied());
-                        }
-                    }
-                }
-                seen
-            })
-            .collect();
-        let eligible = funcs
-            .iter()
-            .zip(ids)
-            .map(|(f, id)| {
-                id.is_some()
-                    && !f.memo
-                    && f.scalar
-                        .as_deref()
-                        .is_some_and(|sf| sf.frame_size == sf.local_types.len())
-            })
-            .collect();
-        DirectCalls {
-            ids: ids.to_vec(),
-            reaches,
-            eligible,
+/// The native code of `callee` when `caller` may call it directly: the callee is compiled
+/// already, keeps no memo (a costly pure function keeps its memo through [`native_call`]),
+/// takes all its inputs as arguments (defaults are the interpreter's), keeps no arrays in
+/// its frame, and cannot call back into the caller (no recursion without the depth limit).
+fn direct_callee(caller: u32, callee: u32, nargs: usize, funcs: &[CFunction]) -> Option<&NativeFn> {
+    let c = funcs.get(callee as usize)?;
+    let sf = c.scalar.as_deref()?;
+    if c.memo || sf.inputs.len() != nargs || sf.frame_size != sf.local_types.len() {
+        return None;
+    }
+    let native = c.native.compiled()?;
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stack = vec![callee];
+    while let Some(g) = stack.pop() {
+        if g == caller || (g == callee && !seen.is_empty()) {
+            return None;
+        }
+        if seen.insert(g) {
+            if let Some(d) = funcs.get(g as usize) {
+                stack.extend(d.callees.iter().copied());
+            }
         }
     }
-
-    /// The callee's function id when `caller` calls `callee` with `nargs` arguments directly.
-    fn id(&self, caller: u32, callee: u32, nargs: usize, funcs: &[CFunction]) -> Option<FuncId> {
-        let c = callee as usize;
-        let all_args = funcs[c]
-            .scalar
-            .as_deref()
-            .is_some_and(|sf| sf.inputs.len() == nargs);
-        (self.eligible[c]
-            && all_args
-            && callee != caller
-            && !self.reaches[c].contains(&caller)
-            && !self.reaches[c].contains(&callee))
-        .then_some(self.ids[c])
-        .flatten()
-    }
+    Some(native)
 }
 
 /// Signatures of the helpers the code calls.
@@ -359,6 +439,7 @@ struct Sigs {
     binary: SigRef,
     index: SigRef,
     call: SigRef,
+    entry: SigRef,
 }
 
 /// Where a call left its outputs: consecutive in a stack slot, or at the given byte
@@ -371,10 +452,10 @@ struct Outputs {
 /// Translates one scalar function.
 struct Lower<'a> {
     b: FunctionBuilder<'a>,
-    module: &'a mut JITModule,
     /// Index of the function being translated.
     this: u32,
-    direct: &'a DirectCalls,
+    /// The callees called directly.
+    callees: &'a mut Vec<NativeFn>,
     config: cranelift_codegen::isa::TargetFrontendConfig,
     ptr: Type,
     sf: &'a ScalarFn,
@@ -396,12 +477,12 @@ struct Lower<'a> {
 impl<'a> Lower<'a> {
     fn new(
         mut b: FunctionBuilder<'a>,
-        module: &'a mut JITModule,
+        module: &JITModule,
         sf: &'a ScalarFn,
         this: u32,
         funcs: &'a [CFunction],
-        direct: &'a DirectCalls,
         tables: &'a mut Vec<Arc<[f64]>>,
+        callees: &'a mut Vec<NativeFn>,
     ) -> Lower<'a> {
         let ptr = module.target_config().pointer_type();
         let mut sig = |params: &[Type], ret: Type| {
@@ -415,6 +496,7 @@ impl<'a> Lower<'a> {
             binary: sig(&[types::F64, types::F64], types::F64),
             index: sig(&[types::F64, types::I64], types::I64),
             call: sig(&[ptr, types::I32, ptr, types::I32, ptr], types::I32),
+            entry: sig(&[ptr, ptr], types::I32),
         };
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -426,9 +508,8 @@ impl<'a> Lower<'a> {
         Lower {
             b,
             config: module.isa().frontend_config(),
-            module,
             this,
-            direct,
+            callees,
             ptr,
             sf,
             funcs,
@@ -446,17 +527,19 @@ impl<'a> Lower<'a> {
     /// Emit the whole function; `None` if something has no translation after all.
     fn build(mut self) -> Option<()> {
         let sf = self.sf;
-        // scalar slots live in variables: inputs loaded, everything else starts at zero
-        let zero = self.b.ins().f64const(0.0);
-        for _ in 0..sf.local_types.len() {
-            let v = self.b.declare_var(types::F64);
-            self.b.def_var(v, zero);
-            self.vars.push(v);
-        }
-        for input in sf.inputs.iter().filter(|i| i.dims.is_none()) {
-            let x = self.load_frame(input.slot as usize);
-            self.b
-                .def_var(self.vars.get(input.slot as usize).copied()?, x);
+        if in_registers(sf) {
+            // scalar slots live in variables: inputs loaded, everything else starts at zero
+            let zero = self.b.ins().f64const(0.0);
+            for _ in 0..sf.local_types.len() {
+                let v = self.b.declare_var(types::F64);
+                self.b.def_var(v, zero);
+                self.vars.push(v);
+            }
+            for input in sf.inputs.iter().filter(|i| i.dims.is_none()) {
+                let x = self.load_frame(input.slot as usize);
+                self.b
+                    .def_var(self.vars.get(input.slot as usize).copied()?, x);
+            }
         }
         for (slot, ty, e) in &sf.init {
             let x = self.expr(e)?;
@@ -470,9 +553,11 @@ impl<'a> Lower<'a> {
         self.b.ins().return_(&[one]);
 
         self.b.switch_to_block(self.done);
-        for (slot, _) in &sf.outputs {
-            let v = self.b.use_var(*self.vars.get(*slot as usize)?);
-            self.store_frame(*slot as usize, v);
+        if !self.vars.is_empty() {
+            for (slot, _) in &sf.outputs {
+                let v = self.b.use_var(*self.vars.get(*slot as usize)?);
+                self.store_frame(*slot as usize, v);
+            }
         }
         let ok = self.b.ins().iconst(types::I32, 0);
         self.b.ins().return_(&[ok]);
@@ -512,9 +597,33 @@ impl<'a> Lower<'a> {
     /// Store `x` into scalar slot `slot` with the conversion of an assignment.
     fn assign(&mut self, slot: u32, ty: Ty, x: Value) -> Option<()> {
         let v = self.coerce(ty, x);
-        let var = *self.vars.get(slot as usize)?;
-        self.b.def_var(var, v);
+        self.set_local(slot, v)
+    }
+
+    /// Write scalar slot `slot`: its variable, or the frame for a function kept in memory.
+    fn set_local(&mut self, slot: u32, v: Value) -> Option<()> {
+        if self.vars.is_empty() {
+            if slot as usize >= self.sf.local_types.len() {
+                return None;
+            }
+            self.store_frame(slot as usize, v);
+        } else {
+            let var = *self.vars.get(slot as usize)?;
+            self.b.def_var(var, v);
+        }
         Some(())
+    }
+
+    /// Read scalar slot `slot`.
+    fn get_local(&mut self, slot: u32) -> Option<Value> {
+        if self.vars.is_empty() {
+            if slot as usize >= self.sf.local_types.len() {
+                return None;
+            }
+            return Some(self.load_frame(slot as usize));
+        }
+        let var = *self.vars.get(slot as usize)?;
+        Some(self.b.use_var(var))
     }
 
     /// Integer assignments round (`x` is almost always integral already), Booleans test.
@@ -667,8 +776,7 @@ impl<'a> Lower<'a> {
         self.b.switch_to_block(body_block);
         let ks = self.b.ins().fmul(k, s);
         let i = self.b.ins().fadd(a, ks);
-        let var = *self.vars.get(slot as usize)?;
-        self.b.def_var(var, i);
+        self.set_local(slot, i)?;
         self.loop_exits.push(exit);
         self.stmts(body)?;
         self.loop_exits.pop();
@@ -729,8 +837,9 @@ impl<'a> Lower<'a> {
     /// [`native_call`]; returns the output `index`, or the callee's frame or output slot
     /// (`Outputs`) for a tuple.
     fn call(&mut self, f: u32, args: &[SArg]) -> Option<Outputs> {
-        if let Some(id) = self.direct.id(self.this, f, args.len(), self.funcs) {
-            return self.call_direct(f, id, args);
+        if let Some(native) = direct_callee(self.this, f, args.len(), self.funcs) {
+            let native = native.clone();
+            return self.call_direct(f, native, args);
         }
         self.call_through_env(f, args).map(|slot| Outputs {
             slot,
@@ -739,7 +848,7 @@ impl<'a> Lower<'a> {
     }
 
     /// A direct call: the callee's frame is a stack slot of the caller.
-    fn call_direct(&mut self, f: u32, id: FuncId, args: &[SArg]) -> Option<Outputs> {
+    fn call_direct(&mut self, f: u32, native: NativeFn, args: &[SArg]) -> Option<Outputs> {
         let csf = self.funcs.get(f as usize)?.scalar.as_deref()?;
         let frame = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -754,9 +863,16 @@ impl<'a> Lower<'a> {
                 .ins()
                 .stack_store(self.ptr, x, frame, (input.slot as usize * 8) as i32);
         }
-        let callee = self.module.declare_func_in_func(id, self.b.func);
+        let entry = self
+            .b
+            .ins()
+            .iconst(self.ptr, native.entry as *const () as usize as i64);
+        self.callees.push(native);
         let fp = self.b.ins().stack_addr(self.ptr, frame, 0);
-        let call = self.b.ins().call(callee, &[fp, self.env]);
+        let call = self
+            .b
+            .ins()
+            .call_indirect(self.sigs.entry, entry, &[fp, self.env]);
         let status = self.b.inst_results(call)[0];
         self.fail_if(status);
         Some(Outputs {
@@ -865,10 +981,7 @@ impl<'a> Lower<'a> {
     fn expr(&mut self, e: &SExpr) -> Option<Value> {
         Some(match e {
             SExpr::Const(x) => self.b.ins().f64const(*x),
-            SExpr::Local(s) => {
-                let var = *self.vars.get(*s as usize)?;
-                self.b.use_var(var)
-            }
+            SExpr::Local(s) => self.get_local(*s)?,
             SExpr::Neg(a) => {
                 let x = self.expr(a)?;
                 self.b.ins().fneg(x)

@@ -84,7 +84,7 @@ pub(crate) struct SInput {
 
 impl SInput {
     /// Frame slots the input occupies.
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.dims.as_ref().map_or(1, |d| d.iter().product())
     }
 
@@ -792,15 +792,14 @@ impl Env<'_> {
         }
         self.m.memo.scalar_calls += 1;
         self.depth += 1;
-        let r = self
-            .run_scalar(sf, func.native.as_ref(), frame, nargs)
-            .map_err(|e| {
-                if e.starts_with("in function") {
-                    e
-                } else {
-                    format!("in function `{}`: {e}", func.name)
-                }
-            });
+        let native = func.native.get(f, funcs);
+        let r = self.run_scalar(sf, native, frame, nargs).map_err(|e| {
+            if e.starts_with("in function") {
+                e
+            } else {
+                format!("in function `{}`: {e}", func.name)
+            }
+        });
         self.depth -= 1;
         r?;
         if let Some(k) = key {

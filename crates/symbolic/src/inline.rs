@@ -186,6 +186,31 @@ struct Cx<'a> {
 
 type Env<'s> = HashMap<&'s str, ExprId>;
 
+/// The names `stmts` may assign (assignment targets and loop variables, nested ones too).
+fn assigned_names<'s>(stmts: &'s [Statement], out: &mut Vec<&'s str>) {
+    for s in stmts {
+        match s {
+            Statement::Assign {
+                target: flat::Expr::Var { name, .. },
+                ..
+            } => out.push(name.as_str()),
+            Statement::If {
+                branches, else_, ..
+            } => {
+                for (_, body) in branches {
+                    assigned_names(body, out);
+                }
+                assigned_names(else_, out);
+            }
+            Statement::For { var, body, .. } => {
+                out.push(var.as_str());
+                assigned_names(body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
 impl<'a> Cx<'a> {
     /// Execute statements symbolically: `env` maps each name to its current value.
     fn statements<'s>(&mut self, stmts: &'s [Statement], env: &mut Env<'s>) -> Option<()>
@@ -269,13 +294,21 @@ impl<'a> Cx<'a> {
         }
         let mut else_env = env.clone();
         self.statements(else_, &mut else_env)?;
-        let mut names: Vec<&'s str> = outcomes
-            .iter()
-            .chain([&else_env])
-            .flat_map(|e| e.keys().copied())
-            .collect();
+        // only what a branch assigns can differ from before the `if` (merging every name
+        // in scope at every `if` made long device functions quadratic)
+        let mut names: Vec<&'s str> = Vec::new();
+        for (_, body) in branches {
+            assigned_names(body, &mut names);
+        }
+        assigned_names(else_, &mut names);
         names.sort_unstable();
         names.dedup();
+        names.retain(|n| {
+            outcomes
+                .iter()
+                .chain([&else_env])
+                .any(|e| e.contains_key(n))
+        });
         let unassigned = self.arena.str(UNASSIGNED);
         for name in names {
             let mut acc = else_env.get(name).copied().unwrap_or(unassigned);
