@@ -144,6 +144,9 @@ pub enum Step {
         target: CallTarget,
         args: Vec<FExpr>,
         outputs: Vec<Option<u32>>,
+        /// How the arguments reach a compiled callee's frame, made at the first call (the
+        /// registers of `args` are final only then).
+        plan: std::sync::OnceLock<Option<crate::scalar_fn::CallPlan>>,
     },
     Algorithm {
         stmts: Vec<FStmt>,
@@ -393,6 +396,9 @@ pub struct Code {
     pub zc: Vec<ZcCode>,
     pub samples: Vec<SampleCode>,
     pub generic: Vec<FExpr>,
+    /// Plans of the generic expressions that are calls of compiled functions, made at
+    /// their first evaluation (see [`crate::scalar_fn::CallPlan`]).
+    pub generic_plans: Vec<std::sync::OnceLock<Option<crate::scalar_fn::CallPlan>>>,
     pub funcs: Vec<CFunction>,
     pub mem_size: usize,
     pub static_init: Vec<(u32, f64)>,
@@ -611,6 +617,9 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         jacobian_steps,
         zc,
         samples,
+        generic_plans: (0..c.tc.generic.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect(),
         generic: std::mem::take(&mut c.tc.generic),
         static_init: std::mem::take(&mut c.tc.static_init),
         funcs,
@@ -1008,6 +1017,7 @@ impl Compiler<'_> {
                     target,
                     args,
                     outputs,
+                    plan: std::sync::OnceLock::new(),
                 }
             }
             Block::Algorithm {

@@ -496,6 +496,11 @@ impl Rt<'_> {
                 Stop::Call(p) => {
                     if let Instr::Generic { d, call } = tape[p] {
                         let expr = &self.code.generic[call as usize];
+                        if let Some(x) = self.planned_generic_call(call as usize)? {
+                            self.m.mem[d as usize] = x;
+                            pc = p + 1;
+                            continue;
+                        }
                         let v = self
                             .env()
                             .eval(expr, &mut vec![])
@@ -506,6 +511,42 @@ impl Rt<'_> {
                     pc = p + 1;
                 }
             }
+        }
+    }
+
+    /// A generic expression that is a call of a compiled function, by its call plan:
+    /// `None` when it is not such a call or has no plan.
+    fn planned_generic_call(&mut self, call: usize) -> Result<Option<f64>, RuntimeError> {
+        let code = self.code;
+        let crate::func::FExpr::Call(f, args, index) = &code.generic[call] else {
+            return Ok(None);
+        };
+        let Some(sf) = code.funcs[*f as usize].scalar.as_deref() else {
+            return Ok(None);
+        };
+        let plan =
+            code.generic_plans[call].get_or_init(|| crate::scalar_fn::CallPlan::new(sf, args));
+        let Some(plan) = plan else {
+            return Ok(None);
+        };
+        let mut x = None;
+        self.env()
+            .call_planned(*f, plan, &mut |k, v| {
+                if k == *index {
+                    x = Some(v);
+                }
+            })
+            .map_err(|e| self.error(e, vec![]))?;
+        match x {
+            Some(x) => Ok(Some(x)),
+            None => Err(self.error(
+                format!(
+                    "function `{}` has no output {}",
+                    code.funcs[*f as usize].name,
+                    index + 1
+                ),
+                vec![],
+            )),
         }
     }
 
@@ -538,9 +579,10 @@ impl Rt<'_> {
                 target,
                 args,
                 outputs,
+                plan,
             } => {
                 self.run_tape(code)?;
-                self.call_outputs(target, args, outputs)
+                self.call_outputs(target, args, outputs, plan)
             }
             Step::Algorithm {
                 stmts,
@@ -658,13 +700,41 @@ impl Rt<'_> {
         target: &CallTarget,
         args: &[crate::func::FExpr],
         outputs: &[Option<u32>],
+        plan: &std::sync::OnceLock<Option<crate::scalar_fn::CallPlan>>,
     ) -> Result<(), RuntimeError> {
         let mut frame = vec![];
-        let mut env = self.env();
+        let code = self.code;
         if let CallTarget::User(f) = target {
-            if env.funcs[*f as usize].scalar.is_some() {
+            if let Some(sf) = code.funcs[*f as usize].scalar.as_deref() {
+                let plan = plan.get_or_init(|| crate::scalar_fn::CallPlan::new(sf, args));
+                if let Some(plan) = plan {
+                    let mut stored = 0;
+                    let mut values = [0.0f64; 16];
+                    let mut rest = Vec::new();
+                    // outputs go through a small buffer: `mem` is borrowed by the call
+                    let r = self.env().call_planned(*f, plan, &mut |k, v| {
+                        stored = stored.max(k + 1);
+                        match values.get_mut(k) {
+                            Some(slot) => *slot = v,
+                            None => rest.push(v),
+                        }
+                    });
+                    r.map_err(|e| self.error(e, vec![]))?;
+                    if stored >= outputs.len() {
+                        for (k, o) in outputs.iter().enumerate() {
+                            if let Some(slot) = o {
+                                let v = values.get(k).copied().unwrap_or_else(|| rest[k - 16]);
+                                self.m.mem[*slot as usize] = v;
+                            }
+                        }
+                        return Ok(());
+                    }
+                }
                 let mut outs = Vec::with_capacity(outputs.len());
-                match env.call_scalar_exprs(*f, args, &mut frame, &mut outs) {
+                let called = self
+                    .env()
+                    .call_scalar_exprs(*f, args, &mut frame, &mut outs);
+                match called {
                     Ok(true) if outs.len() >= outputs.len() => {
                         for (o, x) in outputs.iter().zip(outs) {
                             if let Some(slot) = o {

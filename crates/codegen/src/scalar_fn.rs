@@ -571,6 +571,67 @@ enum Flow {
 /// Iterations after which a `while` loop is taken to be endless (as in `func.rs`).
 const MAX_WHILE_ITERATIONS: u64 = 100_000_000;
 
+/// How the arguments of a model call site reach the frame of a compiled callee: a frame
+/// with the constant arguments in place, copied per call, and the places of the others.
+/// A Spice3 device call passes a hundred arguments, most of them parameters folded to
+/// constants; matching each one's expression at every call cost more than the device
+/// equations in native code.
+#[derive(Clone, Debug)]
+pub struct CallPlan {
+    template: Box<[f64]>,
+    live: Box<[(u32, Source)]>,
+    nargs: usize,
+}
+
+/// Where a non-constant argument comes from, and the type of the input it goes to.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    Mem(u32, Ty),
+    Slot(u32, Ty, Ty),
+    Alias(u32, f64, f64, Ty),
+}
+
+impl CallPlan {
+    /// The plan for calling `sf` with `args`, or `None` when an argument is not a constant,
+    /// a register, a model variable or an array literal of them of the input's size.
+    pub fn new(sf: &ScalarFn, args: &[FExpr]) -> Option<CallPlan> {
+        if args.len() > sf.inputs.len() {
+            return None;
+        }
+        let mut template = vec![0.0; sf.frame_size].into_boxed_slice();
+        let mut live = Vec::new();
+        for (a, input) in args.iter().zip(&sf.inputs) {
+            let leaves: &[FExpr] = match (a, &input.dims) {
+                (_, None) => std::slice::from_ref(a),
+                (FExpr::Array(xs) | FExpr::FlatArray(_, xs), Some(_))
+                    if xs.len() == input.len() =>
+                {
+                    xs
+                }
+                _ => return None,
+            };
+            for (k, leaf) in leaves.iter().enumerate() {
+                let dest = input.slot + u32::try_from(k).ok()?;
+                let ty = input.ty;
+                match leaf {
+                    FExpr::Const(v) => template[dest as usize] = coerce(ty, scalar_const(v)?),
+                    FExpr::Mem(r) => live.push((dest, Source::Mem(*r, ty))),
+                    FExpr::Slot(v, vty) if *vty != Ty::Str => {
+                        live.push((dest, Source::Slot(*v, *vty, ty)))
+                    }
+                    FExpr::Alias(v, s, o) => live.push((dest, Source::Alias(*v, *s, *o, ty))),
+                    _ => return None,
+                }
+            }
+        }
+        Some(CallPlan {
+            template,
+            live: live.into_boxed_slice(),
+            nargs: args.len(),
+        })
+    }
+}
+
 /// An array literal's element known to be a scalar without evaluating it (a nested
 /// literal would make the array deeper than the input's shape says).
 fn is_scalar_leaf(e: &FExpr) -> bool {
@@ -656,6 +717,45 @@ impl Env<'_> {
         if r.is_ok() {
             for ((slot, _), o) in sf.outputs.iter().zip(outs.iter_mut()) {
                 *o = cf[*slot as usize];
+            }
+        }
+        self.m.frames.give(cf);
+        r
+    }
+
+    /// Call the scalar form of function `f` by its [`CallPlan`]; appends the outputs.
+    pub(crate) fn call_planned(
+        &mut self,
+        f: u32,
+        plan: &CallPlan,
+        outs: &mut dyn FnMut(usize, f64),
+    ) -> VResult<()> {
+        let funcs = self.funcs;
+        let sf = scalar_form(&funcs[f as usize])?;
+        let mut cf = self.m.frames.take(0);
+        cf.extend_from_slice(&plan.template);
+        let mem = &self.m.mem;
+        for &(dest, src) in plan.live.iter() {
+            cf[dest as usize] = match src {
+                Source::Mem(r, ty) => coerce(ty, mem[r as usize]),
+                Source::Slot(v, vty, ty) => {
+                    // the number `Env::eval` would give, without the `Value`
+                    let x = mem[v as usize];
+                    let x = match vty {
+                        Ty::Int => x.round() as i64 as f64,
+                        Ty::Bool => truth(x != 0.0),
+                        Ty::Real | Ty::Str => x,
+                    };
+                    coerce(ty, x)
+                }
+                Source::Alias(v, s, o, ty) => coerce(ty, s * mem[v as usize] + o),
+            };
+        }
+        self.m.memo.calls += 1;
+        let r = self.enter_scalar(f, &mut cf, plan.nargs);
+        if r.is_ok() {
+            for (k, (slot, _)) in sf.outputs.iter().enumerate() {
+                outs(k, cf[*slot as usize]);
             }
         }
         self.m.frames.give(cf);
