@@ -46,9 +46,19 @@ use std::sync::{Arc, OnceLock};
 /// Entry point of a function's native code.
 type Entry = unsafe extern "C" fn(*mut f64, *mut c_void) -> u32;
 
-/// The code memory of one program's native functions; freed with the last function that
-/// points into it.
-struct Code(#[allow(dead_code)] JITModule);
+/// The code memory of a native function; freed with the last [`NativeFn`] that points
+/// into it (callers keep their direct callees alive).
+struct Code(Option<JITModule>);
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(module) = self.0.take() {
+            // SAFETY: the last `NativeFn` holding this code is being dropped, so no
+            // pointer into it is called again (a caller holds its direct callees).
+            unsafe { module.free_memory() };
+        }
+    }
+}
 
 // SAFETY: after `finalize_definitions` the module is only kept alive, never touched: the
 // code it owns is immutable and may run on any thread.
@@ -173,7 +183,7 @@ fn compile_one(f: usize, funcs: &[CFunction]) -> Option<NativeFn> {
     Some(NativeFn {
         entry,
         _tables: Arc::new(tables),
-        _code: Arc::new(Code(module)),
+        _code: Arc::new(Code(Some(module))),
         _callees: Arc::new(callees),
     })
 }
@@ -631,8 +641,7 @@ impl<'a> Lower<'a> {
         match ty {
             Ty::Real | Ty::Str => x,
             Ty::Bool => {
-                let z = self.b.ins().f64const(0.0);
-                let c = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+                let c = self.against_zero(FloatCC::NotEqual, x);
                 self.truth(c)
             }
             Ty::Int => {
@@ -706,8 +715,7 @@ impl<'a> Lower<'a> {
                 let join = self.b.create_block();
                 for (c, body) in branches {
                     let x = self.expr(c)?;
-                    let z = self.b.ins().f64const(0.0);
-                    let taken = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+                    let taken = self.against_zero(FloatCC::NotEqual, x);
                     let then = self.b.create_block();
                     let next = self.b.create_block();
                     self.b.ins().brif(taken, then, &[], next, &[]);
@@ -727,8 +735,7 @@ impl<'a> Lower<'a> {
             SStmt::Assert(c, _, _) => {
                 // a failed assertion (error or warning) is reported by the interpreter
                 let x = self.expr(c)?;
-                let z = self.b.ins().f64const(0.0);
-                let failed = self.b.ins().fcmp(FloatCC::Equal, x, z);
+                let failed = self.against_zero(FloatCC::Equal, x);
                 self.fail_if(failed);
             }
             SStmt::Return => {
@@ -813,8 +820,7 @@ impl<'a> Lower<'a> {
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(head);
         let x = self.expr(c)?;
-        let fz = self.b.ins().f64const(0.0);
-        let more = self.b.ins().fcmp(FloatCC::NotEqual, x, fz);
+        let more = self.against_zero(FloatCC::NotEqual, x);
         self.b.ins().brif(more, body_block, &[], exit, &[]);
         self.b.switch_to_block(body_block);
         let n = self.b.use_var(count);
@@ -973,6 +979,21 @@ impl<'a> Lower<'a> {
         i
     }
 
+    /// `x <cc> 0.0` as a flag.
+    fn against_zero(&mut self, cc: FloatCC, x: Value) -> Value {
+        let z = self.b.ins().f64const(0.0);
+        self.b.ins().fcmp(cc, x, z)
+    }
+
+    /// The `f64` at zero-based position `index` (an I64) from address `base`.
+    fn load_element(&mut self, base: Value, index: Value) -> Value {
+        let bytes = self.b.ins().imul_imm_s(index, 8);
+        let addr = self.b.ins().iadd(base, bytes);
+        self.b
+            .ins()
+            .load(types::F64, MemFlagsData::trusted(), addr, 0)
+    }
+
     fn table_address(&mut self, data: &Arc<[f64]>) -> Value {
         self.tables.push(data.clone());
         self.b.ins().iconst(self.ptr, data.as_ptr() as i64)
@@ -988,29 +1009,20 @@ impl<'a> Lower<'a> {
             }
             SExpr::Not(a) => {
                 let x = self.expr(a)?;
-                let z = self.b.ins().f64const(0.0);
-                let c = self.b.ins().fcmp(FloatCC::Equal, x, z);
+                let c = self.against_zero(FloatCC::Equal, x);
                 self.truth(c)
             }
             SExpr::Bin(op, a, b) => self.binary(*op, a, b)?,
             SExpr::Elem(data, dims, idx) => {
                 let flat = self.flat_index(dims, idx)?;
                 let base = self.table_address(data);
-                let bytes = self.b.ins().imul_imm_s(flat, 8);
-                let addr = self.b.ins().iadd(base, bytes);
-                self.b
-                    .ins()
-                    .load(types::F64, MemFlagsData::trusted(), addr, 0)
+                self.load_element(base, flat)
             }
             SExpr::Elem1(data, i) => {
                 let x = self.expr(i)?;
                 let i = self.checked_index(x, data.len());
                 let base = self.table_address(data);
-                let bytes = self.b.ins().imul_imm_s(i, 8);
-                let addr = self.b.ins().iadd(base, bytes);
-                self.b
-                    .ins()
-                    .load(types::F64, MemFlagsData::trusted(), addr, 0)
+                self.load_element(base, i)
             }
             SExpr::LocalElem(base, dims, idx) => {
                 let addr = self.local_address(*base, dims, idx)?;
@@ -1039,16 +1051,14 @@ impl<'a> Lower<'a> {
             }
             SExpr::ToBool(a) => {
                 let x = self.expr(a)?;
-                let z = self.b.ins().f64const(0.0);
-                let c = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+                let c = self.against_zero(FloatCC::NotEqual, x);
                 self.truth(c)
             }
             SExpr::SemiLinear(args) => {
                 let x = self.expr(&args[0])?;
                 let kp = self.expr(&args[1])?;
                 let kn = self.expr(&args[2])?;
-                let z = self.b.ins().f64const(0.0);
-                let pos = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, z);
+                let pos = self.against_zero(FloatCC::GreaterThanOrEqual, x);
                 let p = self.b.ins().fmul(kp, x);
                 let n = self.b.ins().fmul(kn, x);
                 self.b.ins().select(pos, p, n)
@@ -1062,8 +1072,7 @@ impl<'a> Lower<'a> {
                 let r = self.b.append_block_param(join, types::F64);
                 for (c, v) in branches {
                     let x = self.expr(c)?;
-                    let z = self.b.ins().f64const(0.0);
-                    let taken = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+                    let taken = self.against_zero(FloatCC::NotEqual, x);
                     let then = self.b.create_block();
                     let next = self.b.create_block();
                     self.b.ins().brif(taken, then, &[], next, &[]);
@@ -1085,8 +1094,7 @@ impl<'a> Lower<'a> {
         if matches!(op, And | Or) {
             // short-circuit as the interpreter does: the right operand may call functions
             let x = self.expr(a)?;
-            let z = self.b.ins().f64const(0.0);
-            let lhs = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+            let lhs = self.against_zero(FloatCC::NotEqual, x);
             let rhs_block = self.b.create_block();
             let join = self.b.create_block();
             let r = self.b.append_block_param(join, types::F64);
@@ -1102,8 +1110,7 @@ impl<'a> Lower<'a> {
             }
             self.b.switch_to_block(rhs_block);
             let y = self.expr(b)?;
-            let z = self.b.ins().f64const(0.0);
-            let c = self.b.ins().fcmp(FloatCC::NotEqual, y, z);
+            let c = self.against_zero(FloatCC::NotEqual, y);
             let t = self.truth(c);
             self.b.ins().jump(join, &[BlockArg::Value(t)]);
             self.b.switch_to_block(join);
