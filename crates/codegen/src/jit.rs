@@ -967,14 +967,36 @@ impl<'a> Lower<'a> {
 
     /// Zero-based index of the Modelica index `x` into a dimension of size `n`.
     fn checked_index(&mut self, x: Value, n: usize) -> Value {
+        // an integral index (a loop variable: nearly always) converts exactly; anything
+        // else (a fraction, NaN, an infinity) goes through `table_index`
+        let t = self.b.ins().fcvt_to_sint_sat(types::I64, x);
+        let back = self.b.ins().fcvt_from_sint(types::F64, t);
+        let exact = self.b.ins().fcmp(FloatCC::Equal, back, x);
+        let fast_block = self.b.create_block();
+        let slow_block = self.b.create_block();
+        let join = self.b.create_block();
+        let one_based = self.b.append_block_param(join, types::I64);
+        self.b.ins().brif(exact, fast_block, &[], slow_block, &[]);
+        self.b.switch_to_block(fast_block);
+        self.b.ins().jump(join, &[BlockArg::Value(t)]);
+        self.b.switch_to_block(slow_block);
         let p = self
             .b
             .ins()
             .iconst(self.ptr, table_index as *const () as usize as i64);
         let nv = self.b.ins().iconst(types::I64, n as i64);
         let call = self.b.ins().call_indirect(self.sigs.index, p, &[x, nv]);
-        let i = self.b.inst_results(call)[0];
-        let bad = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, i, 0);
+        let zero_based = self.b.inst_results(call)[0];
+        // back to one-based: -1 (out of range) becomes 0, which the check below rejects
+        let r = self.b.ins().iadd_imm_s(zero_based, 1);
+        self.b.ins().jump(join, &[BlockArg::Value(r)]);
+        self.b.switch_to_block(join);
+        // 1 <= i <= n as one unsigned comparison of i - 1 < n
+        let i = self.b.ins().iadd_imm_s(one_based, -1);
+        let bad = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, i, n as i64);
         self.fail_if(bad);
         i
     }
