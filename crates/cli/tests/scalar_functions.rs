@@ -435,3 +435,36 @@ fn failures_in_native_code_are_reported_with_the_interpreters_messages() {
         assert!((y - (t + 1.0)).abs() <= 1e-12, "y({t}) = {y}");
     }
 }
+
+/// A long function with many locals: `jit.rs` keeps its locals in the frame instead of SSA
+/// variables (the register allocator's work grows with locals times length). Its native
+/// code must still give the interpreter's results.
+#[test]
+fn long_functions_with_many_locals_run_natively_from_the_frame() {
+    let n = 160;
+    let mut body = String::from("  a1 := x;\n");
+    for k in 2..=n {
+        // each local depends on the previous two, with a branch, so nothing folds away
+        let prev2 = if k > 2 {
+            format!("a{}", k - 2)
+        } else {
+            "x".into()
+        };
+        body.push_str(&format!(
+            "  a{k} := if a{} > {prev2} then 0.5*a{} + 0.25*{prev2} + {k}.0e-3 else sin(a{}) - 0.1*{prev2};\n",
+            k - 1,
+            k - 1,
+            k - 1
+        ));
+    }
+    let locals: String = (1..=n).map(|k| format!("  Real a{k};\n")).collect();
+    // the `while` keeps the function a function (the symbolic inliner takes only
+    // assignments, `if` and `for`)
+    let source = format!(
+        "function long\n  input Real x;\n  output Real y;\nprotected\n{locals}  Integer i;\nalgorithm\n  i := 0;\n  while i < 1 loop\n    i := i + 1;\n  end while;\n{body}  y := a{n};\nend long;\n\nmodel LongFunction\n  Real y = long(time);\n  annotation(experiment(StopTime = 1, Interval = 0.01));\nend LongFunction;\n"
+    );
+    let (native, stats) = run_with("LongFunction", &source, &[]);
+    let (interpreted, _) = run_with("LongFunction", &source, &[("MOSS_JIT", "0")]);
+    assert!(native_calls(&stats) > 0, "{stats}");
+    assert_eq!(native.series("y"), interpreted.series("y"));
+}
