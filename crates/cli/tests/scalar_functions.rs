@@ -468,3 +468,36 @@ fn long_functions_with_many_locals_run_natively_from_the_frame() {
     assert!(native_calls(&stats) > 0, "{stats}");
     assert_eq!(native.series("y"), interpreted.series("y"));
 }
+
+/// A chain of assignments that each use the previous value twice doubles the inlined
+/// expression at every line: forty lines used to exhaust the memory of the code emitter.
+/// Past a size the symbolic inliner leaves the function a call, which gives the same values.
+#[test]
+fn a_chain_of_assignments_too_large_to_inline_stays_a_call() {
+    let n = 60;
+    let mut body = String::from("  a1 := x;\n");
+    for k in 2..=n {
+        body.push_str(&format!(
+            "  a{k} := if a{p} > 0.5 then 0.5*a{p} + 0.1 else sin(a{p}) + 0.2;\n",
+            p = k - 1
+        ));
+    }
+    let locals: String = (1..=n).map(|k| format!("  Real a{k};\n")).collect();
+    let source = format!(
+        "function chain\n  input Real x;\n  output Real y;\nprotected\n{locals}algorithm\n{body}  y := a{n};\nend chain;\n\nmodel Chain\n  Real y = chain(time);\n  annotation(experiment(StopTime = 1, Interval = 0.1));\nend Chain;\n"
+    );
+    let (result, _) = run_with("Chain", &source, &[]);
+    let t = result.series("time").expect("time");
+    let y = result.series("y").expect("y");
+    for (t, y) in t.iter().zip(&y) {
+        let mut a = *t;
+        for _ in 2..=n {
+            a = if a > 0.5 {
+                0.5 * a + 0.1
+            } else {
+                a.sin() + 0.2
+            };
+        }
+        assert!((y - a).abs() <= 1e-12, "y({t}) = {y}, want {a}");
+    }
+}

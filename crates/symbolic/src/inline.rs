@@ -34,6 +34,13 @@ const MAX_UNROLLED: usize = 1000;
 /// Most statements executed for one inlined call, the bodies it inlines in turn included:
 /// bounds the work of trying bodies that call many others.
 const MAX_NESTED_WORK: usize = 20_000;
+
+/// Largest inlined value, counted as the tree the emitted code evaluates: a chain of
+/// assignments that each use the previous value twice (`a2 := if a1 > x then a1 else
+/// sin(a1)`) doubles the tree at every statement while the statement count stays small,
+/// and forty such lines exhausted the memory of the code emitter. Beyond it the function
+/// stays a call.
+const MAX_INLINED_TREE: usize = 1_000_000;
 /// Marks the elements of an output array that no statement assigned yet.
 const UNASSIGNED: &str = "$unassigned";
 
@@ -161,7 +168,9 @@ fn inline_nested(
     let mut outs = Vec::with_capacity(f.outputs.len());
     for o in &f.outputs {
         let v = *env.get(o.name.as_str())?;
-        if cx.arena.any_node(v, &mut |n| unassigned(n)) {
+        if cx.arena.any_node(v, &mut |n| unassigned(n))
+            || cx.arena.tree_size_exceeds(v, MAX_INLINED_TREE)
+        {
             return None;
         }
         outs.push(v);

@@ -641,6 +641,38 @@ impl Arena {
         false
     }
 
+    /// Whether `e`, written out as a tree (every shared subexpression once per use, as the
+    /// emitted code evaluates it), has more than `limit` nodes. Linear in the DAG.
+    pub fn tree_size_exceeds(&self, e: ExprId, limit: usize) -> bool {
+        let mut size: HashMap<ExprId, usize> = HashMap::default();
+        let mut stack = vec![(e, false)];
+        let mut kids = Vec::new();
+        while let Some((x, children_done)) = stack.pop() {
+            if size.contains_key(&x) {
+                continue;
+            }
+            kids.clear();
+            push_children(&self.nodes[x as usize], &mut kids);
+            if children_done {
+                let s = kids
+                    .iter()
+                    .fold(1usize, |acc, k| {
+                        acc.saturating_add(size.get(k).copied().unwrap_or(0))
+                    })
+                    .min(limit.saturating_add(1));
+                size.insert(x, s);
+            } else {
+                stack.push((x, true));
+                stack.extend(
+                    kids.iter()
+                        .filter(|k| !size.contains_key(k))
+                        .map(|&k| (k, false)),
+                );
+            }
+        }
+        size.get(&e).is_some_and(|&s| s > limit)
+    }
+
     /// Does `e` depend on any variable in `set` (a membership test), ignoring operands of
     /// event relations (frozen inputs) when `skip_event_rel`?
     pub fn depends_on(
