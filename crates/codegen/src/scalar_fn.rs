@@ -632,6 +632,17 @@ impl CallPlan {
     }
 }
 
+/// The number `Env::eval` gives for a model slot of type `ty` holding `x`, without the
+/// `Value` (Integers rounded, Booleans 0/1).
+#[inline]
+fn slot_number(ty: Ty, x: f64) -> f64 {
+    match ty {
+        Ty::Int => x.round() as i64 as f64,
+        Ty::Bool => truth(x != 0.0),
+        Ty::Real | Ty::Str => x,
+    }
+}
+
 /// An array literal's element known to be a scalar without evaluating it (a nested
 /// literal would make the array deeper than the input's shape says).
 fn is_scalar_leaf(e: &FExpr) -> bool {
@@ -738,16 +749,7 @@ impl Env<'_> {
         for &(dest, src) in plan.live.iter() {
             cf[dest as usize] = match src {
                 Source::Mem(r, ty) => coerce(ty, mem[r as usize]),
-                Source::Slot(v, vty, ty) => {
-                    // the number `Env::eval` would give, without the `Value`
-                    let x = mem[v as usize];
-                    let x = match vty {
-                        Ty::Int => x.round() as i64 as f64,
-                        Ty::Bool => truth(x != 0.0),
-                        Ty::Real | Ty::Str => x,
-                    };
-                    coerce(ty, x)
-                }
+                Source::Slot(v, vty, ty) => coerce(ty, slot_number(vty, mem[v as usize])),
                 Source::Alias(v, s, o, ty) => coerce(ty, s * mem[v as usize] + o),
             };
         }
@@ -817,14 +819,7 @@ impl Env<'_> {
                 },
                 (FExpr::Mem(r), None) => cf[base] = coerce(input.ty, self.m.mem[*r as usize]),
                 (FExpr::Slot(v, ty), None) if *ty != Ty::Str => {
-                    // the number `Env::eval` would give, without the `Value`
-                    let x = self.m.mem[*v as usize];
-                    let x = match ty {
-                        Ty::Int => x.round() as i64 as f64,
-                        Ty::Bool => truth(x != 0.0),
-                        Ty::Real | Ty::Str => x,
-                    };
-                    cf[base] = coerce(input.ty, x);
+                    cf[base] = coerce(input.ty, slot_number(*ty, self.m.mem[*v as usize]));
                 }
                 (FExpr::Alias(v, scale, offset), None) => {
                     cf[base] = coerce(input.ty, scale * self.m.mem[*v as usize] + offset);
