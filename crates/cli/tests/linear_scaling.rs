@@ -11,6 +11,7 @@
 //! This file holds a single test so that no other test allocates in the same process while
 //! it counts.
 
+#[path = "it/library_support/mod.rs"]
 mod library_support;
 
 use library_support::scratch_dir;

@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo bench -p moss-sim --bench oscillators` (figures in docs/bench-sim.md).
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use common::TestModel;

@@ -1,0 +1,279 @@
+//! The symbolic ODE Jacobian (the tangent program built by `moss-symbolic`) against central
+//! differences of the right-hand side, on every example model and on small models written for
+//! each kind of block it differentiates: explicit assignments, implicit scalar equations,
+//! linear systems, torn nonlinear loops and index-reduced mechanics. Entries outside the
+//! structural pattern must be zero too.
+
+use moss_codegen::{ExecutableModel, Interpreter};
+use moss_frontend::api::{flatten_model, LoadOptions};
+use moss_symbolic::program::JacobianSource;
+use std::path::{Path, PathBuf};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Translate a model (file or class name) with the bundled library, and MODELICAPATH when
+/// `modelicapath` is set.
+fn try_interpreter_for(model: &str, modelicapath: bool) -> Result<Interpreter, String> {
+    let opts = LoadOptions {
+        libs: vec![],
+        use_modelicapath: modelicapath,
+        use_bundled: true,
+    };
+    let flat = match flatten_model(&opts, model) {
+        Ok(f) => f.model,
+        Err(_) => return Err(format!("{model} does not flatten")),
+    };
+    let program =
+        moss_symbolic::translate(&flat).map_err(|_| format!("{model} does not translate"))?;
+    if let JacobianSource::FiniteDifferences(why) = &program.report.jacobian {
+        return Err(format!("{model}: no symbolic ODE Jacobian: {why}"));
+    }
+    Interpreter::new(program).map_err(|e| format!("{model}: {e}"))
+}
+
+/// Translate a model file (its last class) with the bundled library only.
+fn interpreter_for(file: &Path) -> Interpreter {
+    try_interpreter_for(&file.to_string_lossy(), false).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn write_model(name: &str, source: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("moss-ode-jacobian-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("creates the scratch folder");
+    let file = dir.join(format!("{name}.mo"));
+    std::fs::write(&file, source).expect("writes the model");
+    file
+}
+
+/// Compare `J e_j` from the tangent program with central differences at `x`, column by
+/// column; also check that the pattern covers every nonzero. Returns the number of entries
+/// compared.
+fn try_compare_at(
+    model: &mut Interpreter,
+    label: &str,
+    t: f64,
+    x: &[f64],
+) -> Result<usize, String> {
+    let n = x.len();
+    let mut in_pattern = vec![vec![false; n]; n];
+    for &(i, j) in model.jacobian_pattern() {
+        in_pattern[i as usize][j as usize] = true;
+    }
+    let mut f = vec![0.0; n];
+    let (mut fp, mut fm) = (vec![0.0; n], vec![0.0; n]);
+    let mut seed = vec![0.0; n];
+    let mut column = vec![0.0; n];
+    let mut compared = 0;
+    for j in 0..n {
+        let rt = |e: moss_codegen::RuntimeError| format!("{label}: {e}");
+        model.derivatives(t, x, &mut f).map_err(rt)?;
+        seed[j] = 1.0;
+        model.jacobian_times(t, x, &seed, &mut column).map_err(rt)?;
+        seed[j] = 0.0;
+        let h = 1e-6 * x[j].abs().max(1.0);
+        let mut xp = x.to_vec();
+        xp[j] += h;
+        model.derivatives(t, &xp, &mut fp).map_err(rt)?;
+        let mut xm = x.to_vec();
+        xm[j] -= h;
+        model.derivatives(t, &xm, &mut fm).map_err(rt)?;
+        for i in 0..n {
+            let fd = (fp[i] - fm[i]) / (2.0 * h);
+            let scale = 1.0 + fd.abs().max(column[i].abs()) + f[i].abs() / x[j].abs().max(1.0);
+            // at a kink (a saturation limit reached exactly, inside noEvent) the central
+            // difference straddles two branches; the symbolic value must then be one of the
+            // one-sided slopes
+            let forward = (fp[i] - f[i]) / h;
+            let backward = (f[i] - fm[i]) / h;
+            let kink =
+                (forward - backward).abs() > 1e-3 * (1.0 + forward.abs().max(backward.abs()));
+            let one_sided = |s: f64| (column[i] - s).abs() <= 1e-4 * (1.0 + s.abs());
+            if kink && (one_sided(forward) || one_sided(backward)) {
+                compared += 1;
+                continue;
+            }
+            if (column[i] - fd).abs() > 1e-5 * scale {
+                return Err(format!(
+                    "{label}: d der(x{i}) / d x{j}: symbolic {} against central difference {fd} at x = {x:?}",
+                    column[i]
+                ));
+            }
+            if !in_pattern[i][j] && (column[i] != 0.0 || fd.abs() > 1e-8 * scale) {
+                return Err(format!(
+                    "{label}: entry ({i}, {j}) = {} (difference {fd}) outside the structural pattern",
+                    column[i]
+                ));
+            }
+            compared += 1;
+        }
+    }
+    Ok(compared)
+}
+
+/// Check the Jacobian at the initial point and at a perturbed one (away from special values
+/// such as zero velocities).
+fn check_model(file: &Path) -> usize {
+    let mut model = interpreter_for(file);
+    check_interpreter(&mut model, &file.display().to_string()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn check_interpreter(model: &mut Interpreter, label: &str) -> Result<usize, String> {
+    let t0 = model.program.experiment.start_time.unwrap_or(0.0);
+    model.initialize(t0).map_err(|e| format!("{label}: {e}"))?;
+    let n = model.n_states();
+    let mut x = vec![0.0; n];
+    model.states(&mut x);
+    let mut compared = try_compare_at(model, label, t0, &x)?;
+    let shifted: Vec<f64> = x
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v * 1.05 + 0.01 * (i as f64 + 1.0))
+        .collect();
+    compared += try_compare_at(model, label, t0, &shifted)?;
+    Ok(compared)
+}
+
+/// Local check against a real library (not run in CI): the models named one per line in the
+/// file `MOSS_JACOBIAN_MODELS`, loaded through MODELICAPATH, e.g.
+/// `MODELICAPATH=/path/to/msl MOSS_JACOBIAN_MODELS=models.txt cargo test -p moss-cli --test it
+/// ode_jacobian -- --ignored --nocapture`. Prints one line per model and fails if any
+/// symbolic Jacobian disagrees with differences.
+#[test]
+#[ignore]
+fn library_models_listed_in_the_environment() {
+    let Ok(list) = std::env::var("MOSS_JACOBIAN_MODELS") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&list).expect("reads the model list");
+    let mut disagreements = Vec::new();
+    for name in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let outcome =
+            try_interpreter_for(name, true).and_then(|mut m| check_interpreter(&mut m, name));
+        match outcome {
+            Ok(n) => println!("ok   {name}: {n} entries"),
+            Err(e) if e.contains("no symbolic ODE Jacobian") || e.contains("does not") => {
+                println!("skip {e}")
+            }
+            Err(e) => {
+                println!("FAIL {e}");
+                disagreements.push(e);
+            }
+        }
+    }
+    assert!(disagreements.is_empty(), "{disagreements:#?}");
+}
+
+#[test]
+fn every_example_has_a_symbolic_jacobian_that_matches_differences() {
+    let dir = repo_root().join("examples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("examples folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "mo"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "examples found: {files:?}");
+    for f in &files {
+        assert!(check_model(f) > 0, "{}: nothing compared", f.display());
+    }
+}
+
+#[test]
+fn robertson_kinetics() {
+    let file = write_model(
+        "Robertson",
+        r#"
+model Robertson "Robertson's stiff chemical kinetics"
+  Real y1(start = 1, fixed = true);
+  Real y2(start = 0, fixed = true);
+  Real y3(start = 0, fixed = true);
+equation
+  der(y1) = -0.04*y1 + 1e4*y2*y3;
+  der(y2) = 0.04*y1 - 1e4*y2*y3 - 3e7*y2^2;
+  der(y3) = 3e7*y2^2;
+end Robertson;
+"#,
+    );
+    assert_eq!(check_model(&file), 18);
+}
+
+#[test]
+fn implicit_scalar_equation() {
+    // y + exp(y) = x cannot be solved for y symbolically: a Newton block, differentiated as
+    // dy = dx / (1 + exp(y)).
+    let file = write_model(
+        "ImplicitScalar",
+        r#"
+model ImplicitScalar
+  Real x(start = 2, fixed = true);
+  Real y;
+equation
+  y + exp(y) = x;
+  der(x) = -y*x;
+end ImplicitScalar;
+"#,
+    );
+    assert_eq!(check_model(&file), 2);
+}
+
+#[test]
+fn linear_and_nonlinear_loops() {
+    // Two capacitors joined by a resistive network (a linear system in the node voltages) and
+    // a diode-like exponential element in series with a resistor (a torn nonlinear loop).
+    let file = write_model(
+        "Loops",
+        r#"
+model Loops
+  parameter Real C1 = 1e-3, C2 = 2e-3, R1 = 10, R2 = 20, R3 = 30, Is = 1e-9, Vt = 0.025, R4 = 5;
+  Real v1(start = 1, fixed = true);
+  Real v2(start = 0.2, fixed = true);
+  Real u1, u2, i1, i2, i3;
+  Real vd, id;
+equation
+  // linear network: u1, u2 node voltages between the capacitors
+  i1 = (v1 - u1)/R1;
+  i2 = (u1 - u2)/R2;
+  i3 = (u2 - v2)/R3;
+  i1 = i2 + u1/(R1 + R2);
+  i2 = i3 + u2/(R2 + R3);
+  C1*der(v1) = -i1;
+  // nonlinear: the diode current through R4 charges C2
+  id = Is*(exp(vd/Vt) - 1);
+  v1 - vd = R4*id;
+  C2*der(v2) = i3 + id*1e-3;
+end Loops;
+"#,
+    );
+    assert_eq!(check_model(&file), 8);
+}
+
+#[test]
+fn translate_reports_the_jacobian_source() {
+    let file = write_model(
+        "Report",
+        r#"
+model Report
+  Real x(start = 1, fixed = true);
+  Real v(start = 0, fixed = true);
+equation
+  der(x) = v;
+  der(v) = -sin(x) - 0.1*v*abs(v);
+end Report;
+"#,
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_moss"))
+        .env_remove("MODELICAPATH")
+        .arg("translate")
+        .arg(&file)
+        .output()
+        .expect("runs moss");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("ODE Jacobian: 2x2, 3 structural nonzeros, symbolic"),
+        "{text}"
+    );
+    assert!(text.contains("4 tangent;"), "{text}");
+}
