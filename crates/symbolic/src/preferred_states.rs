@@ -28,7 +28,7 @@ pub(crate) fn has_undifferentiated_preferred(m: &Model) -> bool {
 const MAX_CHAIN: usize = 3;
 
 /// Equations visited per preferred variable (bounds the search on large models).
-const MAX_CHAIN_SEARCH: usize = 64;
+const MAX_CHAIN_SEARCH: usize = 256;
 
 /// For each preferred variable of `xs` that is not a state: the shortest chain of equations
 /// (at most [`MAX_CHAIN`]) that ties it to a differentiated variable of lower `stateSelect`
@@ -99,8 +99,17 @@ pub(crate) fn preferred_state_chains(
     out
 }
 
-/// Breadth-first search from `x` over equations and algebraic unknowns to an equation that
-/// mentions a differentiated variable of lower priority than `x`; the equations on the way.
+/// Search from `x` over equations and algebraic unknowns for an equation that mentions a
+/// differentiated variable of lower priority than `x`; the equations on the way.
+///
+/// Of the chains with the fewest equations, the one whose equations mention the fewest
+/// unknowns in all wins: the tight relation inside one component (`d = rho(p, h)`,
+/// `m = V*d`: five unknowns) rather than an equally short path that leaves it through a
+/// connection (a valve's port temperature, which mentions the volume's pressure and the
+/// flow into a pump, then the pump's volume flow, which mentions the pump's mass: eight).
+/// Differentiating such a path drags the connected component's equations into the
+/// reduction, and one of them without a derivative (a pump characteristic) sinks the
+/// whole trial.
 fn chain_to_lower_state(
     m: &Model,
     x: VarIx,
@@ -124,36 +133,67 @@ fn chain_to_lower_state(
             && sv.der_of.is_none()
             && sv.ty == crate::program::ValueType::Real
     };
-    // parent links: equation -> the variable it was reached from, variable -> its equation
-    let mut eq_from: HashMap<u32, VarIx> = HashMap::default();
-    let mut var_from: HashMap<VarIx, u32> = HashMap::default();
-    let mut frontier = vec![x];
+    // parent links with the cost (unknowns mentioned so far) of the best path found:
+    // equation -> the variable it was reached from, variable -> its equation
+    let mut eq_from: HashMap<u32, (VarIx, usize)> = HashMap::default();
+    let mut var_from: HashMap<VarIx, (u32, usize)> = HashMap::default();
+    let mut frontier: Vec<(VarIx, usize)> = vec![(x, 0)];
     for _ in 0..MAX_CHAIN {
-        let mut next = Vec::new();
-        for &v in &frontier {
+        // equations of this level, each with its cheapest path
+        let mut level: Vec<u32> = Vec::new();
+        let mut exhausted = false;
+        'expand: for &(v, cost) in &frontier {
             for &e in &var_eqs[v as usize] {
-                if eq_from.contains_key(&e) {
+                let c = cost + eq_vars[e as usize].len();
+                match eq_from.get(&e) {
+                    Some(&(_, old)) if old <= c || !level.contains(&e) => continue,
+                    Some(_) => {}
+                    None if eq_from.len() >= MAX_CHAIN_SEARCH => {
+                        exhausted = true;
+                        break 'expand;
+                    }
+                    None => level.push(e),
+                }
+                eq_from.insert(e, (v, c));
+            }
+        }
+        let hit = level
+            .iter()
+            .filter_map(|&e| {
+                let target = *eq_vars[e as usize].iter().find(|&&w| lower_state(w))?;
+                Some((eq_from[&e].1, e, target))
+            })
+            .min();
+        if let Some((_, e, target)) = hit {
+            let mut chain = vec![e];
+            let mut cur = eq_from[&e].0;
+            while cur != x {
+                let (pe, _) = *var_from.get(&cur)?;
+                chain.push(pe);
+                cur = eq_from.get(&pe)?.0;
+            }
+            return Some((chain, target));
+        }
+        if exhausted {
+            return None;
+        }
+        let mut next: Vec<(VarIx, usize)> = Vec::new();
+        for &e in &level {
+            let c = eq_from[&e].1;
+            for &w in &eq_vars[e as usize] {
+                if w == x || !algebraic(w) {
                     continue;
                 }
-                eq_from.insert(e, v);
-                if eq_from.len() > MAX_CHAIN_SEARCH {
-                    return None;
+                match var_from.get(&w) {
+                    Some(&(_, old)) if old <= c => continue,
+                    // reached on an earlier level: that shorter path stands
+                    Some(_) if !next.iter().any(|&(n, _)| n == w) => continue,
+                    _ => {}
                 }
-                if let Some(&target) = eq_vars[e as usize].iter().find(|&&w| lower_state(w)) {
-                    let mut chain = vec![e];
-                    let mut cur = v;
-                    while cur != x {
-                        let pe = *var_from.get(&cur)?;
-                        chain.push(pe);
-                        cur = *eq_from.get(&pe)?;
-                    }
-                    return Some((chain, target));
-                }
-                for &w in &eq_vars[e as usize] {
-                    if w != x && algebraic(w) && !var_from.contains_key(&w) {
-                        var_from.insert(w, e);
-                        next.push(w);
-                    }
+                var_from.insert(w, (e, c));
+                match next.iter_mut().find(|(n, _)| *n == w) {
+                    Some(slot) => slot.1 = c,
+                    None => next.push((w, c)),
                 }
             }
         }

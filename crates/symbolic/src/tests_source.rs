@@ -709,6 +709,67 @@ end LiquidVolume;",
     assert!((dm - 0.01).abs() < 1e-9, "der(m) = {dm}");
 }
 
+/// The chain to differentiate for a preferred variable stays inside its component when a
+/// path of the same length leaves it through a connection: here the valve equation mentions
+/// the volume's pressure and the flow into a pump, whose volume flow mentions the pump's
+/// mass. That path (taken first, in equation order, by a plain breadth-first search) drags
+/// the pump's characteristic, which has no derivative, into the reduction; the trial then
+/// failed as a whole and the volume kept `m`, `U` as states (`Fluid.Examples.AST_BatchPlant`:
+/// the pressures of shut pipes drifted). The tighter chain `d = rho(p, h)`, `m = V*d` wins.
+#[test]
+fn preferred_state_chains_stay_inside_their_component() {
+    let p = translate_source(
+        "model VolumeBesidePump
+  function rho \"density of a slightly compressible liquid\"
+    input Real p;
+    input Real h;
+    output Real d;
+  algorithm
+    d := 1000*exp(4.5e-10*(p - 1e5) - 2e-7*(h - 1e5));
+    annotation(derivative = rho_der);
+  end rho;
+  function rho_der
+    input Real p;
+    input Real h;
+    input Real dp;
+    input Real dh;
+    output Real dd;
+  algorithm
+    dd := rho(p, h)*(4.5e-10*dp - 2e-7*dh);
+  end rho_der;
+  function head \"pump characteristic without a derivative\"
+    input Real V_flow;
+    output Real dp;
+    external \"C\" dp = pumpHead(V_flow);
+  end head;
+  parameter Real V = 1e-3, V_pump = 1e-4;
+  Real p(stateSelect = StateSelect.prefer, start = 1e6, fixed = true);
+  Real h(stateSelect = StateSelect.prefer, start = 1e5, fixed = true);
+  Real d, u, m, U;
+  Real m_flow \"from the volume through the valve into the pump\";
+  Real m_pump(start = 0.1, fixed = true), V_flow, p_pump;
+equation
+  m_flow = 1e-6*(p - p_pump);
+  V_flow = m_flow/(m_pump/V_pump);
+  p_pump = 1e5 + head(V_flow);
+  der(m_pump) = m_flow - 0.01;
+  d = rho(p, h);
+  u = h - p/d;
+  m = V*d;
+  U = m*u;
+  der(m) = -m_flow + 0.02;
+  der(U) = -m_flow*h + 0.02*1e5;
+end VolumeBesidePump;",
+    );
+    let mut states: Vec<&str> = p
+        .states
+        .iter()
+        .map(|&s| p.vars[s as usize].name.as_str())
+        .collect();
+    states.sort();
+    assert_eq!(states, ["h", "m_pump", "p"]);
+}
+
 /// A record-returning setter like `Medium.setState_phX` (`state := ThermodynamicState(p = p,
 /// T = T_h(h))`) whose body calls a function that cannot be inlined: the body is inlined
 /// around the call, so `state.p = p` can be solved for `p` when another equation fixes the
