@@ -8,7 +8,11 @@ Generates two models for each size N and runs moss on them, one process per stag
   (needs the real MSL: the bundled library has no Electrical package);
 - `Chain<N>`: N `Modelica.Mechanics.Rotational.Components.Inertia` joined by N-1
   `SpringDamper`s, driven by a `Torque` from a `Blocks.Sources.Sine` (runs with the real MSL
-  and with the bundled library).
+  and with the bundled library);
+- `Pipe<N>`: one `Modelica.Fluid.Pipes.DynamicPipe` of IF97 water (`StandardWater`)
+  discretised into N volumes (2N states: pressure and enthalpy of each), between a source
+  whose pressure oscillates around 2 bar and a sink at 1 bar (real MSL only; issue #14 asks
+  for N = 10, 100, 1,000).
 
 Per model and size it reports: `moss check` (frontend: time, peak memory), `moss translate`
 (frontend + symbolic), `moss simulate` over 1 s with 1,000 intervals to CSV (time per stage
@@ -20,7 +24,7 @@ shared machine the wall-clock times grow with the load; the CPU times much less.
 
 Usage:
   bench/msl_scale.py [--msl DIR | --bundled] [--sizes 100 1000 10000 100000]
-                     [--models ladder chain] [--moss target/release/moss] [--timeout 900]
+                     [--models ladder chain pipe] [--moss target/release/moss] [--timeout 900]
 """
 
 import argparse
@@ -67,7 +71,28 @@ equation
 end Chain{n};
 """
 
-TEMPLATES = {"ladder": ("Ladder", LADDER), "chain": ("Chain", CHAIN)}
+PIPE = """model Pipe{n}
+  replaceable package Medium = Modelica.Media.Water.StandardWater;
+  inner Modelica.Fluid.System system(energyDynamics = Modelica.Fluid.Types.Dynamics.FixedInitial);
+  Modelica.Blocks.Sources.Sine dp(amplitude = 0.5e5, f = 1, offset = 2e5);
+  Modelica.Fluid.Sources.Boundary_pT source(redeclare package Medium = Medium, use_p_in = true,
+    T = 330, nPorts = 1);
+  Modelica.Fluid.Sources.Boundary_pT sink(redeclare package Medium = Medium, p = 1e5, T = 300,
+    nPorts = 1);
+  Modelica.Fluid.Pipes.DynamicPipe pipe(redeclare package Medium = Medium, nNodes = {n},
+    length = 100, diameter = 0.1, p_a_start = 2e5, p_b_start = 1e5, T_start = 300);
+equation
+  connect(dp.y, source.p_in);
+  connect(source.ports[1], pipe.port_a);
+  connect(pipe.port_b, sink.ports[1]);
+end Pipe{n};
+"""
+
+TEMPLATES = {
+    "ladder": ("Ladder", LADDER),
+    "chain": ("Chain", CHAIN),
+    "pipe": ("Pipe", PIPE),
+}
 
 
 def run_measured(cmd, env, cwd, timeout):
@@ -181,9 +206,10 @@ def main():
     env = dict(os.environ)
     if args.bundled:
         env.pop("MODELICAPATH", None)
-        if "ladder" in args.models:
-            print("note: the bundled library has no Electrical package; ladder skipped")
-            args.models = [m for m in args.models if m != "ladder"]
+        for kind in ("ladder", "pipe"):
+            if kind in args.models:
+                print(f"note: the bundled library has no MSL {kind} components; {kind} skipped")
+                args.models = [m for m in args.models if m != kind]
     elif args.msl:
         env["MODELICAPATH"] = args.msl
     elif "MODELICAPATH" not in env:

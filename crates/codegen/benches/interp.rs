@@ -188,6 +188,7 @@ fn interpolation_program(rows: usize) -> CausalProgram {
         derivatives: vec![],
         inline: false,
         smooth_order: None,
+        inverses: Vec::new(),
         is_impure: false,
         origin: Origin::default(),
     };

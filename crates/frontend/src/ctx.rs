@@ -32,6 +32,10 @@ pub struct Flattener<'a> {
     pub lk: Lookup<'a>,
     /// Functions referenced so far: full name → class.
     pub functions: RefCell<BTreeMap<String, ClassId>>,
+    /// Functions named only by `inverse` annotations: translated after the others, each
+    /// dropped (with its annotation) when it cannot be translated, as the annotation is
+    /// only an offer.
+    pub inverse_functions: RefCell<BTreeMap<String, ClassId>>,
     pub package_nodes: RefCell<HashMap<ClassId, NodeRef>>,
     pub warnings: RefCell<Vec<Diagnostic>>,
     pub depth: Cell<u32>,
@@ -92,6 +96,7 @@ impl<'a> Flattener<'a> {
         Flattener {
             lk: Lookup::new(lib),
             functions: RefCell::new(BTreeMap::new()),
+            inverse_functions: RefCell::new(BTreeMap::new()),
             package_nodes: RefCell::new(HashMap::default()),
             warnings: RefCell::new(Vec::new()),
             depth: Cell::new(0),

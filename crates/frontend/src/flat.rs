@@ -540,6 +540,20 @@ pub struct ExternalCode {
 }
 
 /// `annotation(derivative(order=2, noDerivative=x, zeroDerivative=y) = f_der)`
+/// `annotation(inverse(T = T_ph(p, h)))` on `h = h_pT(p, T)` (spec 12.8): where an equation
+/// `h = h_pT(p, T)` must be solved for `T`, `T = T_ph(p, h)` may be used instead.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct InverseAnnotation {
+    /// The input of this function that the inverse computes (`T`).
+    pub input: String,
+    /// Full name of the inverse function.
+    pub function: String,
+    /// Its arguments, each a formal input or the output of this function, by position
+    /// (`None`) or by the inverse's input name (`Some`).
+    pub args: Vec<(Option<String>, String)>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DerivativeAnnotation {
@@ -559,6 +573,7 @@ pub struct Function {
     pub locals: Vec<FunctionVar>,
     pub body: FunctionBody,
     pub derivatives: Vec<DerivativeAnnotation>,
+    pub inverses: Vec<InverseAnnotation>,
     pub inline: bool,
     pub smooth_order: Option<u32>,
     pub is_impure: bool,

@@ -6,7 +6,7 @@ use crate::ctx::Flattener;
 use crate::expand::{cref_text, Cx, Val, EXTRA_BUILTINS};
 use crate::flat::{
     self, AssertLevel, BinaryOp as FB, DerivativeAnnotation, Expr, ExternalCode, Function,
-    FunctionBody, FunctionVar, ScalarType, Statement, Subscript, BUILTINS,
+    FunctionBody, FunctionVar, InverseAnnotation, ScalarType, Statement, Subscript, BUILTINS,
 };
 use crate::flatten::origin;
 use crate::inst::*;
@@ -72,9 +72,38 @@ impl Hoist {
 }
 
 impl<'a> Flattener<'a> {
-    /// Translate every function referenced so far (and those they reference).
+    /// Translate every function referenced so far (and those they reference), then the
+    /// inverses that `inverse` annotations offer, where they translate.
     pub fn collect_functions(&self) -> Res<BTreeMap<String, Function>> {
         let mut done: BTreeMap<String, Function> = BTreeMap::new();
+        self.translate_pending_functions(&mut done)?;
+        let mut dropped: HashSet<String> = HashSet::default();
+        loop {
+            let next = self
+                .inverse_functions
+                .borrow()
+                .iter()
+                .find(|(n, _)| !done.contains_key(*n) && !dropped.contains(*n))
+                .map(|(n, c)| (n.clone(), *c));
+            let Some((name, id)) = next else { break };
+            let before_refs = self.functions.borrow().clone();
+            let before_done: HashSet<String> = done.keys().cloned().collect();
+            self.functions.borrow_mut().insert(name.clone(), id);
+            if self.translate_pending_functions(&mut done).is_err() {
+                *self.functions.borrow_mut() = before_refs;
+                done.retain(|n, _| before_done.contains(n));
+                dropped.insert(name);
+            }
+        }
+        let known: HashSet<String> = done.keys().cloned().collect();
+        for f in done.values_mut() {
+            f.inverses
+                .retain(|inv| known.contains(&inv.function) && inv.function != f.name);
+        }
+        Ok(done)
+    }
+
+    fn translate_pending_functions(&self, done: &mut BTreeMap<String, Function>) -> Res<()> {
         loop {
             let pending: Vec<(String, ClassId)> = self
                 .functions
@@ -84,7 +113,7 @@ impl<'a> Flattener<'a> {
                 .map(|(n, c)| (n.clone(), *c))
                 .collect();
             if pending.is_empty() {
-                return Ok(done);
+                return Ok(());
             }
             for (name, id) in pending {
                 let f = self.translate_function(&name, id)?;
@@ -111,6 +140,7 @@ impl<'a> Flattener<'a> {
             derivatives: Vec::new(),
             inline: false,
             smooth_order: None,
+            inverses: Vec::new(),
             is_impure: matches!(
                 entry.def.prefixes.kind,
                 ast::ClassKind::Function {
@@ -527,6 +557,16 @@ impl<'a> Flattener<'a> {
                     }
                     f.derivatives.push(d);
                 }
+                "inverse" => {
+                    let Some(cm) = &modif.class_modification else {
+                        continue;
+                    };
+                    for x in &cm.args {
+                        if let Some(inv) = self.inverse_annotation(x, scope)? {
+                            f.inverses.push(inv);
+                        }
+                    }
+                }
                 "Inline" | "LateInline" => {
                     if let Some(b) = &modif.binding {
                         f.inline |= matches!(b.expr.kind, ExprKind::Bool(true));
@@ -543,6 +583,64 @@ impl<'a> Flattener<'a> {
             }
         }
         Ok(())
+    }
+
+    /// One entry `T = T_ph(p, h)` of an `inverse` annotation. Arguments other than plain
+    /// names of the function's formals leave the entry out: the annotation is an offer the
+    /// tool may ignore (spec 12.8), and the equation is then solved numerically.
+    fn inverse_annotation(
+        &self,
+        arg: &ast::Argument,
+        scope: ClassId,
+    ) -> Res<Option<InverseAnnotation>> {
+        let ast::Argument::Modification(m) = arg else {
+            return Ok(None);
+        };
+        let Some(b) = m.modification.as_ref().and_then(|mm| mm.binding.as_ref()) else {
+            return Ok(None);
+        };
+        let ExprKind::Call {
+            function,
+            args: ast::FunctionArgs::List { positional, named },
+        } = &b.expr.kind
+        else {
+            return Ok(None);
+        };
+        let plain_name = |e: &ast::Expr| match &e.kind {
+            ExprKind::Ref(r) if r.parts.len() == 1 && r.parts[0].subscripts.is_empty() => {
+                Some(r.parts[0].name.to_string())
+            }
+            _ => None,
+        };
+        let mut args = Vec::new();
+        for e in positional {
+            let Some(n) = plain_name(e) else {
+                return Ok(None);
+            };
+            args.push((None, n));
+        }
+        for na in named {
+            let Some(n) = plain_name(&na.value) else {
+                return Ok(None);
+            };
+            args.push((Some(na.name.to_string()), n));
+        }
+        let name = crate::expand::cref_to_name(function);
+        let Some(id) = self.lk.resolve_class_name(Some(scope), &name, false) else {
+            return err(function.span, format!("unknown inverse function `{name}`"));
+        };
+        let full = self.lk.name_of(id);
+        self.inverse_functions.borrow_mut().insert(full.clone(), id);
+        Ok(Some(InverseAnnotation {
+            input: m
+                .name
+                .parts
+                .last()
+                .map(|p| p.to_string())
+                .unwrap_or_default(),
+            function: full,
+            args,
+        }))
     }
 
     /// The field values of a record component's binding (`final constant Complex r =

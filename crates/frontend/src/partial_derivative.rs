@@ -154,6 +154,7 @@ impl<'a> Flattener<'a> {
             derivatives: Vec::new(),
             inline: false,
             smooth_order: None,
+            inverses: Vec::new(),
             is_impure: false,
             origin: at,
         })

@@ -285,6 +285,7 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
         derivatives: Vec::new(),
         inline: false,
         smooth_order: None,
+        inverses: Vec::new(),
         is_impure: false,
         origin: f.origin.clone(),
     })
@@ -1052,6 +1053,7 @@ mod tests {
             derivatives: Vec::new(),
             inline: false,
             smooth_order: None,
+            inverses: Vec::new(),
             is_impure: false,
             origin: Origin::default(),
         }

@@ -52,6 +52,7 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
         call_units: HashMap::default(),
     };
     c.collect_derivative_annotations();
+    c.m.arena.finv = std::sync::Arc::new(inverse_annotations(&c.flat.functions));
     c.declare_variables();
     c.convert_attributes();
     c.m.eqs.reserve(flat.equations.len());
@@ -466,6 +467,86 @@ fn names_input(list: &[String], input: &str) -> bool {
             .strip_prefix(n.as_str())
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
     })
+}
+
+/// The inverses offered by the `inverse` annotations of `functions`, with the arguments of
+/// each inverse call mapped to the original call's arguments (one flat argument per record
+/// field, as calls are flattened) or its value. An entry is left out where the mapping
+/// fails: a function with more than one output or a non-scalar one, an input that is not a
+/// Real scalar, an argument that is not a formal of the function, an inverse input left
+/// to its default.
+fn inverse_annotations(
+    functions: &std::collections::BTreeMap<String, moss_frontend::flat::Function>,
+) -> HashMap<String, Vec<crate::ir::InverseFn>> {
+    use crate::ir::{InverseArg, InverseFn};
+    // the formal an input belongs to: `state` for `state.p`, `X` for `X[1]`
+    fn formal(name: &str) -> &str {
+        name.split(['.', '[']).next().unwrap_or(name)
+    }
+    let mut out: HashMap<String, Vec<InverseFn>> = HashMap::default();
+    for f in functions.values() {
+        let [output] = &f.outputs[..] else { continue };
+        if output.ty != ScalarType::Real || !output.dims.is_empty() {
+            continue;
+        }
+        for ann in &f.inverses {
+            let Some(g) = functions.get(&ann.function) else {
+                continue;
+            };
+            let Some(input) = f
+                .inputs
+                .iter()
+                .position(|i| i.name == ann.input && i.ty == ScalarType::Real && i.dims.is_empty())
+            else {
+                continue;
+            };
+            // the inverse's inputs grouped by formal, in order
+            let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+            for (k, gi) in g.inputs.iter().enumerate() {
+                match groups.last_mut() {
+                    Some((n, ks)) if *n == formal(&gi.name) => ks.push(k),
+                    _ => groups.push((formal(&gi.name), vec![k])),
+                }
+            }
+            let sources = |name: &str| -> Vec<InverseArg> {
+                if name == output.name {
+                    return vec![InverseArg::Output];
+                }
+                (0..f.inputs.len())
+                    .filter(|&j| formal(&f.inputs[j].name) == name)
+                    .map(InverseArg::Input)
+                    .collect()
+            };
+            let mut args: Vec<Option<InverseArg>> = vec![None; g.inputs.len()];
+            let mut ok = true;
+            for (k, (named, name)) in ann.args.iter().enumerate() {
+                let group = match named {
+                    None => groups.get(k),
+                    Some(n) => groups.iter().find(|(g, _)| g == n),
+                };
+                let src = sources(name);
+                match group {
+                    Some((_, slots)) if slots.len() == src.len() => {
+                        for (&slot, s) in slots.iter().zip(src) {
+                            args[slot] = Some(s);
+                        }
+                    }
+                    _ => ok = false,
+                }
+            }
+            let Some(args) = args.into_iter().collect::<Option<Vec<_>>>() else {
+                continue;
+            };
+            if ok {
+                out.entry(f.name.clone()).or_default().push(InverseFn {
+                    input,
+                    function: ann.function.clone(),
+                    args,
+                });
+            }
+        }
+    }
+    out
 }
 
 impl<'a> Conv<'a> {
@@ -953,6 +1034,11 @@ impl<'a> Conv<'a> {
             }
             _ => {
                 let a: Vec<ExprId> = args.iter().map(|x| self.expr(x, o, no_event)).collect();
+                // a function with an `inverse` annotation stays a call, so that an equation
+                // solved for one of its inputs can use the inverse (`solve`)
+                if self.m.arena.finv.contains_key(func) {
+                    return self.m.arena.call(func, a);
+                }
                 if let Some(e) = self.inline_call(func, &a, o, no_event) {
                     return e;
                 }

@@ -122,6 +122,9 @@ pub struct Arena {
     /// Derivative functions generated from algorithms ([`crate::autodiff`]); those called
     /// by the final program are added to its functions.
     pub generated: Arc<std::collections::BTreeMap<String, moss_frontend::flat::Function>>,
+    /// User function -> the inverses its `inverse` annotations offer (see
+    /// [`crate::solve`]: an equation solved for an input of a call uses them).
+    pub finv: Arc<HashMap<String, Vec<InverseFn>>>,
     /// Simple functions that keep their calls through index reduction (for their
     /// `derivative` annotations) but are inlined after it; see [`crate::inline`].
     pub late_inline: Arc<std::collections::BTreeMap<String, moss_frontend::flat::Function>>,
@@ -130,6 +133,22 @@ pub struct Arena {
     /// reduction see the real dependencies while differentiation uses the annotation.
     structure_of: FxMap<ExprId, ExprId>,
     generation: u32,
+}
+
+/// An inverse from an `inverse` annotation: for `y = f(.., x, ..)` solved for the input
+/// `x` (argument `input`), `x = function(args)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InverseFn {
+    pub input: usize,
+    pub function: String,
+    pub args: Vec<InverseArg>,
+}
+
+/// An argument of an [`InverseFn`] call: an argument of the original call, or its value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum InverseArg {
+    Input(usize),
+    Output,
 }
 
 /// Replacement of a call `f(args)` by [`Arena::rewrite_calls`] (`None` keeps the call).

@@ -114,9 +114,12 @@ pub fn solve_for_with(a: &mut Arena, lhs: ExprId, rhs: ExprId, v: VarIx, invert:
                 derivative: Some(d),
             },
         },
-        Err(_) => Solved::Implicit {
-            residual: r,
-            derivative: None,
+        Err(_) => match invert.then(|| invert_either_side(a, lhs, rhs, v)).flatten() {
+            Some(x) => Solved::Explicit(x),
+            None => Solved::Implicit {
+                residual: r,
+                derivative: None,
+            },
         },
     }
 }
@@ -176,6 +179,11 @@ fn invert(a: &mut Arena, side: ExprId, value: ExprId, v: VarIx) -> Option<ExprId
                 value = a.mul(s, p);
                 side = u;
             }
+            Node::Call(f, args) if a.finv.contains_key(&*f) => {
+                let (input, x) = annotated_inverse(a, &f, &args, v, value)?;
+                value = x;
+                side = args[input];
+            }
             Node::Call(f, args) if args.len() == 1 => {
                 let inverse = match &*f {
                     "exp" => "log",
@@ -204,6 +212,34 @@ fn invert(a: &mut Arena, side: ExprId, value: ExprId, v: VarIx) -> Option<ExprId
         }
     }
     None
+}
+
+/// `f(args) = value` solved for the one argument that contains `v`, by the inverse that an
+/// `inverse` annotation of `f` offers for it (spec 12.8): that argument's position and the
+/// inverse's call.
+fn annotated_inverse(
+    a: &mut Arena,
+    f: &str,
+    args: &[ExprId],
+    v: VarIx,
+    value: ExprId,
+) -> Option<(usize, ExprId)> {
+    let with_v: Vec<usize> = (0..args.len())
+        .filter(|&i| contains(a, args[i], v))
+        .collect();
+    let [input] = with_v[..] else {
+        return None;
+    };
+    let inv = a.finv.get(f)?.iter().find(|x| x.input == input)?.clone();
+    let inv_args = inv
+        .args
+        .iter()
+        .map(|s| match *s {
+            crate::ir::InverseArg::Input(j) => args[j],
+            crate::ir::InverseArg::Output => value,
+        })
+        .collect();
+    Some((input, a.call(&inv.function, inv_args)))
 }
 
 /// Causalize the equations `eqs` for the unknowns marked in `unknown`.

@@ -243,6 +243,7 @@ pub fn function(
         derivatives: vec![],
         inline: false,
         smooth_order: None,
+        inverses: Vec::new(),
         is_impure: false,
         origin: Origin::default(),
     }
