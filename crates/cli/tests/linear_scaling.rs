@@ -66,12 +66,59 @@ end Chain{n};
     )
 }
 
+/// The shape of a discretised pipe (`Modelica.Fluid.Pipes.DynamicPipe`): an array of
+/// records bound as a whole to the segments' states (`flowModel(states = mediums.state)`),
+/// and one equation that reads a constant of every segment (the nominal friction loss, a
+/// sum over all segments' roughnesses). Both were quadratic: the binding was expanded whole
+/// for each element, and each constant was substituted into the sum on its own.
+fn segments(n: usize) -> String {
+    format!(
+        "model Segments{n}
+  record State
+    Real p;
+    Real T;
+  end State;
+  model Segment
+    State state;
+    Real roughness;
+  end Segment;
+  model Friction
+    parameter Integer n;
+    input State states[n];
+    input Real roughnesses[n];
+    Real dp_nominal;
+  equation
+    dp_nominal = sum(states[i].p*roughnesses[i] for i in 1:n);
+  end Friction;
+  parameter Integer N = {n};
+  Segment seg[N](each roughness = 2.5e-5);
+  Friction friction(n = N, states = seg.state, roughnesses = seg.roughness);
+equation
+  for i in 1:N loop
+    seg[i].state.p = 1e5 + i*time;
+    seg[i].state.T = 300 + time;
+  end for;
+end Segments{n};
+"
+    )
+}
+
 /// Allocations made by flattening and translating the chain of `n` inertias, and its number
 /// of scalar equations.
 fn allocations_to_translate(n: usize) -> (u64, usize) {
+    allocations_to_translate_model(&format!("Chain{n}"), &chain(n))
+}
+
+/// Allocations made by flattening and translating `source` (class `name`), and its number of
+/// scalar equations.
+fn allocations_to_translate_model(name: &str, source: &str) -> (u64, usize) {
+    // the counter is global: one measurement at a time
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = name;
     let dir = scratch_dir(&format!("linear-scaling-{n}"));
-    let file = dir.join(format!("Chain{n}.mo"));
-    std::fs::write(&file, chain(n)).expect("writable scratch folder");
+    let file = dir.join(format!("{name}.mo"));
+    std::fs::write(&file, source).expect("writable scratch folder");
     let opts = moss_frontend::LoadOptions {
         libs: Vec::new(),
         use_modelicapath: false,
@@ -79,10 +126,10 @@ fn allocations_to_translate(n: usize) -> (u64, usize) {
     };
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     let flat = moss_frontend::flatten_model(&opts, &file.to_string_lossy())
-        .unwrap_or_else(|e| panic!("Chain{n} does not flatten: {:?}", e.diagnostics));
+        .unwrap_or_else(|e| panic!("{n} does not flatten: {:?}", e.diagnostics));
     let equations = flat.model.equations.len();
     let program = moss_symbolic::translate(&flat.model)
-        .unwrap_or_else(|e| panic!("Chain{n} does not translate: {e:?}"));
+        .unwrap_or_else(|e| panic!("{n} does not translate: {e:?}"));
     let model = moss_codegen::Interpreter::new(program).expect("compiles");
     let used = ALLOCATIONS.load(Ordering::Relaxed) - before;
     drop(model);
@@ -109,6 +156,24 @@ fn allocations_grow_linearly_with_the_number_of_components() {
     // Linear: the ratios agree; a pass quadratic in the size would make the allocation ratio
     // approach the square of the size ratio (about 256). The slack covers n log n passes and
     // the per-model constant.
+    assert!(
+        alloc_ratio < 1.25 * size_ratio,
+        "allocations grow faster than the model: x{alloc_ratio:.2} for x{size_ratio:.2} equations"
+    );
+}
+
+#[test]
+fn allocations_of_a_discretised_pipe_grow_linearly() {
+    let _ = allocations_to_translate(5);
+    let (small, eq_small) = allocations_to_translate_model("Segments50", &segments(50));
+    let (large, eq_large) = allocations_to_translate_model("Segments800", &segments(800));
+    let size_ratio = eq_large as f64 / eq_small as f64;
+    let alloc_ratio = large as f64 / small as f64;
+    eprintln!(
+        "{eq_small} equations: {small} allocations; {eq_large} equations: {large} allocations; \
+         ratios {size_ratio:.2} (size) and {alloc_ratio:.2} (allocations)"
+    );
+    assert!(size_ratio > 12.0, "sizes {eq_small} and {eq_large}");
     assert!(
         alloc_ratio < 1.25 * size_ratio,
         "allocations grow faster than the model: x{alloc_ratio:.2} for x{size_ratio:.2} equations"

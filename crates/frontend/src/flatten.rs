@@ -136,6 +136,9 @@ impl<'a> Flattener<'a> {
                 {
                     return self.walk_shared_elements(node, comp, &tuples, out);
                 }
+                // the binding of a record array, expanded once for all its elements (per
+                // element, expanding the whole array made the elements quadratic)
+                let mut whole: Option<Val> = None;
                 for idx in tuples {
                     let child = self.child_node(node, comp, &idx)?;
                     self.walk(&child, out)
@@ -144,7 +147,11 @@ impl<'a> Flattener<'a> {
                     let parent_bound = self.bound_as_whole(node)
                         && comp.tprefixes.variability != Some(ast::Variability::Constant);
                     if let (Some(b), false) = (&comp.mods.binding, parent_bound) {
-                        self.record_binding(node, comp, &child, b, &idx, out)?;
+                        if whole.is_none() {
+                            whole = Some(self.expanded_record_binding(b)?);
+                        }
+                        let v = whole.as_ref().expect("expanded above");
+                        self.record_binding(node, comp, &child, b, v, &idx, out)?;
                     }
                 }
             }
@@ -424,23 +431,29 @@ impl<'a> Flattener<'a> {
     }
 
     /// `R r = expr` for a structured component: field-wise bindings.
+    /// The value of a record component's binding. An expression whose branches are
+    /// records of different sizes (`if i == k then used else good` with array fields of
+    /// different lengths) is computed now.
+    fn expanded_record_binding(&self, b: &BindingMod) -> Res<Val> {
+        match self.expand(&b.expr, &b.env, &mut Cx::flat()) {
+            Ok(v) => Ok(v),
+            Err(e) => self
+                .eval_expr(&b.expr, &b.env, &mut Cx::eval())
+                .map_err(|_| e),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn record_binding(
         &self,
         node: &NodeRef,
         comp: &Rc<Comp>,
         child: &NodeRef,
         b: &BindingMod,
+        v: &Val,
         idx: &[usize],
         out: &mut Collected,
     ) -> Res<()> {
-        // An expression whose branches are records of different sizes (`if i == k then
-        // used else good` with array fields of different lengths) is computed now.
-        let v = match self.expand(&b.expr, &b.env, &mut Cx::flat()) {
-            Ok(v) => v,
-            Err(e) => self
-                .eval_expr(&b.expr, &b.env, &mut Cx::eval())
-                .map_err(|_| e)?,
-        };
         let mut path: Vec<usize> = b.index.clone();
         path.extend(idx.iter().map(|i| i - 1));
         let mut v = v.index_path(&path);
@@ -1127,7 +1140,7 @@ impl<'a> Flattener<'a> {
             crate::expand::equation_exprs(body, &mut exprs);
         }
         for v in self.iterator_values_in(first, &exprs, env, cx)? {
-            cx.locals.push((first.name.name.clone(), v));
+            cx.locals.push((first.name.name.clone(), Arc::new(v)));
             let r = self.for_equation(rest, body, env, cx, out, conns.as_deref_mut());
             cx.locals.pop();
             r?;
@@ -2156,7 +2169,7 @@ impl<'a> Flattener<'a> {
         crate::typecheck::structure::for_range_is_vector(&values, range_span)?;
         let mut unrolled = Vec::new();
         for v in values {
-            cx.locals.push((first.name.name.clone(), v));
+            cx.locals.push((first.name.name.clone(), Arc::new(v)));
             let r = self.for_statement(rest, body, env, cx, &mut unrolled);
             cx.locals.pop();
             r?;

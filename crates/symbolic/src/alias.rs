@@ -207,67 +207,123 @@ impl UnionFind {
 /// The defining equations stay, so the variables are still computed (and reported). This
 /// removes e.g. grounded supports and unconnected flows from index reduction and loops.
 /// Returns the number of variables found constant.
+///
+/// Substitutions are batched: a value found goes onto the equation's pending list, and the
+/// equation is rewritten once per round with all of them. One equation can mention hundreds
+/// of such variables (a pipe's nominal friction loss, the sum over all its segments of an
+/// inlined pressure-loss function of their roughnesses): rewriting it for each one made the
+/// pass quadratic in the number of segments.
 pub fn propagate_constants(m: &mut Model) -> usize {
     let n_eq = m.eqs.len();
     let mut occurrences: Vec<Vec<u32>> = vec![Vec::new(); m.vars.len()];
-    for i in 0..n_eq {
-        let mut body = m.eqs[i].body.clone();
-        let mut exprs = Vec::new();
-        crate::model::map_exprs(&mut body, &mut |e| {
-            exprs.push(e);
-            e
-        });
-        let mut vs = Vec::new();
-        for e in exprs {
-            m.arena.vars_of(e, false, &mut vs);
-        }
-        vs.sort_unstable();
-        vs.dedup();
+    // unknowns an equation mentions, an upper bound once substitutions are pending
+    let mut unknowns: Vec<usize> = Vec::with_capacity(n_eq);
+    for i in 0..n_eq as u32 {
+        let vs = equation_vars(m, i);
+        unknowns.push(
+            vs.iter()
+                .filter(|&&v| m.vars[v as usize].is_unknown())
+                .count(),
+        );
         for v in vs {
-            occurrences[v as usize].push(i as u32);
+            occurrences[v as usize].push(i);
         }
     }
     let mut value: Vec<Option<ExprId>> = vec![None; m.vars.len()];
+    let mut pending: Vec<Vec<VarIx>> = vec![Vec::new(); n_eq];
     let mut queue: Vec<u32> = (0..n_eq as u32).rev().collect();
+    let mut dirty: Vec<u32> = Vec::new();
     let mut found = 0;
-    while let Some(i) = queue.pop() {
-        let EqBody::Eq { lhs, rhs } = m.eqs[i as usize].body else {
-            continue;
-        };
-        let Some((x, c)) = constant_definition(m, lhs, rhs) else {
-            continue;
-        };
-        if value[x as usize].is_some() || !eligible(m, x) || protected(m, x) {
-            continue;
-        }
-        if m.vars[x as usize].der.is_some() {
-            continue;
-        }
-        value[x as usize] = Some(c);
-        found += 1;
-        for &e in &occurrences[x as usize] {
-            if e == i || !has_other_unknown(m, e, x) {
-                // an equation left without unknowns would be redundant or conflicting; it
-                // keeps `x` so that the structural diagnosis can name it
+    loop {
+        while let Some(i) = queue.pop() {
+            apply_pending(m, i, &mut pending[i as usize], &value);
+            let EqBody::Eq { lhs, rhs } = m.eqs[i as usize].body else {
+                continue;
+            };
+            let Some((x, c)) = constant_definition(m, lhs, rhs) else {
+                continue;
+            };
+            if value[x as usize].is_some() || !eligible(m, x) || protected(m, x) {
                 continue;
             }
-            let mut f = |_: &mut crate::ir::Arena, n: &Node| match n {
-                Node::Var(v) if *v == x => Some(c),
-                _ => None,
-            };
-            let mut memo = HashMap::default();
-            let mut body = m.eqs[e as usize].body.clone();
-            crate::model::map_exprs(&mut body, &mut |ex| {
-                m.arena.substitute(ex, &mut f, false, &mut memo)
-            });
-            m.eqs[e as usize].body = body;
-            queue.push(e);
+            if m.vars[x as usize].der.is_some() {
+                continue;
+            }
+            value[x as usize] = Some(c);
+            found += 1;
+            for &e in &occurrences[x as usize] {
+                if e == i {
+                    continue;
+                }
+                // an equation left without unknowns would be redundant or conflicting; it
+                // keeps `x` so that the structural diagnosis can name it. With few unknowns
+                // left that is decided on the equation brought up to date; with many, one
+                // more substitution cannot leave it without any.
+                if unknowns[e as usize] <= FEW_UNKNOWNS {
+                    apply_pending(m, e, &mut pending[e as usize], &value);
+                    if !has_other_unknown(m, e, x) {
+                        continue;
+                    }
+                }
+                if pending[e as usize].is_empty() {
+                    dirty.push(e);
+                }
+                pending[e as usize].push(x);
+                unknowns[e as usize] = unknowns[e as usize].saturating_sub(1);
+            }
         }
+        if dirty.is_empty() {
+            break;
+        }
+        dirty.sort_unstable_by(|a, b| b.cmp(a));
+        dirty.dedup();
+        queue = std::mem::take(&mut dirty);
     }
     found
 }
 
-/// Does equation `e` mention an unknown other than `x`?
+/// Below this many unknowns, whether an equation keeps another unknown than the one being
+/// substituted is checked exactly (folding may remove more than the substituted variable).
+const FEW_UNKNOWNS: usize = 4;
+
+/// The variables an equation mentions, each once.
+fn equation_vars(m: &mut Model, e: u32) -> Vec<VarIx> {
+    let mut body = m.eqs[e as usize].body.clone();
+    let mut exprs = Vec::new();
+    crate::model::map_exprs(&mut body, &mut |ex| {
+        exprs.push(ex);
+        ex
+    });
+    let mut vs = Vec::new();
+    for ex in exprs {
+        m.arena.vars_of(ex, false, &mut vs);
+    }
+    vs.sort_unstable();
+    vs.dedup();
+    vs
+}
+
+/// Substitute the values of `pending` into equation `e`, all in one rewrite.
+fn apply_pending(m: &mut Model, e: u32, pending: &mut Vec<VarIx>, value: &[Option<ExprId>]) {
+    if pending.is_empty() {
+        return;
+    }
+    let subst: HashMap<VarIx, ExprId> = pending
+        .drain(..)
+        .filter_map(|v| Some((v, value[v as usize]?)))
+        .collect();
+    let mut f = |_: &mut crate::ir::Arena, n: &Node| match n {
+        Node::Var(v) => subst.get(v).copied(),
+        _ => None,
+    };
+    let mut memo = HashMap::default();
+    let mut body = m.eqs[e as usize].body.clone();
+    crate::model::map_exprs(&mut body, &mut |ex| {
+        m.arena.substitute(ex, &mut f, false, &mut memo)
+    });
+    m.eqs[e as usize].body = body;
+}
+
 fn has_other_unknown(m: &mut Model, e: u32, x: VarIx) -> bool {
     let mut body = m.eqs[e as usize].body.clone();
     if !matches!(body, EqBody::Eq { .. }) {

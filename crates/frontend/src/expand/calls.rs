@@ -722,7 +722,7 @@ impl<'a> Flattener<'a> {
                 if let (true, Some(b)) = (constant, &c.mods.binding) {
                     if !inputs.iter().any(|i| Rc::ptr_eq(i, c)) {
                         if let Ok(v) = self.eval_expr(&b.expr, &b.env, &mut fcx.clone()) {
-                            fcx.locals.push((c.name.clone(), v));
+                            fcx.locals.push((c.name.clone(), Arc::new(v)));
                         }
                     }
                 }
@@ -730,7 +730,7 @@ impl<'a> Flattener<'a> {
         }
         for (k, c) in inputs.iter().enumerate() {
             if let Some(v) = &slots[k] {
-                fcx.locals.push((c.name.clone(), v.clone()));
+                fcx.locals.push((c.name.clone(), Arc::new(v.clone())));
             }
         }
         for (k, c) in inputs.iter().enumerate() {
@@ -771,7 +771,7 @@ impl<'a> Flattener<'a> {
                 }
                 None => self.expand(&b.expr, &b.env, &mut fcx)?,
             };
-            fcx.locals.push((c.name.clone(), v.clone()));
+            fcx.locals.push((c.name.clone(), Arc::new(v.clone())));
             slots[k] = Some(v);
         }
         let args: Vec<Val> = slots.into_iter().flatten().collect();
@@ -865,7 +865,7 @@ impl<'a> Flattener<'a> {
                             .inputs
                             .iter()
                             .map(|c| c.name.clone())
-                            .zip(ai.iter().cloned())
+                            .zip(ai.iter().cloned().map(Arc::new))
                             .collect();
                         out.push(self.apply_function(call, ai, ecx, env, cx, span)?);
                     }
@@ -992,12 +992,12 @@ impl<'a> Flattener<'a> {
             self.structural_trials.set(self.structural_trials.get() + 1);
             for (k, a) in positional.iter().enumerate() {
                 if let (Ok(v), Some(c)) = (self.expand(a, env, &mut ecx), inputs.get(k)) {
-                    fcx.locals.push((c.name.clone(), v));
+                    fcx.locals.push((c.name.clone(), Arc::new(v)));
                 }
             }
             for n in named {
                 if let Ok(v) = self.expand(&n.value, env, &mut ecx) {
-                    fcx.locals.push((n.name.name.clone(), v));
+                    fcx.locals.push((n.name.name.clone(), Arc::new(v)));
                 }
             }
             self.structural_trials.set(self.structural_trials.get() - 1);

@@ -48,14 +48,17 @@ impl Val {
     /// Select element `path` (0-based indices), leaving the value unchanged where it is not
     /// an array (bindings with `each` semantics on scalars).
     pub fn index_path(&self, path: &[usize]) -> Val {
-        let mut v = self.clone();
+        // walk by reference and clone only the element reached: cloning the whole value
+        // first made taking every element of an array quadratic in its size
+        let mut v = self;
         for &i in path {
-            v = match v {
-                Val::A(mut items) if i < items.len() => items.swap_remove(i),
-                other => other,
-            };
+            if let Val::A(items) = v {
+                if let Some(item) = items.get(i) {
+                    v = item;
+                }
+            }
         }
-        v
+        v.clone()
     }
 
     /// All scalars in row-major order.
@@ -102,7 +105,9 @@ impl Val {
 /// defaults) and whether parameters must be replaced by their values.
 #[derive(Clone)]
 pub struct Cx {
-    pub locals: Vec<(Arc<str>, Val)>,
+    /// Bound names (function inputs, iterators), shared: a context is cloned for every
+    /// nested call and branch, and an input can be a whole array.
+    pub locals: Vec<(Arc<str>, Arc<Val>)>,
     pub eval: bool,
     /// Size of the dimension being subscripted, for `end`.
     pub end: Option<usize>,
@@ -140,7 +145,15 @@ impl Cx {
             .iter()
             .rev()
             .find(|(n, _)| &**n == name)
-            .map(|(_, v)| v)
+            .map(|(_, v)| &**v)
+    }
+
+    fn local_shared(&self, name: &str) -> Option<Arc<Val>> {
+        self.locals
+            .iter()
+            .rev()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, v)| v.clone())
     }
 }
 
@@ -510,7 +523,7 @@ impl<'a> Flattener<'a> {
         let values = self.iterator_values_in(first, std::slice::from_ref(body), env, cx)?;
         let mut out = Vec::new();
         for v in values {
-            cx.locals.push((first.name.name.clone(), v));
+            cx.locals.push((first.name.name.clone(), Arc::new(v)));
             let r = self.comprehension(body, rest, env, cx);
             cx.locals.pop();
             out.push(r?);
@@ -691,7 +704,7 @@ impl<'a> Flattener<'a> {
             fcx.locals = inputs
                 .iter()
                 .map(|c| c.name.clone())
-                .zip(args.iter().cloned())
+                .zip(args.iter().cloned().map(Arc::new))
                 .collect();
             let Some(b) = &c.mods.binding else {
                 return err(
@@ -708,7 +721,7 @@ impl<'a> Flattener<'a> {
         fcx.locals = inputs
             .iter()
             .map(|c| c.name.clone())
-            .zip(args.iter().cloned())
+            .zip(args.iter().cloned().map(Arc::new))
             .collect();
         let call = CallSite {
             id: f,

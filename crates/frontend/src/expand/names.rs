@@ -19,8 +19,8 @@ impl<'a> Flattener<'a> {
                 self.time_allowed_in(env.scope, c.span)?;
                 return Ok(Val::S(Expr::Time));
             }
-            if let Some(v) = cx.local(first).cloned() {
-                let v = self.apply_subscripts(v, &c.parts[0].subscripts, env, cx)?;
+            if let Some(v) = cx.local_shared(first) {
+                let v = self.apply_subscripts(&v, &c.parts[0].subscripts, env, cx)?;
                 return self.record_fields(v, &c.parts[1..], c.span);
             }
             if self.find_comp(&env.node, first).is_some() {
@@ -637,17 +637,17 @@ impl<'a> Flattener<'a> {
     /// Subscripts applied to an already expanded value (locals).
     pub(super) fn apply_subscripts(
         &self,
-        v: Val,
+        v: &Val,
         subs: &[ast::Subscript],
         env: &Env,
         cx: &mut Cx,
     ) -> Res<Val> {
         if subs.is_empty() {
-            return Ok(v);
+            return Ok(v.clone());
         }
         let dims = v.shape();
         let sels = self.eval_subscripts(subs, &dims, &[], env, cx)?;
-        Ok(select(&v, &sels, &dims))
+        Ok(select(v, &sels, &dims))
     }
 
     /// The value of a parameter or constant (the whole array), evaluated.
