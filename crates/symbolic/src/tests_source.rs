@@ -655,16 +655,8 @@ end Tank;",
     assert!((ev.get("der(level)") + 20.0 / (2.0 * 998.2)).abs() < 1e-12);
 }
 
-/// A liquid volume in the form of `Modelica.Fluid`: mass and energy balances on `m`, `U`,
-/// the medium's `p` and `h` preferred states, tied to them by a nonlinear density function
-/// (with its derivative) and `U = m*u`. The preferred variables become the states (the
-/// chains are differentiated through the property function): integrated as the mass, the
-/// pressure of a liquid would carry the mass's error times the bulk modulus.
-#[test]
-fn preferred_medium_states_through_a_property_function() {
-    let p = translate_source(
-        "model LiquidVolume
-  function rho \"density of a slightly compressible liquid\"
+/// A liquid's density with its derivative, shared by the medium-state tests below.
+const LIQUID_DENSITY: &str = "  function rho \"density of a slightly compressible liquid\"
     input Real p;
     input Real h;
     output Real d;
@@ -680,7 +672,18 @@ fn preferred_medium_states_through_a_property_function() {
     output Real dd;
   algorithm
     dd := rho(p, h)*(4.5e-10*dp - 2e-7*dh);
-  end rho_der;
+  end rho_der;";
+
+/// A liquid volume in the form of `Modelica.Fluid`: mass and energy balances on `m`, `U`,
+/// the medium's `p` and `h` preferred states, tied to them by a nonlinear density function
+/// (with its derivative) and `U = m*u`. The preferred variables become the states (the
+/// chains are differentiated through the property function): integrated as the mass, the
+/// pressure of a liquid would carry the mass's error times the bulk modulus.
+#[test]
+fn preferred_medium_states_through_a_property_function() {
+    let p = translate_source(
+        &"model LiquidVolume
+$LIQUID_DENSITY
   parameter Real V = 1e-3;
   Real p(stateSelect = StateSelect.prefer, start = 1e6, fixed = true);
   Real h(stateSelect = StateSelect.prefer, start = 1e5, fixed = true);
@@ -692,7 +695,8 @@ equation
   U = m*u;
   der(m) = 0.1*(1 - p/1e6) + 0.01;
   der(U) = 1e5*(0.1*(1 - p/1e6) + 0.01) + 50;
-end LiquidVolume;",
+end LiquidVolume;"
+            .replace("$LIQUID_DENSITY", LIQUID_DENSITY),
     );
     let mut states: Vec<&str> = p
         .states
@@ -719,24 +723,8 @@ end LiquidVolume;",
 #[test]
 fn preferred_state_chains_stay_inside_their_component() {
     let p = translate_source(
-        "model VolumeBesidePump
-  function rho \"density of a slightly compressible liquid\"
-    input Real p;
-    input Real h;
-    output Real d;
-  algorithm
-    d := 1000*exp(4.5e-10*(p - 1e5) - 2e-7*(h - 1e5));
-    annotation(derivative = rho_der);
-  end rho;
-  function rho_der
-    input Real p;
-    input Real h;
-    input Real dp;
-    input Real dh;
-    output Real dd;
-  algorithm
-    dd := rho(p, h)*(4.5e-10*dp - 2e-7*dh);
-  end rho_der;
+        &"model VolumeBesidePump
+$LIQUID_DENSITY
   function head \"pump characteristic without a derivative\"
     input Real V_flow;
     output Real dp;
@@ -759,7 +747,8 @@ equation
   U = m*u;
   der(m) = -m_flow + 0.02;
   der(U) = -m_flow*h + 0.02*1e5;
-end VolumeBesidePump;",
+end VolumeBesidePump;"
+            .replace("$LIQUID_DENSITY", LIQUID_DENSITY),
     );
     let mut states: Vec<&str> = p
         .states
