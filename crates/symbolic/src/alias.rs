@@ -325,20 +325,11 @@ fn apply_pending(m: &mut Model, e: u32, pending: &mut Vec<VarIx>, value: &[Optio
 }
 
 fn has_other_unknown(m: &mut Model, e: u32, x: VarIx) -> bool {
-    let mut body = m.eqs[e as usize].body.clone();
-    if !matches!(body, EqBody::Eq { .. }) {
+    if !matches!(m.eqs[e as usize].body, EqBody::Eq { .. }) {
         return true;
     }
-    let mut exprs = Vec::new();
-    crate::model::map_exprs(&mut body, &mut |ex| {
-        exprs.push(ex);
-        ex
-    });
-    let mut vs = Vec::new();
-    for ex in exprs {
-        m.arena.vars_of(ex, false, &mut vs);
-    }
-    vs.iter()
+    equation_vars(m, e)
+        .iter()
         .any(|&v| v != x && m.vars[v as usize].is_unknown())
 }
 
