@@ -150,8 +150,9 @@ impl<'a> Flattener<'a> {
                         if whole.is_none() {
                             whole = Some(self.expanded_record_binding(b)?);
                         }
-                        let v = whole.as_ref().expect("expanded above");
-                        self.record_binding(node, comp, &child, b, v, &idx, out)?;
+                        if let Some(v) = &whole {
+                            self.record_binding(node, comp, &child, b, v, &idx, out)?;
+                        }
                     }
                 }
             }
