@@ -37,7 +37,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, Module};
+use cranelift_module::{default_libcall_names, Linkage, Module};
 use moss_frontend::flat::BinaryOp;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -167,8 +167,10 @@ fn compile_one(f: usize, funcs: &[CFunction]) -> Option<NativeFn> {
     let mut tables: Vec<Arc<[f64]>> = Vec::new();
     let mut callees: Vec<NativeFn> = Vec::new();
     ctx.func.signature = entry_signature(&module);
+    // named after the Modelica function (each has a module of its own, so names cannot
+    // clash): cranelift-jit writes the names to the map that `perf record` reads
     let id = module
-        .declare_anonymous_function(&ctx.func.signature)
+        .declare_function(&funcs[f].name, Linkage::Local, &ctx.func.signature)
         .ok()?;
     {
         let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);

@@ -242,3 +242,259 @@ fn tuple_assignment_array_local_and_nested_calls() {
         check(&fs, "T.mix", &primal, vec![c(1.0), array(&[0.0; 3])], 0, 0);
     }
 }
+
+/// `x*(c_1 + x*(c_2 + ... x*(c_n + exp(x/(1 + x*x)))))`: Horner nesting `depth` deep, as
+/// in the IF97 Gibbs functions, over a quotient and a call.
+fn nested_horner(depth: usize) -> Function {
+    use BinaryOp::*;
+    let x = || fv("x");
+    let mut e = fcall(
+        "exp",
+        vec![fb(Div, x(), fb(Add, fr(1.0), fb(Mul, x(), x())))],
+    );
+    for k in (1..=depth).rev() {
+        e = fb(Mul, x(), fb(Add, fr(1.0 / k as f64), e));
+    }
+    function(
+        "T.nested",
+        vec![real_in("x")],
+        vec![real_in("y")],
+        vec![],
+        vec![set(fv("y"), e)],
+    )
+}
+
+/// Nodes of a function body written out as trees.
+fn body_nodes(f: &Function) -> usize {
+    fn expr(e: &Expr) -> usize {
+        1 + match e {
+            Expr::Unary { arg, .. } => expr(arg),
+            Expr::Binary { lhs, rhs, .. } => expr(lhs) + expr(rhs),
+            Expr::Call { args, .. } => args.iter().map(expr).sum(),
+            Expr::If { branches, else_ } => {
+                branches
+                    .iter()
+                    .map(|(c, v)| expr(c) + expr(v))
+                    .sum::<usize>()
+                    + expr(else_)
+            }
+            Expr::CallOutput { call, .. } => expr(call),
+            Expr::Array(items) => items.iter().map(expr).sum(),
+            _ => 0,
+        }
+    }
+    fn stmts(ss: &[Statement]) -> usize {
+        ss.iter()
+            .map(|s| {
+                1 + match s {
+                    Statement::Assign { value, .. } | Statement::TupleAssign { value, .. } => {
+                        expr(value)
+                    }
+                    Statement::If {
+                        branches, else_, ..
+                    } => {
+                        branches
+                            .iter()
+                            .map(|(c, b)| expr(c) + stmts(b))
+                            .sum::<usize>()
+                            + stmts(else_)
+                    }
+                    Statement::For { body, .. } | Statement::While { body, .. } => stmts(body),
+                    _ => 0,
+                }
+            })
+            .sum()
+    }
+    match &f.body {
+        FunctionBody::Algorithm(ss) => stmts(ss),
+        _ => 0,
+    }
+}
+
+fn generated(
+    f: Function,
+    annotated: &moss_symbolic::autodiff::DerivativeMap,
+) -> BTreeMap<String, Function> {
+    let mut fs: BTreeMap<String, Function> = [(f.name.clone(), f)].into_iter().collect();
+    fs.extend(generate_derivatives(&fs, annotated).functions);
+    fs
+}
+
+#[test]
+fn derivatives_of_nested_expressions_grow_linearly_with_the_nesting() {
+    // the product rule repeats the inner polynomial once per level unless it is kept in a
+    // temporary: quadratic growth, squared again at the second order
+    let second_order_nodes = |depth: usize| {
+        let fs = generated(nested_horner(depth), &Default::default());
+        body_nodes(&fs["T.nested.$der.$der"])
+    };
+    let (small, large) = (second_order_nodes(20), second_order_nodes(40));
+    assert!(
+        (large as f64) < 2.3 * small as f64,
+        "second derivative of depth 20: {small} nodes, of depth 40: {large}"
+    );
+    let fs = generated(nested_horner(40), &Default::default());
+    let ratio = body_nodes(&fs["T.nested.$der.$der"]) as f64 / body_nodes(&fs["T.nested"]) as f64;
+    assert!(ratio < 30.0, "second derivative {ratio} times the function");
+    // and the values are right: first derivative against a central difference, second
+    // derivative against a central difference of the first
+    for x0 in [-0.7, 0.2, 0.9] {
+        let primal = |h: f64| vec![c(x0 + h)];
+        check(&fs, "T.nested", &primal, vec![c(1.0)], 0, 0);
+        let h = 1e-6;
+        let first = |x: f64| eval_output(&fs, "T.nested.$der", vec![c(x), c(1.0)], 0);
+        let fd = (first(x0 + h) - first(x0 - h)) / (2.0 * h);
+        // f.$der.$der(x, dx, d2x, d2dx): along x with dx = 1, the derivative of f'(x)*dx
+        let exact = eval_output(
+            &fs,
+            "T.nested.$der.$der",
+            vec![c(x0), c(1.0), c(1.0), c(0.0)],
+            0,
+        );
+        assert!(close(exact, fd, 1e-5), "x = {x0}: {exact} against {fd}");
+    }
+}
+
+/// `outer(x) = use(x, a, b)` with `(a, b) = props(x)`, where `use` has a `derivative`
+/// annotation declaring `a` and `b` `noDerivative` (a property record passed along).
+fn record_passing() -> (
+    BTreeMap<String, Function>,
+    moss_symbolic::autodiff::DerivativeMap,
+) {
+    use BinaryOp::*;
+    let props = function(
+        "T.props",
+        vec![real_in("x")],
+        vec![real_in("a"), real_in("b")],
+        vec![],
+        vec![
+            set(fv("a"), fcall("exp", vec![fb(Mul, fr(0.5), fv("x"))])),
+            set(fv("b"), fb(Mul, fv("a"), fcall("sin", vec![fv("x")]))),
+        ],
+    );
+    let use_ = function(
+        "T.use",
+        vec![real_in("x"), real_in("a"), real_in("b")],
+        vec![real_in("y")],
+        vec![],
+        vec![set(fv("y"), fb(Add, fb(Mul, fv("a"), fv("x")), fv("b")))],
+    );
+    // d/dx of x*a(x) + b(x) with a, b given: what `use_der` computes from the record
+    let use_der = function(
+        "T.use_der",
+        vec![real_in("x"), real_in("a"), real_in("b"), real_in("dx")],
+        vec![real_in("dy")],
+        vec![],
+        vec![set(
+            fv("dy"),
+            fb(
+                Mul,
+                fb(
+                    Add,
+                    fb(Add, fv("a"), fb(Mul, fb(Mul, fr(0.5), fv("a")), fv("x"))),
+                    fb(
+                        Add,
+                        fb(Mul, fb(Mul, fr(0.5), fv("a")), fcall("sin", vec![fv("x")])),
+                        fb(Mul, fv("a"), fcall("cos", vec![fv("x")])),
+                    ),
+                ),
+                fv("dx"),
+            ),
+        )],
+    );
+    let mut outer = function(
+        "T.outer",
+        vec![real_in("x")],
+        vec![real_in("y")],
+        vec![],
+        vec![
+            Statement::TupleAssign {
+                targets: vec![Some(fv("a")), Some(fv("b"))],
+                value: fcall("T.props", vec![fv("x")]),
+                origin: Origin::default(),
+            },
+            set(fv("y"), fcall("T.use", vec![fv("x"), fv("a"), fv("b")])),
+        ],
+    );
+    outer.locals = vec![real_in("a"), real_in("b")];
+    let fs: BTreeMap<String, Function> = [props, use_, use_der, outer]
+        .into_iter()
+        .map(|f| (f.name.clone(), f))
+        .collect();
+    let annotated = [(
+        "T.use".to_string(),
+        ("T.use_der".to_string(), vec![true, false, false]),
+    )]
+    .into_iter()
+    .collect();
+    (fs, annotated)
+}
+
+fn calls_in(f: &Function) -> Vec<String> {
+    let FunctionBody::Algorithm(body) = &f.body else {
+        return Vec::new();
+    };
+    format!("{body:?}")
+        .split("func: \"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn derivatives_nothing_reads_are_not_computed() {
+    let (mut fs, annotated) = record_passing();
+    fs.extend(generate_derivatives(&fs, &annotated).functions);
+    let d = &fs["T.outer.$der"];
+    let calls = calls_in(d);
+    // the record's derivative is dead (`use_der` takes the record as it is), and so is
+    // the function's own value (`$der` returns the derivative only)
+    assert!(
+        !calls.iter().any(|c| c == "T.props.$der" || c == "T.use"),
+        "calls of T.outer.$der: {calls:?}"
+    );
+    assert!(calls.iter().any(|c| c == "T.use_der"), "{calls:?}");
+    for x0 in [-0.4, 0.3, 1.2] {
+        let primal = |h: f64| vec![c(x0 + h)];
+        check(&fs, "T.outer", &primal, vec![c(1.0)], 0, 0);
+    }
+}
+
+#[test]
+fn calls_along_zero_derivatives_are_skipped() {
+    use BinaryOp::*;
+    // y = props(x).a * z: along z alone the derivative of props is zero and not called
+    let (mut fs, _) = record_passing();
+    let mut f = function(
+        "T.scaled",
+        vec![real_in("x"), real_in("z")],
+        vec![real_in("y")],
+        vec![],
+        vec![
+            Statement::TupleAssign {
+                targets: vec![Some(fv("a")), None],
+                value: fcall("T.props", vec![fv("x")]),
+                origin: Origin::default(),
+            },
+            set(fv("y"), fb(Mul, fv("a"), fv("z"))),
+        ],
+    );
+    f.locals = vec![real_in("a")];
+    fs.insert(f.name.clone(), f);
+    fs.extend(generate_derivatives(&fs, &Default::default()).functions);
+    let FunctionBody::Algorithm(body) = &fs["T.scaled.$der"].body else {
+        panic!("algorithm expected");
+    };
+    let guarded = body.iter().any(|s| {
+        matches!(s, Statement::If { branches, else_, .. }
+            if format!("{:?}", branches[0].0).contains("$d1_x")
+                && format!("{else_:?}").contains("T.props.$der"))
+    });
+    assert!(guarded, "{body:#?}");
+    for (x0, z0) in [(0.3, 2.0), (-1.0, 0.5)] {
+        let along_z = |h: f64| vec![c(x0), c(z0 + h)];
+        check(&fs, "T.scaled", &along_z, vec![c(0.0), c(1.0)], 0, 0);
+        let along_both = |h: f64| vec![c(x0 + h), c(z0 - h)];
+        check(&fs, "T.scaled", &along_both, vec![c(1.0), c(-1.0)], 0, 0);
+    }
+}

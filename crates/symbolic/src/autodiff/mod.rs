@@ -19,6 +19,9 @@ use moss_frontend::flat::{
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::BTreeMap;
 
+mod liveness;
+mod temporaries;
+
 /// Function name -> (derivative function, which inputs get a derivative argument).
 pub type DerivativeMap = HashMap<String, (String, Vec<bool>)>;
 
@@ -233,6 +236,7 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
         constants,
         loop_vars: Vec::new(),
         order,
+        temporaries: Vec::new(),
         g,
     };
     let mut inputs = f.inputs.clone();
@@ -276,6 +280,11 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
         }
     }
     body.extend(d.statements(stmts)?);
+    let body = liveness::without_dead_assignments(body, outputs.iter().map(|o| o.name.clone()));
+    for t in std::mem::take(&mut d.temporaries) {
+        locals.push(derivative_var(order, &t));
+        locals.push(t);
+    }
     Ok(Function {
         name: derivative_function_name(&f.name),
         inputs,
@@ -342,6 +351,8 @@ struct Differ<'g, 'a> {
     loop_vars: Vec<String>,
     /// Order of the derivative function being built (see [`derivative_var_name`]).
     order: usize,
+    /// Locals introduced for repeated operands (see [`temporaries`]).
+    temporaries: Vec<FunctionVar>,
     g: &'g mut Generator<'a>,
 }
 
@@ -442,7 +453,18 @@ impl Differ<'_, '_> {
                     name: derivative_var_name(self.order, name),
                     subscripts: subscripts.clone(),
                 };
-                match self.diff(value)? {
+                let mut temps = Vec::new();
+                let value = self.with_temporaries(value, origin, &mut temps);
+                let mut out = Vec::with_capacity(2 * temps.len() + 2);
+                for t in &temps {
+                    out.extend(self.statement(t)?);
+                }
+                let s = &Statement::Assign {
+                    target: target.clone(),
+                    value: value.clone(),
+                    origin: origin.clone(),
+                };
+                out.extend(match self.diff(&value)? {
                     // computed before the assignment, which may overwrite what it reads
                     Some(dv) => vec![
                         Statement::Assign {
@@ -461,7 +483,8 @@ impl Differ<'_, '_> {
                             origin: origin.clone(),
                         },
                     ],
-                }
+                });
+                out
             }
             Statement::TupleAssign {
                 targets,
@@ -571,14 +594,32 @@ impl Differ<'_, '_> {
                 dtargets[*k] = Some(derivative_target(t));
             }
         }
-        Ok(vec![
-            Statement::TupleAssign {
-                targets: dtargets,
-                value: dcall,
+        let derivative = Statement::TupleAssign {
+            targets: dtargets.clone(),
+            value: dcall,
+            origin: origin.clone(),
+        };
+        let scalar_targets = targets.iter().flatten().all(|t| self.ndims(t) == Some(0));
+        let derivative = match self.zero_seeds(func, args)? {
+            Some(zero) if scalar_targets => Statement::If {
+                branches: vec![(
+                    zero,
+                    dtargets
+                        .iter()
+                        .flatten()
+                        .map(|t| Statement::Assign {
+                            target: t.clone(),
+                            value: real(0.0),
+                            origin: origin.clone(),
+                        })
+                        .collect(),
+                )],
+                else_: vec![derivative],
                 origin: origin.clone(),
             },
-            s.clone(),
-        ])
+            _ => derivative,
+        };
+        Ok(vec![derivative, s.clone()])
     }
 
     fn is_real_var(&self, name: &str) -> bool {
@@ -756,10 +797,11 @@ impl Differ<'_, '_> {
                 let Some(Some(k)) = output_derivative_indices(callee).get(*index).copied() else {
                     return Ok(None);
                 };
-                self.diff_user_call(func, args)?.map(|c| Expr::CallOutput {
+                let d = self.diff_user_call(func, args)?.map(|c| Expr::CallOutput {
                     call: Box::new(c),
                     index: k,
-                })
+                });
+                return self.unless_zero_seeds(func, args, e, d);
             }
         })
     }
@@ -826,7 +868,14 @@ impl Differ<'_, '_> {
                 .is_some_and(|o| o.ty == ScalarType::Real);
             // otherwise an Integer, Boolean, String or enumeration value
             return match first_is_real {
-                true => self.diff_user_call(func, args),
+                true => {
+                    let d = self.diff_user_call(func, args)?;
+                    let call = Expr::Call {
+                        func: func.to_string(),
+                        args: args.to_vec(),
+                    };
+                    self.unless_zero_seeds(func, args, &call, d)
+                }
                 false => Ok(None),
             };
         }
@@ -990,6 +1039,63 @@ impl Differ<'_, '_> {
     }
 }
 
+impl Differ<'_, '_> {
+    /// The condition "every derivative argument of `func(args)` is zero", when the
+    /// derivative arguments are scalars cheap to test (variables and literals).
+    ///
+    /// A derivative function is often called with zero derivatives: the Jacobian of a torn
+    /// system with respect to `der(p)` differentiates `rho_ph_der(p, h, p_der, h_der)` along
+    /// `p_der` alone, and the derivative of the property call inside it (`p`, `h` fixed)
+    /// is then zero. The test skips such calls (the IF97 Gibbs function's derivative, the
+    /// largest function of a water pipe, in that case).
+    fn zero_seeds(&mut self, func: &str, args: &[Expr]) -> Result<Option<Expr>, String> {
+        let Some((_, mask)) = self.g.derivative_of(func) else {
+            return Ok(None);
+        };
+        let mut zero: Option<Expr> = None;
+        for (a, m) in args.iter().zip(&mask) {
+            if !*m {
+                continue;
+            }
+            let Some(d) = self.diff(a)? else { continue };
+            let cheap = matches!(&d, Expr::Var { subscripts, .. } if subscripts.is_empty())
+                || literal(&d).is_some();
+            // (the derivative variables are not declared here: the primal has the shape)
+            if !cheap || self.ndims(a) != Some(0) {
+                return Ok(None);
+            }
+            let test = bin(BinaryOp::Eq, d, real(0.0));
+            zero = Some(match zero {
+                None => test,
+                Some(z) => bin(BinaryOp::And, z, test),
+            });
+        }
+        Ok(zero)
+    }
+
+    /// Derivative `d` of the scalar value `e` of a call of `func(args)`, computed only when
+    /// a derivative argument is not zero ([`Self::zero_seeds`]).
+    fn unless_zero_seeds(
+        &mut self,
+        func: &str,
+        args: &[Expr],
+        e: &Expr,
+        d: Option<Expr>,
+    ) -> Result<Option<Expr>, String> {
+        let Some(d) = d else { return Ok(None) };
+        if self.ndims(e) != Some(0) {
+            return Ok(Some(d));
+        }
+        Ok(Some(match self.zero_seeds(func, args)? {
+            Some(zero) => Expr::If {
+                branches: vec![(zero, real(0.0))],
+                else_: Box::new(d),
+            },
+            None => d,
+        }))
+    }
+}
+
 /// For each output of `f`, the index of its derivative among the outputs of the derivative
 /// function (the Real outputs, in order).
 fn output_derivative_indices(f: &Function) -> Vec<Option<usize>> {
@@ -1006,464 +1112,4 @@ fn output_derivative_indices(f: &Function) -> Vec<Option<usize>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use moss_frontend::flat::Origin;
-
-    fn v(name: &str) -> Expr {
-        Expr::Var {
-            name: name.into(),
-            subscripts: Vec::new(),
-        }
-    }
-
-    fn f1(func: &str, a: Expr) -> Expr {
-        call(func, vec![a])
-    }
-
-    fn scalar(name: &str, ty: ScalarType) -> FunctionVar {
-        FunctionVar {
-            name: name.into(),
-            ty,
-            dims: Vec::new(),
-            default: None,
-        }
-    }
-
-    fn assign(name: &str, value: Expr) -> Statement {
-        Statement::Assign {
-            target: v(name),
-            value,
-            origin: Origin::default(),
-        }
-    }
-
-    fn function(
-        name: &str,
-        inputs: Vec<FunctionVar>,
-        outputs: Vec<FunctionVar>,
-        body: Vec<Statement>,
-    ) -> Function {
-        Function {
-            name: name.into(),
-            inputs,
-            outputs,
-            locals: Vec::new(),
-            body: FunctionBody::Algorithm(body),
-            derivatives: Vec::new(),
-            inline: false,
-            smooth_order: None,
-            inverses: Vec::new(),
-            is_impure: false,
-            origin: Origin::default(),
-        }
-    }
-
-    /// Scalar evaluation of the expressions these tests differentiate.
-    fn eval(e: &Expr, env: &HashMap<String, f64>) -> f64 {
-        use BinaryOp::*;
-        let b = |x: bool| if x { 1.0 } else { 0.0 };
-        match e {
-            Expr::Real(x) => *x,
-            Expr::Integer(i) => *i as f64,
-            Expr::Var { name, .. } => env[name],
-            Expr::Unary { op, arg } => match op {
-                UnaryOp::Neg => -eval(arg, env),
-                UnaryOp::Not => b(eval(arg, env) == 0.0),
-            },
-            Expr::Binary { op, lhs, rhs } => {
-                let (x, y) = (eval(lhs, env), eval(rhs, env));
-                match op {
-                    Add | ElemAdd => x + y,
-                    Sub | ElemSub => x - y,
-                    Mul | ElemMul => x * y,
-                    Div | ElemDiv => x / y,
-                    Pow | ElemPow => x.powf(y),
-                    Lt => b(x < y),
-                    Le => b(x <= y),
-                    Gt => b(x > y),
-                    Ge => b(x >= y),
-                    Eq => b(x == y),
-                    Ne => b(x != y),
-                    And => b(x != 0.0 && y != 0.0),
-                    Or => b(x != 0.0 || y != 0.0),
-                }
-            }
-            Expr::If { branches, else_ } => {
-                for (c, x) in branches {
-                    if eval(c, env) != 0.0 {
-                        return eval(x, env);
-                    }
-                }
-                eval(else_, env)
-            }
-            Expr::Call { func, args } => {
-                let a: Vec<f64> = args.iter().map(|x| eval(x, env)).collect();
-                match func.as_str() {
-                    "sin" => a[0].sin(),
-                    "cos" => a[0].cos(),
-                    "tan" => a[0].tan(),
-                    "exp" => a[0].exp(),
-                    "log" => a[0].ln(),
-                    "log10" => a[0].log10(),
-                    "sqrt" => a[0].sqrt(),
-                    "asin" => a[0].asin(),
-                    "acos" => a[0].acos(),
-                    "atan" => a[0].atan(),
-                    "atan2" => a[0].atan2(a[1]),
-                    "sinh" => a[0].sinh(),
-                    "cosh" => a[0].cosh(),
-                    "tanh" => a[0].tanh(),
-                    "abs" => a[0].abs(),
-                    "sign" => a[0].signum(),
-                    "min" => a[0].min(a[1]),
-                    "max" => a[0].max(a[1]),
-                    "floor" => a[0].floor(),
-                    "div" => (a[0] / a[1]).trunc(),
-                    "mod" => a[0] - (a[0] / a[1]).floor() * a[1],
-                    "rem" => a[0] - (a[0] / a[1]).trunc() * a[1],
-                    "noEvent" | "Real" => a[0],
-                    "smooth" => a[1],
-                    other => panic!("no evaluation of `{other}` in this test"),
-                }
-            }
-            other => panic!("no evaluation of {other:?} in this test"),
-        }
-    }
-
-    /// Differentiate `e` over Real `x`, `y` and Integer `i` with no user functions.
-    fn diff_expr(e: &Expr) -> Result<Option<Expr>, String> {
-        let functions = BTreeMap::new();
-        let mut g = Generator {
-            base: &functions,
-            fder: DerivativeMap::default(),
-            out: BTreeMap::new(),
-            tried: HashSet::default(),
-        };
-        let mut d = Differ {
-            vars: [
-                scalar("x", ScalarType::Real),
-                scalar("y", ScalarType::Real),
-                scalar("i", ScalarType::Integer),
-            ]
-            .into_iter()
-            .map(|v| (v.name.clone(), v))
-            .collect(),
-            constants: HashSet::default(),
-            loop_vars: Vec::new(),
-            order: 1,
-            g: &mut g,
-        };
-        d.diff(e)
-    }
-
-    /// The directional derivative along (dx, dy) against a central difference.
-    fn check_against_difference(e: &Expr, x: f64, y: f64) {
-        let (dx, dy) = (0.3, -0.7);
-        let d = diff_expr(e)
-            .unwrap_or_else(|why| panic!("{e:?} not differentiable: {why}"))
-            .unwrap_or(Expr::Real(0.0));
-        let env = |x: f64, y: f64| -> HashMap<String, f64> {
-            [("x", x), ("y", y), ("i", 3.0), ("$d1_x", dx), ("$d1_y", dy)]
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect()
-        };
-        let h = 1e-6;
-        let fd = (eval(e, &env(x + h * dx, y + h * dy)) - eval(e, &env(x - h * dx, y - h * dy)))
-            / (2.0 * h);
-        let exact = eval(&d, &env(x, y));
-        assert!(
-            (exact - fd).abs() <= 1e-6 * (1.0 + fd.abs()),
-            "{e:?} at ({x}, {y}): derivative {exact}, finite difference {fd}"
-        );
-    }
-
-    #[test]
-    fn scalar_rules_agree_with_finite_differences() {
-        use BinaryOp::*;
-        let (x, y, i) = (v("x"), v("y"), v("i"));
-        let cases = vec![
-            bin(
-                Add,
-                bin(Mul, f1("sin", x.clone()), y.clone()),
-                bin(Div, x.clone(), y.clone()),
-            ),
-            bin(
-                Sub,
-                f1("cos", bin(Mul, x.clone(), y.clone())),
-                f1("tan", x.clone()),
-            ),
-            bin(Mul, f1("exp", x.clone()), f1("log", y.clone())),
-            bin(Add, f1("log10", y.clone()), f1("sqrt", y.clone())),
-            bin(
-                Add,
-                f1("asin", bin(Div, x.clone(), Expr::Integer(4))),
-                f1("acos", bin(Div, y.clone(), Expr::Integer(5))),
-            ),
-            bin(
-                Add,
-                f1("atan", x.clone()),
-                call("atan2", vec![y.clone(), x.clone()]),
-            ),
-            bin(
-                Add,
-                f1("sinh", x.clone()),
-                bin(Mul, f1("cosh", y.clone()), f1("tanh", x.clone())),
-            ),
-            bin(Pow, x.clone(), Expr::Integer(3)),
-            bin(Pow, y.clone(), x.clone()),
-            bin(Pow, Expr::Real(2.0), bin(Mul, x.clone(), i.clone())),
-            bin(Mul, f1("abs", x.clone()), f1("sign", y.clone())),
-            call("min", vec![x.clone(), y.clone()]),
-            call("max", vec![bin(Mul, x.clone(), x.clone()), y.clone()]),
-            neg(call(
-                "smooth",
-                vec![Expr::Integer(1), f1("noEvent", x.clone())],
-            )),
-            call(
-                "mod",
-                vec![bin(Mul, Expr::Integer(7), x.clone()), y.clone()],
-            ),
-            call(
-                "rem",
-                vec![bin(Mul, Expr::Integer(7), x.clone()), y.clone()],
-            ),
-            bin(Add, x.clone(), f1("floor", bin(Mul, x.clone(), y.clone()))),
-            Expr::If {
-                branches: vec![(
-                    bin(Gt, x.clone(), y.clone()),
-                    bin(Mul, x.clone(), y.clone()),
-                )],
-                else_: Box::new(Expr::Real(1.0)),
-            },
-        ];
-        for e in &cases {
-            for (x0, y0) in [(0.7, 1.9), (-0.4, 2.3), (1.3, 0.6)] {
-                check_against_difference(e, x0, y0);
-            }
-        }
-    }
-
-    #[test]
-    fn integer_boolean_and_step_expressions_have_no_derivative() {
-        use BinaryOp::*;
-        let (x, y, i) = (v("x"), v("y"), v("i"));
-        for e in [
-            bin(Mul, i.clone(), Expr::Integer(2)),
-            bin(Lt, x.clone(), y.clone()),
-            f1("floor", x.clone()),
-            call("div", vec![x.clone(), y.clone()]),
-            f1("integer", y.clone()),
-            call("size", vec![x.clone(), Expr::Integer(1)]),
-            Expr::Real(3.5),
-        ] {
-            assert_eq!(diff_expr(&e), Ok(None), "{e:?}");
-        }
-        // a Real variable has the derivative variable as its derivative
-        assert_eq!(diff_expr(&x), Ok(Some(v("$d1_x"))));
-        assert!(diff_expr(&f1("der", x)).is_err());
-    }
-
-    /// `f(x, n)`: a loop and an if; `g` calls `f`; `h` calls itself; `e` is external.
-    fn sample_functions() -> BTreeMap<String, Function> {
-        use BinaryOp::*;
-        let f = function(
-            "P.f",
-            vec![
-                scalar("x", ScalarType::Real),
-                scalar("n", ScalarType::Integer),
-            ],
-            vec![
-                scalar("y", ScalarType::Real),
-                scalar("k", ScalarType::Integer),
-            ],
-            vec![
-                assign("y", Expr::Integer(1)),
-                assign("k", Expr::Integer(0)),
-                Statement::For {
-                    var: "j".into(),
-                    range: Expr::Range {
-                        start: Box::new(Expr::Integer(1)),
-                        step: None,
-                        stop: Box::new(v("n")),
-                    },
-                    body: vec![assign("y", bin(Mul, v("y"), v("x")))],
-                    origin: Origin::default(),
-                },
-                Statement::If {
-                    branches: vec![(
-                        bin(Lt, v("y"), Expr::Integer(0)),
-                        vec![assign("k", Expr::Integer(1))],
-                    )],
-                    else_: Vec::new(),
-                    origin: Origin::default(),
-                },
-            ],
-        );
-        let g = function(
-            "P.g",
-            vec![scalar("u", ScalarType::Real)],
-            vec![scalar("z", ScalarType::Real)],
-            vec![assign(
-                "z",
-                f1("sin", call("P.f", vec![v("u"), Expr::Integer(2)])),
-            )],
-        );
-        let h = function(
-            "P.h",
-            vec![scalar("u", ScalarType::Real)],
-            vec![scalar("z", ScalarType::Real)],
-            vec![assign("z", f1("P.h", v("u")))],
-        );
-        let mut e = function(
-            "P.e",
-            vec![scalar("u", ScalarType::Real)],
-            vec![scalar("z", ScalarType::Real)],
-            Vec::new(),
-        );
-        e.body = FunctionBody::External {
-            language: "C".into(),
-            name: "e".into(),
-            output: Some("z".into()),
-            args: vec![v("u")],
-            code: Default::default(),
-        };
-        let calls_e = function(
-            "P.callsE",
-            vec![scalar("u", ScalarType::Real)],
-            vec![scalar("z", ScalarType::Real)],
-            vec![assign("z", f1("P.e", v("u")))],
-        );
-        [f, g, h, e, calls_e]
-            .into_iter()
-            .map(|f| (f.name.clone(), f))
-            .collect()
-    }
-
-    #[test]
-    fn literal_tables_stay_constant_bindings_in_derivative_functions() {
-        // y := c[1]*x + c[2]*x^2 with the table c = {3, 5}; w = {1, 2} is assigned later
-        let table = |name: &str| FunctionVar {
-            name: name.into(),
-            ty: ScalarType::Real,
-            dims: vec![Some(Expr::Integer(2))],
-            default: Some(Expr::Array(vec![Expr::Real(3.0), Expr::Real(5.0)])),
-        };
-        let elem = |name: &str, i: i64| Expr::Var {
-            name: name.into(),
-            subscripts: vec![Subscript::Index(Expr::Integer(i))],
-        };
-        let mut f = function(
-            "P.poly",
-            vec![scalar("x", ScalarType::Real)],
-            vec![scalar("y", ScalarType::Real)],
-            vec![
-                Statement::Assign {
-                    target: elem("w", 1),
-                    value: v("x"),
-                    origin: Origin::default(),
-                },
-                assign(
-                    "y",
-                    bin(
-                        BinaryOp::Add,
-                        bin(BinaryOp::Mul, elem("c", 1), v("x")),
-                        bin(
-                            BinaryOp::Mul,
-                            bin(BinaryOp::Mul, elem("c", 2), v("x")),
-                            elem("w", 1),
-                        ),
-                    ),
-                ),
-            ],
-        );
-        f.locals = vec![table("c"), table("w")];
-        let functions: BTreeMap<String, Function> = [(f.name.clone(), f)].into_iter().collect();
-        let gen = generate_derivatives(&functions, &DerivativeMap::default());
-        let d = &gen.functions["P.poly.$der"];
-        let names: Vec<&str> = d.locals.iter().map(|v| v.name.as_str()).collect();
-        // `c` keeps its binding and gets no derivative; `w` (assigned) is a variable
-        assert_eq!(names, ["y", "c", "w", "$d1_w"]);
-        assert!(d.locals[1].default.is_some() && d.locals[2].default.is_none());
-    }
-
-    #[test]
-    fn generated_function_has_derivative_inputs_outputs_and_statements() {
-        let functions = sample_functions();
-        let gen = generate_derivatives(&functions, &DerivativeMap::default());
-        let (name, mask) = &gen.fder["P.f"];
-        assert_eq!(name, "P.f.$der");
-        assert_eq!(mask, &vec![true, false]);
-        let d = &gen.functions["P.f.$der"];
-        let names = |vs: &[FunctionVar]| vs.iter().map(|v| v.name.clone()).collect::<Vec<_>>();
-        assert_eq!(names(&d.inputs), ["x", "n", "$d1_x"]);
-        // only the Real output has a derivative; the outputs of f are locals
-        assert_eq!(names(&d.outputs), ["$d1_y"]);
-        assert_eq!(names(&d.locals), ["y", "k"]);
-        let FunctionBody::Algorithm(body) = &d.body else {
-            panic!("algorithm body expected");
-        };
-        // y := 1 gets a zero derivative after it; the loop body differentiates y := y*x
-        // before the assignment; the Integer k gets nothing
-        assert_eq!(body[0], assign("y", Expr::Integer(1)));
-        assert_eq!(body[1], assign("$d1_y", Expr::Real(0.0)));
-        assert_eq!(body[2], assign("k", Expr::Integer(0)));
-        let Statement::For {
-            body: loop_body, ..
-        } = &body[3]
-        else {
-            panic!("for loop expected, got {:?}", body[3]);
-        };
-        assert_eq!(loop_body.len(), 2);
-        assert!(matches!(&loop_body[0], Statement::Assign { target, .. } if *target == v("$d1_y")));
-        assert!(matches!(&body[4], Statement::If { .. }));
-        // g calls the derivative of f; second derivatives exist too
-        assert!(gen.functions.contains_key("P.g.$der"));
-        assert!(gen.functions.contains_key("P.f.$der.$der"));
-        assert_eq!(gen.fder["P.f.$der"].1, vec![true, false, true]);
-        // the names of the second derivative do not collide with those of the first
-        let dd = &gen.functions["P.f.$der.$der"];
-        let mut all = names(&dd.inputs);
-        all.extend(names(&dd.outputs));
-        all.extend(names(&dd.locals));
-        assert_eq!(names(&dd.inputs), ["x", "n", "$d1_x", "$d2_x", "$d2_$d1_x"]);
-        let distinct: HashSet<&String> = all.iter().collect();
-        assert_eq!(distinct.len(), all.len(), "{all:?}");
-        // recursion and an external function without annotation: no derivative
-        assert!(!gen.fder.contains_key("P.h"));
-        assert!(!gen.fder.contains_key("P.e"));
-        assert!(!gen.fder.contains_key("P.callsE"));
-    }
-
-    #[test]
-    fn annotated_functions_are_used_not_regenerated() {
-        let functions = sample_functions();
-        let mut annotated = DerivativeMap::default();
-        annotated.insert("P.f".to_string(), ("P.fDer".to_string(), vec![true, false]));
-        let gen = generate_derivatives(&functions, &annotated);
-        assert!(!gen.fder.contains_key("P.f"));
-        assert!(!gen.functions.contains_key("P.f.$der"));
-        let FunctionBody::Algorithm(body) = &gen.functions["P.g.$der"].body else {
-            panic!("algorithm body expected");
-        };
-        let mut called = Vec::new();
-        for s in body {
-            statement_calls(s, &mut called);
-        }
-        assert!(called.iter().any(|c| c == "P.fDer"), "{called:?}");
-        // only what the program calls reaches it, with what that calls in turn
-        let used = referenced_generated_functions(&gen.functions, ["P.g.$der".to_string()]);
-        assert_eq!(used.keys().collect::<Vec<_>>(), ["P.g.$der"]);
-    }
-
-    #[test]
-    fn output_indices_skip_outputs_that_are_not_real() {
-        let functions = sample_functions();
-        let gen = generate_derivatives(&functions, &DerivativeMap::default());
-        let mut fder = gen.fder.clone();
-        fder.retain(|f, _| f == "P.f");
-        let ix = derivative_output_indices(&functions, &gen.functions, &fder);
-        assert_eq!(ix["P.f"], vec![Some(0), None]);
-    }
-}
+mod tests;
