@@ -426,9 +426,12 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
                     vars[s as usize].kind = VarKind::Tangent;
                 }
             }
+            // the tangent program's units number its own equations after the simulation's
+            let mut eqs = a.sim_eqs.clone();
+            eqs.extend(t.eqs.iter().cloned());
             let mut jblocks = Vec::new();
             for b in &t.blocks {
-                jblocks.extend(em.block(m, &a.sim_eqs, b));
+                jblocks.extend(em.block(m, &eqs, b));
             }
             let jac = OdeJacobian {
                 seeds: t.seeds.iter().map(|&v| em.slot_of(v)).collect(),

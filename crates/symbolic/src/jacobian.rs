@@ -47,10 +47,17 @@ pub struct TangentProgram {
     pub blocks: Vec<WBlock>,
     /// Every variable created here (seeds and tangents).
     pub created: Vec<VarIx>,
+    /// Equations created here; `WBlock::Unit` of the blocks numbers them after the
+    /// equations given to [`tangent_program`].
+    pub eqs: Vec<SEq>,
 }
 
 struct Builder<'m> {
     m: &'m mut Model,
+    /// Number of the equations the blocks refer to: the equations created here follow them.
+    eqs_base: usize,
+    /// Equations created for the tangent program (units of derivative calls).
+    new_eqs: Vec<SEq>,
     /// Tangent variable of each variable that has one (states: their seed).
     tangent: HashMap<VarIx, VarIx>,
     memo: HashMap<ExprId, ExprId>,
@@ -69,6 +76,8 @@ pub fn tangent_program(
 ) -> Result<TangentProgram, String> {
     let mut b = Builder {
         m,
+        eqs_base: eqs.len(),
+        new_eqs: Vec::new(),
         tangent: HashMap::default(),
         memo: HashMap::default(),
         created: Vec::new(),
@@ -89,12 +98,18 @@ pub fn tangent_program(
         .iter()
         .map(|d| b.tangent.get(d).copied())
         .collect();
-    check_growth(b.m, blocks, &out)?;
+    let new_eqs = std::mem::take(&mut b.new_eqs);
+    let eq_of = |i: u32| -> &SEq {
+        let i = i as usize;
+        eqs.get(i).unwrap_or_else(|| &new_eqs[i - eqs.len()])
+    };
+    check_growth(b.m, &eq_of, blocks, &out)?;
     Ok(TangentProgram {
         seeds,
         outputs,
         blocks: out,
         created: b.created,
+        eqs: new_eqs,
     })
 }
 
@@ -370,7 +385,11 @@ impl Builder<'_> {
 impl Builder<'_> {
     /// `(v_0, v_1, ...) = f(args)` with a derivative of `f`: each tangent `$d(v_i)` is output
     /// `i` of the derivative call (the IR maps it to the right output of the derivative
-    /// function).
+    /// function). When several outputs have tangents, they come from one unit
+    /// `($d(v_0), $d(v_1), ...) = f_der(args, dargs)` (a new equation of the tangent
+    /// program): one call for all of them, where per-output assignments would each write
+    /// out, and run, the whole derivative call (a Spice3 transistor's device function has
+    /// a dozen outputs and a hundred arguments).
     fn call_unit(
         &mut self,
         outputs: &[Option<VarIx>],
@@ -382,26 +401,83 @@ impl Builder<'_> {
             std::sync::Arc::from(func),
             args.to_vec().into_boxed_slice(),
         ));
+        let mut tangents = Vec::new();
         for (i, v) in outputs.iter().enumerate() {
             let Some(v) = *v else { continue };
             if !self.differentiable(v) {
                 continue;
             }
             let value = self.m.arena.intern(Node::CallOutput(call, i as u32));
-            self.assign(v, value, out)?;
+            let d = self.diff(value)?;
+            if !self.is_zero(d) {
+                tangents.push((v, d));
+            }
+        }
+        if tangents.len() > 1 {
+            if let Some(unit) = self.shared_call_unit(&tangents) {
+                out.push(unit);
+                return Ok(());
+            }
+        }
+        for (v, d) in tangents {
+            let t = self.tangent_of(v);
+            out.push(WBlock::Assign { var: t, expr: d });
         }
         Ok(())
+    }
+
+    /// One unit computing every tangent of `tangents` when each is an output of the same
+    /// derivative call; `None` otherwise.
+    fn shared_call_unit(&mut self, tangents: &[(VarIx, ExprId)]) -> Option<WBlock> {
+        let mut shared: Option<ExprId> = None;
+        let mut by_output: Vec<(usize, VarIx)> = Vec::with_capacity(tangents.len());
+        for &(v, d) in tangents {
+            let Node::CallOutput(c, k) = *self.m.arena.node(d) else {
+                return None;
+            };
+            if *shared.get_or_insert(c) != c {
+                return None;
+            }
+            by_output.push((k as usize, v));
+        }
+        let Node::Call(fd, dargs) = self.m.arena.node(shared?).clone() else {
+            return None;
+        };
+        let n = by_output.iter().map(|&(k, _)| k + 1).max()?;
+        let mut unit_outputs = vec![None; n];
+        for (k, v) in by_output {
+            if unit_outputs[k].is_some() {
+                return None;
+            }
+            unit_outputs[k] = Some(self.tangent_of(v));
+        }
+        let eq = SEq::new(
+            EqBody::Call {
+                outputs: unit_outputs,
+                func: fd.to_string(),
+                args: dargs.to_vec(),
+            },
+            moss_frontend::flat::Origin::default(),
+        );
+        let index = (self.eqs_base + self.new_eqs.len()) as u32;
+        self.new_eqs.push(eq);
+        Some(WBlock::Unit(index))
     }
 }
 
 /// The tangent blocks must stay a small multiple of the blocks they differentiate when
 /// written out as trees.
-fn check_growth(m: &Model, blocks: &[WBlock], tangent: &[WBlock]) -> Result<(), String> {
-    let original = blocks_tree_size(m, blocks, usize::MAX);
+fn check_growth<'e>(
+    m: &Model,
+    eq_of: &dyn Fn(u32) -> &'e SEq,
+    blocks: &[WBlock],
+    tangent: &[WBlock],
+) -> Result<(), String> {
+    let original = blocks_tree_size(m, eq_of, blocks, usize::MAX);
     let limit = original
         .saturating_mul(MAX_GROWTH)
         .saturating_add(GROWTH_ALLOWANCE);
-    let size = blocks_tree_size(m, tangent, limit);
+    let size = blocks_tree_size(m, eq_of, tangent, limit);
     if size >= limit {
         return Err(format!(
             "the differentiated blocks would be too large ({} nodes written out, against {} for the blocks)",
@@ -411,7 +487,14 @@ fn check_growth(m: &Model, blocks: &[WBlock], tangent: &[WBlock]) -> Result<(), 
     Ok(())
 }
 
-fn blocks_tree_size(m: &Model, blocks: &[WBlock], cap: usize) -> usize {
+/// Nodes of the blocks' expressions written out as trees (the arguments of a unit's call
+/// included), counted up to `cap`.
+fn blocks_tree_size<'e>(
+    m: &Model,
+    eq_of: &dyn Fn(u32) -> &'e SEq,
+    blocks: &[WBlock],
+    cap: usize,
+) -> usize {
     let mut memo = HashMap::default();
     let mut total = 0usize;
     let mut add = |e: ExprId, total: &mut usize| {
@@ -432,7 +515,12 @@ fn blocks_tree_size(m: &Model, blocks: &[WBlock], cap: usize) -> usize {
                 residuals.iter().for_each(|&e| add(e, &mut total));
                 stack.extend(inner.iter());
             }
-            WBlock::Unit(_) => {}
+            WBlock::Unit(e) => {
+                if let EqBody::Call { args, .. } = &eq_of(*e).body {
+                    total = total.saturating_add(1);
+                    args.iter().for_each(|&a| add(a, &mut total));
+                }
+            }
         }
         if total >= cap {
             return total;

@@ -498,3 +498,80 @@ fn partial_derivative_with_respect_to_a_non_input_is_an_error() {
         assert!(text.contains("BadPartial.mo:9:"), "{text}");
     }
 }
+
+/// A right-hand side through a two-output function that stays a call (its `while` loop keeps
+/// it from being inlined).
+const LOOPED_POLAR: &str = r#"
+model LoopedPolar
+  function polar "radius and angle of (x, y), the radius by Heron's iteration"
+    input Real x;
+    input Real y;
+    output Real r;
+    output Real phi;
+  protected
+    Real s;
+    Integer k;
+  algorithm
+    s := x^2 + y^2;
+    r := 1 + s;
+    k := 0;
+    while k < 40 loop
+      r := 0.5*(r + s/r);
+      k := k + 1;
+    end while;
+    phi := atan2(y, x);
+  end polar;
+  Real x(start = 1, fixed = true);
+  Real y(start = 0.2, fixed = true);
+  Real r;
+  Real phi;
+equation
+  (r, phi) = polar(x, y);
+  der(x) = -y*r - 0.1*x*phi;
+  der(y) = x*r + phi;
+end LoopedPolar;
+"#;
+
+/// The tangents of a multi-output call's outputs come from one call of its derivative (a
+/// unit in the tangent program), not one call per output: a device function of Spice3 has a
+/// dozen outputs, and one call per output made the tangent program of a four-bit adder too
+/// large to use.
+#[test]
+fn tangents_of_a_multi_output_call_come_from_one_derivative_call() {
+    use moss_symbolic::program::{Block, PExpr};
+    fn calls_in(e: &PExpr, func: &str) -> usize {
+        match e {
+            PExpr::Call { func: f, args } => {
+                usize::from(f == func) + args.iter().map(|a| calls_in(a, func)).sum::<usize>()
+            }
+            PExpr::Arith(_, a, b) | PExpr::And(a, b) | PExpr::Or(a, b) => {
+                calls_in(a, func) + calls_in(b, func)
+            }
+            PExpr::Rel { lhs, rhs, .. } => calls_in(lhs, func) + calls_in(rhs, func),
+            PExpr::Neg(a) | PExpr::Not(a) => calls_in(a, func),
+            PExpr::If(c, a, b) => calls_in(c, func) + calls_in(a, func) + calls_in(b, func),
+            PExpr::Array(items) => items.iter().map(|a| calls_in(a, func)).sum(),
+            _ => 0,
+        }
+    }
+    let program = translate_in_process("LoopedPolar", LOOPED_POLAR);
+    let jacobian = program.ode_jacobian.expect("a symbolic Jacobian");
+    let derivative = "LoopedPolar.polar.$der";
+    let (mut units, mut in_expressions) = (0, 0);
+    for b in &jacobian.blocks {
+        match b {
+            Block::CallOutputs { func, outputs, .. } if func == derivative => {
+                units += 1;
+                assert_eq!(outputs.iter().flatten().count(), 2, "{outputs:?}");
+            }
+            Block::Assign { expr, .. } => in_expressions += calls_in(expr, derivative),
+            _ => {}
+        }
+    }
+    assert_eq!((units, in_expressions), (1, 0), "{:#?}", jacobian.blocks);
+    check_jacobian_against_differences(
+        "LoopedPolar",
+        LOOPED_POLAR,
+        &[vec![1.0, 0.2], vec![-0.6, 1.4], vec![0.3, -2.7]],
+    );
+}
