@@ -580,8 +580,15 @@ impl Rt<'_> {
                 args,
                 outputs,
                 plan,
+                directions,
             } => {
                 self.run_tape(code)?;
+                if !directions.is_empty() && self.along_zero_direction(args, directions) {
+                    for slot in outputs.iter().flatten() {
+                        self.m.mem[*slot as usize] = 0.0;
+                    }
+                    return Ok(());
+                }
                 self.call_outputs(target, args, outputs, plan)
             }
             Step::Algorithm {
@@ -693,6 +700,29 @@ impl Rt<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether every direction argument (positions `directions` of `args`) is zero; an
+    /// argument the tape did not leave in memory counts as not zero.
+    fn along_zero_direction(&self, args: &[crate::func::FExpr], directions: &[usize]) -> bool {
+        directions
+            .iter()
+            .all(|&k| args.get(k).is_some_and(|a| self.is_zero_argument(a)))
+    }
+
+    /// A scalar argument that is zero, or an array literal of such (a device's voltages).
+    fn is_zero_argument(&self, a: &crate::func::FExpr) -> bool {
+        use crate::func::FExpr;
+        use crate::value::Value;
+        match a {
+            FExpr::Mem(r) | FExpr::Slot(r, _) => self.m.mem[*r as usize] == 0.0,
+            FExpr::Const(Value::Real(x)) => *x == 0.0,
+            FExpr::Const(Value::Int(0)) => true,
+            FExpr::Array(items) | FExpr::FlatArray(_, items) => {
+                items.iter().all(|x| self.is_zero_argument(x))
+            }
+            _ => false,
+        }
     }
 
     fn call_outputs(

@@ -498,3 +498,62 @@ fn calls_along_zero_derivatives_are_skipped() {
         check(&fs, "T.scaled", &along_both, vec![c(1.0), c(-1.0)], 0, 0);
     }
 }
+
+/// The two-output `T.props` and its generated derivative called as a unit, with the
+/// direction given by parameter `dx`: the values of `(da, db)` and how many functions ran.
+fn props_derivative_unit(x: f64, dx: f64) -> ((f64, f64), u64) {
+    use crate::model::ExecutableModel;
+    let (mut fs, _) = record_passing();
+    fs.extend(generate_derivatives(&fs, &Default::default()).functions);
+    let mut b = B::new();
+    b.p.functions = fs;
+    let x = b.param("x", x);
+    let dx = b.param("dx", dx);
+    let da = b.real("da", 7.0);
+    let db = b.real("db", 7.0);
+    b.p.blocks.push(Block::CallOutputs {
+        outputs: vec![Some(da), Some(db)],
+        func: "T.props.$der".into(),
+        args: vec![v(x), v(dx)],
+    });
+    let m = b.init(0.0);
+    ((value(&m, da), value(&m, db)), m.stats().function_calls)
+}
+
+#[test]
+fn a_derivative_unit_along_the_zero_direction_is_not_called() {
+    // along dx = 1: a = exp(x/2), b = a*sin(x), so da = a/2, db = a/2*sin(x) + a*cos(x)
+    let x = 0.7f64;
+    let a = (0.5 * x).exp();
+    let ((da, db), calls) = props_derivative_unit(x, 1.0);
+    assert!(close(da, 0.5 * a, 1e-12) && close(db, 0.5 * a * x.sin() + a * x.cos(), 1e-12));
+    assert!(calls > 0);
+    // along zero: zeros, without a call (the tangent program of a circuit runs every
+    // device's derivative once per Jacobian colour, most of them along zero)
+    let ((da, db), calls) = props_derivative_unit(x, 0.0);
+    assert_eq!((da, db, calls), (0.0, 0.0, 0));
+}
+
+#[test]
+fn generated_derivatives_return_zero_along_the_zero_direction_at_once() {
+    let (mut fs, _) = record_passing();
+    fs.extend(generate_derivatives(&fs, &Default::default()).functions);
+    let FunctionBody::Algorithm(body) = &fs["T.props.$der"].body else {
+        panic!("algorithm expected");
+    };
+    // the first statement returns zeros when the direction is zero
+    let Statement::If { branches, .. } = &body[0] else {
+        panic!("a guard first: {body:#?}");
+    };
+    assert!(format!("{:?}", branches[0].0).contains("$d1_x"));
+    assert!(matches!(
+        branches[0].1.last(),
+        Some(Statement::Return { .. })
+    ));
+    // called in an expression (not as a unit): zero along zero, the derivative otherwise
+    let x0 = 0.3f64;
+    let along_zero = eval_output(&fs, "T.props.$der", vec![c(x0), c(0.0)], 1);
+    assert_eq!(along_zero, 0.0);
+    let primal = |h: f64| vec![c(x0 + h)];
+    check(&fs, "T.props", &primal, vec![c(1.0)], 1, 1);
+}

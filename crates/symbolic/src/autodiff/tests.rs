@@ -401,17 +401,30 @@ fn generated_function_has_derivative_inputs_outputs_and_statements() {
     // y := 1 gets a zero derivative after it; the loop body differentiates y := y*x
     // before the assignment; the Integer k gets nothing, and as no derivative reads it, its
     // assignments (and the `if` around one) are gone
-    assert_eq!(body[0], assign("y", Expr::Integer(1)));
-    assert_eq!(body[1], assign("$d1_y", Expr::Real(0.0)));
+    // (after the guard that returns zero along the zero direction)
+    let Statement::If { branches, .. } = &body[0] else {
+        panic!("the zero-direction guard first, got {:?}", body[0]);
+    };
+    assert_eq!(
+        branches[0].1,
+        vec![
+            assign("$d1_y", Expr::Real(0.0)),
+            Statement::Return {
+                origin: Origin::default()
+            }
+        ]
+    );
+    assert_eq!(body[1], assign("y", Expr::Integer(1)));
+    assert_eq!(body[2], assign("$d1_y", Expr::Real(0.0)));
     let Statement::For {
         body: loop_body, ..
-    } = &body[2]
+    } = &body[3]
     else {
-        panic!("for loop expected, got {:?}", body[2]);
+        panic!("for loop expected, got {:?}", body[3]);
     };
     assert_eq!(loop_body.len(), 2);
     assert!(matches!(&loop_body[0], Statement::Assign { target, .. } if *target == v("$d1_y")));
-    assert_eq!(body.len(), 3, "{body:#?}");
+    assert_eq!(body.len(), 4, "{body:#?}");
     // g calls the derivative of f; second derivatives exist too
     assert!(gen.functions.contains_key("P.g.$der"));
     assert!(gen.functions.contains_key("P.f.$der.$der"));
