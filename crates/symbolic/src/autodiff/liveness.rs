@@ -173,41 +173,11 @@ fn subscript_reads(subscripts: &[Subscript], live: &mut HashSet<String>) {
 }
 
 fn expr_reads(e: &Expr, live: &mut HashSet<String>) {
-    match e {
-        Expr::Var { name, subscripts } => {
+    moss_frontend::walk::visit(e, &mut |x| {
+        if let Expr::Var { name, .. } = x {
             if !live.contains(name) {
                 live.insert(name.clone());
             }
-            subscript_reads(subscripts, live);
         }
-        Expr::Unary { arg, .. } => expr_reads(arg, live),
-        Expr::Binary { lhs, rhs, .. } => {
-            expr_reads(lhs, live);
-            expr_reads(rhs, live);
-        }
-        Expr::Call { args, .. } => args.iter().for_each(|a| expr_reads(a, live)),
-        Expr::If { branches, else_ } => {
-            for (c, v) in branches {
-                expr_reads(c, live);
-                expr_reads(v, live);
-            }
-            expr_reads(else_, live);
-        }
-        Expr::Array(items) => items.iter().for_each(|x| expr_reads(x, live)),
-        Expr::Range { start, step, stop } => {
-            expr_reads(start, live);
-            if let Some(s) = step {
-                expr_reads(s, live);
-            }
-            expr_reads(stop, live);
-        }
-        Expr::Tuple(items) => items.iter().flatten().for_each(|x| expr_reads(x, live)),
-        Expr::CallOutput { call, .. } => expr_reads(call, live),
-        Expr::Real(_)
-        | Expr::Integer(_)
-        | Expr::Boolean(_)
-        | Expr::String(_)
-        | Expr::Enum { .. }
-        | Expr::Time => {}
-    }
+    });
 }

@@ -157,32 +157,19 @@ fn is_arithmetic(op: BinaryOp) -> bool {
     )
 }
 
-/// Nodes of `e` as a tree, counted up to `cap`.
+/// Nodes of `e` as a tree (a variable with its subscripts is one), counted up to `cap`.
 fn node_count(e: &Expr, cap: usize) -> usize {
-    fn walk(e: &Expr, left: &mut usize) {
+    fn count(e: &Expr, left: &mut usize) {
         if *left == 0 {
             return;
         }
         *left -= 1;
-        match e {
-            Expr::Unary { arg, .. } => walk(arg, left),
-            Expr::Binary { lhs, rhs, .. } => {
-                walk(lhs, left);
-                walk(rhs, left);
-            }
-            Expr::Call { args, .. } => args.iter().for_each(|a| walk(a, left)),
-            Expr::If { branches, else_ } => {
-                for (c, v) in branches {
-                    walk(c, left);
-                    walk(v, left);
-                }
-                walk(else_, left);
-            }
-            Expr::Array(items) => items.iter().for_each(|x| walk(x, left)),
-            _ => {}
+        // a subscripted variable is copied as cheaply as a plain one
+        if !matches!(e, Expr::Var { .. }) {
+            moss_frontend::walk::exprs(e, &mut |x| count(x, left));
         }
     }
     let mut left = cap;
-    walk(e, &mut left);
+    count(e, &mut left);
     cap - left
 }
