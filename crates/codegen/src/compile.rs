@@ -187,6 +187,31 @@ pub enum Step {
 }
 
 impl Step {
+    /// Apply `f` to this step and every step nested in it.
+    fn for_each_step(&mut self, f: &mut impl FnMut(&mut Step)) {
+        f(self);
+        match self {
+            Step::Nonlinear(nl) => {
+                for s in &mut nl.inner {
+                    s.for_each_step(f);
+                }
+                if let Some(fb) = &mut nl.fallback {
+                    for s in &mut fb.steps {
+                        s.for_each_step(f);
+                    }
+                }
+            }
+            Step::When(bs) => {
+                for b in bs {
+                    for s in &mut b.body {
+                        s.for_each_step(f);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn for_each_code(&mut self, f: &mut impl FnMut(&mut Vec<Instr>)) {
         match self {
             Step::Tape(c) | Step::CallOutputs { code: c, .. } => f(c),
@@ -437,6 +462,8 @@ struct Compiler<'a> {
     var_ty: &'a [Ty],
     when_count: u32,
     called: BTreeSet<u32>,
+    /// Sparse linear systems compiled so far (each gets its own factor in the machine).
+    sparse_systems: usize,
 }
 
 /// Set [`CFunction::memo`] on the pure functions worth memoizing (see `memo.rs`).
@@ -482,6 +509,58 @@ fn mark_memoized(funcs: &mut [CFunction]) {
     }
 }
 
+/// Memo flags, scalar forms and native-code slots of the functions, once every
+/// specialized copy exists.
+fn prepare_compiled_forms(funcs: &mut [CFunction]) {
+    mark_memoized(funcs);
+    if crate::scalar_fn::enabled() {
+        for f in funcs.iter_mut() {
+            f.scalar = crate::scalar_fn::compile(f).map(std::sync::Arc::new);
+        }
+        // native code may recompute a function faster than the memo finds it
+        let fast: Vec<bool> = (0..funcs.len())
+            .map(|i| crate::jit::translatable(i, funcs) && !crate::jit::memo_pays(i, funcs))
+            .collect();
+        for (f, fast) in funcs.iter_mut().zip(fast) {
+            if fast {
+                f.memo = false;
+            }
+            f.native = crate::jit::NativeSlot::new();
+        }
+    }
+}
+
+/// Calls whose array arguments fix the open sizes of the callee's inputs call a copy of it
+/// with those sizes (`specialize.rs`); returns the copies made.
+fn specialize_calls(
+    funcs: &mut Vec<CFunction>,
+    generic: &mut [FExpr],
+    steps: &mut [&mut Step],
+) -> Vec<u32> {
+    let mut sp = crate::specialize::Specializer::default();
+    let none = HashMap::default();
+    for e in generic {
+        crate::specialize::walk_expr_mut(e, &mut |x| {
+            if let FExpr::Call(g, args, _) = x {
+                *g = sp.target(funcs, *g, args, &none);
+            }
+        });
+    }
+    for s in steps {
+        s.for_each_step(&mut |s| {
+            if let Step::CallOutputs {
+                target: CallTarget::User(g),
+                args,
+                ..
+            } = s
+            {
+                *g = sp.target(funcs, *g, args, &none);
+            }
+        });
+    }
+    sp.copies()
+}
+
 pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     check_structure(p)?;
     let n = p.vars.len();
@@ -497,22 +576,6 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         .values()
         .map(|f| compile_function(f, &fn_index))
         .collect::<Result<Vec<_>, _>>()?;
-    mark_memoized(&mut funcs);
-    if crate::scalar_fn::enabled() {
-        for f in &mut funcs {
-            f.scalar = crate::scalar_fn::compile(f).map(std::sync::Arc::new);
-        }
-        // native code may recompute a function faster than the memo finds it
-        let fast: Vec<bool> = (0..funcs.len())
-            .map(|i| crate::jit::translatable(i, &funcs) && !crate::jit::memo_pays(i, &funcs))
-            .collect();
-        for (f, fast) in funcs.iter_mut().zip(fast) {
-            if fast {
-                f.memo = false;
-            }
-            f.native = crate::jit::NativeSlot::new();
-        }
-    }
     let mut c = Compiler {
         p,
         tc: TapeCompiler::new(n, p.zero_crossings.len(), &var_ty, &fn_index),
@@ -521,6 +584,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         var_ty: &var_ty,
         when_count: 0,
         called: BTreeSet::new(),
+        sparse_systems: 0,
     };
     let mut param_steps = c
         .blocks(&p.parameter_blocks)
@@ -592,6 +656,18 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         });
     }
     c.called.extend(c.tc.called.iter().copied());
+    {
+        let mut all_steps: Vec<&mut Step> = param_steps
+            .iter_mut()
+            .chain(&mut start_steps)
+            .chain(&mut init_steps)
+            .chain(&mut steps)
+            .chain(jacobian_steps.iter_mut().flatten())
+            .collect();
+        let copies = specialize_calls(&mut funcs, &mut c.tc.generic, &mut all_steps);
+        c.called.extend(copies);
+    }
+    prepare_compiled_forms(&mut funcs);
     let reachable = reachable_functions(&funcs, &c.called);
     link_external_c(&mut funcs, &reachable);
     check_reachable_functions(&funcs, &reachable)?;
@@ -734,14 +810,18 @@ fn model_names(p: &CausalProgram, var_ty: &[Ty]) -> ModelNames {
     names
 }
 
-/// Use the sparse LU for large systems with few entries.
-fn sparse_layout(n: usize, entries: &[(u32, u32, u32)]) -> Option<(SparseSystem, Vec<usize>)> {
+/// Use the sparse LU for large systems with few entries; `count` numbers the systems.
+fn sparse_layout(
+    n: usize,
+    entries: &[(u32, u32, u32)],
+    count: &mut usize,
+) -> Option<(SparseSystem, Vec<usize>)> {
     if n < SPARSE_MIN_SIZE || entries.len() * 4 > n * n {
         return None;
     }
     let mut index: HashMap<(usize, usize), usize> = HashMap::default();
     let mut pattern = vec![];
-    let positions = entries
+    let unique: Vec<usize> = entries
         .iter()
         .map(|&(r, c, _)| {
             let key = (r as usize, c as usize);
@@ -751,7 +831,10 @@ fn sparse_layout(n: usize, entries: &[(u32, u32, u32)]) -> Option<(SparseSystem,
             })
         })
         .collect();
-    Some((SparseSystem::new(n, pattern), positions))
+    let (sys, place) = SparseSystem::new(n, *count, &pattern);
+    *count += 1;
+    let positions = unique.iter().map(|&k| place[k]).collect();
+    Some((sys, positions))
 }
 
 /// The functions the program calls, directly or through other functions.
@@ -935,7 +1018,7 @@ impl Compiler<'_> {
                     .iter()
                     .map(|v| self.check_var(*v))
                     .collect::<Result<_, _>>()?;
-                let sparse = sparse_layout(n, &entries);
+                let sparse = sparse_layout(n, &entries, &mut self.sparse_systems);
                 let mode_dependent = matrix.iter().any(|(_, _, e)| zero_in_some_branch(e));
                 Step::Linear(Box::new(LinearStep {
                     vars,

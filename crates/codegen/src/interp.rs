@@ -884,11 +884,11 @@ impl Rt<'_> {
         let mut b: Vec<f64> = l.rhs.iter().map(|&r| self.m.mem[r as usize]).collect();
         let solved = match &l.sparse {
             Some((sys, positions)) => {
-                let mut values = vec![0.0; sys.pattern.len()];
+                let mut values = vec![0.0; sys.nnz()];
                 for (&(_, _, reg), &k) in l.entries.iter().zip(positions) {
                     values[k] += self.m.mem[reg as usize];
                 }
-                sys.solve(&values, &mut b)
+                sys.solve(&mut self.m.sparse_factors, &values, &mut b)
             }
             None => {
                 let mut a = vec![0.0; n * n];
@@ -1316,6 +1316,8 @@ impl ExecutableModel for Interpreter {
             memo_hits: self.m.memo.hits,
             scalar_calls: self.m.memo.scalar_calls,
             native_calls: self.m.memo.native_calls,
+            sparse_factorizations: self.m.sparse_factors.full,
+            sparse_refactorizations: self.m.sparse_factors.refactored,
             ..self.stats.clone()
         }
     }

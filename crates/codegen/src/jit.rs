@@ -314,6 +314,7 @@ fn args_size(args: &[SArg]) -> usize {
     args.iter()
         .map(|a| match a {
             SArg::Scalar(e) => expr_size(e),
+            SArg::Array(_, dims, _) => dims.iter().product(),
             SArg::Value(_) => 1,
         })
         .sum()
@@ -393,7 +394,7 @@ fn call_covered(f: u32, args: &[SArg], index: usize, funcs: &[CFunction]) -> boo
         && (csf.outputs.len() > index || (index == 0 && csf.outputs.is_empty()))
         && args.iter().zip(&csf.inputs).all(|(a, input)| match a {
             SArg::Scalar(e) => input.dims.is_none() && expr_covered(e, funcs),
-            SArg::Value(_) => false,
+            SArg::Array(..) | SArg::Value(_) => false,
         })
 }
 

@@ -31,6 +31,7 @@ mod pretty;
 mod scalar_fn;
 mod solve;
 mod sparse;
+mod specialize;
 mod string_pool;
 mod tape;
 mod value;

@@ -82,6 +82,10 @@ pub struct Machine {
     /// rediscovered by running every caller again.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub native_error: Option<String>,
+    /// LU factors of the large sparse linear systems, refactored along their pivots
+    /// (`sparse.rs`; a scratch, never saved).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub sparse_factors: crate::sparse::SparseFactors,
 }
 
 impl Machine {

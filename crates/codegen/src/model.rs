@@ -61,6 +61,12 @@ pub struct ModelStats {
     pub native_calls: u64,
     /// Runs of the symbolic tangent program (Jacobian-vector products).
     pub jacobian_products: u64,
+    /// LU factorizations of large sparse linear systems with a pivot search, and those
+    /// refactored along the pivots of the one before (`sparse.rs`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub sparse_factorizations: u64,
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub sparse_refactorizations: u64,
 }
 
 pub trait ExecutableModel {

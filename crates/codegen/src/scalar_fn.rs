@@ -140,10 +140,13 @@ pub(crate) enum SExpr {
     If(Vec<(SExpr, SExpr)>, Box<SExpr>),
 }
 
-/// An argument of a call: a scalar, or anything else, evaluated by the tree interpreter.
+/// An argument of a call: a scalar, a local array of fixed size passed whole (its first
+/// frame slot, dimensions and element type), or anything else, evaluated by the tree
+/// interpreter.
 #[derive(Clone, Debug)]
 pub(crate) enum SArg {
     Scalar(SExpr),
+    Array(u32, Arc<[usize]>, Ty),
     Value(FExpr),
 }
 
@@ -378,6 +381,11 @@ impl Compiler {
     /// A scalar argument, or one the tree interpreter evaluates on a [`Value`] copy of the
     /// frame (which holds no local arrays: an argument reading one is not compiled).
     fn arg(&self, e: &FExpr) -> Option<SArg> {
+        if let FExpr::Local(slot) = e {
+            if let Some(a) = self.arrays.get(slot) {
+                return Some(SArg::Array(a.base, a.dims.clone(), a.ty));
+            }
+        }
         match self.expr(e) {
             Some(s) => Some(SArg::Scalar(s)),
             None if self.mentions_array(e) => None,
@@ -1166,23 +1174,32 @@ impl Env<'_> {
         let callee = &funcs[f as usize];
         let direct = callee.scalar.as_deref().filter(|csf| {
             args.len() <= csf.inputs.len()
-                && args
-                    .iter()
-                    .zip(&csf.inputs)
-                    .all(|(a, input)| matches!(a, SArg::Scalar(_)) && input.dims.is_none())
+                && args.iter().zip(&csf.inputs).all(|(a, input)| match a {
+                    SArg::Scalar(_) => input.dims.is_none(),
+                    SArg::Array(_, dims, _) => input.dims.as_ref() == Some(dims),
+                    SArg::Value(_) => false,
+                })
         });
         if let Some(csf) = direct {
             self.m.memo.calls += 1;
             let mut cf = self.m.frames.take(csf.frame_size);
             for (a, input) in args.iter().zip(&csf.inputs) {
-                if let SArg::Scalar(e) = a {
-                    match self.seval(e, frame, sf) {
+                match a {
+                    SArg::Scalar(e) => match self.seval(e, frame, sf) {
                         Ok(x) => cf[input.slot as usize] = coerce(input.ty, x),
                         Err(e) => {
                             self.m.frames.give(cf);
                             return Err(e);
                         }
+                    },
+                    SArg::Array(base, _, _) => {
+                        let (from, to) = (*base as usize, input.slot as usize);
+                        let len = input.len();
+                        for (d, x) in cf[to..to + len].iter_mut().zip(&frame[from..from + len]) {
+                            *d = coerce(input.ty, *x);
+                        }
                     }
+                    SArg::Value(_) => {}
                 }
             }
             if let Err(e) = self.enter_scalar(f, &mut cf, args.len()) {
@@ -1203,6 +1220,17 @@ impl Env<'_> {
                         Some(d) => d.ty.value_of(x),
                         None => Value::Real(x),
                     }
+                }
+                SArg::Array(base, dims, ty) => {
+                    let len: usize = dims.iter().product();
+                    let start = *base as usize;
+                    Value::Array(crate::value::ArrayVal {
+                        dims: dims.to_vec(),
+                        data: frame[start..start + len]
+                            .iter()
+                            .map(|&x| ty.value_of(x))
+                            .collect(),
+                    })
                 }
                 SArg::Value(e) => self.escape(e, frame, sf)?,
             });

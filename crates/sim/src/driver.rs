@@ -91,6 +91,14 @@ impl fmt::Display for SimStats {
             "function calls:         {} ({} answered by the memo, {} run compiled, {} of them as native code)",
             m.function_calls, m.memo_hits, m.scalar_calls, m.native_calls
         )?;
+        if m.sparse_factorizations + m.sparse_refactorizations > 0 {
+            writeln!(
+                f,
+                "sparse linear solves:   {} ({} refactored along the last pivots)",
+                m.sparse_factorizations + m.sparse_refactorizations,
+                m.sparse_refactorizations
+            )?;
+        }
         writeln!(f, "output rows:            {}", self.output_rows)?;
         writeln!(f, "initialization time:    {:.6} s", self.init_seconds)?;
         write!(f, "integration time:       {:.6} s", self.simulate_seconds)

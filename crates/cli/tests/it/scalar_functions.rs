@@ -501,3 +501,76 @@ fn a_chain_of_assignments_too_large_to_inline_stays_a_call() {
         assert!((y - a).abs() <= 1e-12, "y({t}) = {y}, want {a}");
     }
 }
+
+/// Functions with array inputs of open size (`table[:, :]`, as every table interpolation)
+/// run compiled through a copy specialized to the sizes of their call site: `size()` of the
+/// table folds, and the table passed on to a second function of open size specializes that
+/// one too. The answers are the tree interpreter's bit for bit and the hand-computed ones.
+#[test]
+fn functions_with_open_array_sizes_run_compiled_for_the_sizes_of_their_call() {
+    let source = r#"
+function segment "linear interpolation inside row i of a table"
+  input Real table[:, :];
+  input Integer i;
+  input Real u;
+  output Real y;
+algorithm
+  y := table[i, 2] + (table[i + 1, 2] - table[i, 2])*(u - table[i, 1])/(table[i + 1, 1] - table[i, 1]);
+end segment;
+
+function lookup "find the row of u by search, then interpolate in it"
+  input Real table[:, :];
+  input Real u;
+  output Real y;
+protected
+  Integer n = size(table, 1);
+  Integer i = 1;
+algorithm
+  while i < n - 1 and u >= table[i + 1, 1] loop
+    i := i + 1;
+  end while;
+  y := segment(table, i, u);
+end lookup;
+
+function total "sum of a vector of open size (a `while`: the inliner leaves it a call)"
+  input Real v[:];
+  output Real s = 0;
+protected
+  Integer k = 0;
+algorithm
+  while k < size(v, 1) loop
+    k := k + 1;
+    s := s + v[k];
+  end while;
+end total;
+
+model OpenSizes
+  parameter Real tab[4, 2] = {{0, 0}, {1, 10}, {3, 20}, {4, 0}};
+  parameter Real w[3] = {1, 2, 4};
+  Real y = lookup(tab, 4*time);
+  Real s = total({w[1], w[2], w[3]*time});
+  annotation(experiment(StopTime = 1, Interval = 0.125));
+end OpenSizes;
+"#;
+    let (compiled, stats) = run_source("OpenSizes", source, "0");
+    let (tree, tree_stats) = run_source("OpenSizes", source, "1");
+    assert!(compiled_calls(&stats) > 0, "{stats}");
+    assert_eq!(compiled_calls(&tree_stats), 0, "{tree_stats}");
+    assert_eq!(compiled.series("y"), tree.series("y"));
+    assert_eq!(compiled.series("s"), tree.series("s"));
+    let t = compiled.series("time").expect("time");
+    let y = compiled.series("y").expect("y");
+    let s = compiled.series("s").expect("s");
+    for ((t, y), s) in t.iter().zip(&y).zip(&s) {
+        let u = 4.0 * t;
+        let want = if u < 1.0 {
+            10.0 * u
+        } else if u < 3.0 {
+            10.0 + 5.0 * (u - 1.0)
+        } else {
+            20.0 - 20.0 * (u - 3.0)
+        };
+        assert!((y - want).abs() <= 1e-12, "y({t}) = {y}, want {want}");
+        assert!((s - (3.0 + 4.0 * t)).abs() <= 1e-12, "s({t}) = {s}");
+    }
+}
