@@ -394,7 +394,8 @@ fn call_covered(f: u32, args: &[SArg], index: usize, funcs: &[CFunction]) -> boo
         && (csf.outputs.len() > index || (index == 0 && csf.outputs.is_empty()))
         && args.iter().zip(&csf.inputs).all(|(a, input)| match a {
             SArg::Scalar(e) => input.dims.is_none() && expr_covered(e, funcs),
-            SArg::Array(..) | SArg::Value(_) => false,
+            SArg::Value(_) => input.ignored(),
+            SArg::Array(..) => false,
         })
 }
 
@@ -865,6 +866,9 @@ impl<'a> Lower<'a> {
             3,
         ));
         for (a, input) in args.iter().zip(&csf.inputs) {
+            if input.ignored() {
+                continue;
+            }
             let SArg::Scalar(e) = a else { return None };
             let x = self.expr(e)?;
             let x = self.coerce(input.ty, x);
@@ -908,9 +912,12 @@ impl<'a> Lower<'a> {
             u32::try_from(nouts * 8).ok()?,
             3,
         ));
-        for (k, a) in args.iter().enumerate() {
-            let SArg::Scalar(e) = a else { return None };
-            let x = self.expr(e)?;
+        for (k, (a, input)) in args.iter().zip(&csf.inputs).enumerate() {
+            let x = match a {
+                _ if input.ignored() => self.b.ins().f64const(0.0),
+                SArg::Scalar(e) => self.expr(e)?,
+                _ => return None,
+            };
             self.b
                 .ins()
                 .stack_store(self.ptr, x, arg_slot, (k * 8) as i32);

@@ -83,6 +83,12 @@ pub(crate) struct SInput {
 }
 
 impl SInput {
+    /// A String input, which the compiled form has only when nothing reads it: whatever
+    /// is passed is ignored.
+    pub(crate) fn ignored(&self) -> bool {
+        self.ty == Ty::Str
+    }
+
     /// Frame slots the input occupies.
     pub(crate) fn len(&self) -> usize {
         self.dims.as_ref().map_or(1, |d| d.iter().product())
@@ -91,6 +97,9 @@ impl SInput {
     /// Whether `v` can be passed for this input: a scalar for a scalar, an array of the
     /// declared shape with scalar elements for an array.
     fn accepts(&self, v: &Value) -> bool {
+        if self.ignored() {
+            return true;
+        }
         match (&self.dims, v) {
             (None, Value::Real(_) | Value::Int(_) | Value::Bool(_)) => true,
             (Some(dims), Value::Array(a)) => {
@@ -102,6 +111,9 @@ impl SInput {
 
     /// Store `v` (accepted by [`SInput::accepts`]) into the frame.
     fn store(&self, v: &Value, frame: &mut [f64]) -> VResult<()> {
+        if self.ignored() {
+            return Ok(());
+        }
         let base = self.slot as usize;
         match v {
             Value::Array(a) if self.dims.is_some() => {
@@ -183,7 +195,19 @@ pub fn compile(f: &CFunction) -> Option<ScalarFn> {
         return None;
     };
     let scalar_decl = |d: &crate::func::FVarDecl| d.dims.is_empty() && d.ty != Ty::Str;
-    if !f.outputs.iter().all(scalar_decl) || f.local_types.contains(&Ty::Str) {
+    if !f.outputs.iter().all(scalar_decl) {
+        return None;
+    }
+    // String inputs the body never reads (the `name` of a medium's data record, passed
+    // along with its numbers) are accepted and ignored; any other String keeps the function
+    // in the tree interpreter
+    let unread = unread_string_inputs(f, stmts);
+    let string_local = f
+        .local_types
+        .iter()
+        .enumerate()
+        .any(|(slot, ty)| *ty == Ty::Str && !unread.contains(&(slot as u32)));
+    if string_local {
         return None;
     }
     let mut cx = Compiler::default();
@@ -191,6 +215,13 @@ pub fn compile(f: &CFunction) -> Option<ScalarFn> {
     // array inputs of constant size are laid out after the scalars, like local arrays
     let mut input_dims = Vec::with_capacity(f.inputs.len());
     for d in &f.inputs {
+        if unread.contains(&d.slot) {
+            if !d.dims.is_empty() {
+                return None;
+            }
+            input_dims.push(None);
+            continue;
+        }
         if d.ty == Ty::Str || (!d.dims.is_empty() && d.default.is_some()) {
             return None;
         }
@@ -237,6 +268,7 @@ pub fn compile(f: &CFunction) -> Option<ScalarFn> {
         .zip(input_dims)
         .map(|(d, array)| {
             let default = match &d.default {
+                Some(_) if unread.contains(&d.slot) => None,
                 Some(e) => Some(cx.expr(e)?),
                 None => None,
             };
@@ -277,6 +309,47 @@ fn scalar_const(v: &Value) -> Option<f64> {
         Value::Real(_) | Value::Int(_) | Value::Bool(_) => v.as_f64().ok(),
         _ => None,
     }
+}
+
+/// Slots of the scalar String inputs of `f` that nothing in it reads.
+fn unread_string_inputs(f: &CFunction, stmts: &[FStmt]) -> Vec<u32> {
+    let mut unread: Vec<u32> = f
+        .inputs
+        .iter()
+        .filter(|d| d.ty == Ty::Str && d.dims.is_empty())
+        .map(|d| d.slot)
+        .collect();
+    if unread.is_empty() {
+        return unread;
+    }
+    let mut read = std::collections::HashSet::new();
+    let mut note = |v: crate::specialize::Visit| match v {
+        crate::specialize::Visit::Expr(FExpr::Local(s)) => {
+            read.insert(*s);
+        }
+        crate::specialize::Visit::Expr(FExpr::Index(base, _)) => {
+            if let FExpr::Local(s) = **base {
+                read.insert(s);
+            }
+        }
+        _ => {}
+    };
+    let mut body = stmts.to_vec();
+    for s in &mut body {
+        crate::specialize::walk_stmt_mut(s, &mut note);
+    }
+    let mut decls: Vec<FExpr> = f
+        .inputs
+        .iter()
+        .chain(&f.initialized)
+        .flat_map(|d| d.default.iter().chain(d.dims.iter().flatten()))
+        .cloned()
+        .collect();
+    for e in &mut decls {
+        crate::specialize::walk_expr_mut(e, &mut |x| note(crate::specialize::Visit::Expr(x)));
+    }
+    unread.retain(|s| !read.contains(s));
+    unread
 }
 
 /// Largest local array laid out in a scalar frame (elements).
@@ -609,6 +682,9 @@ impl CallPlan {
         let mut template = vec![0.0; sf.frame_size].into_boxed_slice();
         let mut live = Vec::new();
         for (a, input) in args.iter().zip(&sf.inputs) {
+            if input.ignored() {
+                continue;
+            }
             let leaves: &[FExpr] = match (a, &input.dims) {
                 (_, None) => std::slice::from_ref(a),
                 (FExpr::Array(xs) | FExpr::FlatArray(_, xs), Some(_))
@@ -819,6 +895,9 @@ impl Env<'_> {
         cf: &mut [f64],
     ) -> VResult<bool> {
         for (a, input) in args.iter().zip(&sf.inputs) {
+            if input.ignored() {
+                continue;
+            }
             let base = input.slot as usize;
             match (a, &input.dims) {
                 (FExpr::Const(v), None) => match scalar_const(v) {
@@ -1177,7 +1256,7 @@ impl Env<'_> {
                 && args.iter().zip(&csf.inputs).all(|(a, input)| match a {
                     SArg::Scalar(_) => input.dims.is_none(),
                     SArg::Array(_, dims, _) => input.dims.as_ref() == Some(dims),
-                    SArg::Value(_) => false,
+                    SArg::Value(_) => input.ignored(),
                 })
         });
         if let Some(csf) = direct {

@@ -574,3 +574,47 @@ end OpenSizes;
         assert!((s - (3.0 + 4.0 * t)).abs() <= 1e-12, "s({t}) = {s}");
     }
 }
+
+/// A String the function never reads (the `name` of a data record passed along with its
+/// numbers, as every ideal-gas property function of the MSL takes it) does not keep the
+/// function out of its compiled form and native code.
+#[test]
+fn unread_string_inputs_do_not_keep_a_function_interpreted() {
+    let source = r#"
+record Data
+  String name;
+  Real a[3];
+end Data;
+
+function poly "the record's polynomial at x; its name is carried along, not read"
+  input Data data;
+  input Real x;
+  output Real y = 0;
+protected
+  Integer i = 0;
+algorithm
+  while i < 3 loop
+    i := i + 1;
+    y := y*x + data.a[i];
+  end while;
+end poly;
+
+model NamedData
+  parameter Data d(name = "quadratic", a = {1, -2, 3});
+  Real y = poly(d, time);
+  annotation(experiment(StopTime = 1, Interval = 0.125));
+end NamedData;
+"#;
+    let (compiled, stats) = run_source("NamedData", source, "0");
+    let (tree, tree_stats) = run_source("NamedData", source, "1");
+    assert!(compiled_calls(&stats) > 0, "{stats}");
+    assert!(native_calls(&stats) > 0, "{stats}");
+    assert_eq!(compiled_calls(&tree_stats), 0, "{tree_stats}");
+    assert_eq!(compiled.series("y"), tree.series("y"));
+    let t = compiled.series("time").expect("time");
+    let y = compiled.series("y").expect("y");
+    for (t, y) in t.iter().zip(&y) {
+        let want = t * t - 2.0 * t + 3.0;
+        assert!((y - want).abs() <= 1e-12, "y({t}) = {y}, want {want}");
+    }
+}
