@@ -8,7 +8,7 @@ use crate::builtins::Builtin;
 use crate::func::{compile_function, CBody, CFunction, FExpr, FStmt, ModelNames, Scope, Ty};
 use crate::pretty::expr_to_string;
 use crate::sparse::{SparseSystem, SPARSE_MIN_SIZE};
-use crate::tape::{code_operands_in_bounds, remap_temps, Instr, TapeCompiler};
+use crate::tape::{code_operands_in_bounds, remap_temps, Instr, Tape, TapeCompiler};
 use moss_frontend::flat::AssertLevel;
 use moss_symbolic::program::{ArithOp, Block, PExpr, RelOp, ValueType, VarId, VarKind};
 use moss_symbolic::CausalProgram;
@@ -36,9 +36,9 @@ fn guess_slots(steps: &[Step]) -> Vec<u32> {
 
 pub struct ScalarStep {
     pub var: u32,
-    pub code: Vec<Instr>,
+    pub code: Tape,
     pub out: u32,
-    pub der: Option<(Vec<Instr>, u32)>,
+    pub der: Option<(Tape, u32)>,
     /// The residual as text, for error messages.
     pub text: String,
 }
@@ -46,7 +46,7 @@ pub struct ScalarStep {
 pub struct LinearStep {
     pub vars: Vec<u32>,
     /// Computes every matrix entry and right-hand side into its register.
-    pub code: Vec<Instr>,
+    pub code: Tape,
     pub entries: Vec<(u32, u32, u32)>,
     pub rhs: Vec<u32>,
     /// Large sparse systems: the pattern (duplicates merged) and, per entry, its position.
@@ -57,7 +57,7 @@ pub struct LinearStep {
 }
 
 /// Code computing Jacobian entries, and the entries `(row, col, register)`.
-pub type JacobianCode = (Vec<Instr>, Vec<(u32, u32, u32)>);
+pub type JacobianCode = (Tape, Vec<(u32, u32, u32)>);
 
 pub struct NonlinearStep {
     pub vars: Vec<u32>,
@@ -67,7 +67,7 @@ pub struct NonlinearStep {
     pub bounds: Vec<(f64, f64)>,
     pub inner: Vec<Step>,
     /// Computes every residual into its register.
-    pub res_code: Vec<Instr>,
+    pub res_code: Tape,
     pub res: Vec<u32>,
     pub res_text: Vec<String>,
     /// Symbolic Jacobian: code computing entries `(row, col, register)`.
@@ -135,12 +135,12 @@ pub struct WhenStep {
 }
 
 pub enum Step {
-    Tape(Vec<Instr>),
+    Tape(Tape),
     Scalar(Box<ScalarStep>),
     Linear(Box<LinearStep>),
     Nonlinear(Box<NonlinearStep>),
     CallOutputs {
-        code: Vec<Instr>,
+        code: Tape,
         target: CallTarget,
         args: Vec<FExpr>,
         outputs: Vec<Option<u32>>,
@@ -162,12 +162,12 @@ pub enum Step {
     },
     When(Vec<WhenStep>),
     Reinit {
-        code: Vec<Instr>,
+        code: Tape,
         out: u32,
         var: u32,
     },
     Assert {
-        code: Vec<Instr>,
+        code: Tape,
         out: u32,
         /// A condition that compares Strings, run by the function interpreter instead of
         /// `code` (`strings_involved`).
@@ -250,11 +250,11 @@ impl Step {
 }
 
 pub struct ZcCode {
-    pub code: Vec<Instr>,
+    pub code: Tape,
     pub out: u32,
     pub op: RelOp,
     /// Register holding the event time of a `time <op> e` relation.
-    pub time_event: Option<(Vec<Instr>, u32)>,
+    pub time_event: Option<(Tape, u32)>,
     /// Hysteresis of the relation (0 for time events, which must switch exactly at their
     /// time, and for `==`/`<>`).
     pub hysteresis: f64,
@@ -265,7 +265,7 @@ pub struct ZcCode {
 /// where a `delay` reads it: an occurrence inside a `when` body or an untaken branch would
 /// otherwise see a history with gaps, interpolated across them.
 pub struct DelayRecorder {
-    pub code: Vec<Instr>,
+    pub code: Tape,
     pub out: u32,
 }
 
@@ -402,7 +402,7 @@ fn max_nominal(p: &CausalProgram, e: &PExpr, acc: &mut f64) {
 }
 
 pub struct SampleCode {
-    pub code: Vec<Instr>,
+    pub code: Tape,
     pub start: u32,
     pub interval: u32,
 }
@@ -514,8 +514,9 @@ fn mark_memoized(funcs: &mut [CFunction]) {
 fn prepare_compiled_forms(funcs: &mut [CFunction]) {
     mark_memoized(funcs);
     if crate::scalar_fn::enabled() {
+        let scalar_outputs = crate::scalar_fn::scalar_outputs(funcs);
         for f in funcs.iter_mut() {
-            f.scalar = crate::scalar_fn::compile(f).map(std::sync::Arc::new);
+            f.scalar = crate::scalar_fn::compile(f, &scalar_outputs).map(std::sync::Arc::new);
         }
         // native code may recompute a function faster than the memo finds it
         let fast: Vec<bool> = (0..funcs.len())
@@ -619,10 +620,10 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
             None => None,
         };
         zc.push(ZcCode {
-            code,
+            code: code.into(),
             out,
             op: z.op,
-            time_event,
+            time_event: time_event.map(|(c, r)| (c.into(), r)),
             hysteresis: if exact_crossings.contains(&(i as u32)) {
                 0.0
             } else {
@@ -639,7 +640,10 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         let out =
             c.tc.compile_to_static(&arg, &mut code)
                 .map_err(|e| format!("delayed expression: {e}"))?;
-        delay_recorders.push(DelayRecorder { code, out });
+        delay_recorders.push(DelayRecorder {
+            code: code.into(),
+            out,
+        });
     }
     let mut samples = Vec::with_capacity(p.samples.len());
     for (i, s) in p.samples.iter().enumerate() {
@@ -650,7 +654,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
             c.tc.compile_to_static(&s.interval, &mut code)
                 .map_err(ctx)?;
         samples.push(SampleCode {
-            code,
+            code: code.into(),
             start,
             interval,
         });
@@ -909,7 +913,7 @@ impl Compiler<'_> {
                 _ => false,
             };
             if !tape.is_empty() && (flag != tape_flag || !numeric) {
-                steps.push(Step::Tape(std::mem::take(&mut tape)));
+                steps.push(Step::Tape(std::mem::take(&mut tape).into()));
                 flags.push(tape_flag);
             }
             if let (true, Block::Assign { var, expr }) = (numeric, b) {
@@ -923,7 +927,7 @@ impl Compiler<'_> {
             flags.push(flag);
         }
         if !tape.is_empty() {
-            steps.push(Step::Tape(tape));
+            steps.push(Step::Tape(tape.into()));
             flags.push(tape_flag);
         }
         Ok((steps, flags))
@@ -969,7 +973,7 @@ impl Compiler<'_> {
                     self.tc
                         .compile_into(expr, self.check_var(*var)?, &mut code)?;
                 }
-                Step::Tape(code)
+                Step::Tape(code.into())
             }
             Block::SolveScalar {
                 var,
@@ -988,9 +992,9 @@ impl Compiler<'_> {
                 };
                 Step::Scalar(Box::new(ScalarStep {
                     var: self.check_var(*var)?,
-                    code,
+                    code: code.into(),
                     out,
-                    der,
+                    der: der.map(|(c, r)| (c.into(), r)),
                     text: expr_to_string(residual, &self.p.vars),
                 }))
             }
@@ -1022,7 +1026,7 @@ impl Compiler<'_> {
                 let mode_dependent = matrix.iter().any(|(_, _, e)| zero_in_some_branch(e));
                 Step::Linear(Box::new(LinearStep {
                     vars,
-                    code,
+                    code: code.into(),
                     entries,
                     rhs,
                     sparse,
@@ -1100,13 +1104,13 @@ impl Compiler<'_> {
                     nominal,
                     bounds,
                     inner,
-                    res_code,
+                    res_code: res_code.into(),
                     res,
                     res_text: residuals
                         .iter()
                         .map(|e| expr_to_string(e, &self.p.vars))
                         .collect(),
-                    jac,
+                    jac: jac.map(|(c, e)| (c.into(), e)),
                     fd_groups,
                     inner_vars,
                     fallback,
@@ -1134,7 +1138,7 @@ impl Compiler<'_> {
                     .get(func)
                     .map_or_else(Vec::new, direction_arguments);
                 Step::CallOutputs {
-                    code,
+                    code: code.into(),
                     target,
                     args,
                     outputs,
@@ -1195,7 +1199,7 @@ impl Compiler<'_> {
                 let mut code = vec![];
                 let out = self.tc.compile_to_static(value, &mut code)?;
                 Step::Reinit {
-                    code,
+                    code: code.into(),
                     out,
                     var: self.check_var(*var)?,
                 }
@@ -1214,7 +1218,7 @@ impl Compiler<'_> {
                     self.tc.compile_to_static(condition, &mut code)?
                 };
                 Step::Assert {
-                    code,
+                    code: code.into(),
                     out,
                     value_cond,
                     message: self.message(message)?,

@@ -7,7 +7,7 @@ use crate::func::Env;
 use crate::linalg::DenseLu;
 use crate::machine::{DelayLine, Machine};
 use crate::model::{EventOutcome, ExecutableModel, ModelStats, RuntimeError};
-use crate::tape::{compare_with_hysteresis, hysteresis_shift, run_until_call, Instr, Stop};
+use crate::tape::{compare_with_hysteresis, hysteresis_shift, run_until_call, Instr, Stop, Tape};
 use crate::value::{to_modelica_string, Value};
 use moss_frontend::flat::AssertLevel;
 use moss_symbolic::program::{ValueType, VarKind};
@@ -486,12 +486,17 @@ impl Rt<'_> {
         }
     }
 
-    fn run_tape(&mut self, tape: &[Instr]) -> Result<(), RuntimeError> {
+    fn run_tape(&mut self, tape: &Tape) -> Result<(), RuntimeError> {
         let mut pc = 0;
+        let native = tape.native();
         loop {
             // SAFETY: `tape` comes from `compile_program`, which checked every operand against
             // `code.mem_size`, and the machine memory was allocated with that size.
-            match unsafe { run_until_call(tape, pc, self.m) } {
+            let stop = match native {
+                Some(native) => unsafe { native.run(pc, self.m) },
+                None => unsafe { run_until_call(tape, pc, self.m) },
+            };
+            match stop {
                 Stop::Done => return Ok(()),
                 Stop::Call(p) => {
                     if let Instr::Generic { d, call } = tape[p] {
@@ -986,7 +991,7 @@ impl Rt<'_> {
 pub(crate) trait SolverHost {
     fn mem(&mut self) -> &mut Vec<f64>;
     fn run_steps_host(&mut self, steps: &[Step]) -> Result<(), RuntimeError>;
-    fn run_tape_host(&mut self, code: &[Instr]) -> Result<(), RuntimeError>;
+    fn run_tape_host(&mut self, code: &Tape) -> Result<(), RuntimeError>;
     fn scalar_residual_host(
         &mut self,
         s: &crate::compile::ScalarStep,
@@ -1009,7 +1014,7 @@ impl SolverHost for Rt<'_> {
     fn run_steps_host(&mut self, steps: &[Step]) -> Result<(), RuntimeError> {
         self.run_steps(steps)
     }
-    fn run_tape_host(&mut self, code: &[Instr]) -> Result<(), RuntimeError> {
+    fn run_tape_host(&mut self, code: &Tape) -> Result<(), RuntimeError> {
         self.run_tape(code)
     }
     fn scalar_residual_host(

@@ -48,7 +48,14 @@ type Entry = unsafe extern "C" fn(*mut f64, *mut c_void) -> u32;
 
 /// The code memory of a native function; freed with the last [`NativeFn`] that points
 /// into it (callers keep their direct callees alive).
-struct Code(Option<JITModule>);
+pub(crate) struct Code(Option<JITModule>);
+
+impl Code {
+    /// Keep `module` (finalized) alive until the last user of its code is gone.
+    pub(crate) fn new(module: JITModule) -> Code {
+        Code(Some(module))
+    }
+}
 
 impl Drop for Code {
     fn drop(&mut self) {
@@ -190,7 +197,7 @@ fn compile_one(f: usize, funcs: &[CFunction]) -> Option<NativeFn> {
     })
 }
 
-fn new_module() -> Option<JITModule> {
+pub(crate) fn new_module() -> Option<JITModule> {
     let mut flags = settings::builder();
     flags.set("opt_level", "none").ok()?;
     flags.set("use_colocated_libcalls", "false").ok()?;
@@ -1214,7 +1221,7 @@ extern "C" fn range_count(a: f64, s: f64, b: f64) -> f64 {
 /// interpreter runs).
 macro_rules! math1_pointers {
     ($($v:ident),+ $(,)?) => {
-        fn math1_pointer(m: Math1) -> usize {
+        pub(crate) fn math1_pointer(m: Math1) -> usize {
             match m {
                 $(Math1::$v => {
                     extern "C" fn f(x: f64) -> f64 {
@@ -1229,7 +1236,7 @@ macro_rules! math1_pointers {
 
 macro_rules! math2_pointers {
     ($($v:ident),+ $(,)?) => {
-        fn math2_pointer(m: Math2) -> usize {
+        pub(crate) fn math2_pointer(m: Math2) -> usize {
             match m {
                 $(Math2::$v => {
                     extern "C" fn f(x: f64, y: f64) -> f64 {

@@ -34,6 +34,7 @@ mod sparse;
 mod specialize;
 mod string_pool;
 mod tape;
+mod tape_jit;
 mod value;
 
 #[cfg(test)]

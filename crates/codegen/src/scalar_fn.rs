@@ -190,7 +190,7 @@ pub fn enabled() -> bool {
 /// of their arguments) are laid out in the frame after the scalars, one slot per element,
 /// and read and written element by element; any other use of such an array (as a whole, a
 /// slice, an argument) keeps the function in the tree interpreter.
-pub fn compile(f: &CFunction) -> Option<ScalarFn> {
+pub fn compile(f: &CFunction, scalar_outputs: &[Vec<bool>]) -> Option<ScalarFn> {
     let CBody::Stmts(stmts) = &f.body else {
         return None;
     };
@@ -210,7 +210,10 @@ pub fn compile(f: &CFunction) -> Option<ScalarFn> {
     if string_local {
         return None;
     }
-    let mut cx = Compiler::default();
+    let mut cx = Compiler {
+        arrays: Default::default(),
+        scalar_outputs,
+    };
     let mut frame_size = f.local_types.len();
     // array inputs of constant size are laid out after the scalars, like local arrays
     let mut input_dims = Vec::with_capacity(f.inputs.len());
@@ -311,6 +314,19 @@ fn scalar_const(v: &Value) -> Option<f64> {
     }
 }
 
+/// For every function, which of its outputs are scalars (Real, Integer, Boolean).
+pub fn scalar_outputs(funcs: &[CFunction]) -> Vec<Vec<bool>> {
+    funcs
+        .iter()
+        .map(|f| {
+            f.outputs
+                .iter()
+                .map(|d| d.dims.is_empty() && d.ty != Ty::Str)
+                .collect()
+        })
+        .collect()
+}
+
 /// Slots of the scalar String inputs of `f` that nothing in it reads.
 fn unread_string_inputs(f: &CFunction, stmts: &[FStmt]) -> Vec<u32> {
     let mut unread: Vec<u32> = f
@@ -377,13 +393,14 @@ struct LocalArray {
     ty: Ty,
 }
 
-/// Compiles statements and expressions to the scalar form; knows the local arrays.
-#[derive(Default)]
-struct Compiler {
+/// Compiles statements and expressions to the scalar form; knows the local arrays and
+/// which outputs of the program's functions are scalars.
+struct Compiler<'a> {
     arrays: rustc_hash::FxHashMap<u32, LocalArray>,
+    scalar_outputs: &'a [Vec<bool>],
 }
 
-impl Compiler {
+impl Compiler<'_> {
     fn stmts_of(&self, stmts: &[FStmt]) -> Option<Vec<SStmt>> {
         stmts.iter().map(|s| self.stmt(s)).collect()
     }
@@ -486,7 +503,20 @@ impl Compiler {
                 _ => self.table_element(base, subs)?,
             },
             FExpr::Builtin(b, args) => self.builtin(*b, args)?,
-            FExpr::Call(f, args, index) => SExpr::Call(*f, self.args(args)?, *index),
+            FExpr::Call(f, args, index) => {
+                // a call as a value must give a scalar (an array-valued call as an
+                // argument or operand stays with the tree interpreter)
+                let scalar = self
+                    .scalar_outputs
+                    .get(*f as usize)
+                    .and_then(|outs| outs.get(*index))
+                    .copied()
+                    .unwrap_or(false);
+                if !scalar {
+                    return None;
+                }
+                SExpr::Call(*f, self.args(args)?, *index)
+            }
             FExpr::If(branches, else_) => SExpr::If(
                 branches
                     .iter()

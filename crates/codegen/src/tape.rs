@@ -19,6 +19,49 @@ use moss_symbolic::program::{ArithOp, PExpr, RelOp};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
 
+/// A tape: its instructions, and its native code once it has run often enough
+/// (`tape_jit.rs`). Reads and grows like the vector of its instructions.
+#[derive(Debug)]
+pub struct Tape {
+    code: Vec<Instr>,
+    native: crate::tape_jit::TapeSlot,
+}
+
+impl Tape {
+    /// The native code, when the tape has run often enough to be translated.
+    pub fn native(&self) -> Option<&crate::tape_jit::NativeTape> {
+        self.native.get(&self.code)
+    }
+}
+
+impl Default for Tape {
+    fn default() -> Tape {
+        Tape::from(Vec::new())
+    }
+}
+
+impl From<Vec<Instr>> for Tape {
+    fn from(code: Vec<Instr>) -> Tape {
+        Tape {
+            code,
+            native: crate::tape_jit::TapeSlot::new(),
+        }
+    }
+}
+
+impl std::ops::Deref for Tape {
+    type Target = Vec<Instr>;
+    fn deref(&self) -> &Vec<Instr> {
+        &self.code
+    }
+}
+
+impl std::ops::DerefMut for Tape {
+    fn deref_mut(&mut self) -> &mut Vec<Instr> {
+        &mut self.code
+    }
+}
+
 /// Pseudo-function of the causal program selecting output `i` of a multi-output call.
 pub const OUTPUT_SELECT: &str = "$output";
 
@@ -224,8 +267,51 @@ pub fn homotopy(lambda: f64, actual: f64, simplified: f64) -> f64 {
     }
 }
 
+/// An event-generating relation evaluated live (event mode): `rel` (its frozen value)
+/// becomes `a <op> b`, with the relation's hysteresis `eps` around its previous value
+/// unless `no_hysteresis` (initialization, or right after a reinit: a state put on a
+/// boundary on purpose, a mass placed at its stop, is exactly there, not noise around it).
 #[inline(always)]
-fn b2f(b: bool) -> f64 {
+pub fn live_event_relation(
+    op: RelOp,
+    a: f64,
+    b: f64,
+    rel: &mut bool,
+    eps: f64,
+    no_hysteresis: bool,
+) {
+    let eps = if no_hysteresis { 0.0 } else { eps };
+    *rel = if eps == 0.0 {
+        compare(op, a, b)
+    } else {
+        compare_with_hysteresis(op, a - b, *rel, eps)
+    };
+}
+
+/// `sample(...)` number `id` is due at the current instant.
+#[inline(always)]
+pub fn sample_due(sample_active: &[bool], id: u32) -> bool {
+    sample_active.get(id as usize).copied().unwrap_or(false)
+}
+
+/// `delay(x, tau)` through history `id` at time `now`.
+#[inline(always)]
+pub fn delayed(
+    delays: &mut [crate::machine::DelayLine],
+    id: u32,
+    now: f64,
+    x: f64,
+    tau: f64,
+    event_mode: bool,
+) -> f64 {
+    match delays.get_mut(id as usize) {
+        Some(line) => line.value(now, x, tau, event_mode),
+        None => x,
+    }
+}
+
+#[inline(always)]
+pub fn b2f(b: bool) -> f64 {
     if b {
         1.0
     } else {
@@ -293,21 +379,12 @@ pub unsafe fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> 
             Instr::Rel { op, d, a, b } => *m!(d) = b2f(compare(op, *m!(a), *m!(b))),
             Instr::RelZc { op, d, a, b, zc } => {
                 let v = if event_mode {
-                    // no hysteresis after a reinit: a state put on a boundary on purpose
-                    // (a mass placed at its stop) is exactly there, not noise around it
-                    let eps = if *initial || *states_changed {
-                        0.0
-                    } else {
-                        hysteresis[zc as usize]
-                    };
-                    let v = if eps == 0.0 {
-                        compare(op, *m!(a), *m!(b))
-                    } else {
-                        compare_with_hysteresis(op, *m!(a) - *m!(b), rel[zc as usize], eps)
-                    };
-                    rel[zc as usize] = v;
-                    rel_touched[zc as usize] = true;
-                    v
+                    let no_hysteresis = *initial || *states_changed;
+                    let z = zc as usize;
+                    let eps = hysteresis[z];
+                    live_event_relation(op, *m!(a), *m!(b), &mut rel[z], eps, no_hysteresis);
+                    rel_touched[z] = true;
+                    rel[z]
                 } else {
                     rel[zc as usize]
                 };
@@ -324,16 +401,10 @@ pub unsafe fn run_until_call(code: &[Instr], mut pc: usize, m: &mut Machine) -> 
             Instr::Homotopy { d, a, b } => *m!(d) = homotopy(*homotopy_lambda, *m!(a), *m!(b)),
             Instr::Initial { d } => *m!(d) = b2f(*initial),
             Instr::Terminal { d } => *m!(d) = b2f(*terminal),
-            Instr::Sample { d, id } => {
-                *m!(d) = b2f(sample_active.get(id as usize).copied().unwrap_or(false))
-            }
+            Instr::Sample { d, id } => *m!(d) = b2f(sample_due(sample_active, id)),
             Instr::Delay { d, a, b, id } => {
                 let now = *m!(time_index);
-                let (x, tau) = (*m!(a), *m!(b));
-                *m!(d) = match delays.get_mut(id as usize) {
-                    Some(line) => line.value(now, x, tau, event_mode),
-                    None => x,
-                }
+                *m!(d) = delayed(delays, id, now, *m!(a), *m!(b), event_mode)
             }
             Instr::Generic { .. } => return Stop::Call(pc - 1),
         }

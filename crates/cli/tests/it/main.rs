@@ -31,6 +31,7 @@ mod library_components;
 mod library_support;
 mod loop_mechanisms;
 mod mode_dependent_equations;
+mod native_tapes;
 mod ode_jacobian;
 mod operator_records;
 mod overconstrained_loops;

@@ -544,11 +544,44 @@ algorithm
   end while;
 end total;
 
+function normalized "the vector divided by its sum: an array result"
+  input Real x[:];
+  output Real y[size(x, 1)];
+algorithm
+  y := x/sum(x);
+end normalized;
+
+function pick "element k of a vector"
+  input Real a[:];
+  input Integer k;
+  output Real y;
+protected
+  Integer i = 0;
+algorithm
+  while i < k loop
+    i := i + 1;
+  end while;
+  y := a[i];
+end pick;
+
+function firstShare "an array-valued call as the argument of another call"
+  input Real v[:];
+  output Real f;
+protected
+  Integer i = 0;
+algorithm
+  while i < 1 loop
+    i := i + 1;
+  end while;
+  f := pick(normalized(v), 1);
+end firstShare;
+
 model OpenSizes
   parameter Real tab[4, 2] = {{0, 0}, {1, 10}, {3, 20}, {4, 0}};
   parameter Real w[3] = {1, 2, 4};
   Real y = lookup(tab, 4*time);
   Real s = total({w[1], w[2], w[3]*time});
+  Real z = firstShare({w[1], w[2]*time + 1, w[3]});
   annotation(experiment(StopTime = 1, Interval = 0.125));
 end OpenSizes;
 "#;
@@ -558,10 +591,14 @@ end OpenSizes;
     assert_eq!(compiled_calls(&tree_stats), 0, "{tree_stats}");
     assert_eq!(compiled.series("y"), tree.series("y"));
     assert_eq!(compiled.series("s"), tree.series("s"));
+    assert_eq!(compiled.series("z"), tree.series("z"));
     let t = compiled.series("time").expect("time");
     let y = compiled.series("y").expect("y");
     let s = compiled.series("s").expect("s");
-    for ((t, y), s) in t.iter().zip(&y).zip(&s) {
+    let z = compiled.series("z").expect("z");
+    for (((t, y), s), z) in t.iter().zip(&y).zip(&s).zip(&z) {
+        let share = 1.0 / (6.0 + 2.0 * t);
+        assert!((z - share).abs() <= 1e-12, "z({t}) = {z}, want {share}");
         let u = 4.0 * t;
         let want = if u < 1.0 {
             10.0 * u
