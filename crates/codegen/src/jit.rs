@@ -198,8 +198,16 @@ fn compile_one(f: usize, funcs: &[CFunction]) -> Option<NativeFn> {
 }
 
 pub(crate) fn new_module() -> Option<JITModule> {
+    module_with(&[])
+}
+
+/// A JIT module at optimization level `none` with the extra Cranelift `settings`.
+pub(crate) fn module_with(settings: &[(&str, &str)]) -> Option<JITModule> {
     let mut flags = settings::builder();
     flags.set("opt_level", "none").ok()?;
+    for (name, value) in settings {
+        flags.set(name, value).ok()?;
+    }
     flags.set("use_colocated_libcalls", "false").ok()?;
     flags.set("is_pic", "false").ok()?;
     let isa = cranelift_native::builder()
