@@ -151,6 +151,10 @@ pub enum Step {
         /// arguments. When all of them are zero, so is every output, and the call is
         /// skipped (see [`direction_arguments`]).
         directions: Vec<usize>,
+        /// The memory cells of those arguments, gathered at the first call (registers are
+        /// final only then); `None` when one of them is not a plain cell or a zero
+        /// constant, so the call always runs.
+        direction_cells: std::sync::OnceLock<Option<Box<[u32]>>>,
     },
     Algorithm {
         stmts: Vec<FStmt>,
@@ -515,8 +519,10 @@ fn prepare_compiled_forms(funcs: &mut [CFunction]) {
     mark_memoized(funcs);
     if crate::scalar_fn::enabled() {
         let scalar_outputs = crate::scalar_fn::scalar_outputs(funcs);
-        for f in funcs.iter_mut() {
-            f.scalar = crate::scalar_fn::compile(f, &scalar_outputs).map(std::sync::Arc::new);
+        let ignored = crate::scalar_fn::ignored_string_inputs(funcs);
+        for (f, ignored) in funcs.iter_mut().zip(&ignored) {
+            f.scalar =
+                crate::scalar_fn::compile(f, &scalar_outputs, ignored).map(std::sync::Arc::new);
         }
         // native code may recompute a function faster than the memo finds it
         let fast: Vec<bool> = (0..funcs.len())
@@ -1144,6 +1150,7 @@ impl Compiler<'_> {
                     outputs,
                     plan: std::sync::OnceLock::new(),
                     directions,
+                    direction_cells: std::sync::OnceLock::new(),
                 }
             }
             Block::Algorithm {

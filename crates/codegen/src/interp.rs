@@ -586,9 +586,12 @@ impl Rt<'_> {
                 outputs,
                 plan,
                 directions,
+                direction_cells,
             } => {
                 self.run_tape(code)?;
-                if !directions.is_empty() && self.along_zero_direction(args, directions) {
+                if !directions.is_empty()
+                    && self.along_zero_direction(args, directions, direction_cells)
+                {
                     for slot in outputs.iter().flatten() {
                         self.m.mem[*slot as usize] = 0.0;
                     }
@@ -707,26 +710,25 @@ impl Rt<'_> {
         Ok(())
     }
 
-    /// Whether every direction argument (positions `directions` of `args`) is zero; an
-    /// argument the tape did not leave in memory counts as not zero.
-    fn along_zero_direction(&self, args: &[crate::func::FExpr], directions: &[usize]) -> bool {
-        directions
-            .iter()
-            .all(|&k| args.get(k).is_some_and(|a| self.is_zero_argument(a)))
-    }
-
-    /// A scalar argument that is zero, or an array literal of such (a device's voltages).
-    fn is_zero_argument(&self, a: &crate::func::FExpr) -> bool {
-        use crate::func::FExpr;
-        use crate::value::Value;
-        match a {
-            FExpr::Mem(r) | FExpr::Slot(r, _) => self.m.mem[*r as usize] == 0.0,
-            FExpr::Const(Value::Real(x)) => *x == 0.0,
-            FExpr::Const(Value::Int(0)) => true,
-            FExpr::Array(items) | FExpr::FlatArray(_, items) => {
-                items.iter().all(|x| self.is_zero_argument(x))
-            }
-            _ => false,
+    /// Whether every direction argument (positions `directions` of `args`) is zero. The
+    /// arguments' memory cells are gathered once (`cells`); an argument that is not a cell,
+    /// an array literal of cells or a zero constant counts as not zero.
+    fn along_zero_direction(
+        &self,
+        args: &[crate::func::FExpr],
+        directions: &[usize],
+        cells: &std::sync::OnceLock<Option<Box<[u32]>>>,
+    ) -> bool {
+        let cells = cells.get_or_init(|| {
+            let mut out = Vec::new();
+            directions
+                .iter()
+                .all(|&k| args.get(k).is_some_and(|a| zero_test_cells(a, &mut out)))
+                .then(|| out.into_boxed_slice())
+        });
+        match cells {
+            Some(cells) => cells.iter().all(|&r| self.m.mem[r as usize] == 0.0),
+            None => false,
         }
     }
 
@@ -1474,4 +1476,23 @@ impl Interpreter {
 fn with_context(mut e: RuntimeError, context: &str) -> RuntimeError {
     e.message = format!("{context}: {}", e.message);
     e
+}
+
+/// The memory cells whose values are an argument's (a cell, or an array literal of cells),
+/// skipping zero constants; false when the argument is anything else.
+fn zero_test_cells(a: &crate::func::FExpr, out: &mut Vec<u32>) -> bool {
+    use crate::func::FExpr;
+    use crate::value::Value;
+    match a {
+        FExpr::Mem(r) | FExpr::Slot(r, _) => {
+            out.push(*r);
+            true
+        }
+        FExpr::Const(Value::Real(x)) => *x == 0.0,
+        FExpr::Const(Value::Int(0)) => true,
+        FExpr::Array(items) | FExpr::FlatArray(_, items) => {
+            items.iter().all(|x| zero_test_cells(x, out))
+        }
+        _ => false,
+    }
 }

@@ -190,7 +190,11 @@ pub fn enabled() -> bool {
 /// of their arguments) are laid out in the frame after the scalars, one slot per element,
 /// and read and written element by element; any other use of such an array (as a whole, a
 /// slice, an argument) keeps the function in the tree interpreter.
-pub fn compile(f: &CFunction, scalar_outputs: &[Vec<bool>]) -> Option<ScalarFn> {
+pub fn compile(
+    f: &CFunction,
+    scalar_outputs: &[Vec<bool>],
+    ignored_inputs: &[bool],
+) -> Option<ScalarFn> {
     let CBody::Stmts(stmts) = &f.body else {
         return None;
     };
@@ -199,9 +203,15 @@ pub fn compile(f: &CFunction, scalar_outputs: &[Vec<bool>]) -> Option<ScalarFn> 
         return None;
     }
     // String inputs the body never reads (the `name` of a medium's data record, passed
-    // along with its numbers) are accepted and ignored; any other String keeps the function
-    // in the tree interpreter
-    let unread = unread_string_inputs(f, stmts);
+    // along with its numbers) are accepted and ignored (`ignored_string_inputs`); any other
+    // String keeps the function in the tree interpreter
+    let unread: Vec<u32> = f
+        .inputs
+        .iter()
+        .zip(ignored_inputs)
+        .filter(|(_, &ignored)| ignored)
+        .map(|(d, _)| d.slot)
+        .collect();
     let string_local = f
         .local_types
         .iter()
@@ -327,32 +337,76 @@ pub fn scalar_outputs(funcs: &[CFunction]) -> Vec<Vec<bool>> {
         .collect()
 }
 
-/// Slots of the scalar String inputs of `f` that nothing in it reads.
-fn unread_string_inputs(f: &CFunction, stmts: &[FStmt]) -> Vec<u32> {
-    let mut unread: Vec<u32> = f
-        .inputs
+/// For every function, which inputs are String scalars that nothing in it reads except
+/// to pass them on to such inputs of its callees (the `name` of an ideal gas's data record,
+/// handed from `h_Tlow_der` to `cp_Tlow`). Computed to a fixed point from "all of them", so
+/// recursion does not make a String look read.
+pub fn ignored_string_inputs(funcs: &[CFunction]) -> Vec<Vec<bool>> {
+    let mut ignored: Vec<Vec<bool>> = funcs
         .iter()
-        .filter(|d| d.ty == Ty::Str && d.dims.is_empty())
-        .map(|d| d.slot)
+        .map(|f| {
+            let body = matches!(f.body, CBody::Stmts(_));
+            f.inputs
+                .iter()
+                .map(|d| body && d.ty == Ty::Str && d.dims.is_empty())
+                .collect()
+        })
         .collect();
-    if unread.is_empty() {
-        return unread;
-    }
-    let mut read = std::collections::HashSet::new();
-    let mut note = |v: crate::specialize::Visit| match v {
-        crate::specialize::Visit::Expr(FExpr::Local(s)) => {
-            read.insert(*s);
-        }
-        crate::specialize::Visit::Expr(FExpr::Index(base, _)) => {
-            if let FExpr::Local(s) = **base {
-                read.insert(s);
+    loop {
+        let mut changed = false;
+        for (k, f) in funcs.iter().enumerate() {
+            for j in 0..f.inputs.len() {
+                if ignored[k][j] && string_is_read(f, f.inputs[j].slot, &ignored) {
+                    ignored[k][j] = false;
+                    changed = true;
+                }
             }
         }
-        _ => {}
+        if !changed {
+            return ignored;
+        }
+    }
+}
+
+/// Whether `slot` is read in `f` other than as an argument for an ignored input.
+fn string_is_read(f: &CFunction, slot: u32, ignored: &[Vec<bool>]) -> bool {
+    use crate::specialize::{walk_expr_mut, walk_stmt_mut, Visit};
+    let CBody::Stmts(stmts) = &f.body else {
+        return true;
     };
+    let passed_on = |g: u32, args: &mut [FExpr]| {
+        for (j, a) in args.iter_mut().enumerate() {
+            let ignored_there = ignored
+                .get(g as usize)
+                .and_then(|i| i.get(j))
+                .copied()
+                .unwrap_or(false);
+            if ignored_there && matches!(a, FExpr::Local(s) if *s == slot) {
+                *a = FExpr::Const(Value::Int(0));
+            }
+        }
+    };
+    // arguments passed on are blanked out first; anything still naming the slot reads it
     let mut body = stmts.to_vec();
     for s in &mut body {
-        crate::specialize::walk_stmt_mut(s, &mut note);
+        walk_stmt_mut(s, &mut |v| match v {
+            Visit::Expr(FExpr::Call(g, args, _)) => passed_on(*g, args),
+            Visit::Tuple(g, args) => passed_on(*g, args),
+            Visit::Expr(_) => {}
+        });
+    }
+    let mut read = false;
+    let mut note = |e: &mut FExpr| match e {
+        FExpr::Local(s) if *s == slot => read = true,
+        FExpr::Index(base, _) if matches!(**base, FExpr::Local(s) if s == slot) => read = true,
+        _ => {}
+    };
+    for s in &mut body {
+        walk_stmt_mut(s, &mut |v| {
+            if let Visit::Expr(e) = v {
+                note(e)
+            }
+        });
     }
     let mut decls: Vec<FExpr> = f
         .inputs
@@ -362,10 +416,9 @@ fn unread_string_inputs(f: &CFunction, stmts: &[FStmt]) -> Vec<u32> {
         .cloned()
         .collect();
     for e in &mut decls {
-        crate::specialize::walk_expr_mut(e, &mut |x| note(crate::specialize::Visit::Expr(x)));
+        walk_expr_mut(e, &mut note);
     }
-    unread.retain(|s| !read.contains(s));
-    unread
+    read
 }
 
 /// Largest local array laid out in a scalar frame (elements).

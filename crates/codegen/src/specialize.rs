@@ -240,7 +240,7 @@ fn called_functions(stmts: &mut [FStmt]) -> std::collections::BTreeSet<u32> {
 /// a multi-output call statement.
 pub enum Visit<'a> {
     Expr(&'a mut FExpr),
-    Tuple(&'a mut u32, &'a [FExpr]),
+    Tuple(&'a mut u32, &'a mut [FExpr]),
 }
 
 /// Apply `f` to every expression of `e`, innermost first.
