@@ -150,9 +150,9 @@ impl SparseSystem {
             factors.full += 1;
             factors.factors[self.id] = Some(Factor::pivoted(self, col_fwd, col_inv, values)?);
         }
-        let factor = factors.factors[self.id]
-            .as_mut()
-            .expect("factor was just computed");
+        let Some(factor) = factors.factors[self.id].as_mut() else {
+            return Err("the sparse factorization is missing".into());
+        };
         factor.solve(col_fwd, b);
         if b.iter().all(|x| x.is_finite()) {
             Ok(())

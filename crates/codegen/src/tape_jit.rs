@@ -119,7 +119,7 @@ impl TapeSlot {
 
 /// Translate a tape; `None` when it is too long or the host has no Cranelift backend.
 pub fn compile(code: &[Instr]) -> Option<NativeTape> {
-    if code.is_empty() || code.len() > MAX_INSTRUCTIONS {
+    if code.is_empty() || code.len() > MAX_INSTRUCTIONS || !offsets_fit(code) {
         return None;
     }
     let mut module = module_with(&[("regalloc_algorithm", "single_pass")])?;
@@ -147,6 +147,21 @@ pub fn compile(code: &[Instr]) -> Option<NativeTape> {
         entry,
         _code: Arc::new(Code::new(module)),
     })
+}
+
+/// Whether every memory operand's byte offset fits the 32-bit displacement of a load.
+fn offsets_fit(code: &[Instr]) -> bool {
+    let fits = std::cell::Cell::new(true);
+    for ins in code {
+        let mut i = *ins;
+        i.remap(&|op| {
+            if u64::from(op) * 8 > i32::MAX as u64 {
+                fits.set(false);
+            }
+            op
+        });
+    }
+    fits.get()
 }
 
 /// Signatures of the helpers the code calls.
@@ -405,8 +420,9 @@ impl<'a> Lower<'a> {
         self.blocks.get(pc).copied().flatten()
     }
 
+    /// Byte offset of a memory cell (checked to fit by [`offsets_fit`]).
     fn offset(slot: u32) -> i32 {
-        i32::try_from(u64::from(slot) * 8).expect("tape operands fit in 32-bit offsets")
+        (u64::from(slot) * 8) as i32
     }
 
     fn load(&mut self, slot: u32) -> Value {
