@@ -16,7 +16,7 @@ use crate::value::Value;
 const ENTRIES: usize = 4;
 
 /// One argument of a remembered call: the type and the bits of its value.
-type KeyPart = (u8, u64);
+pub type KeyPart = (u8, u64);
 
 #[derive(Clone, Debug, Default)]
 struct Ring {
@@ -35,6 +35,9 @@ pub struct CallMemo {
     pub scalar_calls: u64,
     /// Scalar calls that ran as native code (`jit.rs`).
     pub native_calls: u64,
+    /// A buffer for building keys (the compiled calls build one per call; it is copied
+    /// only when the call's outputs are stored).
+    pub key_scratch: Vec<KeyPart>,
 }
 
 /// The key of a call, or `None` when an argument is a string or an array of more than
@@ -80,24 +83,39 @@ fn push_key(a: &Value, key: &mut Vec<KeyPart>) -> Option<()> {
 impl CallMemo {
     /// The outputs of an earlier call of function `f` with the same arguments.
     pub fn lookup(&self, f: u32, key: &[KeyPart]) -> Option<Vec<Value>> {
+        self.lookup_ref(f, key).map(<[Value]>::to_vec)
+    }
+
+    /// [`Self::lookup`] without copying the outputs.
+    pub fn lookup_ref(&self, f: u32, key: &[KeyPart]) -> Option<&[Value]> {
         let ring = self.rings.get(f as usize)?;
         ring.entries
             .iter()
             .find(|(k, _)| k.as_slice() == key)
-            .map(|(_, outs)| outs.clone())
+            .map(|(_, outs)| outs.as_slice())
     }
 
     /// Remember the outputs of a call, replacing the oldest remembered call of `f`.
     pub fn store(&mut self, f: u32, key: Vec<KeyPart>, outs: &[Value]) {
+        self.store_from(f, &key, outs.iter().cloned());
+    }
+
+    /// [`Self::store`] from a key slice and an iterator of outputs; a replaced call's
+    /// storage is reused, so a full ring stores without allocating.
+    pub fn store_from(&mut self, f: u32, key: &[KeyPart], outs: impl Iterator<Item = Value>) {
         let f = f as usize;
         if self.rings.len() <= f {
             self.rings.resize_with(f + 1, Ring::default);
         }
         let ring = &mut self.rings[f];
         if ring.entries.len() < ENTRIES {
-            ring.entries.push((key, outs.to_vec()));
+            ring.entries.push((key.to_vec(), outs.collect()));
         } else {
-            ring.entries[ring.next] = (key, outs.to_vec());
+            let (k, o) = &mut ring.entries[ring.next];
+            k.clear();
+            k.extend_from_slice(key);
+            o.clear();
+            o.extend(outs);
         }
         ring.next = (ring.next + 1) % ENTRIES;
     }

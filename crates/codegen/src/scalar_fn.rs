@@ -1030,28 +1030,30 @@ impl Env<'_> {
                 crate::func::MAX_CALL_DEPTH
             ));
         }
+        // the key is built in the memo's scratch buffer (no allocation per call)
         let key = func.memo.then(|| {
-            sf.inputs[..nargs]
-                .iter()
-                .flat_map(|input| {
-                    let start = input.slot as usize;
-                    let ty = input.ty;
-                    frame[start..start + input.len()]
-                        .iter()
-                        .map(move |&x| match ty {
-                            Ty::Int => (1u8, x as i64 as u64),
-                            Ty::Bool => (2, u64::from(x != 0.0)),
-                            Ty::Real | Ty::Str => (0, x.to_bits()),
-                        })
-                })
-                .collect::<Vec<_>>()
+            let mut key = std::mem::take(&mut self.m.memo.key_scratch);
+            key.clear();
+            key.extend(sf.inputs[..nargs].iter().flat_map(|input| {
+                let start = input.slot as usize;
+                let ty = input.ty;
+                frame[start..start + input.len()]
+                    .iter()
+                    .map(move |&x| match ty {
+                        Ty::Int => (1u8, x as i64 as u64),
+                        Ty::Bool => (2, u64::from(x != 0.0)),
+                        Ty::Real | Ty::Str => (0, x.to_bits()),
+                    })
+            }));
+            key
         });
         if let Some(k) = &key {
-            if let Some(outs) = self.m.memo.lookup(f, k) {
-                self.m.memo.hits += 1;
-                for ((slot, _), v) in sf.outputs.iter().zip(&outs) {
+            if let Some(outs) = self.m.memo.lookup_ref(f, k) {
+                for ((slot, _), v) in sf.outputs.iter().zip(outs) {
                     frame[*slot as usize] = v.as_f64()?;
                 }
+                self.m.memo.hits += 1;
+                self.m.memo.key_scratch = key.unwrap_or_default();
                 return Ok(());
             }
         }
@@ -1068,12 +1070,12 @@ impl Env<'_> {
         self.depth -= 1;
         r?;
         if let Some(k) = key {
-            let outs: Vec<Value> = sf
+            let outs = sf
                 .outputs
                 .iter()
-                .map(|(slot, ty)| ty.value_of(frame[*slot as usize]))
-                .collect();
-            self.m.memo.store(f, k, &outs);
+                .map(|(slot, ty)| ty.value_of(frame[*slot as usize]));
+            self.m.memo.store_from(f, &k, outs);
+            self.m.memo.key_scratch = k;
         }
         Ok(())
     }
