@@ -9,6 +9,8 @@
 #   moss-binary    default target/release/moss
 #   REFS           MAP-LIB reference results (the folder that contains Modelica/); without it
 #                  every example counts as "no reference"
+#   EARLIER_REFS   earlier references for CSVs missing from REFS (written by
+#                  scripts/earlier_references.py from a MAP-LIB git directory)
 #   TIMEOUT        seconds per model (default 120)
 #   OUTPUT         the report (default docs/msl-coverage.md)
 #   more options   passed on, e.g. `--only 'Rotational'`, `--resume`, `--report-only`, `--list`
@@ -25,5 +27,6 @@ if [ $# -gt 0 ] && [ "$1" != "--" ]; then MOSS=$1; shift; fi
 [ -x "$MOSS" ] || { echo "no moss binary at $MOSS (cargo build --release -p moss-cli)" >&2; exit 2; }
 refs=()
 [ -n "${REFS:-}" ] && refs=(--refs "$REFS")
+[ -n "${EARLIER_REFS:-}" ] && refs+=(--earlier-refs "$EARLIER_REFS")
 exec nice python3 "$here/msl_coverage.py" "$MSL" "$MOSS" "${refs[@]}" \
   --timeout "${TIMEOUT:-120}" --output "${OUTPUT:-$here/../docs/msl-coverage.md}" "$@"

@@ -217,10 +217,17 @@ class Reference:
     csv: Path | None  # the reference result, None when it is not available
     signals: Path | None  # comparisonSignals.txt
     missing: bool  # the reference exists upstream but its CSV is not here
+    # When the current CSV is missing and an earlier release of the references has one (see
+    # scripts/earlier_references.py): which release, e.g. "commit 2ea98d39, v4.0.0-beta.2".
+    earlier: str | None = None
+    # With an earlier reference: the current comparisonSignals.txt, whose list (the MA's
+    # present choice: signals that are rounding noise are switched off) decides.
+    current_signals: Path | None = None
 
 
-def find_reference(refs: Path | None, model: str) -> Reference:
-    """The MAP-LIB layout: <refs>/<A>/<B>/.../<Short>/<Short>.csv and comparisonSignals.txt."""
+def find_reference(refs: Path | None, model: str, earlier: Path | None = None) -> Reference:
+    """The MAP-LIB layout: <refs>/<A>/<B>/.../<Short>/<Short>.csv and comparisonSignals.txt.
+    `earlier` is a folder of the same layout with earlier references for missing CSVs."""
     if refs is None:
         return Reference(None, None, False)
     folder = refs.joinpath(*model.split("."))
@@ -229,7 +236,22 @@ def find_reference(refs: Path | None, model: str) -> Reference:
     has_signals = signals.is_file()
     if csv.is_file() and not _is_pointer(csv):
         return Reference(csv, signals if has_signals else None, False)
-    return Reference(None, signals if has_signals else None, has_signals or csv.exists())
+    missing = has_signals or csv.exists()
+    if missing and earlier is not None:
+        found = find_reference(earlier, model)
+        provenance = found.csv.parent / "provenance.txt" if found.csv else None
+        if found.csv is not None and provenance is not None and provenance.is_file():
+            current = signals if has_signals else None
+            return Reference(found.csv, found.signals, True, earlier_label(provenance), current)
+    return Reference(None, signals if has_signals else None, missing)
+
+
+def earlier_label(provenance: Path) -> str:
+    """"commit 2ea98d39, v4.0.0-beta.2" from a provenance.txt (commit, then subject)."""
+    commit, _, subject = provenance.read_text(encoding="utf-8").partition("\n")
+    release = re.search(r"(?:MSL ?)?v?\d+\.\d+\.\d+[-+.\w]*|maint\\?/?[\d.x]+", subject)
+    label = release.group(0).rstrip(".") if release else ""
+    return f"commit {commit.strip()[:8]}" + (f", {label}" if label else "")
 
 
 def _is_pointer(path: Path) -> bool:
@@ -310,6 +332,7 @@ class Outcome:
 
 STATUSES = ("in tube", "off tube", "failing", "no reference")
 UNAVAILABLE = "reference unavailable locally"
+EARLIER = "against an earlier MA reference"
 
 
 def first_error(output: str) -> str:
@@ -338,6 +361,23 @@ def passes_with_value_floor(cmd: list, cwd, timeout: float) -> bool:
     except subprocess.TimeoutExpired:
         return False
     return run.returncode == 0
+
+
+def csv_columns(csv: Path) -> set[str]:
+    """The column names of a reference CSV (its header, quotes removed)."""
+    with open(csv, encoding="utf-8", errors="replace") as f:
+        return {c.strip().strip('"') for c in f.readline().split(",")}
+
+
+def older_version_reason(cmd: list, cwd, timeout: float) -> str:
+    """Why an earlier reference belongs to an older version of the example, or "": it names
+    variables the current example does not have (a renamed or removed component)."""
+    try:
+        run = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return ""
+    missing = [l.split()[0] for l in run.stdout.splitlines()[1:] if "MISSING" in l]
+    return f"it names {', '.join(missing[:3])}, which the example lacks" if missing else ""
 
 
 def compare_reason(output: str) -> str:
@@ -383,6 +423,7 @@ def run_model(
         result = Path(tmp) / "result.mat"
         cmd = [str(moss), "simulate", model, "-o", str(result)]
         signals = read_signals(ref.signals)
+        signals += [n for n in read_signals(ref.current_signals) if n not in signals]
         if ref.csv is not None:
             start, stop, interval = reference_times(ref.csv)
             cmd += ["--start-time", repr(start), "--stop-time", repr(stop)]
@@ -424,6 +465,19 @@ def run_model(
         cmd = [str(moss), "compare", str(result), str(ref.csv), "--tolerance", str(tolerance)]
         if ref.signals is not None:
             cmd += ["--signals", str(ref.signals)]
+        against = f"{EARLIER} ({ref.earlier})" if ref.earlier else ""
+        if ref.earlier and ref.current_signals is not None:
+            # First whether the earlier file fits the example at all (every signal of its
+            # own list exists), then the verdict on the current list's signals it holds.
+            older = older_version_reason(cmd, tmp, timeout)
+            if older:
+                why = f"the earlier one ({ref.earlier}) is of an older version of the example"
+                return Outcome(model, "no reference", f"{UNAVAILABLE}; {why}: {older}", seconds)
+            current = read_signals(ref.current_signals)
+            held = [n for n in current if n in csv_columns(ref.csv)]
+            (Path(tmp) / "signals.txt").write_text("\n".join(held) + "\n")
+            cmd[-1] = str(Path(tmp) / "signals.txt")
+            against += f", the {len(held)} of the v4.1.0 list's {len(current)} signals it holds"
         try:
             cmp = subprocess.run(
                 cmd, cwd=tmp, capture_output=True, text=True, errors="replace", timeout=timeout
@@ -431,12 +485,12 @@ def run_model(
         except subprocess.TimeoutExpired:
             return Outcome(model, "off tube", "comparison timed out", seconds)
         if cmp.returncode == 0:
-            return Outcome(model, "in tube", "", seconds)
+            return Outcome(model, "in tube", against, seconds)
         if cmp.returncode == 1 and cmp.stdout.strip():
             reason = compare_reason(cmp.stdout)
             if passes_with_value_floor(cmd, tmp, timeout):
                 reason += NOISE_ONLY
-            return Outcome(model, "off tube", reason, seconds)
+            return Outcome(model, "off tube", "; ".join(r for r in (reason, against) if r), seconds)
         return Outcome(
             model, "off tube", "comparison failed: " + first_error(cmp.stderr + cmp.stdout), seconds
         )
@@ -535,12 +589,24 @@ def write_report(
         + " | ".join(f"**{totals[s]}**" for s in STATUSES)
         + f" | **{len(outcomes)}** |"
     )
-    unavailable = sum(1 for o in outcomes if o.reason == UNAVAILABLE)
+    unavailable = sum(1 for o in outcomes if o.reason.startswith(UNAVAILABLE))
     if unavailable:
         lines += [
             "",
             f"{unavailable} of the examples without reference have one upstream whose CSV is "
             f"missing from the local snapshot (\"{UNAVAILABLE}\").",
+        ]
+    earlier = [o for o in outcomes if EARLIER in o.reason]
+    if earlier:
+        count = collections.Counter(o.status for o in earlier)
+        lines += [
+            "",
+            f"{len(earlier)} examples whose v4.1.0 reference CSV is missing locally are compared "
+            "with the newest earlier release of the same reference that the snapshot holds "
+            "(scripts/earlier_references.py; the release is named in the reason column): "
+            + ", ".join(f"{count[s]} {s}" for s in STATUSES if count[s])
+            + ". An earlier reference was computed from an earlier release of the example, so "
+            "agreement is evidence, not the v4.1.0 verdict.",
         ]
     failing = [o for o in outcomes if o.status == "failing"]
     reasons = collections.Counter(reason_class(o.reason) for o in failing)
@@ -621,6 +687,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("moss", type=Path, help="the moss binary")
     ap.add_argument("--library", default="Modelica", help="top-level package (default Modelica)")
     ap.add_argument("--refs", type=Path, help="MAP-LIB reference results (folders per model)")
+    ap.add_argument(
+        "--earlier-refs",
+        type=Path,
+        help="earlier references for CSVs missing from --refs (scripts/earlier_references.py)",
+    )
     ap.add_argument("--timeout", type=float, default=120, help="seconds per model (120)")
     ap.add_argument("--tolerance", type=float, default=0.002, help="tube tolerance (0.002)")
     ap.add_argument("--memory", type=float, default=8, help="GiB of address space per run (8)")
@@ -644,7 +715,7 @@ def main(argv: list[str] | None = None) -> int:
     candidates = example_models(classes)
     examples, helpers = [], []
     for c in candidates:
-        ref = find_reference(args.refs, c.name)
+        ref = find_reference(args.refs, c.name, args.earlier_refs)
         has_ref = ref.csv is not None or ref.signals is not None or ref.missing
         (examples if c.experiment is not None or has_ref else helpers).append(c.name)
     if args.only:
@@ -662,7 +733,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["MODELICAPATH"] = str(args.msl.resolve()) + (":" + env_path if env_path else "")
         todo = [m for m in examples if m not in done]
         for k, model in enumerate(todo, 1):
-            outcome = run_model(moss, model, find_reference(args.refs, model), args.timeout,
+            ref = find_reference(args.refs, model, args.earlier_refs)
+            outcome = run_model(moss, model, ref, args.timeout,
                                 args.tolerance, args.memory)
             done[model] = outcome
             with open(args.state, "a") as f:
