@@ -249,7 +249,7 @@ def find_reference(refs: Path | None, model: str, earlier: Path | None = None) -
 def earlier_label(provenance: Path) -> str:
     """"commit 2ea98d39, v4.0.0-beta.2" from a provenance.txt (commit, then subject)."""
     commit, _, subject = provenance.read_text(encoding="utf-8").partition("\n")
-    release = re.search(r"(?:MSL ?)?v?\d+\.\d+\.\d+[-+.\w]*|maint\\?/?[\d.x]+", subject)
+    release = re.search(r"(?:MSL ?)?v?\d+\.\d+(?:\.\d+)?[-+.\w]*|maint\\?/?[\d.x]+", subject)
     label = release.group(0).rstrip(".") if release else ""
     return f"commit {commit.strip()[:8]}" + (f", {label}" if label else "")
 

@@ -32,3 +32,6 @@ rm -rf "$wheels"
 "$venv/bin/python" -m mypy --ignore-missing-imports crates/python/python/moss_modelica
 
 MOSS_BIN="$target/debug/moss" "$venv/bin/python" -m pytest -q crates/python/tests
+
+# The coverage sweep's reference lookup (scripts/, standard library only).
+"$venv/bin/python" -m pytest -q scripts/tests
