@@ -18,6 +18,8 @@ use crate::{
 use moss_frontend::flat::{Function, StateSelect};
 use moss_frontend::FlatModel;
 use moss_syntax::Diagnostic;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::rc::Rc;
 use std::time::Instant;
 
 /// Stack for the translation thread: expression traversals recurse over nesting depth.
@@ -675,13 +677,15 @@ fn jacobian_pattern(
             }
         }
     }
-    let mut deps: Vec<Vec<u32>> = vec![Vec::new(); vars.len()];
+    let none: StateSet = Rc::from(Vec::new());
+    let mut deps: Vec<StateSet> = vec![none; vars.len()];
+    let mut sets = StateSets::default();
     for ((reads, outputs), _) in io.iter().zip(&used).filter(|(_, &u)| u) {
-        propagate(reads, outputs, &state_index, &mut deps);
+        propagate(reads, outputs, &state_index, &mut deps, &mut sets);
     }
     let mut out = Vec::new();
     for (i, &d) in derivatives.iter().enumerate() {
-        for &j in &deps[d as usize] {
+        for &j in deps[d as usize].iter() {
             out.push((i as u32, j));
         }
     }
@@ -713,18 +717,69 @@ fn collect_reads(e: &crate::program::PExpr, out: &mut Vec<VarId>) {
     }
 }
 
-fn merge_deps(reads: &[VarId], state_index: &[u32], deps: &[Vec<u32>]) -> Vec<u32> {
-    let mut out = Vec::new();
+/// The sorted states a variable depends on. Shared: all unknowns of one block (the 65,000
+/// accelerations of a MultiBody chain's linear system) depend on the same set, and a copy
+/// per unknown made this pass quadratic in time and memory.
+type StateSet = Rc<[u32]>;
+
+/// Equal sets made one (interned by content) and merges remembered by what they merged: the
+/// nine entries of a MultiBody frame's rotation matrix each read the previous frame's nine
+/// (one interned set) and the joint angle, so eight of the nine merges are a lookup.
+#[derive(Default)]
+struct StateSets {
+    interned: HashSet<StateSet>,
+    merged: HashMap<(Vec<usize>, Vec<u32>), StateSet>,
+}
+
+impl StateSets {
+    fn intern(&mut self, set: Vec<u32>) -> StateSet {
+        if let Some(known) = self.interned.get(&set[..]) {
+            return Rc::clone(known);
+        }
+        let set: StateSet = Rc::from(set);
+        self.interned.insert(Rc::clone(&set));
+        set
+    }
+}
+
+fn merge_deps(
+    reads: &[VarId],
+    state_index: &[u32],
+    deps: &[StateSet],
+    memo: &mut StateSets,
+) -> StateSet {
+    let mut direct = Vec::new();
+    let mut sets: Vec<&StateSet> = Vec::new();
     for &r in reads {
         let si = state_index[r as usize];
         if si != u32::MAX {
-            out.push(si);
-        } else {
-            out.extend_from_slice(&deps[r as usize]);
+            direct.push(si);
+        } else if !deps[r as usize].is_empty() {
+            sets.push(&deps[r as usize]);
         }
+    }
+    sets.sort_unstable_by_key(|s| s.as_ptr());
+    sets.dedup_by(|a, b| Rc::ptr_eq(a, b));
+    // One set that already holds every state read directly: shared, not copied.
+    if let [only] = sets[..] {
+        if direct.iter().all(|x| only.binary_search(x).is_ok()) {
+            return Rc::clone(only);
+        }
+    }
+    direct.sort_unstable();
+    direct.dedup();
+    let key = (sets.iter().map(|s| s.as_ptr() as usize).collect(), direct);
+    if let Some(known) = memo.merged.get(&key) {
+        return Rc::clone(known);
+    }
+    let mut out = key.1.clone();
+    for set in sets {
+        out.extend_from_slice(set);
     }
     out.sort_unstable();
     out.dedup();
+    let out = memo.intern(out);
+    memo.merged.insert(key, Rc::clone(&out));
     out
 }
 
@@ -779,14 +834,67 @@ fn block_io(b: &Block) -> (Vec<VarId>, Vec<VarId>) {
 }
 
 /// The states each output of a block depends on: those of everything it reads.
-fn propagate(reads: &[VarId], outputs: &[VarId], state_index: &[u32], deps: &mut [Vec<u32>]) {
+fn propagate(
+    reads: &[VarId],
+    outputs: &[VarId],
+    state_index: &[u32],
+    deps: &mut [StateSet],
+    sets: &mut StateSets,
+) {
     if outputs.is_empty() {
         return;
     }
-    let d = merge_deps(reads, state_index, deps);
+    let d = merge_deps(reads, state_index, deps, sets);
     for &o in outputs {
         if state_index[o as usize] == u32::MAX {
-            deps[o as usize] = d.clone();
+            deps[o as usize] = Rc::clone(&d);
         }
+    }
+}
+
+#[cfg(test)]
+mod pattern_tests {
+    use super::*;
+
+    /// Variables 0..3 are states 0..3; the others are computed by the blocks below.
+    fn setup(n: usize) -> (Vec<u32>, Vec<StateSet>, StateSets) {
+        let state_index = (0..n as u32)
+            .map(|v| if v < 4 { v } else { u32::MAX })
+            .collect();
+        let none: StateSet = Rc::from(Vec::new());
+        (state_index, vec![none; n], StateSets::default())
+    }
+
+    #[test]
+    fn outputs_of_one_block_share_their_state_set() {
+        let (si, mut deps, mut sets) = setup(10);
+        // A linear block: 4, 5, 6 from states 2, 0 and variable 7 (which is still empty).
+        propagate(&[2, 0, 7], &[4, 5, 6], &si, &mut deps, &mut sets);
+        assert_eq!(&deps[4][..], &[0, 2]);
+        assert!(Rc::ptr_eq(&deps[4], &deps[5]) && Rc::ptr_eq(&deps[5], &deps[6]));
+        // Reading one shared set and a state it holds: the set itself, not a copy.
+        propagate(&[4, 5, 0], &[8], &si, &mut deps, &mut sets);
+        assert!(Rc::ptr_eq(&deps[8], &deps[4]));
+        // A state it lacks: a merged set, sorted, without duplicates.
+        propagate(&[5, 3, 3], &[9], &si, &mut deps, &mut sets);
+        assert_eq!(&deps[9][..], &[0, 2, 3]);
+    }
+
+    #[test]
+    fn equal_merges_give_one_set() {
+        let (si, mut deps, mut sets) = setup(12);
+        propagate(&[1], &[4], &si, &mut deps, &mut sets);
+        propagate(&[1], &[5], &si, &mut deps, &mut sets);
+        // Two blocks with the same inputs (as the entries of a rotation matrix have)...
+        propagate(&[4, 5, 2], &[6], &si, &mut deps, &mut sets);
+        propagate(&[5, 2, 4], &[7], &si, &mut deps, &mut sets);
+        assert!(Rc::ptr_eq(&deps[6], &deps[7]));
+        // ...and a different route to the same content: interned to the same set.
+        propagate(&[1, 2], &[8], &si, &mut deps, &mut sets);
+        assert!(Rc::ptr_eq(&deps[6], &deps[8]));
+        assert_eq!(&deps[8][..], &[1, 2]);
+        // States never get a set of their own.
+        propagate(&[8], &[0], &si, &mut deps, &mut sets);
+        assert!(deps[0].is_empty());
     }
 }
