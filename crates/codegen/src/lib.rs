@@ -42,3 +42,4 @@ mod tests;
 
 pub use interp::Interpreter;
 pub use model::{EventOutcome, ExecutableModel, ModelStats, RuntimeError};
+pub use sparse::{SparseLu, SparseSystem};

@@ -162,6 +162,42 @@ impl SparseSystem {
     }
 }
 
+/// The LU factors of one matrix on a [`SparseSystem`]'s pattern, kept by the caller for
+/// solves with several right-hand sides (the iteration matrix of an implicit integrator,
+/// factored once and used for every Newton iteration of several steps) and for refactoring
+/// the next matrix along the same pivots.
+#[derive(Clone, Debug)]
+pub struct SparseLu(Factor);
+
+impl SparseSystem {
+    /// Factor the matrix with entries `values` (in the order [`Self::new`] returned):
+    /// refactored along `previous`'s pivot sequence when its pivots still hold (the second
+    /// value is then true), with pivoting otherwise.
+    pub fn factor(
+        &self,
+        previous: Option<SparseLu>,
+        values: &[f64],
+    ) -> Result<(SparseLu, bool), String> {
+        let (col_fwd, col_inv) = self.ordering()?;
+        if let Some(SparseLu(mut f)) = previous {
+            if f.refactor(self, col_fwd, values) {
+                return Ok((SparseLu(f), true));
+            }
+        }
+        Ok((
+            SparseLu(Factor::pivoted(self, col_fwd, col_inv, values)?),
+            false,
+        ))
+    }
+
+    /// `b := A⁻¹ b` with factors from [`Self::factor`] of this system.
+    pub fn solve_factored(&self, lu: &mut SparseLu, b: &mut [f64]) -> Result<(), String> {
+        let (col_fwd, _) = self.ordering()?;
+        lu.0.solve(col_fwd, b);
+        Ok(())
+    }
+}
+
 impl Factor {
     /// Factor with partial pivoting (faer's Gilbert–Peierls) and keep the patterns.
     fn pivoted(

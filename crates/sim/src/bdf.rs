@@ -303,7 +303,7 @@ impl Bdf {
             iterations: 0,
             model_error: None,
         };
-        let Some(lu) = &self.lu else {
+        let Some(lu) = &mut self.lu else {
             return result;
         };
         let gamma_ratio = c / self.lu_c;
@@ -604,7 +604,10 @@ impl Integrator for Bdf {
     }
 
     fn stats(&self) -> IntegratorStats {
-        self.stats.clone()
+        IntegratorStats {
+            lu_refactorizations: self.solver.refactored,
+            ..self.stats.clone()
+        }
     }
     fn name(&self) -> &'static str {
         "bdf"

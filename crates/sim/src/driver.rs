@@ -64,7 +64,15 @@ impl fmt::Display for SimStats {
             "jacobian evaluations:   {} ({} tangent runs)",
             i.jacobian_evaluations, i.tangent_runs
         )?;
-        writeln!(f, "lu factorizations:      {}", i.lu_factorizations)?;
+        if i.lu_refactorizations > 0 {
+            writeln!(
+                f,
+                "lu factorizations:      {} ({} refactored along kept pivots)",
+                i.lu_factorizations, i.lu_refactorizations
+            )?;
+        } else {
+            writeln!(f, "lu factorizations:      {}", i.lu_factorizations)?;
+        }
         writeln!(
             f,
             "newton iterations:      {} ({} convergence failures)",

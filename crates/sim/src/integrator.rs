@@ -18,6 +18,8 @@ pub struct IntegratorStats {
     /// Runs of the symbolic tangent program (one per colour of a symbolic Jacobian).
     pub tangent_runs: u64,
     pub lu_factorizations: u64,
+    /// Of the sparse factorizations, those done along the pivots of the previous one.
+    pub lu_refactorizations: u64,
     pub newton_iterations: u64,
     pub newton_failures: u64,
 }
@@ -32,6 +34,7 @@ impl IntegratorStats {
             jacobian_evaluations: self.jacobian_evaluations + o.jacobian_evaluations,
             tangent_runs: self.tangent_runs + o.tangent_runs,
             lu_factorizations: self.lu_factorizations + o.lu_factorizations,
+            lu_refactorizations: self.lu_refactorizations + o.lu_refactorizations,
             newton_iterations: self.newton_iterations + o.newton_iterations,
             newton_failures: self.newton_failures + o.newton_failures,
         }

@@ -136,7 +136,7 @@ pub fn simulate_to_file(
 /// The statistics as `(name, value)` pairs for [`SimResult::stats`].
 pub fn stats_as_text(s: &SimStats) -> Vec<(String, String)> {
     let i = &s.integrator;
-    let pairs: [(&str, String); 14] = [
+    let pairs: [(&str, String); 15] = [
         ("solver", s.solver.clone()),
         ("steps", i.steps.to_string()),
         ("rejected_steps", i.rejected_steps.to_string()),
@@ -144,6 +144,7 @@ pub fn stats_as_text(s: &SimStats) -> Vec<(String, String)> {
         ("jacobian_evaluations", i.jacobian_evaluations.to_string()),
         ("tangent_runs", i.tangent_runs.to_string()),
         ("lu_factorizations", i.lu_factorizations.to_string()),
+        ("lu_refactorizations", i.lu_refactorizations.to_string()),
         ("newton_iterations", i.newton_iterations.to_string()),
         ("state_events", s.state_events.to_string()),
         ("time_events", s.time_events.to_string()),

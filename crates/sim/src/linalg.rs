@@ -1,11 +1,13 @@
 //! Linear algebra for the Newton iteration of implicit methods: the iteration matrix
 //! `M = I - c J` in a sparse (compressed column) layout, factorized either densely (small
-//! systems: partial-pivoting LU, no allocation per factorization) or with faer's sparse LU
-//! (large systems; the symbolic analysis is done once per sparsity pattern).
+//! systems: partial-pivoting LU, no allocation per factorization) or sparsely (large
+//! systems: the LU of `moss_codegen`'s sparse linear systems, which factors the first matrix
+//! with pivoting and refactors the next ones along the same pivot sequence while its pivots
+//! hold, as KLU does: successive iteration matrices differ in `c` and in the Jacobian's
+//! values, hardly ever in which pivot is good).
 
-use faer::linalg::solvers::Solve;
-use faer::sparse::linalg::solvers::{Lu as SparseLuFactors, SymbolicLu};
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use moss_codegen::{SparseLu, SparseSystem};
+use std::sync::Arc;
 
 /// Systems up to this size are factorized densely.
 pub const DENSE_LIMIT: usize = 64;
@@ -79,22 +81,31 @@ pub struct Singular;
 /// LU factors of an iteration matrix.
 pub enum LuFactors {
     Dense(DenseLu),
-    Sparse(Box<SparseLuFactors<usize, f64>>),
+    Sparse(Box<SparseLu>, Arc<SparseSystem>),
 }
 
 /// Factorizes matrices with one sparsity pattern, choosing dense or sparse LU by size.
 pub struct LinearSolver {
     pattern: SparsePattern,
-    symbolic: Option<SymbolicLu<usize>>,
     dense_work: Vec<f64>,
+    /// The sparse system of the pattern (built at the first sparse factorization) and the
+    /// last factors, whose pivot sequence the next factorization tries first.
+    sparse: Option<Arc<SparseSystem>>,
+    last: Option<SparseLu>,
+    /// Sparse factorizations that searched pivots / that refactored along kept ones.
+    pub pivoted: u64,
+    pub refactored: u64,
 }
 
 impl LinearSolver {
     pub fn new(pattern: SparsePattern) -> LinearSolver {
         LinearSolver {
             pattern,
-            symbolic: None,
             dense_work: Vec::new(),
+            sparse: None,
+            last: None,
+            pivoted: 0,
+            refactored: 0,
         }
     }
 
@@ -120,32 +131,36 @@ impl LinearSolver {
             return DenseLu::factorize(n, std::mem::take(&mut self.dense_work))
                 .map(LuFactors::Dense);
         }
-        let symbolic_ref = SymbolicSparseColMatRef::new_checked(
-            n,
-            n,
-            &self.pattern.col_ptr,
-            None,
-            &self.pattern.row_idx,
-        );
-        if self.symbolic.is_none() {
-            self.symbolic = Some(SymbolicLu::try_new(symbolic_ref).map_err(|_| Singular)?);
+        let pattern = &self.pattern;
+        let system = self.sparse.get_or_insert_with(|| {
+            // The pattern is stored by columns with sorted rows, the order SparseSystem
+            // keeps: the values need no permutation.
+            let entries: Vec<(usize, usize)> = (0..n)
+                .flat_map(|j| pattern.col(j).iter().map(move |&i| (i, j)))
+                .collect();
+            Arc::new(SparseSystem::new(n, 0, &entries).0)
+        });
+        let (lu, refactored) = system
+            .factor(self.last.take(), values)
+            .map_err(|_| Singular)?;
+        if refactored {
+            self.refactored += 1;
+        } else {
+            self.pivoted += 1;
         }
-        let symbolic = self.symbolic.clone().ok_or(Singular)?;
-        let mat = SparseColMatRef::new(symbolic_ref, values);
-        let lu = SparseLuFactors::try_new_with_symbolic(symbolic, mat).map_err(|_| Singular)?;
-        Ok(LuFactors::Sparse(Box::new(lu)))
+        self.last = Some(lu.clone());
+        Ok(LuFactors::Sparse(Box::new(lu), Arc::clone(system)))
     }
 }
 
 impl LuFactors {
     /// Solve `M x = b` in place.
-    pub fn solve(&self, b: &mut [f64]) {
+    pub fn solve(&mut self, b: &mut [f64]) {
         match self {
             LuFactors::Dense(lu) => lu.solve(b),
-            LuFactors::Sparse(lu) => {
-                let n = b.len();
-                let rhs = faer::MatMut::from_column_major_slice_mut(b, n, 1);
-                lu.solve_in_place(rhs);
+            LuFactors::Sparse(lu, system) => {
+                // The factorization checked every pivot, so the solve cannot fail.
+                let _ = system.solve_factored(lu, b);
             }
         }
     }
@@ -229,7 +244,7 @@ mod tests {
             }
         }
         let mut solver = LinearSolver::new(pattern.clone());
-        let lu = solver.factorize(&values).expect("nonsingular");
+        let mut lu = solver.factorize(&values).expect("nonsingular");
         let b: Vec<f64> = (0..n).map(|i| (i as f64).sin() + 1.0).collect();
         let mut x = b.clone();
         lu.solve(&mut x);
@@ -271,6 +286,56 @@ mod tests {
         let n = 500;
         let r = residual_after_solve(n, &tridiagonal(n), |i, j| if i == j { 4.0 } else { -1.0 });
         assert!(r < 1e-12, "residual {r}");
+    }
+
+    /// `max |M x - b|` for `M` given by `values` in `pattern` order.
+    fn residual(pattern: &SparsePattern, values: &[f64], x: &[f64], b: &[f64]) -> f64 {
+        let mut r: Vec<f64> = b.iter().map(|v| -v).collect();
+        for j in 0..pattern.n {
+            for (k, &i) in pattern.col(j).iter().enumerate() {
+                r[i] += values[pattern.col_ptr[j] + k] * x[j];
+            }
+        }
+        r.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+    }
+
+    #[test]
+    fn sparse_factorizations_refactor_along_kept_pivots_and_pivot_again_when_needed() {
+        let n = 200;
+        let pattern = SparsePattern::from_entries(n, &tridiagonal(n));
+        let fill = |diag: &dyn Fn(usize) -> f64| -> Vec<f64> {
+            let mut v = vec![0.0; pattern.nnz()];
+            for j in 0..n {
+                for (k, &i) in pattern.col(j).iter().enumerate() {
+                    v[pattern.col_ptr[j] + k] = if i == j { diag(j) } else { -1.0 };
+                }
+            }
+            v
+        };
+        let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).cos()).collect();
+        let mut solver = LinearSolver::new(pattern.clone());
+        // Diagonally dominant matrices of one pattern: the first with pivoting, the next
+        // (another `c`) along its pivots.
+        for (round, scale) in [4.0, 3.0, 2.5].into_iter().enumerate() {
+            let values = fill(&|_| scale);
+            let mut x = b.clone();
+            solver
+                .factorize(&values)
+                .expect("nonsingular")
+                .solve(&mut x);
+            assert!(residual(&pattern, &values, &x, &b) < 1e-12);
+            assert_eq!((solver.pivoted, solver.refactored), (1, round as u64));
+        }
+        // A small diagonal (against the -1 beside it): the kept pivots fail, the matrix is
+        // factored with pivoting (row exchanges).
+        let values = fill(&|_| 1e-3);
+        let mut x = b.clone();
+        solver
+            .factorize(&values)
+            .expect("nonsingular")
+            .solve(&mut x);
+        assert!(residual(&pattern, &values, &x, &b) < 1e-12);
+        assert_eq!((solver.pivoted, solver.refactored), (2, 2));
     }
 
     #[test]

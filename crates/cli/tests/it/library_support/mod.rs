@@ -117,6 +117,8 @@ pub struct RunStats {
     pub state_events: usize,
     /// Runs of the symbolic tangent program (Jacobian columns computed exactly).
     pub tangent_runs: usize,
+    /// Sparse LU factorizations done along the pivots of the previous one.
+    pub lu_refactorizations: usize,
 }
 
 impl RunStats {
@@ -142,6 +144,10 @@ impl RunStats {
             rhs_evaluations: first_number(field("rhs evaluations:")?)?,
             state_events: first_number(field("events:")?)?,
             tangent_runs: field("jacobian evaluations:")
+                .and_then(|j| j.split_once('('))
+                .and_then(|(_, r)| first_number(r))
+                .unwrap_or(0),
+            lu_refactorizations: field("lu factorizations:")
                 .and_then(|j| j.split_once('('))
                 .and_then(|(_, r)| first_number(r))
                 .unwrap_or(0),
