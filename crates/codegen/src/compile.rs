@@ -45,15 +45,37 @@ pub struct ScalarStep {
 
 pub struct LinearStep {
     pub vars: Vec<u32>,
-    /// Computes every matrix entry and right-hand side into its register.
+    /// Computes every matrix entry into its register.
+    pub matrix_code: Tape,
+    /// Computes every right-hand side into its register.
     pub code: Tape,
     pub entries: Vec<(u32, u32, u32)>,
+    /// The matrix is a pure function of a few variables: its factors are kept and reused
+    /// while those hold the same values (see [`MatrixCache`]).
+    pub cache: Option<MatrixCache>,
     pub rhs: Vec<u32>,
     /// Large sparse systems: the pattern (duplicates merged) and, per entry, its position.
     pub sparse: Option<(SparseSystem, Vec<usize>)>,
     /// Some coefficient is zero in some branch of an if-expression (`if locked then 0 else
     /// 1`, friction modes): a singular matrix may come from the mode, not from the model.
     pub mode_dependent: bool,
+}
+
+/// A linear system whose matrix entries read nothing but `inputs` (variables, through pure
+/// operations and pure functions): while they keep their values, the factors of the last
+/// matrix still hold and neither the entries nor the factorization are computed again.
+///
+/// Two kinds of systems profit. A matrix of parameters only (the node equations of a
+/// linear circuit) is factored once per run. And the torn linear systems of the ODE
+/// Jacobian's tangent program have one matrix per point, the same for every colour of
+/// Jacobian columns: a Spice3 four-bit adder evaluates its transistors' derivative
+/// functions in those matrices 80 times per Jacobian, once would do.
+pub struct MatrixCache {
+    /// Place of the kept factors in the machine (numbered by the compiler).
+    pub id: usize,
+    pub inputs: Vec<u32>,
+    /// User functions the entries call: the cache is dropped when one of them is impure.
+    pub calls: Vec<u32>,
 }
 
 /// Code computing Jacobian entries, and the entries `(row, col, register)`.
@@ -226,7 +248,10 @@ impl Step {
                     f(c);
                 }
             }
-            Step::Linear(l) => f(&mut l.code),
+            Step::Linear(l) => {
+                f(&mut l.matrix_code);
+                f(&mut l.code);
+            }
             Step::Nonlinear(nl) => {
                 f(&mut nl.res_code);
                 if let Some((c, _)) = &mut nl.jac {
@@ -468,6 +493,8 @@ struct Compiler<'a> {
     called: BTreeSet<u32>,
     /// Sparse linear systems compiled so far (each gets its own factor in the machine).
     sparse_systems: usize,
+    /// Linear systems with a [`MatrixCache`] so far.
+    matrix_caches: usize,
 }
 
 /// Set [`CFunction::memo`] on the pure functions worth memoizing (see `memo.rs`).
@@ -568,6 +595,97 @@ fn specialize_calls(
     sp.copies()
 }
 
+/// The variables the entries of a linear system's matrix read and the user functions they
+/// call, or `None` when an entry depends on more than those: time, `pre`, a frozen
+/// relation, an event operator, `homotopy`'s parameter.
+fn matrix_inputs(
+    matrix: &[(u32, u32, PExpr)],
+    fn_index: &HashMap<String, u32>,
+) -> Option<(Vec<u32>, Vec<u32>)> {
+    fn walk(
+        e: &PExpr,
+        fn_index: &HashMap<String, u32>,
+        vars: &mut Vec<u32>,
+        calls: &mut Vec<u32>,
+    ) -> bool {
+        let all = |es: &[&PExpr], vars: &mut Vec<u32>, calls: &mut Vec<u32>| {
+            es.iter().all(|x| walk(x, fn_index, vars, calls))
+        };
+        match e {
+            PExpr::Const(_) | PExpr::Str(_) => true,
+            PExpr::Var(v) => {
+                vars.push(*v);
+                true
+            }
+            PExpr::Neg(a) | PExpr::Not(a) => all(&[a], vars, calls),
+            PExpr::Arith(_, a, b) | PExpr::And(a, b) | PExpr::Or(a, b) => all(&[a, b], vars, calls),
+            PExpr::Rel { lhs, rhs, zc, .. } => zc.is_none() && all(&[lhs, rhs], vars, calls),
+            PExpr::If(c, a, b) => all(&[c, a, b], vars, calls),
+            PExpr::Array(xs) => xs.iter().all(|x| walk(x, fn_index, vars, calls)),
+            PExpr::Call { func, args } => {
+                let known = match fn_index.get(func.as_str()) {
+                    Some(&f) => {
+                        calls.push(f);
+                        true
+                    }
+                    None => matches!(
+                        Builtin::from_name(func),
+                        Some(b) if !matches!(
+                            b,
+                            Builtin::Homotopy
+                                | Builtin::StateSetWeight
+                                | Builtin::StateSetQuality
+                                | Builtin::StateSetSelect
+                        )
+                    ),
+                };
+                known && args.iter().all(|x| walk(x, fn_index, vars, calls))
+            }
+            PExpr::Pre(_) | PExpr::Time | PExpr::Initial | PExpr::Terminal | PExpr::Sample(_) => {
+                false
+            }
+        }
+    }
+    let (mut vars, mut calls) = (Vec::new(), Vec::new());
+    for (_, _, e) in matrix {
+        if !walk(e, fn_index, &mut vars, &mut calls) {
+            return None;
+        }
+    }
+    vars.sort_unstable();
+    vars.dedup();
+    calls.sort_unstable();
+    calls.dedup();
+    Some((vars, calls))
+}
+
+/// Whether comparing `inputs` values costs less than what a hit saves: computing the
+/// entries (about one instruction each) and factoring an `n`-square matrix.
+fn cache_pays(inputs: usize, matrix_instructions: usize, n: usize) -> bool {
+    2 * inputs < matrix_instructions + n * n * n / 3
+}
+
+/// Drop the matrix caches of linear systems whose entries call an impure function (a
+/// function that calls an impure one is impure too).
+fn drop_impure_matrix_caches(funcs: &[CFunction], steps: &mut [&mut Step]) {
+    let own_pure: Vec<bool> = funcs.iter().map(|f| f.own_pure).collect();
+    let callees: Vec<Vec<u32>> = funcs
+        .iter()
+        .map(|f| f.callees.iter().copied().collect())
+        .collect();
+    let pure = crate::memo::pure_functions(&own_pure, &callees);
+    for s in steps {
+        s.for_each_step(&mut |s| {
+            if let Step::Linear(l) = s {
+                let impure = |c: &MatrixCache| c.calls.iter().any(|&f| !pure[f as usize]);
+                if l.cache.as_ref().is_some_and(impure) {
+                    l.cache = None;
+                }
+            }
+        });
+    }
+}
+
 pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     check_structure(p)?;
     let n = p.vars.len();
@@ -592,6 +710,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         when_count: 0,
         called: BTreeSet::new(),
         sparse_systems: 0,
+        matrix_caches: 0,
     };
     let mut param_steps = c
         .blocks(&p.parameter_blocks)
@@ -676,6 +795,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
             .collect();
         let copies = specialize_calls(&mut funcs, &mut c.tc.generic, &mut all_steps);
         c.called.extend(copies);
+        drop_impure_matrix_caches(&funcs, &mut all_steps);
     }
     prepare_compiled_forms(&mut funcs);
     let reachable = reachable_functions(&funcs, &c.called);
@@ -1012,14 +1132,25 @@ impl Compiler<'_> {
                         rhs.len()
                     ));
                 }
-                let mut code = vec![];
+                let mut matrix_code = vec![];
                 let mut entries = Vec::with_capacity(matrix.len());
                 for (r, c, e) in matrix {
                     if *r as usize >= n || *c as usize >= n {
                         return Err(format!("linear system entry ({r}, {c}) outside {n}x{n}"));
                     }
-                    entries.push((*r, *c, self.tc.compile_to_static(e, &mut code)?));
+                    entries.push((*r, *c, self.tc.compile_to_static(e, &mut matrix_code)?));
                 }
+                let cache = matrix_inputs(matrix, self.fn_index)
+                    .filter(|(inputs, _)| cache_pays(inputs.len(), matrix_code.len(), n))
+                    .map(|(inputs, calls)| {
+                        self.matrix_caches += 1;
+                        MatrixCache {
+                            id: self.matrix_caches - 1,
+                            inputs,
+                            calls,
+                        }
+                    });
+                let mut code = vec![];
                 let rhs = rhs
                     .iter()
                     .map(|e| self.tc.compile_to_static(e, &mut code))
@@ -1032,8 +1163,10 @@ impl Compiler<'_> {
                 let mode_dependent = matrix.iter().any(|(_, _, e)| zero_in_some_branch(e));
                 Step::Linear(Box::new(LinearStep {
                     vars,
+                    matrix_code: matrix_code.into(),
                     code: code.into(),
                     entries,
+                    cache,
                     rhs,
                     sparse,
                     mode_dependent,

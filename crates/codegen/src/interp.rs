@@ -886,26 +886,18 @@ impl Rt<'_> {
     }
 
     fn solve_linear(&mut self, l: &LinearStep) -> Result<(), RuntimeError> {
+        let kept = l.cache.as_ref().is_some_and(|c| self.matrix_is_kept(c));
+        if !kept {
+            self.run_tape(&l.matrix_code)?;
+        }
         self.run_tape(&l.code)?;
         let n = l.vars.len();
         let mut b: Vec<f64> = l.rhs.iter().map(|&r| self.m.mem[r as usize]).collect();
-        let solved = match &l.sparse {
-            Some((sys, positions)) => {
-                let mut values = vec![0.0; sys.nnz()];
-                for (&(_, _, reg), &k) in l.entries.iter().zip(positions) {
-                    values[k] += self.m.mem[reg as usize];
-                }
-                sys.solve(&mut self.m.sparse_factors, &values, &mut b)
-            }
-            None => {
-                let mut a = vec![0.0; n * n];
-                for &(r, c, reg) in &l.entries {
-                    a[r as usize * n + c as usize] += self.m.mem[reg as usize];
-                }
-                DenseLu::factor(n, a)
-                    .map(|lu| lu.solve(&mut b))
-                    .map_err(|s| format!("no pivot for `{}`", self.var_name(l.vars[s.column])))
-            }
+        let solved = if kept {
+            self.m.kept_matrix_solves += 1;
+            self.solve_with_kept_matrix(l, &mut b)
+        } else {
+            self.factor_and_solve(l, &mut b)
         };
         let solved = match solved {
             Ok(()) => Ok(b),
@@ -943,6 +935,77 @@ impl Rt<'_> {
                 ))
             }
         }
+    }
+
+    /// Whether the kept factors of a cached matrix belong to the current values of its
+    /// inputs (compared bit for bit).
+    fn matrix_is_kept(&self, c: &crate::compile::MatrixCache) -> bool {
+        match self.m.kept_matrices.get(c.id) {
+            Some(Some(k)) => c
+                .inputs
+                .iter()
+                .zip(&k.inputs)
+                .all(|(&v, x)| self.m.mem[v as usize].to_bits() == x.to_bits()),
+            _ => false,
+        }
+    }
+
+    fn solve_with_kept_matrix(&mut self, l: &LinearStep, b: &mut [f64]) -> Result<(), String> {
+        let kept = l
+            .cache
+            .as_ref()
+            .and_then(|c| self.m.kept_matrices.get(c.id))
+            .and_then(Option::as_ref);
+        match (&l.sparse, kept) {
+            (Some((sys, _)), _) => sys.solve_kept(&mut self.m.sparse_factors, b),
+            (
+                None,
+                Some(crate::machine::KeptMatrix {
+                    dense: Some(lu), ..
+                }),
+            ) => {
+                lu.solve(b);
+                Ok(())
+            }
+            (None, _) => Err("the kept factorization is missing (internal)".into()),
+        }
+    }
+
+    /// Assemble the matrix from its entries, factor it and solve; the factors of a cached
+    /// matrix are kept with the values of its inputs.
+    fn factor_and_solve(&mut self, l: &LinearStep, b: &mut [f64]) -> Result<(), String> {
+        let n = l.vars.len();
+        if let Some(c) = &l.cache {
+            if self.m.kept_matrices.len() <= c.id {
+                self.m.kept_matrices.resize(c.id + 1, None);
+            }
+            self.m.kept_matrices[c.id] = None;
+        }
+        let dense = match &l.sparse {
+            Some((sys, positions)) => {
+                let mut values = vec![0.0; sys.nnz()];
+                for (&(_, _, reg), &k) in l.entries.iter().zip(positions) {
+                    values[k] += self.m.mem[reg as usize];
+                }
+                sys.solve(&mut self.m.sparse_factors, &values, b)?;
+                None
+            }
+            None => {
+                let mut a = vec![0.0; n * n];
+                for &(r, c, reg) in &l.entries {
+                    a[r as usize * n + c as usize] += self.m.mem[reg as usize];
+                }
+                let lu = DenseLu::factor(n, a)
+                    .map_err(|s| format!("no pivot for `{}`", self.var_name(l.vars[s.column])))?;
+                lu.solve(b);
+                Some(lu)
+            }
+        };
+        if let Some(c) = &l.cache {
+            let inputs = c.inputs.iter().map(|&v| self.m.mem[v as usize]).collect();
+            self.m.kept_matrices[c.id] = Some(crate::machine::KeptMatrix { inputs, dense });
+        }
+        Ok(())
     }
 
     /// A singular linear system that is still consistent (stuck friction elements sharing
@@ -1325,6 +1388,7 @@ impl ExecutableModel for Interpreter {
             native_calls: self.m.memo.native_calls,
             sparse_factorizations: self.m.sparse_factors.full,
             sparse_refactorizations: self.m.sparse_factors.refactored,
+            kept_matrix_solves: self.m.kept_matrix_solves,
             ..self.stats.clone()
         }
     }

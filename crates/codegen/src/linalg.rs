@@ -3,6 +3,7 @@
 //! `sparse.rs`.)
 
 /// Dense row-major LU factorization with partial pivoting, in place.
+#[derive(Clone, Debug)]
 pub struct DenseLu {
     pub n: usize,
     pub a: Vec<f64>,

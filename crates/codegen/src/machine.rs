@@ -86,6 +86,21 @@ pub struct Machine {
     /// (`sparse.rs`; a scratch, never saved).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub sparse_factors: crate::sparse::SparseFactors,
+    /// Factors of linear systems whose matrices depend on a few inputs only, with the
+    /// inputs' values they were computed for (`compile::MatrixCache`; a scratch).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub kept_matrices: Vec<Option<KeptMatrix>>,
+    /// Linear solves that used kept factors.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub kept_matrix_solves: u64,
+}
+
+/// The factors of one cached matrix and the values of its inputs.
+#[derive(Clone, Debug)]
+pub struct KeptMatrix {
+    pub inputs: Vec<f64>,
+    /// Dense factors; `None` for a sparse system, whose factor stays in `sparse_factors`.
+    pub dense: Option<crate::linalg::DenseLu>,
 }
 
 impl Machine {

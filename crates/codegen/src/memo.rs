@@ -126,6 +126,13 @@ impl CallMemo {
 /// skipping (it loops or calls other functions) and the functions it calls. A function
 /// calling an impure one is impure too (directly or through a chain of calls).
 pub fn worth_memoizing(own_pure: &[bool], costly: &[bool], callees: &[Vec<u32>]) -> Vec<bool> {
+    let pure = pure_functions(own_pure, callees);
+    pure.iter().zip(costly).map(|(p, c)| *p && *c).collect()
+}
+
+/// Which functions are pure: pure by themselves and calling only pure functions (directly
+/// or through a chain of calls).
+pub fn pure_functions(own_pure: &[bool], callees: &[Vec<u32>]) -> Vec<bool> {
     let mut pure = own_pure.to_vec();
     loop {
         let mut changed = false;
@@ -139,7 +146,7 @@ pub fn worth_memoizing(own_pure: &[bool], costly: &[bool], callees: &[Vec<u32>])
             break;
         }
     }
-    pure.iter().zip(costly).map(|(p, c)| *p && *c).collect()
+    pure
 }
 
 #[cfg(test)]

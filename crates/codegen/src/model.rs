@@ -67,6 +67,10 @@ pub struct ModelStats {
     pub sparse_factorizations: u64,
     #[cfg_attr(feature = "serde", serde(default))]
     pub sparse_refactorizations: u64,
+    /// Linear solves with the factors kept from an earlier solve, whose matrix inputs had
+    /// not changed (`compile::MatrixCache`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub kept_matrix_solves: u64,
 }
 
 pub trait ExecutableModel {

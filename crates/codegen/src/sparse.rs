@@ -190,6 +190,19 @@ impl SparseSystem {
         ))
     }
 
+    /// `b := A⁻¹ b` with the factor that the last [`Self::solve`] of this system left in
+    /// `factors` (the matrix is known not to have changed since).
+    pub fn solve_kept(&self, factors: &mut SparseFactors, b: &mut [f64]) -> Result<(), String> {
+        let (col_fwd, _) = self.ordering()?;
+        match factors.factors.get_mut(self.id) {
+            Some(Some(factor)) => {
+                factor.solve(col_fwd, b);
+                Ok(())
+            }
+            _ => Err("the kept sparse factorization is missing".into()),
+        }
+    }
+
     /// `b := A⁻¹ b` with factors from [`Self::factor`] of this system.
     pub fn solve_factored(&self, lu: &mut SparseLu, b: &mut [f64]) -> Result<(), String> {
         let (col_fwd, _) = self.ordering()?;

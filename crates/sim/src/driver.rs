@@ -107,6 +107,13 @@ impl fmt::Display for SimStats {
                 m.sparse_refactorizations
             )?;
         }
+        if m.kept_matrix_solves > 0 {
+            writeln!(
+                f,
+                "linear solves on kept factors: {} (their matrices' inputs unchanged)",
+                m.kept_matrix_solves
+            )?;
+        }
         writeln!(f, "output rows:            {}", self.output_rows)?;
         writeln!(f, "initialization time:    {:.6} s", self.init_seconds)?;
         write!(f, "integration time:       {:.6} s", self.simulate_seconds)

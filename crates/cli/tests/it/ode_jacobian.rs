@@ -277,3 +277,38 @@ end Report;
     );
     assert!(text.contains("4 tangent;"), "{text}");
 }
+
+/// Torn linear loops become linear systems of the tangent program: one with a matrix of
+/// parameters, one whose matrix follows the state `x`. Their factors are kept while the
+/// matrix inputs keep their values (every column of one Jacobian, and the parameter matrix
+/// for good) and computed anew when `x` moves: the columns must agree with differences at
+/// two points, with the kept factors used on the way.
+#[test]
+fn kept_factors_of_tangent_linear_systems_follow_their_inputs() {
+    let file = write_model(
+        "KeptMatrices",
+        r#"
+model KeptMatrices
+  parameter Real a = 4, b = 1, c = 3;
+  Real x(start = 1, fixed = true);
+  Real w(start = 0.5, fixed = true);
+  Real y1, y2, y3, z1, z2;
+equation
+  a*y1 + b*y2 + y3 = x;
+  b*y1 + c*y2 + y3 = 2*x*w;
+  y1 + y2 + a*y3 = sin(10*time);
+  (2 + x^2)*z1 + z2 = w;
+  z1 + (3 + exp(x))*z2 = cos(time);
+  der(x) = -y1 - y2 - y3 + 0.1*z1 - z2;
+  der(w) = y1*z2 - w;
+end KeptMatrices;
+"#,
+    );
+    let mut model = interpreter_for(&file);
+    assert_eq!(check_interpreter(&mut model, "KeptMatrices"), Ok(8));
+    assert!(
+        model.stats().kept_matrix_solves > 0,
+        "no kept factors used: {:?}",
+        model.stats()
+    );
+}
