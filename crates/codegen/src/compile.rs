@@ -98,6 +98,10 @@ pub struct NonlinearStep {
     pub fd_groups: Option<crate::fd_columns::ColumnGroups>,
     /// Affine residuals (a torn linear loop): one exact step solves it.
     pub linear: bool,
+    /// A torn linear loop whose symbolic Jacobian reads a few variables only: its values
+    /// and factors are kept while those do not change (between the events of a switched
+    /// circuit, whose loop matrices depend on the switches' states and parameters).
+    pub jac_cache: Option<MatrixCache>,
     /// Torn linear loops only: the Real unknowns the inner steps compute, with their nominal
     /// values. A singular loop takes the solution of least norm over all its unknowns, these
     /// and the iteration variables, as the untorn system has them (`solve::min_norm_step`).
@@ -676,11 +680,14 @@ fn drop_impure_matrix_caches(funcs: &[CFunction], steps: &mut [&mut Step]) {
     let pure = crate::memo::pure_functions(&own_pure, &callees);
     for s in steps {
         s.for_each_step(&mut |s| {
-            if let Step::Linear(l) = s {
-                let impure = |c: &MatrixCache| c.calls.iter().any(|&f| !pure[f as usize]);
-                if l.cache.as_ref().is_some_and(impure) {
-                    l.cache = None;
-                }
+            let impure = |c: &Option<MatrixCache>| {
+                c.as_ref()
+                    .is_some_and(|c| c.calls.iter().any(|&f| !pure[f as usize]))
+            };
+            match s {
+                Step::Linear(l) if impure(&l.cache) => l.cache = None,
+                Step::Nonlinear(nl) if impure(&nl.jac_cache) => nl.jac_cache = None,
+                _ => {}
             }
         });
     }
@@ -1016,6 +1023,16 @@ fn check_reachable_functions(funcs: &[CFunction], reachable: &BTreeSet<u32>) -> 
 }
 
 impl Compiler<'_> {
+    /// The next [`MatrixCache`] (each has its own place in the machine).
+    fn matrix_cache(&mut self, inputs: Vec<u32>, calls: Vec<u32>) -> MatrixCache {
+        self.matrix_caches += 1;
+        MatrixCache {
+            id: self.matrix_caches - 1,
+            inputs,
+            calls,
+        }
+    }
+
     fn blocks(&mut self, blocks: &[Block]) -> Result<Vec<Step>, String> {
         Ok(self.blocks_marked(blocks, &[])?.0)
     }
@@ -1142,14 +1159,7 @@ impl Compiler<'_> {
                 }
                 let cache = matrix_inputs(matrix, self.fn_index)
                     .filter(|(inputs, _)| cache_pays(inputs.len(), matrix_code.len(), n))
-                    .map(|(inputs, calls)| {
-                        self.matrix_caches += 1;
-                        MatrixCache {
-                            id: self.matrix_caches - 1,
-                            inputs,
-                            calls,
-                        }
-                    });
+                    .map(|(inputs, calls)| self.matrix_cache(inputs, calls));
                 let mut code = vec![];
                 let rhs = rhs
                     .iter()
@@ -1228,6 +1238,14 @@ impl Compiler<'_> {
                     }
                     None => None,
                 };
+                let jac_cache = match (jacobian, &jac) {
+                    (Some(entries), Some((code, _))) if *linear => {
+                        matrix_inputs(entries, self.fn_index)
+                            .filter(|(inputs, _)| cache_pays(inputs.len(), code.len(), res.len()))
+                            .map(|(inputs, calls)| self.matrix_cache(inputs, calls))
+                    }
+                    _ => None,
+                };
                 let vars: Vec<u32> = iteration_vars
                     .iter()
                     .map(|v| self.check_var(*v))
@@ -1239,6 +1257,7 @@ impl Compiler<'_> {
                     .collect();
                 Step::Nonlinear(Box::new(NonlinearStep {
                     linear: *linear,
+                    jac_cache,
                     vars,
                     nominal,
                     bounds,

@@ -119,6 +119,13 @@ impl Interpreter {
         self.code.n_instructions
     }
 
+    /// Steps of the simulation that run in event mode only (`event_only.rs`), and all of
+    /// them.
+    pub fn event_only_steps(&self) -> (usize, usize) {
+        let only = self.code.steps_event_only.iter().filter(|&&e| e).count();
+        (only, self.code.steps.len())
+    }
+
     /// Warnings raised by `assert(..., level = AssertionLevel.warning)`.
     pub fn warning_messages(&self) -> &[String] {
         &self.m.warnings
@@ -198,15 +205,18 @@ impl Interpreter {
         self.m.event_mode = false;
         let mut rt = self.rt();
         let code = rt.code;
-        // blocks whose inputs are constant between events keep their values (event_only.rs)
+        // blocks whose inputs are constant between events keep their values (event_only.rs),
+        // after they have run once in continuous mode since the event
+        let settled = rt.m.event_only_settled;
         let result = code
             .steps
             .iter()
             .zip(&code.steps_event_only)
-            .filter(|(_, &event_only)| !event_only)
+            .filter(|(_, &event_only)| !(event_only && settled))
             .try_for_each(|(s, _)| rt.run_step(s))
             .and_then(|()| rt.record_delays());
         self.continuous_valid = result.is_ok();
+        self.m.event_only_settled |= result.is_ok();
         result
     }
 
@@ -335,6 +345,7 @@ impl Interpreter {
     /// relation changes.
     fn event_iteration(&mut self) -> Result<u32, RuntimeError> {
         self.m.event_mode = true;
+        self.m.event_only_settled = false;
         let result = self.event_iteration_inner();
         self.m.event_mode = false;
         result
@@ -886,7 +897,10 @@ impl Rt<'_> {
     }
 
     fn solve_linear(&mut self, l: &LinearStep) -> Result<(), RuntimeError> {
-        let kept = l.cache.as_ref().is_some_and(|c| self.matrix_is_kept(c));
+        let kept = l
+            .cache
+            .as_ref()
+            .is_some_and(|c| self.m.kept_matrix(c).is_some());
         if !kept {
             self.run_tape(&l.matrix_code)?;
         }
@@ -937,19 +951,6 @@ impl Rt<'_> {
         }
     }
 
-    /// Whether the kept factors of a cached matrix belong to the current values of its
-    /// inputs (compared bit for bit).
-    fn matrix_is_kept(&self, c: &crate::compile::MatrixCache) -> bool {
-        match self.m.kept_matrices.get(c.id) {
-            Some(Some(k)) => c
-                .inputs
-                .iter()
-                .zip(&k.inputs)
-                .all(|(&v, x)| self.m.mem[v as usize].to_bits() == x.to_bits()),
-            _ => false,
-        }
-    }
-
     fn solve_with_kept_matrix(&mut self, l: &LinearStep, b: &mut [f64]) -> Result<(), String> {
         let kept = l
             .cache
@@ -976,10 +977,7 @@ impl Rt<'_> {
     fn factor_and_solve(&mut self, l: &LinearStep, b: &mut [f64]) -> Result<(), String> {
         let n = l.vars.len();
         if let Some(c) = &l.cache {
-            if self.m.kept_matrices.len() <= c.id {
-                self.m.kept_matrices.resize(c.id + 1, None);
-            }
-            self.m.kept_matrices[c.id] = None;
+            self.m.drop_kept_matrix(c);
         }
         let dense = match &l.sparse {
             Some((sys, positions)) => {
@@ -1002,8 +1000,7 @@ impl Rt<'_> {
             }
         };
         if let Some(c) = &l.cache {
-            let inputs = c.inputs.iter().map(|&v| self.m.mem[v as usize]).collect();
-            self.m.kept_matrices[c.id] = Some(crate::machine::KeptMatrix { inputs, dense });
+            self.m.keep_matrix(c, dense, Vec::new());
         }
         Ok(())
     }
@@ -1070,6 +1067,8 @@ pub(crate) trait SolverHost {
     fn name(&self, v: u32) -> String;
     /// Number of variable slots at the start of the memory.
     fn n_slots(&self) -> usize;
+    /// The machine, for the kept matrices of torn linear loops.
+    fn machine(&mut self) -> &mut Machine;
 }
 
 impl SolverHost for Rt<'_> {
@@ -1106,6 +1105,9 @@ impl SolverHost for Rt<'_> {
     }
     fn n_slots(&self) -> usize {
         self.m.n
+    }
+    fn machine(&mut self) -> &mut Machine {
+        self.m
     }
 }
 
@@ -1189,6 +1191,7 @@ impl ExecutableModel for Interpreter {
         self.last_change.iter_mut().for_each(|t| *t = f64::NAN);
         self.m.initial = true;
         self.m.event_mode = true;
+        self.m.event_only_settled = false;
         let result = (|| {
             let mut rt = self.rt();
             let code = rt.code;

@@ -30,6 +30,11 @@ pub struct Machine {
     pub homotopy_lambda: f64,
     /// Event mode: relations live, `when` branches may fire.
     pub event_mode: bool,
+    /// The steps that run in event mode only (`event_only.rs`) have run once in continuous
+    /// mode since the last event: the `when` statements of an algorithm record there that
+    /// their conditions (a `sample`) are false again, which the next edge is measured from.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub event_only_settled: bool,
     pub initial: bool,
     pub terminal: bool,
     /// `Sample(id)` is true while its instant is being processed.
@@ -101,6 +106,48 @@ pub struct KeptMatrix {
     pub inputs: Vec<f64>,
     /// Dense factors; `None` for a sparse system, whose factor stays in `sparse_factors`.
     pub dense: Option<crate::linalg::DenseLu>,
+    /// The matrix itself (row-major), where it is needed besides its factors (the row
+    /// scales of a torn linear loop); empty otherwise.
+    pub matrix: Vec<f64>,
+}
+
+impl Machine {
+    /// The kept matrix of `cache`, if it was computed for the current values of its inputs
+    /// (compared bit for bit).
+    pub fn kept_matrix(&self, cache: &crate::compile::MatrixCache) -> Option<&KeptMatrix> {
+        let kept = self.kept_matrices.get(cache.id)?.as_ref()?;
+        let same = cache
+            .inputs
+            .iter()
+            .zip(&kept.inputs)
+            .all(|(&v, x)| self.mem[v as usize].to_bits() == x.to_bits());
+        same.then_some(kept)
+    }
+
+    /// Keep `matrix` and its factors for the current values of the inputs of `cache`.
+    pub fn keep_matrix(
+        &mut self,
+        cache: &crate::compile::MatrixCache,
+        dense: Option<crate::linalg::DenseLu>,
+        matrix: Vec<f64>,
+    ) {
+        if self.kept_matrices.len() <= cache.id {
+            self.kept_matrices.resize(cache.id + 1, None);
+        }
+        let inputs = cache.inputs.iter().map(|&v| self.mem[v as usize]).collect();
+        self.kept_matrices[cache.id] = Some(KeptMatrix {
+            inputs,
+            dense,
+            matrix,
+        });
+    }
+
+    /// Forget the kept matrix of `cache` (it is being computed anew).
+    pub fn drop_kept_matrix(&mut self, cache: &crate::compile::MatrixCache) {
+        if let Some(k) = self.kept_matrices.get_mut(cache.id) {
+            *k = None;
+        }
+    }
 }
 
 impl Machine {

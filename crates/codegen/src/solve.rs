@@ -396,12 +396,25 @@ pub(crate) fn solve_nonlinear(
 fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<Vec<f64>> {
     h.count_iteration();
     let f = sys.residuals(h, x0)?;
-    let j = sys.jacobian(h, x0, &f)?;
-    sys.set_row_scale(&j, x0);
-    let lu = match DenseLu::factor(sys.n, j.clone()) {
-        Ok(lu) => lu,
-        Err(_) => return min_norm_step(h, sys, x0, &f, &j),
+    let (j, lu) = match kept_jacobian(h, sys) {
+        Some(kept) => kept,
+        None => {
+            let j = sys.jacobian(h, x0, &f)?;
+            match DenseLu::factor(sys.n, j.clone()) {
+                Ok(lu) => {
+                    if let Some(c) = &sys.nl.jac_cache {
+                        h.machine().keep_matrix(c, Some(lu.clone()), j.clone());
+                    }
+                    (j, lu)
+                }
+                Err(_) => {
+                    sys.set_row_scale(&j, x0);
+                    return min_norm_step(h, sys, x0, &f, &j);
+                }
+            }
+        }
     };
+    sys.set_row_scale(&j, x0);
     let mut dx: Vec<f64> = f.iter().map(|v| -v).collect();
     lu.solve(&mut dx);
     let x: Vec<f64> = x0.iter().zip(&dx).map(|(a, d)| a + d).collect();
@@ -415,6 +428,25 @@ fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<
     // one step of iterative refinement: an ill-conditioned J (stiffly coupled, locked
     // clutches) leaves more than rounding in the first solution
     Some(polish(h, sys, x, &f1, &lu))
+}
+
+/// The Jacobian of a torn linear loop and its factors, kept from an earlier solve whose
+/// Jacobian inputs had the values they have now (`NonlinearStep::jac_cache`).
+fn kept_jacobian(h: &mut impl SolverHost, sys: &System) -> Option<(Vec<f64>, DenseLu)> {
+    let cache = sys.nl.jac_cache.as_ref()?;
+    let m = h.machine();
+    match m.kept_matrix(cache) {
+        Some(k) => {
+            let lu = k.dense.clone()?;
+            let j = k.matrix.clone();
+            m.kept_matrix_solves += 1;
+            Some((j, lu))
+        }
+        None => {
+            m.drop_kept_matrix(cache);
+            None
+        }
+    }
 }
 
 /// A torn linear loop whose Jacobian is singular but consistent (two locked friction

@@ -194,3 +194,75 @@ end WhenUnits;",
     assert_close("b", run.last("b"), 11.0, 1e-8);
     assert_close("c", run.last("c"), 12.0, 1e-8);
 }
+
+const TABLE_ALGORITHM: &str = "model TableAlgorithm
+  parameter Real table[3, 2] = [0, 0; 1, 2; 2, 2];
+  discrete Real a(start = 0, fixed = true);
+  discrete Real b(start = 0, fixed = true);
+  discrete Real nextEvent(start = 0, fixed = true);
+  Real y;
+  Real x(start = 0, fixed = true);
+algorithm
+  if size(table, 1) > 1 then
+    assert(table[1, 1] == 0, \"the table starts at t = 0\");
+  end if;
+  when {time >= pre(nextEvent), initial()} then
+    if time < table[2, 1] then
+      a := (table[2, 2] - table[1, 2])/(table[2, 1] - table[1, 1]);
+      b := table[1, 2];
+      nextEvent := table[2, 1];
+    else
+      a := 0;
+      b := table[3, 2];
+      nextEvent := 1e10;
+    end if;
+  end when;
+equation
+  y = a*time + b;
+  der(x) = y;
+  annotation(experiment(StopTime = 2));
+end TableAlgorithm;";
+
+/// Translate a model text (its last class) to an interpreter, with the bundled library.
+fn interpreter_of(name: &str, source: &str) -> moss_codegen::Interpreter {
+    let dir = library_support::scratch_dir(name);
+    let file = dir.join(format!("{name}.mo"));
+    std::fs::write(&file, source).expect("writes the model");
+    let opts = moss_frontend::api::LoadOptions {
+        libs: vec![],
+        use_modelicapath: false,
+        use_bundled: true,
+    };
+    let flat = moss_frontend::api::flatten_model(&opts, &file.to_string_lossy())
+        .unwrap_or_else(|_| panic!("{name} flattens"))
+        .model;
+    let program = moss_symbolic::translate(&flat).unwrap_or_else(|_| panic!("{name} translates"));
+    moss_codegen::Interpreter::new(program).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// An algorithm of `when` statements (and a check of parameters) assigns nothing between
+/// events, as the MSL's `TimeTable` computes its interpolation coefficients at its time
+/// events only: it runs in event mode only, and the table is still followed (y = 2 t up to
+/// the table's second point, 2 after it; x its integral).
+#[test]
+fn algorithms_of_when_statements_run_at_events_only() {
+    let model = interpreter_of("TableAlgorithm", TABLE_ALGORITHM);
+    let (only, _) = model.event_only_steps();
+    // The same algorithm reading time outside its `when`: it runs between events too.
+    let timed = TABLE_ALGORITHM.replace(
+        "  if size(table, 1) > 1 then",
+        "  if time > 100 then\n    assert(false, \"late\");\n  end if;\n  if size(table, 1) > 1 then",
+    );
+    let (only_timed, _) = interpreter_of("TableAlgorithmTimed", &timed).event_only_steps();
+    assert!(
+        only > only_timed,
+        "event-only steps: {only} (when statements only) vs {only_timed} (reads time)"
+    );
+    for source in [TABLE_ALGORITHM.to_string(), timed] {
+        let run = simulate_source("TableAlgorithm", &source, &[]);
+        assert_close("y(0.5)", run.at("y", 0.5), 1.0, 1e-9);
+        assert_close("y(1.5)", run.at("y", 1.5), 2.0, 1e-9);
+        // x = t² up to 1, then 1 + 2 (t - 1)
+        assert_close("x(2)", run.last("x"), 3.0, 1e-5);
+    }
+}

@@ -408,6 +408,49 @@ fn sparse_iteration_matrices_are_refactored_along_kept_pivots() {
     assert!(stats.steps < 400, "too many steps: {stats:?}");
 }
 
+const TORN_LOOPS: &str = r#"
+model TornLoops "A torn linear loop with a parameter matrix, one whose matrix follows x"
+  parameter Real a = 4, b = 1, c = 3;
+  Real x(start = 1, fixed = true);
+  Real y1, y2, y3, z1, z2;
+equation
+  a*y1 + b*y2 + y3 = x;
+  b*y1 + c*y2 + y3 = 2*x;
+  y1 + y2 + a*y3 = sin(10*time);
+  (2 + x^2)*z1 + z2 = 1;
+  z1 + (3 + exp(x))*z2 = cos(time);
+  der(x) = -y1 - y2 - y3 + 0.1*z1 - z2;
+  annotation(experiment(StopTime = 2));
+end TornLoops;
+"#;
+
+/// Torn linear loops keep their Jacobian and its factors while the Jacobian's inputs keep
+/// their values: the parameter loop for the whole run, the loop whose matrix follows `x`
+/// not at all. Each solve is still one exact step (as many iterations as solves: a stale
+/// Jacobian would leave residuals that need Newton iterations), and the loops' equations
+/// hold at every output point.
+#[test]
+fn torn_linear_loops_reuse_their_jacobian_while_its_inputs_hold() {
+    let (run, stats) = simulate_source_with_stats("TornLoops", TORN_LOOPS, &[]);
+    assert!(stats.kept_matrix_solves > 0, "no kept Jacobian used: {stats:?}");
+    assert!(
+        stats.kept_matrix_solves < stats.nonlinear_solves,
+        "the loop whose matrix follows x cannot keep it: {stats:?}"
+    );
+    assert_eq!(stats.nonlinear_iterations, stats.nonlinear_solves, "{stats:?}");
+    for k in 0..=20 {
+        let t = 0.1 * k as f64;
+        let at = |n: &str| run.at(n, t);
+        let (x, y1, y2, y3) = (at("x"), at("y1"), at("y2"), at("y3"));
+        let (z1, z2) = (at("z1"), at("z2"));
+        assert_close("row 1", 4.0 * y1 + y2 + y3, x, 1e-9);
+        assert_close("row 2", y1 + 3.0 * y2 + y3, 2.0 * x, 1e-9);
+        assert_close("row 3", y1 + y2 + 4.0 * y3, (10.0 * t).sin(), 1e-9);
+        assert_close("z row 1", (2.0 + x * x) * z1 + z2, 1.0, 1e-9);
+        assert_close("z row 2", z1 + (3.0 + x.exp()) * z2, t.cos(), 1e-9);
+    }
+}
+
 /// Robertson's kinetics over eleven decades of time (to t = 1e11), the classic test of a stiff
 /// solver's Jacobian: y2 falls to about 1e-13, far below the absolute tolerance. BDF with the
 /// symbolic Jacobian (the default: every Jacobian evaluation runs the tangent program, no

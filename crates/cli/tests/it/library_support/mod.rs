@@ -119,6 +119,11 @@ pub struct RunStats {
     pub tangent_runs: usize,
     /// Sparse LU factorizations done along the pivots of the previous one.
     pub lu_refactorizations: usize,
+    /// Nonlinear (and torn linear) solves and their iterations.
+    pub nonlinear_solves: usize,
+    pub nonlinear_iterations: usize,
+    /// Linear solves on factors kept from an earlier solve.
+    pub kept_matrix_solves: usize,
 }
 
 impl RunStats {
@@ -150,6 +155,14 @@ impl RunStats {
             lu_refactorizations: field("lu factorizations:")
                 .and_then(|j| j.split_once('('))
                 .and_then(|(_, r)| first_number(r))
+                .unwrap_or(0),
+            nonlinear_solves: field("nonlinear solves:").and_then(first_number).unwrap_or(0),
+            nonlinear_iterations: field("nonlinear solves:")
+                .and_then(|j| j.split_once('('))
+                .and_then(|(_, r)| first_number(r))
+                .unwrap_or(0),
+            kept_matrix_solves: field("linear solves on kept factors:")
+                .and_then(first_number)
                 .unwrap_or(0),
         })
     }
