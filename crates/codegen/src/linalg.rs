@@ -61,7 +61,18 @@ impl DenseLu {
     /// Solve `A x = b`; `b` is overwritten with `x`.
     pub fn solve(&self, b: &mut [f64]) {
         let n = self.n;
-        let mut y: Vec<f64> = self.perm.iter().map(|&p| b[p]).collect();
+        // The torn loops solved at every evaluation are small: no allocation for them.
+        let mut small = [0.0f64; 16];
+        let mut large = Vec::new();
+        let y: &mut [f64] = if n <= small.len() {
+            &mut small[..n]
+        } else {
+            large.resize(n, 0.0);
+            &mut large
+        };
+        for (yi, &p) in y.iter_mut().zip(&self.perm) {
+            *yi = b[p];
+        }
         for i in 0..n {
             let row = &self.a[i * n..i * n + i];
             let s: f64 = row.iter().zip(&y[..i]).map(|(a, yj)| a * yj).sum();

@@ -186,8 +186,14 @@ impl System<'_> {
             return None;
         }
         let merit = self.merit(&f);
-        if self.best.as_ref().is_none_or(|(m, _)| merit < *m) {
-            self.best = Some((merit, x.to_vec()));
+        match &mut self.best {
+            Some((m, best)) if merit < *m => {
+                *m = merit;
+                best.clear();
+                best.extend_from_slice(x);
+            }
+            Some(_) => {}
+            None => self.best = Some((merit, x.to_vec())),
         }
         Some(f)
     }
@@ -202,7 +208,7 @@ impl System<'_> {
     fn merit(&self, f: &[f64]) -> f64 {
         f.iter()
             .zip(&self.row_scale)
-            .map(|(fi, s)| (fi / s).powi(2))
+            .map(|(fi, s)| (fi / s) * (fi / s))
             .sum::<f64>()
     }
 

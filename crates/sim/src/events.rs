@@ -49,6 +49,8 @@ pub fn illinois<E>(
     // Which end moved last (+1: b, -1: a), to halve the stale end's value.
     let mut last_side = 0i32;
     let mut width_before = b - a;
+    // Once only: if `g` is zero over a stretch, later probes bisect.
+    let mut probed_beside_end = false;
     for iteration in 0..200 {
         let width = b - a;
         if width <= tol {
@@ -63,15 +65,29 @@ pub fn illinois<E>(
         } else {
             mid
         };
+        // The secant through a zero end (`g` exactly zero where the relation changed: a
+        // triangle wave's corner at a time event) is that end: the root is there to within
+        // the rounding of `g`, so probe just beside it once, which bisection would take
+        // forty halvings to reach.
+        let beside_zero_end = if gb == 0.0 && !probed_beside_end {
+            Some(b - 0.5 * tol)
+        } else if ga == 0.0 && !probed_beside_end {
+            Some(a + 0.5 * tol)
+        } else {
+            None
+        };
         // Fall back to bisection when the secant point is useless or the bracket stopped
         // shrinking fast (every third iteration, check that it at least halved).
         let mut t = if secant > a && secant < b {
             secant
+        } else if let Some(t) = beside_zero_end.filter(|&t| t > a && t < b) {
+            probed_beside_end = true;
+            t
         } else {
             mid
         };
         if iteration % 3 == 2 {
-            if width > 0.5 * width_before {
+            if width > 0.5 * width_before && beside_zero_end.is_none() {
                 t = mid;
             }
             width_before = width;
@@ -140,5 +156,41 @@ mod tests {
         .expect("no error");
         assert_eq!(hi, 0.5);
         assert!(hi - lo <= 1e-12);
+    }
+
+    #[test]
+    fn a_zero_at_the_changed_end_is_confirmed_beside_it_without_bisecting() {
+        // g is exactly zero where the relation changed (a corner of a triangle wave at a
+        // time event): the secant points at b itself, and halving [a, b] down to 1e-12
+        // took 38 evaluations. One probe beside b settles it.
+        let mut evals = 0;
+        let (lo, hi) = illinois(1.111e-3, 0.278, 1.25e-3, 0.0, 2.5e-15, |t| {
+            evals += 1;
+            let g = 2000.0 * (1.25e-3 - t);
+            Ok::<_, ()>((g, g <= 0.0))
+        })
+        .expect("no error");
+        assert_eq!(hi, 1.25e-3);
+        assert!(hi - lo <= 2.5e-15, "bracket {lo} {hi}");
+        assert!(evals <= 2, "{evals} evaluations");
+    }
+
+    #[test]
+    fn a_zero_stretch_is_bisected_to_its_start() {
+        // g is zero from 0.3 on (crossed there: g >= 0), so every secant points at the end
+        // and the probe beside it is crossed too: the search bisects to 0.3 instead of
+        // crawling towards it by the tolerance.
+        let mut evals = 0;
+        let (lo, hi) = illinois(0.0, -0.3, 1.0, 0.0, 1e-12, |t| {
+            evals += 1;
+            let g = (t - 0.3).min(0.0);
+            Ok::<_, ()>((g, g >= 0.0))
+        })
+        .expect("no error");
+        assert!(
+            lo <= 0.3 && 0.3 <= hi && hi - lo <= 1e-12,
+            "bracket {lo} {hi}"
+        );
+        assert!(evals < 60, "{evals} evaluations");
     }
 }

@@ -432,12 +432,18 @@ end TornLoops;
 #[test]
 fn torn_linear_loops_reuse_their_jacobian_while_its_inputs_hold() {
     let (run, stats) = simulate_source_with_stats("TornLoops", TORN_LOOPS, &[]);
-    assert!(stats.kept_matrix_solves > 0, "no kept Jacobian used: {stats:?}");
+    assert!(
+        stats.kept_matrix_solves > 0,
+        "no kept Jacobian used: {stats:?}"
+    );
     assert!(
         stats.kept_matrix_solves < stats.nonlinear_solves,
         "the loop whose matrix follows x cannot keep it: {stats:?}"
     );
-    assert_eq!(stats.nonlinear_iterations, stats.nonlinear_solves, "{stats:?}");
+    assert_eq!(
+        stats.nonlinear_iterations, stats.nonlinear_solves,
+        "{stats:?}"
+    );
     for k in 0..=20 {
         let t = 0.1 * k as f64;
         let at = |n: &str| run.at(n, t);

@@ -156,7 +156,9 @@ impl RunStats {
                 .and_then(|j| j.split_once('('))
                 .and_then(|(_, r)| first_number(r))
                 .unwrap_or(0),
-            nonlinear_solves: field("nonlinear solves:").and_then(first_number).unwrap_or(0),
+            nonlinear_solves: field("nonlinear solves:")
+                .and_then(first_number)
+                .unwrap_or(0),
             nonlinear_iterations: field("nonlinear solves:")
                 .and_then(|j| j.split_once('('))
                 .and_then(|(_, r)| first_number(r))
