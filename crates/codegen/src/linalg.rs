@@ -83,7 +83,7 @@ impl DenseLu {
             let s: f64 = row.iter().zip(&y[i + 1..]).map(|(a, yj)| a * yj).sum();
             y[i] = (y[i] - s) / self.a[i * n + i];
         }
-        b.copy_from_slice(&y);
+        b.copy_from_slice(y);
     }
 }
 
