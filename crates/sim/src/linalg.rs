@@ -316,26 +316,19 @@ mod tests {
         let mut solver = LinearSolver::new(pattern.clone());
         // Diagonally dominant matrices of one pattern: the first with pivoting, the next
         // (another `c`) along its pivots.
-        for (round, scale) in [4.0, 3.0, 2.5].into_iter().enumerate() {
-            let values = fill(&|_| scale);
+        let mut solve_and_check = |values: &[f64]| {
             let mut x = b.clone();
-            solver
-                .factorize(&values)
-                .expect("nonsingular")
-                .solve(&mut x);
-            assert!(residual(&pattern, &values, &x, &b) < 1e-12);
-            assert_eq!((solver.pivoted, solver.refactored), (1, round as u64));
+            let mut lu = solver.factorize(values).expect("nonsingular");
+            lu.solve(&mut x);
+            assert!(residual(&pattern, values, &x, &b) < 1e-12);
+            (solver.pivoted, solver.refactored)
+        };
+        for (round, scale) in [4.0, 3.0, 2.5].into_iter().enumerate() {
+            assert_eq!(solve_and_check(&fill(&|_| scale)), (1, round as u64));
         }
         // A small diagonal (against the -1 beside it): the kept pivots fail, the matrix is
         // factored with pivoting (row exchanges).
-        let values = fill(&|_| 1e-3);
-        let mut x = b.clone();
-        solver
-            .factorize(&values)
-            .expect("nonsingular")
-            .solve(&mut x);
-        assert!(residual(&pattern, &values, &x, &b) < 1e-12);
-        assert_eq!((solver.pivoted, solver.refactored), (2, 2));
+        assert_eq!(solve_and_check(&fill(&|_| 1e-3)), (2, 2));
     }
 
     #[test]
