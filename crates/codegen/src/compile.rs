@@ -6,6 +6,7 @@
 
 use crate::builtins::Builtin;
 use crate::func::{compile_function, CBody, CFunction, FExpr, FStmt, ModelNames, Scope, Ty};
+use crate::kept_factors::{cache_pays, drop_impure_matrix_caches, matrix_inputs, MatrixCache};
 use crate::pretty::expr_to_string;
 use crate::sparse::{SparseSystem, SPARSE_MIN_SIZE};
 use crate::tape::{code_operands_in_bounds, remap_temps, Instr, Tape, TapeCompiler};
@@ -59,23 +60,6 @@ pub struct LinearStep {
     /// Some coefficient is zero in some branch of an if-expression (`if locked then 0 else
     /// 1`, friction modes): a singular matrix may come from the mode, not from the model.
     pub mode_dependent: bool,
-}
-
-/// A linear system whose matrix entries read nothing but `inputs` (variables, through pure
-/// operations and pure functions): while they keep their values, the factors of the last
-/// matrix still hold and neither the entries nor the factorization are computed again.
-///
-/// Two kinds of systems profit. A matrix of parameters only (the node equations of a
-/// linear circuit) is factored once per run. And the torn linear systems of the ODE
-/// Jacobian's tangent program have one matrix per point, the same for every colour of
-/// Jacobian columns: a Spice3 four-bit adder evaluates its transistors' derivative
-/// functions in those matrices 80 times per Jacobian, once would do.
-pub struct MatrixCache {
-    /// Place of the kept factors in the machine (numbered by the compiler).
-    pub id: usize,
-    pub inputs: Vec<u32>,
-    /// User functions the entries call: the cache is dropped when one of them is impure.
-    pub calls: Vec<u32>,
 }
 
 /// Code computing Jacobian entries, and the entries `(row, col, register)`.
@@ -218,7 +202,7 @@ pub enum Step {
 
 impl Step {
     /// Apply `f` to this step and every step nested in it.
-    fn for_each_step(&mut self, f: &mut impl FnMut(&mut Step)) {
+    pub(crate) fn for_each_step(&mut self, f: &mut impl FnMut(&mut Step)) {
         f(self);
         match self {
             Step::Nonlinear(nl) => {
@@ -597,100 +581,6 @@ fn specialize_calls(
         });
     }
     sp.copies()
-}
-
-/// The variables the entries of a linear system's matrix read and the user functions they
-/// call, or `None` when an entry depends on more than those: time, `pre`, a frozen
-/// relation, an event operator, `homotopy`'s parameter.
-fn matrix_inputs(
-    matrix: &[(u32, u32, PExpr)],
-    fn_index: &HashMap<String, u32>,
-) -> Option<(Vec<u32>, Vec<u32>)> {
-    fn walk(
-        e: &PExpr,
-        fn_index: &HashMap<String, u32>,
-        vars: &mut Vec<u32>,
-        calls: &mut Vec<u32>,
-    ) -> bool {
-        let all = |es: &[&PExpr], vars: &mut Vec<u32>, calls: &mut Vec<u32>| {
-            es.iter().all(|x| walk(x, fn_index, vars, calls))
-        };
-        match e {
-            PExpr::Const(_) | PExpr::Str(_) => true,
-            PExpr::Var(v) => {
-                vars.push(*v);
-                true
-            }
-            PExpr::Neg(a) | PExpr::Not(a) => all(&[a], vars, calls),
-            PExpr::Arith(_, a, b) | PExpr::And(a, b) | PExpr::Or(a, b) => all(&[a, b], vars, calls),
-            PExpr::Rel { lhs, rhs, zc, .. } => zc.is_none() && all(&[lhs, rhs], vars, calls),
-            PExpr::If(c, a, b) => all(&[c, a, b], vars, calls),
-            PExpr::Array(xs) => xs.iter().all(|x| walk(x, fn_index, vars, calls)),
-            PExpr::Call { func, args } => {
-                let known = match fn_index.get(func.as_str()) {
-                    Some(&f) => {
-                        calls.push(f);
-                        true
-                    }
-                    None => matches!(
-                        Builtin::from_name(func),
-                        Some(b) if !matches!(
-                            b,
-                            Builtin::Homotopy
-                                | Builtin::StateSetWeight
-                                | Builtin::StateSetQuality
-                                | Builtin::StateSetSelect
-                        )
-                    ),
-                };
-                known && args.iter().all(|x| walk(x, fn_index, vars, calls))
-            }
-            PExpr::Pre(_) | PExpr::Time | PExpr::Initial | PExpr::Terminal | PExpr::Sample(_) => {
-                false
-            }
-        }
-    }
-    let (mut vars, mut calls) = (Vec::new(), Vec::new());
-    for (_, _, e) in matrix {
-        if !walk(e, fn_index, &mut vars, &mut calls) {
-            return None;
-        }
-    }
-    vars.sort_unstable();
-    vars.dedup();
-    calls.sort_unstable();
-    calls.dedup();
-    Some((vars, calls))
-}
-
-/// Whether comparing `inputs` values costs less than what a hit saves: computing the
-/// entries (about one instruction each) and factoring an `n`-square matrix.
-fn cache_pays(inputs: usize, matrix_instructions: usize, n: usize) -> bool {
-    2 * inputs < matrix_instructions + n * n * n / 3
-}
-
-/// Drop the matrix caches of linear systems whose entries call an impure function (a
-/// function that calls an impure one is impure too).
-fn drop_impure_matrix_caches(funcs: &[CFunction], steps: &mut [&mut Step]) {
-    let own_pure: Vec<bool> = funcs.iter().map(|f| f.own_pure).collect();
-    let callees: Vec<Vec<u32>> = funcs
-        .iter()
-        .map(|f| f.callees.iter().copied().collect())
-        .collect();
-    let pure = crate::memo::pure_functions(&own_pure, &callees);
-    for s in steps {
-        s.for_each_step(&mut |s| {
-            let impure = |c: &Option<MatrixCache>| {
-                c.as_ref()
-                    .is_some_and(|c| c.calls.iter().any(|&f| !pure[f as usize]))
-            };
-            match s {
-                Step::Linear(l) if impure(&l.cache) => l.cache = None,
-                Step::Nonlinear(nl) if impure(&nl.jac_cache) => nl.jac_cache = None,
-                _ => {}
-            }
-        });
-    }
 }
 
 pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {

@@ -961,7 +961,7 @@ impl Rt<'_> {
             (Some((sys, _)), _) => sys.solve_kept(&mut self.m.sparse_factors, b),
             (
                 None,
-                Some(crate::machine::KeptMatrix {
+                Some(crate::kept_factors::KeptMatrix {
                     dense: Some(lu), ..
                 }),
             ) => {

@@ -19,6 +19,7 @@ mod fd_columns;
 mod func;
 pub mod interp;
 mod jit;
+mod kept_factors;
 mod linalg;
 mod machine;
 mod memo;

@@ -92,76 +92,12 @@ pub struct Machine {
     #[cfg_attr(feature = "serde", serde(skip))]
     pub sparse_factors: crate::sparse::SparseFactors,
     /// Factors of linear systems whose matrices depend on a few inputs only, with the
-    /// inputs' values they were computed for (`compile::MatrixCache`; a scratch).
+    /// inputs' values they were computed for (`kept_factors.rs`; a scratch).
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub kept_matrices: Vec<Option<KeptMatrix>>,
+    pub kept_matrices: Vec<Option<crate::kept_factors::KeptMatrix>>,
     /// Linear solves that used kept factors.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub kept_matrix_solves: u64,
-}
-
-/// The factors of one cached matrix and the values of its inputs.
-#[derive(Clone, Debug)]
-pub struct KeptMatrix {
-    pub inputs: Vec<f64>,
-    /// Dense factors; `None` for a sparse system, whose factor stays in `sparse_factors`.
-    pub dense: Option<crate::linalg::DenseLu>,
-    /// The matrix itself (row-major), where it is needed besides its factors (the row
-    /// scales of a torn linear loop); empty otherwise.
-    pub matrix: Vec<f64>,
-}
-
-impl Machine {
-    /// The kept matrix of `cache`, if it was computed for the current values of its inputs
-    /// (compared bit for bit).
-    pub fn kept_matrix(&self, cache: &crate::compile::MatrixCache) -> Option<&KeptMatrix> {
-        let kept = self.kept_matrices.get(cache.id)?.as_ref()?;
-        let same = cache
-            .inputs
-            .iter()
-            .zip(&kept.inputs)
-            .all(|(&v, x)| self.mem[v as usize].to_bits() == x.to_bits());
-        same.then_some(kept)
-    }
-
-    /// Keep `matrix` and its factors for the current values of the inputs of `cache`.
-    pub fn keep_matrix(
-        &mut self,
-        cache: &crate::compile::MatrixCache,
-        dense: Option<crate::linalg::DenseLu>,
-        matrix: Vec<f64>,
-    ) {
-        if self.kept_matrices.len() <= cache.id {
-            self.kept_matrices.resize(cache.id + 1, None);
-        }
-        let inputs = cache.inputs.iter().map(|&v| self.mem[v as usize]).collect();
-        self.kept_matrices[cache.id] = Some(KeptMatrix {
-            inputs,
-            dense,
-            matrix,
-        });
-    }
-
-    /// Forget the kept matrix of `cache` (it is being computed anew).
-    pub fn drop_kept_matrix(&mut self, cache: &crate::compile::MatrixCache) {
-        if let Some(k) = self.kept_matrices.get_mut(cache.id) {
-            *k = None;
-        }
-    }
-}
-
-impl Machine {
-    /// After a start or an event: the branches of loops may have changed, so the event's
-    /// own solution is the next guess.
-    pub fn forget_guesses(&mut self) {
-        self.step_start_guess.clear();
-        self.step_end_guess.clear();
-        self.step_start_time = None;
-        self.step_end_time = None;
-        self.output_guess.clear();
-        self.output_time = None;
-        self.last_evaluation = None;
-    }
 }
 
 /// The recorded history `(time, value)` of a delayed expression.

@@ -68,7 +68,7 @@ pub struct ModelStats {
     #[cfg_attr(feature = "serde", serde(default))]
     pub sparse_refactorizations: u64,
     /// Linear solves with the factors kept from an earlier solve, whose matrix inputs had
-    /// not changed (`compile::MatrixCache`).
+    /// not changed (`kept_factors.rs`).
     #[cfg_attr(feature = "serde", serde(default))]
     pub kept_matrix_solves: u64,
 }
