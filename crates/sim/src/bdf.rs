@@ -16,7 +16,7 @@
 //! after a restart).
 
 use crate::integrator::{initial_step, min_step, Integrator, IntegratorStats, StepError};
-use crate::jacobian::FdJacobian;
+use crate::jacobian::{FdJacobian, JacobianMode};
 use crate::linalg::{LinearSolver, LuFactors, SparsePattern};
 use crate::system::{OdeSystem, Tolerances};
 use moss_codegen::RuntimeError;
@@ -115,6 +115,8 @@ pub struct Bdf {
     jac_valid: bool,
     /// The Jacobian was evaluated during the current step attempt.
     jac_fresh: bool,
+    /// The current Jacobian came from the symbolic tangent program (exact at the point).
+    jac_symbolic: bool,
     solver: LinearSolver,
     lu: Option<LuFactors>,
     /// `c` of the factorized iteration matrix.
@@ -163,6 +165,7 @@ impl Bdf {
             jac_values: vec![0.0; nnz],
             jac_valid: false,
             jac_fresh: false,
+            jac_symbolic: false,
             solver: LinearSolver::new(sp),
             lu: None,
             lu_c: f64::NAN,
@@ -255,6 +258,7 @@ impl Bdf {
         self.stats.rhs_evaluations += cost.rhs_evaluations;
         self.stats.tangent_runs += cost.tangent_runs;
         self.stats.jacobian_evaluations += 1;
+        self.jac_symbolic = cost.rhs_evaluations == 0;
         // At the predicted point of a step that is too long the Jacobian may not exist (a
         // junction driven to hundreds of volts: exp overflows). Kept, every retry with a
         // shorter step would solve with NaN; not kept, the retry evaluates it again at its
@@ -266,6 +270,28 @@ impl Bdf {
         self.jac_fresh = true;
         self.lu = None;
         Ok(true)
+    }
+
+    /// After the Newton iteration failed with a fresh symbolic Jacobian: the same point by
+    /// finite differences instead.
+    ///
+    /// The tangent program is exact on each side of a switch that `noEvent` hides, but a
+    /// step that crosses one (an evaporator tank's `if noEvent(T < Tsat)` heating branch
+    /// against its boiling branch, a sliding mode on `T = Tsat`) needs the jump: Newton
+    /// with the exact one-sided slope overshoots from side to side, the step collapses, and
+    /// the run crawls on with steps of 1e-8 s. Differences across the switch see the jump
+    /// as a steep slope, the implicit step settles on the switching surface, as it does
+    /// with finite differences throughout. The next Jacobian is symbolic again.
+    fn evaluate_jacobian_numerically(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        t: f64,
+    ) -> Result<bool, RuntimeError> {
+        let mode = self.jac.mode;
+        self.jac.mode = JacobianMode::Numeric;
+        let r = self.evaluate_jacobian(sys, t);
+        self.jac.mode = mode;
+        r
     }
 
     /// Factorize `I - c J`.
@@ -526,6 +552,12 @@ impl Integrator for Bdf {
                     self.lu = None;
                     continue;
                 }
+                if self.jac_fresh && self.jac_symbolic && r.model_error.is_none() {
+                    match self.evaluate_jacobian_numerically(sys, t_new) {
+                        Ok(true) => continue,
+                        _ => break r,
+                    }
+                }
                 if self.jac_fresh {
                     break r;
                 }
@@ -617,6 +649,64 @@ impl Integrator for Bdf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `x' = -1e6 (x - cos t) - s (x - cos t)` whose tangent knows the first term only, as a
+    /// tangent program at a switch that `noEvent` hides knows one side: `s` is the steep
+    /// side the step crosses into.
+    struct HiddenSteepSide {
+        s: f64,
+    }
+
+    impl OdeSystem for HiddenSteepSide {
+        fn dim(&self) -> usize {
+            1
+        }
+        fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RuntimeError> {
+            dx[0] = -(1e6 + self.s) * (x[0] - t.cos());
+            Ok(())
+        }
+        fn jacobian_pattern(&self) -> &[(u32, u32)] {
+            &[(0, 0)]
+        }
+        fn has_symbolic_jacobian(&self) -> bool {
+            true
+        }
+        fn jacobian_times(
+            &mut self,
+            _t: f64,
+            _x: &[f64],
+            seed: &[f64],
+            out: &mut [f64],
+        ) -> Result<(), RuntimeError> {
+            out[0] = -1e6 * seed[0];
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_newton_failure_with_the_tangent_retries_with_differences() {
+        let mut sys = HiddenSteepSide { s: 1e9 };
+        let tol = Tolerances::uniform(1e-6, 1e-6, 1);
+        let mut bdf = Bdf::new(1, tol, 1.0, &[(0, 0)]);
+        bdf.reset(&mut sys, 0.0, &[1.0]).expect("starts");
+        for _ in 0..10_000 {
+            if bdf.t() >= 1.0 {
+                break;
+            }
+            bdf.step(&mut sys, 1.0).expect("steps");
+        }
+        let stats = bdf.stats();
+        assert_eq!(bdf.t(), 1.0, "{stats:?}");
+        // differences see the steep side: the run follows cos t with steps as long as
+        // the exact Jacobian would allow (without them Newton diverges for every step
+        // above 1e-9 s)
+        assert!((bdf.x()[0] - 1f64.cos()).abs() < 1e-6, "{}", bdf.x()[0]);
+        assert!(stats.steps < 500, "{stats:?}");
+        assert!(
+            stats.tangent_runs > 0 && stats.rhs_evaluations > stats.steps,
+            "{stats:?}"
+        );
+    }
 
     #[test]
     fn difference_map_identity_for_unit_factor() {

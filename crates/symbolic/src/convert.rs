@@ -623,6 +623,7 @@ impl<'a> Conv<'a> {
                 .collect(),
         );
         self.m.arena.fder = std::sync::Arc::new(fder);
+        self.m.arena.fder_zero_required = std::sync::Arc::new(generated.zero_required);
         self.m.arena.generated = std::sync::Arc::new(generated.functions);
     }
 

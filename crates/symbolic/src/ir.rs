@@ -119,6 +119,10 @@ pub struct Arena {
     /// Derivative function (a value of `fder`) -> how many of its inputs are the original
     /// function's (the rest are derivative directions, in which it is linear).
     pub direction_args: Arc<HashMap<String, usize>>,
+    /// Functions of `fder` whose generated derivative froze some inputs
+    /// ([`crate::autodiff`]): per input, whether the call's derivative needs that argument
+    /// to have a zero derivative (otherwise differentiation fails).
+    pub fder_zero_required: Arc<HashMap<String, Vec<bool>>>,
     /// Derivative functions generated from algorithms ([`crate::autodiff`]); those called
     /// by the final program are added to its functions.
     pub generated: Arc<std::collections::BTreeMap<String, moss_frontend::flat::Function>>,
@@ -1006,6 +1010,7 @@ impl Arena {
             }
         }
         if let Some((fd, mask)) = fder.get(f) {
+            self.check_frozen_arguments(f, args, leaf, fder, memo)?;
             return self.diff_user_call(fd, mask, args, leaf, fder, memo, wrt_time);
         }
         let mut d = Vec::with_capacity(args.len());
@@ -1191,6 +1196,35 @@ impl Arena {
             return Ok(Some(self.zero()));
         }
         Ok(Some(self.call(f, new_args)))
+    }
+
+    /// `Err` when an argument that `f`'s derivative froze has a derivative that is not zero
+    /// here: the derivative function would miss its contribution.
+    fn check_frozen_arguments(
+        &mut self,
+        f: &str,
+        args: &[ExprId],
+        leaf: &mut dyn FnMut(&mut Arena, VarIx) -> Option<ExprId>,
+        fder: &HashMap<String, (String, Vec<bool>)>,
+        memo: &mut HashMap<ExprId, ExprId>,
+    ) -> Result<(), String> {
+        let Some(required) = self.fder_zero_required.get(f).cloned() else {
+            return Ok(());
+        };
+        for (i, &a) in args.iter().enumerate() {
+            if !required.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            let d = self.diff(a, leaf, fder, memo)?;
+            if !self.is_zero_value(d) {
+                return Err(format!(
+                    "function `{f}` has no derivative with respect to its argument {} \
+                     (its algorithm calls a function that cannot be differentiated)",
+                    i + 1
+                ));
+            }
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]

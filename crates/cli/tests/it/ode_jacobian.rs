@@ -312,3 +312,76 @@ end KeptMatrices;
         model.stats()
     );
 }
+
+/// A pump curve as `Modelica.Fluid`'s `quadraticFlow` computes it: the parabola through
+/// three nominal points, fitted with LAPACK's `dgesv` (an external function, which has no
+/// derivative) from the nominal arrays. `HEAD_NOMINAL` is the third argument of the call.
+fn pump_curve_model(name: &str, head_nominal: &str) -> String {
+    format!(
+        r#"
+model {name}
+  function dgesv_vec
+    input Real A[:, size(A, 1)];
+    input Real b[size(A, 1)];
+    output Real x[size(A, 1)] = b;
+    output Integer info;
+  protected
+    Integer n = size(A, 1);
+    Integer nrhs = 1;
+    Real Awork[size(A, 1), size(A, 1)] = A;
+    Integer lda = max(1, size(A, 1));
+    Integer ldb = max(1, size(b, 1));
+    Integer ipiv[size(A, 1)];
+  external "FORTRAN 77" dgesv(n, nrhs, Awork, lda, ipiv, x, ldb, info);
+  end dgesv_vec;
+  function head "The parabola through (V_flow_nominal[i], head_nominal[i])"
+    input Real V_flow;
+    input Real V_flow_nominal[3];
+    input Real head_nominal[3];
+    output Real head;
+  protected
+    Real c[3];
+    Integer info;
+  algorithm
+    (c, info) := dgesv_vec([ones(3), V_flow_nominal, V_flow_nominal .^ 2], head_nominal);
+    head := c[1] + V_flow*(c[2] + V_flow*c[3]);
+  end head;
+  parameter Real Vn[3] = {{0, 1, 1.5}};
+  Real V(start = 0.5, fixed = true);
+  Real h(start = 1, fixed = true);
+equation
+  der(V) = head(V, Vn, {head_nominal}) - h;
+  der(h) = 2*V - 0.1*h;
+end {name};
+"#
+    )
+}
+
+#[test]
+fn functions_calling_external_code_on_constant_inputs_are_differentiated() {
+    // the nominal arrays are a parameter and a literal: the fit is constant, the derivative
+    // of the call is (c[2] + 2 V c[3]) dV, and the ODE Jacobian is symbolic
+    let file = write_model("PumpCurve", &pump_curve_model("PumpCurve", "{10, 5, 0}"));
+    assert_eq!(check_model(&file), 4 * 2);
+}
+
+#[test]
+fn functions_calling_external_code_on_varying_inputs_fall_back_to_differences() {
+    // the head points move with the state `h`: the call's derivative along them is unknown,
+    // so the Jacobian says why it uses finite differences instead of dropping that term
+    let file = write_model(
+        "PumpCurveVarying",
+        &pump_curve_model("PumpCurveVarying", "{10, 5, 0}*h"),
+    );
+    let opts = LoadOptions {
+        libs: vec![],
+        use_modelicapath: false,
+        use_bundled: true,
+    };
+    let flat = flatten_model(&opts, &file.to_string_lossy()).expect("flattens");
+    let program = moss_symbolic::translate(&flat.model).expect("translates");
+    let JacobianSource::FiniteDifferences(why) = &program.report.jacobian else {
+        panic!("a symbolic Jacobian that ignores d head / d h");
+    };
+    assert!(why.contains("argument 3"), "{why}");
+}

@@ -582,7 +582,6 @@ pub fn is_index_call(e: &Expr) -> bool {
     matches!(e, Expr::Call { func, .. } if func == "[]")
 }
 
-/// If `rs` are the outputs `0..n` of one call, in order, that call.
 /// A record bound to a call of a function returning it (`R = nullRotation()`), whose
 /// fields are outputs of that one call, some of them arrays: the output list (one target
 /// per output, arrays as array literals of the fields' variables) and the call.
@@ -612,6 +611,7 @@ pub(super) fn record_fields_of_one_call(lhs: &Val, v: &Val) -> Option<(Vec<Optio
     Some((targets, call?.clone())).filter(|_| any_array)
 }
 
+/// If `rs` are the outputs `0..n` of one call, in order, that call.
 pub fn whole_call(rs: &[Expr]) -> Option<Expr> {
     let first = match rs.first()? {
         Expr::CallOutput { call, index: 0 } => call,
@@ -652,6 +652,7 @@ fn record_fields_as_targets(v: Val, out: &mut Vec<Option<Expr>>) {
     }
 }
 
+/// `{[](f(x),1), [](f(x),2)}` → `f(x)`.
 pub(super) fn strip_index_call(e: Expr) -> Expr {
     match e {
         Expr::Call { func, mut args } if func == "[]" && !args.is_empty() => args.swap_remove(0),

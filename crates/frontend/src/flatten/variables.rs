@@ -18,7 +18,6 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 impl<'a> Flattener<'a> {
-    /// `R r = expr` for a structured component: field-wise bindings.
     /// The value of a record component's binding. An expression whose branches are
     /// records of different sizes (`if i == k then used else good` with array fields of
     /// different lengths) is computed now.
@@ -31,6 +30,7 @@ impl<'a> Flattener<'a> {
         }
     }
 
+    /// `R r = expr` for a structured component: field-wise bindings.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn record_binding(
         &self,
@@ -572,7 +572,6 @@ fn contains_index_call(e: &Expr) -> bool {
     found
 }
 
-/// `{[](f(x),1), [](f(x),2)}` → `f(x)`.
 /// `{x[1], x[2]}` (nested for matrices): the scalar variables of an array as one expression.
 pub(crate) fn names_array(base: &str, dims: &[usize], prefix: &mut Vec<usize>) -> Expr {
     match dims.split_first() {

@@ -19,6 +19,7 @@ use moss_frontend::flat::{
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::BTreeMap;
 
+mod activity;
 mod liveness;
 mod temporaries;
 
@@ -59,6 +60,10 @@ pub struct Generated {
     /// Entries to add to the derivative map (the generated functions, all Real inputs
     /// differentiated).
     pub fder: DerivativeMap,
+    /// For the functions of `fder` whose derivative holds only along a zero derivative of
+    /// some inputs (frozen by [`activity`]): per input of the function, whether its
+    /// derivative must be zero.
+    pub zero_required: HashMap<String, Vec<bool>>,
 }
 
 /// For each function of `fder` (annotated or generated), the index of the derivative output
@@ -102,6 +107,7 @@ pub fn generate_derivatives(
         fder: annotated.clone(),
         out: BTreeMap::new(),
         tried: HashSet::default(),
+        zero_required: HashMap::default(),
     };
     for name in functions.keys() {
         g.derivative_of(name);
@@ -118,6 +124,7 @@ pub fn generate_derivatives(
     Generated {
         functions: g.out,
         fder,
+        zero_required: g.zero_required,
     }
 }
 
@@ -181,6 +188,8 @@ struct Generator<'a> {
     /// Functions whose generation was started (cycle protection: a recursive function has
     /// no generated derivative).
     tried: HashSet<String>,
+    /// See [`Generated::zero_required`].
+    zero_required: HashMap<String, Vec<bool>>,
 }
 
 impl Generator<'_> {
@@ -197,7 +206,11 @@ impl Generator<'_> {
             return None;
         }
         let func = self.lookup(f)?.clone();
-        let d = differentiate_function(&func, self).ok()?;
+        let (d, frozen) = differentiate_function(&func, self).ok()?;
+        if !frozen.is_empty() {
+            let required = func.inputs.iter().map(|i| frozen.contains(&i.name));
+            self.zero_required.insert(f.to_string(), required.collect());
+        }
         let mask = func
             .inputs
             .iter()
@@ -217,27 +230,89 @@ fn is_candidate(f: &Function) -> bool {
         && f.outputs.iter().any(|o| o.ty == ScalarType::Real)
 }
 
-/// The derivative function of `f` (see the module documentation).
-fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, String> {
+/// The derivative function of `f` (see the module documentation), with the inputs it had
+/// to freeze (see [`activity`]; empty when it differentiates along every input).
+fn differentiate_function(
+    f: &Function,
+    g: &mut Generator,
+) -> Result<(Function, HashSet<String>), String> {
     if !is_candidate(f) {
         return Err(format!("`{}` is not a pure algorithm function", f.name));
     }
     let FunctionBody::Algorithm(stmts) = &f.body else {
         return Err(format!("`{}` has no algorithm", f.name));
     };
+    let first = match differentiate_with(f, stmts, g, None) {
+        Ok(d) => return Ok((d, HashSet::default())),
+        Err(e) => e,
+    };
+    // Freeze the inputs the failing statement depends on, and again while another
+    // statement fails on inputs not frozen yet.
+    let real_inputs: Vec<&str> = f
+        .inputs
+        .iter()
+        .filter(|i| i.ty == ScalarType::Real)
+        .map(|i| i.name.as_str())
+        .collect();
+    let deps = activity::input_dependencies(f, stmts, &real_inputs);
+    let mut frozen: HashSet<String> = HashSet::default();
+    let mut failure = first;
+    loop {
+        let before = frozen.len();
+        for t in &failure.targets {
+            frozen.extend(deps.get(t).into_iter().flatten().cloned());
+        }
+        // (a derivative along no input at all is no derivative)
+        let stuck = failure.targets.is_empty() || (frozen.len() == before && before > 0);
+        if stuck || frozen.len() == real_inputs.len() {
+            return Err(failure.message);
+        }
+        let inactive = activity::inactive_under(&deps, &frozen);
+        match differentiate_with(f, stmts, g, Some((&frozen, inactive))) {
+            Ok(d) => return Ok((d, frozen)),
+            Err(e) => failure = e,
+        }
+    }
+}
+
+/// Why a derivative function could not be built: the message, and the variables assigned
+/// by the outermost statement that failed (empty when no assignment failed).
+struct Failure {
+    message: String,
+    targets: Vec<String>,
+}
+
+/// The derivative function of `f`, with `frozen` inputs and the variables depending on them
+/// only (`inactive`) constant for differentiation.
+fn differentiate_with(
+    f: &Function,
+    stmts: &[Statement],
+    g: &mut Generator,
+    frozen: Option<(&HashSet<String>, HashSet<String>)>,
+) -> Result<Function, Failure> {
     let mut vars = HashMap::default();
     for v in f.inputs.iter().chain(&f.outputs).chain(&f.locals) {
         vars.insert(v.name.clone(), v.clone());
     }
     let order = order_of_derivative(&f.name);
     let constants = constant_locals(f, stmts);
+    let (frozen, inactive) = match frozen {
+        Some((fr, ina)) => (fr.clone(), ina),
+        None => (HashSet::default(), HashSet::default()),
+    };
     let mut d = Differ {
         vars,
         constants,
+        inactive,
+        failed_targets: Vec::new(),
         loop_vars: Vec::new(),
         order,
         temporaries: Vec::new(),
         g,
+    };
+    let failure = |d: &mut Differ, message: String| Failure {
+        message,
+        targets: std::mem::take(&mut d.failed_targets),
     };
     let mut inputs = f.inputs.clone();
     inputs.extend(
@@ -258,8 +333,9 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
     let mut body = Vec::new();
     for v in f.outputs.iter().chain(&f.locals) {
         let mut primal = v.clone();
-        if d.constants.contains(&v.name) {
-            // a table of coefficients: same binding, no derivative
+        if d.constants.contains(&v.name) || d.inactive.contains(&v.name) {
+            // a table of coefficients, or a value of frozen inputs only: same binding, no
+            // derivative
             locals.push(primal);
             continue;
         }
@@ -272,17 +348,27 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
                 value,
                 origin: f.origin.clone(),
             };
-            body.extend(d.statement(&s)?);
+            let ds = d.statement(&s).map_err(|m| failure(&mut d, m))?;
+            body.extend(ds);
         }
         locals.push(primal);
         if v.ty == ScalarType::Real && !f.outputs.iter().any(|o| o.name == v.name) {
             locals.push(derivative_var(order, v));
         }
     }
-    body.extend(d.statements(stmts)?);
+    let ds = d.statements(stmts).map_err(|m| failure(&mut d, m))?;
+    body.extend(ds);
     let mut body = liveness::without_dead_assignments(body, outputs.iter().map(|o| o.name.clone()));
     if let Some(guard) = zero_direction_guard(&inputs[f.inputs.len()..], &outputs, &f.origin) {
         body.insert(0, guard);
+    }
+    if !frozen.is_empty() {
+        let zeros = zero_inactive_outputs(f, &d.inactive, order).map_err(|m| Failure {
+            message: m,
+            targets: Vec::new(),
+        })?;
+        body.splice(0..0, zeros);
+        body.splice(0..0, frozen_directions_asserted(f, &frozen, order));
     }
     for t in std::mem::take(&mut d.temporaries) {
         locals.push(derivative_var(order, &t));
@@ -301,6 +387,74 @@ fn differentiate_function(f: &Function, g: &mut Generator) -> Result<Function, S
         is_impure: false,
         origin: f.origin.clone(),
     })
+}
+
+/// `$dy := 0` for the outputs that depend on frozen inputs only (their derivative is zero
+/// wherever the derivative function holds). Only scalar outputs can be zeroed without
+/// knowing their size.
+fn zero_inactive_outputs(
+    f: &Function,
+    inactive: &HashSet<String>,
+    order: usize,
+) -> Result<Vec<Statement>, String> {
+    let mut out = Vec::new();
+    for o in f.outputs.iter().filter(|o| o.ty == ScalarType::Real) {
+        if !inactive.contains(&o.name) {
+            continue;
+        }
+        if !o.dims.is_empty() {
+            return Err(format!(
+                "output `{}` of `{}` depends only on inputs that cannot be differentiated",
+                o.name, f.name
+            ));
+        }
+        out.push(Statement::Assign {
+            target: Expr::Var {
+                name: derivative_var_name(order, &o.name),
+                subscripts: Vec::new(),
+            },
+            value: real(0.0),
+            origin: f.origin.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// `assert($dx == 0, ...)` for each frozen input `x`: the derivative function treats it as
+/// constant, so a caller that varies it must get an error, not a wrong derivative (the
+/// symbolic call sites check it before they call; a partial derivative `der(f, x)` along
+/// a frozen `x` would not).
+fn frozen_directions_asserted(
+    f: &Function,
+    frozen: &HashSet<String>,
+    order: usize,
+) -> Vec<Statement> {
+    f.inputs
+        .iter()
+        .filter(|i| frozen.contains(&i.name))
+        .map(|i| {
+            let d = Expr::Var {
+                name: derivative_var_name(order, &i.name),
+                subscripts: Vec::new(),
+            };
+            // max(abs(.)) of an array, the value itself of a scalar
+            let size = if i.dims.is_empty() {
+                call("abs", vec![d])
+            } else {
+                call("max", vec![call("abs", vec![d])])
+            };
+            Statement::Assert {
+                condition: bin(BinaryOp::Eq, size, real(0.0)),
+                message: Expr::String(format!(
+                    "the derivative of `{}` is only known where its input `{}` is constant \
+                     (`{}` cannot be differentiated with respect to it)",
+                    f.name, i.name, f.name
+                )),
+                level: moss_frontend::flat::AssertLevel::Error,
+                origin: f.origin.clone(),
+            }
+        })
+        .collect()
 }
 
 /// `if $d_x1 == 0 and ... then $d_y1 := 0; ...; return; end if;`: along the zero direction
@@ -394,6 +548,12 @@ struct Differ<'g, 'a> {
     /// Locals bound to a literal and never assigned (see [`constant_locals`]): their
     /// derivative is zero.
     constants: HashSet<String>,
+    /// Frozen inputs and the variables that depend on them only (see [`activity`]): their
+    /// derivative is zero too.
+    inactive: HashSet<String>,
+    /// The variables assigned by the outermost statement whose differentiation failed
+    /// (what [`activity`] freezes the inputs of).
+    failed_targets: Vec<String>,
     /// `for` variables in scope (Integer-valued, no derivative).
     loop_vars: Vec<String>,
     /// Order of the derivative function being built (see [`derivative_var_name`]).
@@ -482,8 +642,30 @@ impl Differ<'_, '_> {
         Ok(out)
     }
 
-    /// The statement with its derivative statements.
+    /// The statement with its derivative statements. When it fails, the variables it
+    /// assigns are left in `failed_targets` (the outermost assignment's, since it
+    /// overwrites those of the temporaries and nested statements it failed in).
     fn statement(&mut self, s: &Statement) -> Result<Vec<Statement>, String> {
+        let r = self.statement_with_derivative(s);
+        if r.is_err() {
+            let names = |t: &Expr| match t {
+                Expr::Var { name, .. } => Some(name.clone()),
+                _ => None,
+            };
+            match s {
+                Statement::Assign { target, .. } => {
+                    self.failed_targets = names(target).into_iter().collect()
+                }
+                Statement::TupleAssign { targets, .. } => {
+                    self.failed_targets = targets.iter().flatten().filter_map(names).collect()
+                }
+                _ => {}
+            }
+        }
+        r
+    }
+
+    fn statement_with_derivative(&mut self, s: &Statement) -> Result<Vec<Statement>, String> {
         Ok(match s {
             Statement::Assign {
                 target,
@@ -672,6 +854,7 @@ impl Differ<'_, '_> {
     fn is_real_var(&self, name: &str) -> bool {
         !self.loop_vars.iter().any(|v| v == name)
             && !self.constants.contains(name)
+            && !self.inactive.contains(name)
             && self
                 .vars
                 .get(name)
@@ -1069,11 +1252,20 @@ impl Differ<'_, '_> {
             .g
             .derivative_of(func)
             .ok_or_else(|| format!("function `{func}` has no derivative"))?;
+        let required = self.g.zero_required.get(func).cloned().unwrap_or_default();
         let mut dargs = Vec::new();
-        for (a, m) in args.iter().zip(&mask) {
-            if *m {
-                dargs.push((self.diff(a)?, a));
+        for (i, (a, m)) in args.iter().zip(&mask).enumerate() {
+            if !*m {
+                continue;
             }
+            let d = self.diff(a)?;
+            if d.is_some() && required.get(i).copied().unwrap_or(false) {
+                return Err(format!(
+                    "the derivative of `{func}` needs a constant argument {}",
+                    i + 1
+                ));
+            }
+            dargs.push((d, a));
         }
         if dargs.iter().all(|(d, _)| d.is_none()) {
             return Ok(None);

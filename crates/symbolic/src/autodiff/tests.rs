@@ -132,6 +132,7 @@ fn diff_expr(e: &Expr) -> Result<Option<Expr>, String> {
         fder: DerivativeMap::default(),
         out: BTreeMap::new(),
         tried: HashSet::default(),
+        zero_required: HashMap::default(),
     };
     let mut d = Differ {
         vars: [
@@ -143,6 +144,8 @@ fn diff_expr(e: &Expr) -> Result<Option<Expr>, String> {
         .map(|v| (v.name.clone(), v))
         .collect(),
         constants: HashSet::default(),
+        inactive: HashSet::default(),
+        failed_targets: Vec::new(),
         loop_vars: Vec::new(),
         order: 1,
         temporaries: Vec::new(),
@@ -472,4 +475,85 @@ fn output_indices_skip_outputs_that_are_not_real() {
     fder.retain(|f, _| f == "P.f");
     let ix = derivative_output_indices(&functions, &gen.functions, &fder);
     assert_eq!(ix["P.f"], vec![Some(0), None]);
+}
+
+/// `fit(x, a)`: `c := e(a)` (an external function, no derivative), `y := c*x + x^2`; and
+/// functions calling it with a literal and with a varying second argument.
+fn functions_with_a_frozen_input() -> BTreeMap<String, Function> {
+    use BinaryOp::*;
+    let mut functions = sample_functions();
+    let mut fit = function(
+        "P.fit",
+        vec![scalar("x", ScalarType::Real), scalar("a", ScalarType::Real)],
+        vec![scalar("y", ScalarType::Real)],
+        vec![
+            assign("c", f1("P.e", v("a"))),
+            assign(
+                "y",
+                bin(Add, bin(Mul, v("c"), v("x")), bin(Mul, v("x"), v("x"))),
+            ),
+        ],
+    );
+    fit.locals = vec![scalar("c", ScalarType::Real)];
+    let literal = function(
+        "P.fitOfLiteral",
+        vec![scalar("x", ScalarType::Real)],
+        vec![scalar("y", ScalarType::Real)],
+        vec![assign("y", call("P.fit", vec![v("x"), Expr::Real(2.0)]))],
+    );
+    let varying = function(
+        "P.fitOfVarying",
+        vec![scalar("x", ScalarType::Real)],
+        vec![scalar("y", ScalarType::Real)],
+        vec![assign("y", call("P.fit", vec![v("x"), v("x")]))],
+    );
+    for f in [fit, literal, varying] {
+        functions.insert(f.name.clone(), f);
+    }
+    functions
+}
+
+#[test]
+fn inputs_read_only_by_calls_without_derivative_are_frozen() {
+    let functions = functions_with_a_frozen_input();
+    let gen = generate_derivatives(&functions, &DerivativeMap::default());
+    // `a` reaches the output only through `e(a)`: frozen, its derivative must be zero
+    assert_eq!(gen.fder["P.fit"].1, vec![true, true]);
+    assert_eq!(gen.zero_required["P.fit"], vec![false, true]);
+    let d = &gen.functions["P.fit.$der"];
+    let names = |vs: &[FunctionVar]| vs.iter().map(|v| v.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&d.inputs), ["x", "a", "$d1_x", "$d1_a"]);
+    // `c` depends on the frozen input only: no derivative variable
+    assert_eq!(names(&d.locals), ["y", "c"]);
+    let FunctionBody::Algorithm(body) = &d.body else {
+        panic!("algorithm body expected");
+    };
+    // the derivative asserts the frozen direction is zero, first
+    let Statement::Assert { condition, .. } = &body[0] else {
+        panic!("an assertion first, got {:#?}", body[0]);
+    };
+    let frozen_direction = |da: f64| {
+        let env: HashMap<String, f64> = [("$d1_a".to_string(), da)].into_iter().collect();
+        eval(condition, &env)
+    };
+    assert_eq!((frozen_direction(0.0), frozen_direction(0.5)), (1.0, 0.0));
+    // d(c*x + x^2) = c dx + 2 x dx: no term in $d1_a
+    let derivative = body
+        .iter()
+        .find_map(|s| match s {
+            Statement::Assign { target, value, .. } if *target == v("$d1_y") => Some(value),
+            _ => None,
+        })
+        .expect("an assignment of $d1_y");
+    let env: HashMap<String, f64> = [("x", 3.0), ("c", 0.5), ("$d1_x", 1.0)]
+        .into_iter()
+        .map(|(k, x)| (k.to_string(), x))
+        .collect();
+    assert_eq!(eval(derivative, &env), 0.5 + 6.0);
+    // a caller passing a literal gets a derivative; one varying the frozen input does not,
+    // and neither does `e(a)*x` read along every input (`callsE`)
+    assert!(gen.fder.contains_key("P.fitOfLiteral"));
+    assert!(!gen.zero_required.contains_key("P.fitOfLiteral"));
+    assert!(!gen.fder.contains_key("P.fitOfVarying"));
+    assert!(!gen.fder.contains_key("P.callsE"));
 }
