@@ -1250,10 +1250,10 @@ impl<'a> Conv<'a> {
         }
     }
 
-    fn no_derivative(&mut self, f: &str, o: &Origin) {
+    fn no_derivative(&mut self, e: &crate::ir::DiffError, o: &Origin) {
         self.err(
             o,
-            format!("cannot differentiate a call of `{f}`: it has no derivative"),
+            format!("cannot differentiate this expression: {e}"),
             "add `annotation(derivative = ...)` to the function, or avoid `der` of its result",
         );
     }

@@ -425,17 +425,21 @@ fn differentiate_equation(m: &mut Model, e: u32) -> Result<u32, Vec<Diagnostic>>
         .with_help("write the constraint as ordinary equations")]);
     };
     let diff = |m: &mut Model, x| {
-        m.diff_time(x).map_err(|f| {
+        m.diff_time(x).map_err(|e| {
+            let help = match e.function() {
+                Some(f) => format!(
+                    "add `annotation(derivative = ...)` to `{f}`, or reformulate the constraint"
+                ),
+                None => "reformulate the constraint".to_string(),
+            };
             vec![Diagnostic::error(
                 eq.origin.span,
                 format!(
-                    "index reduction must differentiate `{}`, but function `{f}` has no derivative",
+                    "index reduction must differentiate `{}`, but {e}",
                     m.eq_text(&eq)
                 ),
             )
-            .with_help(format!(
-                "add `annotation(derivative = ...)` to `{f}`, or reformulate the constraint"
-            ))]
+            .with_help(help)]
         })
     };
     let dl = diff(m, lhs)?;

@@ -826,13 +826,13 @@ impl Arena {
     }
 
     /// Partial derivative of `e` w.r.t. variable `v` (other variables, `pre` and event
-    /// relations are constants). `Err(name)` names a function without a usable derivative.
+    /// relations are constants). `Err` names a function without a usable derivative.
     pub fn diff_var(
         &mut self,
         e: ExprId,
         v: VarIx,
         memo: &mut HashMap<ExprId, ExprId>,
-    ) -> Result<ExprId, String> {
+    ) -> Result<ExprId, DiffError> {
         let mut dv = |a: &mut Arena, x: VarIx| {
             if x == v {
                 Some(a.one())
@@ -853,7 +853,7 @@ impl Arena {
         leaf: &mut dyn FnMut(&mut Arena, VarIx) -> Option<ExprId>,
         fder: &HashMap<String, (String, Vec<bool>)>,
         memo: &mut HashMap<ExprId, ExprId>,
-    ) -> Result<ExprId, String> {
+    ) -> Result<ExprId, DiffError> {
         if let Some(&r) = memo.get(&e) {
             return Ok(r);
         }
@@ -961,19 +961,19 @@ impl Arena {
         leaf: &mut dyn FnMut(&mut Arena, VarIx) -> Option<ExprId>,
         fder: &HashMap<String, (String, Vec<bool>)>,
         memo: &mut HashMap<ExprId, ExprId>,
-    ) -> Result<ExprId, String> {
+    ) -> Result<ExprId, DiffError> {
         let Node::Call(f, _) = self.node(c).clone() else {
-            return Err("a function with several outputs".to_string());
+            return Err(DiffError::SeveralOutputs);
         };
         if !fder.contains_key(f.as_ref()) {
-            return Err(f.to_string());
+            return Err(DiffError::NoDerivative(f.to_string()));
         }
         let k = match self.fder_outputs.get(f.as_ref()) {
             Some(ix) => match ix.get(i as usize) {
                 Some(Some(k)) => *k,
                 // a discrete output: no derivative
                 Some(None) => return Ok(self.zero()),
-                None => return Err(f.to_string()),
+                None => return Err(DiffError::NoDerivative(f.to_string())),
             },
             None => i,
         };
@@ -992,7 +992,7 @@ impl Arena {
         leaf: &mut dyn FnMut(&mut Arena, VarIx) -> Option<ExprId>,
         fder: &HashMap<String, (String, Vec<bool>)>,
         memo: &mut HashMap<ExprId, ExprId>,
-    ) -> Result<ExprId, String> {
+    ) -> Result<ExprId, DiffError> {
         // `time` has a derivative only when differentiating with respect to time
         let wrt_time = leaf(self, TIME).is_some_and(|d| !self.is_num(d, 0.0));
         if !wrt_time {
@@ -1146,7 +1146,7 @@ impl Arena {
                 self.sub(d[0], t)
             }
             (s, _) if STEP_FUNCTIONS.contains(&s) => self.zero(),
-            _ => return Err(f.to_string()),
+            _ => return Err(DiffError::NoDerivative(f.to_string())),
         };
         Ok(r)
     }
@@ -1175,7 +1175,7 @@ impl Arena {
         leaf: &mut dyn FnMut(&mut Arena, VarIx) -> Option<ExprId>,
         fder: &HashMap<String, (String, Vec<bool>)>,
         memo: &mut HashMap<ExprId, ExprId>,
-    ) -> Result<Option<ExprId>, String> {
+    ) -> Result<Option<ExprId>, DiffError> {
         let Some(&n) = self.direction_args.get(f) else {
             return Ok(None);
         };
@@ -1207,7 +1207,7 @@ impl Arena {
         leaf: &mut dyn FnMut(&mut Arena, VarIx) -> Option<ExprId>,
         fder: &HashMap<String, (String, Vec<bool>)>,
         memo: &mut HashMap<ExprId, ExprId>,
-    ) -> Result<(), String> {
+    ) -> Result<(), DiffError> {
         let Some(required) = self.fder_zero_required.get(f).cloned() else {
             return Ok(());
         };
@@ -1217,11 +1217,10 @@ impl Arena {
             }
             let d = self.diff(a, leaf, fder, memo)?;
             if !self.is_zero_value(d) {
-                return Err(format!(
-                    "function `{f}` has no derivative with respect to its argument {} \
-                     (its algorithm calls a function that cannot be differentiated)",
-                    i + 1
-                ));
+                return Err(DiffError::FrozenArgument {
+                    function: f.to_string(),
+                    argument: i + 1,
+                });
             }
         }
         Ok(())
@@ -1237,7 +1236,7 @@ impl Arena {
         fder: &HashMap<String, (String, Vec<bool>)>,
         memo: &mut HashMap<ExprId, ExprId>,
         wrt_time: bool,
-    ) -> Result<ExprId, String> {
+    ) -> Result<ExprId, DiffError> {
         let mut new_args = args.to_vec();
         for (i, &m) in mask.iter().enumerate() {
             if !m {
@@ -1265,6 +1264,42 @@ impl Arena {
             return Ok(self.zero());
         }
         Ok(self.call(fd, new_args))
+    }
+}
+
+/// Why an expression has no derivative here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DiffError {
+    /// A call of this function, which has no derivative (no annotation, none generated).
+    NoDerivative(String),
+    /// A call whose generated derivative holds only where this argument (1-based) is
+    /// constant ([`crate::autodiff`] froze it), and it is not constant here.
+    FrozenArgument { function: String, argument: usize },
+    /// One output of something that is not a call.
+    SeveralOutputs,
+}
+
+impl DiffError {
+    /// The function whose derivative is missing.
+    pub fn function(&self) -> Option<&str> {
+        match self {
+            DiffError::NoDerivative(f) | DiffError::FrozenArgument { function: f, .. } => Some(f),
+            DiffError::SeveralOutputs => None,
+        }
+    }
+}
+
+impl std::fmt::Display for DiffError {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DiffError::NoDerivative(f) => write!(out, "function `{f}` has no derivative"),
+            DiffError::FrozenArgument { function, argument } => write!(
+                out,
+                "function `{function}` has no derivative with respect to its argument \
+                 {argument} (its algorithm passes it to a function that has none)"
+            ),
+            DiffError::SeveralOutputs => write!(out, "a function with several outputs"),
+        }
     }
 }
 
@@ -1506,7 +1541,7 @@ mod tests {
         assert_eq!(txt, "cos(x)*y");
         let f = a.call("f", vec![x]);
         let err = a.diff_var(f, 0, &mut HashMap::default()).unwrap_err();
-        assert_eq!(err, "f");
+        assert_eq!(err, DiffError::NoDerivative("f".into()));
         let mut fd = HashMap::default();
         fd.insert("f".to_string(), ("f_der".to_string(), vec![true]));
         let mut leaf = |a: &mut Arena, v: VarIx| if v == 0 { Some(a.one()) } else { None };

@@ -145,7 +145,7 @@ impl Builder<'_> {
         self.m
             .arena
             .diff(e, &mut leaf, &fder, &mut self.memo)
-            .map_err(|f| format!("function `{f}` has no derivative"))
+            .map_err(|e| e.to_string())
     }
 
     /// Directional derivative of `e` with `skip` treated as constant (fresh memo, since the
@@ -163,7 +163,7 @@ impl Builder<'_> {
         self.m
             .arena
             .diff(e, &mut leaf, &fder, &mut HashMap::default())
-            .map_err(|f| format!("function `{f}` has no derivative"))
+            .map_err(|e| e.to_string())
     }
 
     fn is_zero(&self, e: ExprId) -> bool {
@@ -232,7 +232,7 @@ impl Builder<'_> {
                 self.m
                     .arena
                     .diff_var(residual, var, &mut memo)
-                    .map_err(|f| format!("function `{f}` has no derivative"))?
+                    .map_err(|e| e.to_string())?
             }
         };
         let q = self.m.arena.div(dr, drdv);

@@ -322,7 +322,7 @@ impl Model {
 
     /// Time derivative of `e`; derivative variables are created on demand. `Err` names a
     /// function that has no `derivative` annotation.
-    pub fn diff_time(&mut self, e: ExprId) -> Result<ExprId, String> {
+    pub fn diff_time(&mut self, e: ExprId) -> Result<ExprId, crate::ir::DiffError> {
         let Model {
             arena,
             vars,
