@@ -685,8 +685,16 @@ fn jacobian_pattern(
     }
     let mut out = Vec::new();
     for (i, &d) in derivatives.iter().enumerate() {
+        // the derivative may be a state itself (index reduction's `der(r_0[1])` of a
+        // constrained position): no block computes it, it depends on itself
+        let own = state_index[d as usize];
+        if own != u32::MAX {
+            out.push((i as u32, own));
+        }
         for &j in deps[d as usize].iter() {
-            out.push((i as u32, j));
+            if j != own {
+                out.push((i as u32, j));
+            }
         }
     }
     out

@@ -401,6 +401,10 @@ impl Builder<'_> {
             std::sync::Arc::from(func),
             args.to_vec().into_boxed_slice(),
         ));
+        let declared = self.m.arena.fder_outputs.get(func).cloned();
+        if let Some(declared) = declared.filter(|d| d.len() != outputs.len()) {
+            return self.array_output_call_unit(outputs, func, call, &declared, out);
+        }
         let mut tangents = Vec::new();
         for (i, v) in outputs.iter().enumerate() {
             let Some(v) = *v else { continue };
@@ -423,6 +427,58 @@ impl Builder<'_> {
             let t = self.tangent_of(v);
             out.push(WBlock::Assign { var: t, expr: d });
         }
+        Ok(())
+    }
+
+    /// `(v_0, ..., v_n) = f(args)` where `f` has array outputs, so that the unit's
+    /// outputs are their elements (`{angles[1], angles[2], angles[3]} =
+    /// axesRotationsAngles(R, ...)`), not one per output as a `CallOutput` selects them:
+    /// the derivative call's outputs, the derivatives of `f`'s Real outputs, are then laid
+    /// out element by element the same way when every output of `f` is Real, and one unit
+    /// `($d(v_0), ..., $d(v_n)) = f_der(args, dargs)` computes the tangents.
+    fn array_output_call_unit(
+        &mut self,
+        outputs: &[Option<VarIx>],
+        func: &str,
+        call: ExprId,
+        declared: &[Option<u32>],
+        out: &mut Vec<WBlock>,
+    ) -> Result<(), String> {
+        if !outputs.iter().flatten().any(|&v| self.differentiable(v)) {
+            return Ok(());
+        }
+        if declared.iter().any(Option::is_none) {
+            return Err(format!(
+                "the call of `{func}` has array outputs beside outputs that are not Real"
+            ));
+        }
+        let d = self.diff(call)?;
+        if self.is_zero(d) {
+            return Ok(());
+        }
+        let Node::Call(fd, dargs) = self.m.arena.node(d).clone() else {
+            return Err(format!(
+                "the derivative of the call of `{func}` is not a call"
+            ));
+        };
+        let mut unit_outputs = Vec::with_capacity(outputs.len());
+        for &o in outputs {
+            unit_outputs.push(match o {
+                Some(v) if self.differentiable(v) => Some(self.tangent_of(v)),
+                _ => None,
+            });
+        }
+        let eq = SEq::new(
+            EqBody::Call {
+                outputs: unit_outputs,
+                func: fd.to_string(),
+                args: dargs.to_vec(),
+            },
+            moss_frontend::flat::Origin::default(),
+        );
+        let index = (self.eqs_base + self.new_eqs.len()) as u32;
+        self.new_eqs.push(eq);
+        out.push(WBlock::Unit(index));
         Ok(())
     }
 

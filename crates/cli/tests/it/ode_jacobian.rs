@@ -389,3 +389,101 @@ fn functions_calling_external_code_on_varying_inputs_fall_back_to_differences() 
          (its algorithm passes it to a function that has none)"
     );
 }
+
+#[test]
+fn calls_with_array_outputs_get_one_derivative_unit() {
+    // `{y[1], y[2]} = rotated(...)`: the unit's outputs are the elements of one array
+    // output (as `Frames.axesRotationsAngles` in the MultiBody sensors), not one per output
+    let file = write_model(
+        "ArrayOutputCall",
+        r#"
+model ArrayOutputCall
+  function rotated "r rotated by phi, written as a loop so that it stays a call"
+    input Real phi;
+    input Real r[2];
+    input Integer sequence[2] = {1, 2};
+    output Real y[2];
+  protected
+    Real c = cos(phi);
+    Real s = sin(phi);
+  algorithm
+    assert(sequence[1] <> sequence[2], "sequence must name two axes");
+    if abs(phi) < 1e-12 then
+      y := r;
+    else
+      for k in 1:2 loop
+        y[sequence[k]] := if k == 1 then c*r[1] - s*r[2] else s*r[1] + c*r[2];
+      end for;
+    end if;
+  end rotated;
+  Real phi(start = 0.3, fixed = true);
+  Real w(start = 1, fixed = true);
+  parameter Integer seq[2] = {1, 2};
+  Real y[2];
+equation
+  y = rotated(phi, {w, 2*w}, seq);
+  der(phi) = w;
+  der(w) = -y[1] - 0.1*y[2];
+end ArrayOutputCall;
+"#,
+    );
+    assert_eq!(check_model(&file), 8);
+}
+
+#[test]
+fn vectorized_calls_inside_functions_are_differentiated_element_by_element() {
+    // `m := blend(x, a, b)` over vectors (the media's `setSmoothState` calls `smoothStep`
+    // so): the derivative loops over the elements with the scalar derivative function
+    let file = write_model(
+        "VectorizedCall",
+        r#"
+model VectorizedCall
+  function blend "between y1 and y2 as x goes from 0 to 1"
+    input Real x;
+    input Real y1;
+    input Real y2;
+    output Real y;
+  algorithm
+    y := y1 + x^2*(y2 - y1);
+  end blend;
+  function blendAll "blend applied to vectors: a vectorized call"
+    input Real x;
+    input Real a[2];
+    input Real b[2];
+    output Real m[2];
+  algorithm
+    m := blend(x, a, b);
+  end blendAll;
+  Real x(start = 0.5, fixed = true);
+  Real z(start = 1, fixed = true);
+  Real m[2];
+equation
+  m = blendAll(x, {z, 2*z}, {3*z, x});
+  der(x) = -m[1];
+  der(z) = -0.5*m[2];
+end VectorizedCall;
+"#,
+    );
+    assert_eq!(check_model(&file), 8);
+}
+
+#[test]
+fn a_derivative_that_is_a_state_depends_on_itself() {
+    // `der(x)` is a state after index reduction (`der(der(x))` appears): its row of the
+    // pattern holds its own column (the MultiBody `PrismaticConstraint` missed it)
+    let file = write_model(
+        "DerivativeState",
+        r#"
+model DerivativeState
+  Real x(start = 1, fixed = true);
+  Real v(start = 0, fixed = true);
+  Real a;
+equation
+  a = der(der(x));
+  der(x) = v;
+  a = -x - 0.1*der(x);
+end DerivativeState;
+"#,
+    );
+    assert_eq!(check_model(&file), 8);
+}

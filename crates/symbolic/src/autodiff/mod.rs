@@ -257,17 +257,21 @@ fn differentiate_function(
     let deps = activity::input_dependencies(f, stmts, &real_inputs);
     let mut frozen: HashSet<String> = HashSet::default();
     let mut failure = first;
+    let mut inactive_before: Option<HashSet<String>> = None;
     loop {
-        let before = frozen.len();
         for t in &failure.targets {
             frozen.extend(deps.get(t).into_iter().flatten().cloned());
         }
         // (a derivative along no input at all is no derivative)
-        let stuck = failure.targets.is_empty() || (frozen.len() == before && before > 0);
-        if stuck || frozen.len() == real_inputs.len() {
+        if failure.targets.is_empty() || frozen.len() == real_inputs.len() {
             return Err(failure.message);
         }
         let inactive = activity::inactive_under(&deps, &frozen);
+        // the same constants as in the last attempt fail the same way
+        if inactive_before.as_ref() == Some(&inactive) {
+            return Err(failure.message);
+        }
+        inactive_before = Some(inactive.clone());
         match differentiate_with(f, stmts, g, Some((&frozen, inactive))) {
             Ok(d) => return Ok((d, frozen)),
             Err(e) => failure = e,
@@ -677,6 +681,11 @@ impl Differ<'_, '_> {
                 };
                 if !self.is_real_var(name) {
                     return Ok(vec![s.clone()]);
+                }
+                if let Expr::Call { func, args } = value {
+                    if self.is_vectorized_call(func, args) {
+                        return self.vectorized_assignment(s, name, subscripts, func, args);
+                    }
                 }
                 let dtarget = Expr::Var {
                     name: derivative_var_name(self.order, name),
@@ -1248,10 +1257,22 @@ impl Differ<'_, '_> {
     /// The derivative of the (first output of the) call `func(args)` of a user function:
     /// its derivative function with the derivatives of the differentiated inputs appended.
     fn diff_user_call(&mut self, func: &str, args: &[Expr]) -> Result<Option<Expr>, String> {
-        let (fd, mask) = self
-            .g
-            .derivative_of(func)
-            .ok_or_else(|| format!("function `{func}` has no derivative"))?;
+        if self.is_vectorized_call(func, args) {
+            // `smoothStep(x, a.X, b.X, dx)` over the arrays `X`: the function is applied
+            // element by element (spec 12.4.6), its derivative function would receive the
+            // arrays whole, where its scalar guard `$d1_y1 == 0` cannot compare them
+            return Err(format!(
+                "the vectorized call of `{func}` is not differentiated"
+            ));
+        }
+        let Some((fd, mask)) = self.g.derivative_of(func) else {
+            // a function without derivative is still constant where its Real arguments
+            // are (`symmetricOrientation(m)`, recursive, of an Integer)
+            return match self.any_argument_varies(func, args)? {
+                false => Ok(None),
+                true => Err(format!("function `{func}` has no derivative")),
+            };
+        };
         let required = self.g.zero_required.get(func).cloned().unwrap_or_default();
         let mut dargs = Vec::new();
         for (i, (a, m)) in args.iter().zip(&mask).enumerate() {
@@ -1279,6 +1300,120 @@ impl Differ<'_, '_> {
 }
 
 impl Differ<'_, '_> {
+    /// `v := f(x, a, b)` applied element by element over the vectors `a`, `b` (spec
+    /// 12.4.6; `state.X := smoothStep(x, state_a.X, state_b.X, x_small)` of the media's
+    /// `setSmoothState`): the derivative is the same loop over the derivative function,
+    /// `for $i in 1:size(a, 1) loop $dv[$i] := f.$der(x, a[$i], b[$i], dx, $da[$i], $db[$i]);`
+    /// (the derivative function itself takes scalars: its zero-direction guard compares
+    /// them). Only whole vector variables are taken apart here.
+    fn vectorized_assignment(
+        &mut self,
+        s: &Statement,
+        target: &str,
+        target_subscripts: &[Subscript],
+        func: &str,
+        args: &[Expr],
+    ) -> Result<Vec<Statement>, String> {
+        let unsupported = || format!("the vectorized call of `{func}` is not differentiated");
+        let inputs: Vec<usize> = self
+            .g
+            .lookup(func)
+            .ok_or_else(unsupported)?
+            .inputs
+            .iter()
+            .map(|i| i.dims.len())
+            .collect();
+        if !target_subscripts.is_empty()
+            || self.ndims(&Expr::Var {
+                name: target.to_string(),
+                subscripts: Vec::new(),
+            }) != Some(1)
+        {
+            return Err(unsupported());
+        }
+        let index = format!("$i{}", self.order);
+        let at = Subscript::Index(Expr::Var {
+            name: index.clone(),
+            subscripts: Vec::new(),
+        });
+        let mut element_args = Vec::with_capacity(args.len());
+        let mut vector = None;
+        for (a, declared) in args.iter().zip(inputs.iter().chain(std::iter::repeat(&0))) {
+            match self.ndims(a) {
+                Some(n) if n == *declared => element_args.push(a.clone()),
+                Some(n) if n == declared + 1 => {
+                    let Expr::Var { name, subscripts } = a else {
+                        return Err(unsupported());
+                    };
+                    if !subscripts.is_empty() {
+                        return Err(unsupported());
+                    }
+                    vector.get_or_insert_with(|| a.clone());
+                    element_args.push(Expr::Var {
+                        name: name.clone(),
+                        subscripts: vec![at.clone()],
+                    });
+                }
+                _ => return Err(unsupported()),
+            }
+        }
+        let vector = vector.ok_or_else(unsupported)?;
+        let origin = s.origin().clone();
+        self.loop_vars.push(index.clone());
+        let d = self.diff_user_call(func, &element_args);
+        self.loop_vars.pop();
+        let value = match d? {
+            Some(d) => d,
+            None => real(0.0),
+        };
+        let derivative = Statement::For {
+            var: index,
+            range: Expr::Range {
+                start: Box::new(Expr::Integer(1)),
+                step: None,
+                stop: Box::new(call("size", vec![vector, Expr::Integer(1)])),
+            },
+            body: vec![Statement::Assign {
+                target: Expr::Var {
+                    name: derivative_var_name(self.order, target),
+                    subscripts: vec![at],
+                },
+                value,
+                origin: origin.clone(),
+            }],
+            origin,
+        };
+        Ok(vec![derivative, s.clone()])
+    }
+
+    /// Is `func(args)` a vectorized call: an argument with more dimensions than its input?
+    fn is_vectorized_call(&self, func: &str, args: &[Expr]) -> bool {
+        let Some(f) = self.g.lookup(func) else {
+            return false;
+        };
+        args.iter()
+            .zip(&f.inputs)
+            .any(|(a, i)| self.ndims(a).is_some_and(|n| n > i.dims.len()))
+    }
+
+    /// Does an argument of `func(args)` for a Real input (or an input of a function not
+    /// known here) have a derivative?
+    fn any_argument_varies(&mut self, func: &str, args: &[Expr]) -> Result<bool, String> {
+        let real_inputs: Option<Vec<bool>> = self
+            .g
+            .lookup(func)
+            .map(|f| f.inputs.iter().map(|i| i.ty == ScalarType::Real).collect());
+        for (i, a) in args.iter().enumerate() {
+            let real = real_inputs
+                .as_ref()
+                .map_or(true, |r| r.get(i) != Some(&false));
+            if real && self.diff(a)?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The condition "every derivative argument of `func(args)` is zero", when the
     /// derivative arguments are scalars cheap to test (variables and literals).
     ///

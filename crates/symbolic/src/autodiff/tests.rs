@@ -507,7 +507,17 @@ fn functions_with_a_frozen_input() -> BTreeMap<String, Function> {
         vec![scalar("y", ScalarType::Real)],
         vec![assign("y", call("P.fit", vec![v("x"), v("x")]))],
     );
-    for f in [fit, literal, varying] {
+    // a function without derivative (`P.h` is recursive) of a constant argument
+    let constant_factor = function(
+        "P.scaledByRecursion",
+        vec![scalar("x", ScalarType::Real)],
+        vec![scalar("y", ScalarType::Real)],
+        vec![assign(
+            "y",
+            bin(Mul, v("x"), call("P.h", vec![Expr::Real(3.0)])),
+        )],
+    );
+    for f in [fit, literal, varying, constant_factor] {
         functions.insert(f.name.clone(), f);
     }
     functions
@@ -556,4 +566,7 @@ fn inputs_read_only_by_calls_without_derivative_are_frozen() {
     assert!(!gen.zero_required.contains_key("P.fitOfLiteral"));
     assert!(!gen.fder.contains_key("P.fitOfVarying"));
     assert!(!gen.fder.contains_key("P.callsE"));
+    // `x * h(3)` needs no derivative of `h`, and freezes nothing
+    assert!(gen.fder.contains_key("P.scaledByRecursion"));
+    assert!(!gen.zero_required.contains_key("P.scaledByRecursion"));
 }
