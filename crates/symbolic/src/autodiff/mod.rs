@@ -1406,7 +1406,7 @@ impl Differ<'_, '_> {
         for (i, a) in args.iter().enumerate() {
             let real = real_inputs
                 .as_ref()
-                .map_or(true, |r| r.get(i) != Some(&false));
+                .is_none_or(|r| r.get(i) != Some(&false));
             if real && self.diff(a)?.is_some() {
                 return Ok(true);
             }
