@@ -96,7 +96,7 @@ fn try_compare_at(
             }
             if (column[i] - fd).abs() > 1e-5 * scale {
                 return Err(format!(
-                    "{label}: d der(x{i}) / d x{j}: symbolic {} against central difference {fd} at x = {x:?}",
+                    "{label}: d der(x{i}) / d x{j}: symbolic {} against central difference {fd} (forward {forward}, backward {backward}) at x = {x:?}",
                     column[i]
                 ));
             }
