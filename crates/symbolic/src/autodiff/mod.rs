@@ -366,14 +366,13 @@ fn differentiate_with(
     if let Some(guard) = zero_direction_guard(&inputs[f.inputs.len()..], &outputs, &f.origin) {
         body.insert(0, guard);
     }
-    if !frozen.is_empty() {
-        let zeros = zero_inactive_outputs(f, &d.inactive, order).map_err(|m| Failure {
-            message: m,
-            targets: Vec::new(),
-        })?;
-        body.splice(0..0, zeros);
-        body.splice(0..0, frozen_directions_asserted(f, &frozen, order));
-    }
+    // (the inactive outputs are those of frozen inputs, or of none: a constant)
+    let zeros = zero_inactive_outputs(f, &d.inactive, order).map_err(|m| Failure {
+        message: m,
+        targets: Vec::new(),
+    })?;
+    body.splice(0..0, zeros);
+    body.splice(0..0, frozen_directions_asserted(f, &frozen, order));
     for t in std::mem::take(&mut d.temporaries) {
         locals.push(derivative_var(order, &t));
         locals.push(t);

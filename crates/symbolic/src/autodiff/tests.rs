@@ -517,7 +517,19 @@ fn functions_with_a_frozen_input() -> BTreeMap<String, Function> {
             bin(Mul, v("x"), call("P.h", vec![Expr::Real(3.0)])),
         )],
     );
-    for f in [fit, literal, varying, constant_factor] {
+    // an output of a call without derivative on a local constant: zero derivative
+    let mut partly_constant = function(
+        "P.partlyConstant",
+        vec![scalar("x", ScalarType::Real)],
+        vec![scalar("z", ScalarType::Real), scalar("y", ScalarType::Real)],
+        vec![
+            assign("k", Expr::Real(2.0)),
+            assign("y", f1("P.e", v("k"))),
+            assign("z", bin(Mul, v("x"), v("x"))),
+        ],
+    );
+    partly_constant.locals = vec![scalar("k", ScalarType::Real)];
+    for f in [fit, literal, varying, constant_factor, partly_constant] {
         functions.insert(f.name.clone(), f);
     }
     functions
@@ -569,4 +581,13 @@ fn inputs_read_only_by_calls_without_derivative_are_frozen() {
     // `x * h(3)` needs no derivative of `h`, and freezes nothing
     assert!(gen.fder.contains_key("P.scaledByRecursion"));
     assert!(!gen.zero_required.contains_key("P.scaledByRecursion"));
+    // `y := e(k)` with `k := 2`: `y` is constant, its derivative output is set to zero
+    let FunctionBody::Algorithm(body) = &gen.functions["P.partlyConstant.$der"].body else {
+        panic!("algorithm body expected");
+    };
+    assert!(
+        body.contains(&assign("$d1_y", Expr::Real(0.0))),
+        "{body:#?}"
+    );
+    assert!(!gen.zero_required.contains_key("P.partlyConstant"));
 }
