@@ -435,8 +435,9 @@ fn differentiate_equation(m: &mut Model, e: u32) -> Result<u32, Vec<Diagnostic>>
             vec![Diagnostic::error(
                 eq.origin.span,
                 format!(
-                    "index reduction must differentiate `{}`, but {e}",
-                    m.eq_text(&eq)
+                    "index reduction must differentiate `{}`, but {}",
+                    m.eq_text(&eq),
+                    m.arena.explain(&e)
                 ),
             )
             .with_help(help)]

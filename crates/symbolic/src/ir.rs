@@ -123,6 +123,9 @@ pub struct Arena {
     /// ([`crate::autodiff`]): per input, whether the call's derivative needs that argument
     /// to have a zero derivative (otherwise differentiation fails).
     pub fder_zero_required: Arc<HashMap<String, Vec<bool>>>,
+    /// Why the functions that [`crate::autodiff`] could not differentiate have no
+    /// derivative (see [`Arena::explain`]).
+    pub fder_failures: Arc<HashMap<String, String>>,
     /// Derivative functions generated from algorithms ([`crate::autodiff`]); those called
     /// by the final program are added to its functions.
     pub generated: Arc<std::collections::BTreeMap<String, moss_frontend::flat::Function>>,
@@ -1285,6 +1288,21 @@ impl DiffError {
         match self {
             DiffError::NoDerivative(f) | DiffError::FrozenArgument { function: f, .. } => Some(f),
             DiffError::SeveralOutputs => None,
+        }
+    }
+}
+
+impl Arena {
+    /// `e` with the reason a generated derivative failed, where there is one: "function
+    /// `f` has no derivative (function `Modelica.Math.Matrices.LAPACK.dgesv` has no
+    /// derivative)".
+    pub fn explain(&self, e: &DiffError) -> String {
+        match e {
+            DiffError::NoDerivative(f) => match self.fder_failures.get(f) {
+                Some(why) => format!("{e} ({why})"),
+                None => e.to_string(),
+            },
+            _ => e.to_string(),
         }
     }
 }

@@ -145,7 +145,7 @@ impl Builder<'_> {
         self.m
             .arena
             .diff(e, &mut leaf, &fder, &mut self.memo)
-            .map_err(|e| e.to_string())
+            .map_err(|e| self.m.arena.explain(&e))
     }
 
     /// Directional derivative of `e` with `skip` treated as constant (fresh memo, since the
@@ -163,7 +163,7 @@ impl Builder<'_> {
         self.m
             .arena
             .diff(e, &mut leaf, &fder, &mut HashMap::default())
-            .map_err(|e| e.to_string())
+            .map_err(|e| self.m.arena.explain(&e))
     }
 
     fn is_zero(&self, e: ExprId) -> bool {
@@ -232,7 +232,7 @@ impl Builder<'_> {
                 self.m
                     .arena
                     .diff_var(residual, var, &mut memo)
-                    .map_err(|e| e.to_string())?
+                    .map_err(|e| self.m.arena.explain(&e))?
             }
         };
         let q = self.m.arena.div(dr, drdv);

@@ -487,3 +487,40 @@ end DerivativeState;
     );
     assert_eq!(check_model(&file), 8);
 }
+
+#[test]
+fn a_missing_derivative_says_which_call_lacks_one() {
+    // `q(V)` solves with LAPACK (an external function, no derivative) along its varying
+    // input: the report names the external function behind the missing derivative
+    let source = pump_curve_model("SolveOfState", "{10, 5, 0}").replace(
+        "  parameter Real Vn[3]",
+        r#"  function q
+    input Real x;
+    output Real y;
+  protected
+    Real c[2];
+    Integer info;
+  algorithm
+    (c, info) := dgesv_vec([2, 0; 0, 1], {x, 1});
+    y := c[1];
+  end q;
+  parameter Real Vn[3]"#,
+    );
+    let source = source.replace("der(h) = 2*V - 0.1*h;", "der(h) = q(V) - 0.1*h;");
+    let file = write_model("SolveOfState", &source);
+    let opts = LoadOptions {
+        libs: vec![],
+        use_modelicapath: false,
+        use_bundled: true,
+    };
+    let flat = flatten_model(&opts, &file.to_string_lossy()).expect("flattens");
+    let program = moss_symbolic::translate(&flat.model).expect("translates");
+    let JacobianSource::FiniteDifferences(why) = &program.report.jacobian else {
+        panic!("a symbolic Jacobian through an external call");
+    };
+    assert_eq!(
+        why,
+        "function `SolveOfState.q` has no derivative (function `SolveOfState.dgesv_vec` has \
+         no derivative: `SolveOfState.dgesv_vec` is an external function)"
+    );
+}

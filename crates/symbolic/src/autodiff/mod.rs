@@ -64,6 +64,9 @@ pub struct Generated {
     /// some inputs (frozen by [`activity`]): per input of the function, whether its
     /// derivative must be zero.
     pub zero_required: HashMap<String, Vec<bool>>,
+    /// Why the functions without a derivative have none (the first statement that could
+    /// not be differentiated), for messages.
+    pub failures: HashMap<String, String>,
 }
 
 /// For each function of `fder` (annotated or generated), the index of the derivative output
@@ -108,6 +111,7 @@ pub fn generate_derivatives(
         out: BTreeMap::new(),
         tried: HashSet::default(),
         zero_required: HashMap::default(),
+        failures: HashMap::default(),
     };
     for name in functions.keys() {
         g.derivative_of(name);
@@ -125,6 +129,7 @@ pub fn generate_derivatives(
         functions: g.out,
         fder,
         zero_required: g.zero_required,
+        failures: g.failures,
     }
 }
 
@@ -190,6 +195,8 @@ struct Generator<'a> {
     tried: HashSet<String>,
     /// See [`Generated::zero_required`].
     zero_required: HashMap<String, Vec<bool>>,
+    /// See [`Generated::failures`].
+    failures: HashMap<String, String>,
 }
 
 impl Generator<'_> {
@@ -206,7 +213,13 @@ impl Generator<'_> {
             return None;
         }
         let func = self.lookup(f)?.clone();
-        let (d, frozen) = differentiate_function(&func, self).ok()?;
+        let (d, frozen) = match differentiate_function(&func, self) {
+            Ok(d) => d,
+            Err(why) => {
+                self.failures.insert(f.to_string(), why);
+                return None;
+            }
+        };
         if !frozen.is_empty() {
             let required = func.inputs.iter().map(|i| frozen.contains(&i.name));
             self.zero_required.insert(f.to_string(), required.collect());
@@ -237,7 +250,12 @@ fn differentiate_function(
     g: &mut Generator,
 ) -> Result<(Function, HashSet<String>), String> {
     if !is_candidate(f) {
-        return Err(format!("`{}` is not a pure algorithm function", f.name));
+        let what = match (&f.body, f.is_impure) {
+            (FunctionBody::External { .. }, _) => "an external function",
+            (_, true) => "impure",
+            (FunctionBody::Algorithm(_), false) => "without a Real output",
+        };
+        return Err(format!("`{}` is {what}", f.name));
     }
     let FunctionBody::Algorithm(stmts) = &f.body else {
         return Err(format!("`{}` has no algorithm", f.name));
@@ -1269,7 +1287,10 @@ impl Differ<'_, '_> {
             // are (`symmetricOrientation(m)`, recursive, of an Integer)
             return match self.any_argument_varies(func, args)? {
                 false => Ok(None),
-                true => Err(format!("function `{func}` has no derivative")),
+                true => Err(match self.g.failures.get(func) {
+                    Some(why) => format!("function `{func}` has no derivative: {why}"),
+                    None => format!("function `{func}` has no derivative"),
+                }),
             };
         };
         let required = self.g.zero_required.get(func).cloned().unwrap_or_default();

@@ -133,6 +133,7 @@ fn diff_expr(e: &Expr) -> Result<Option<Expr>, String> {
         out: BTreeMap::new(),
         tried: HashSet::default(),
         zero_required: HashMap::default(),
+        failures: HashMap::default(),
     };
     let mut d = Differ {
         vars: [

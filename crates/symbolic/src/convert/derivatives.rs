@@ -173,6 +173,7 @@ impl<'a> Conv<'a> {
         );
         self.m.arena.fder = std::sync::Arc::new(fder);
         self.m.arena.fder_zero_required = std::sync::Arc::new(generated.zero_required);
+        self.m.arena.fder_failures = std::sync::Arc::new(generated.failures);
         self.m.arena.generated = std::sync::Arc::new(generated.functions);
     }
 

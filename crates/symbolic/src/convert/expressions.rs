@@ -362,7 +362,10 @@ impl<'a> Conv<'a> {
     fn no_derivative(&mut self, e: &crate::ir::DiffError, o: &Origin) {
         self.err(
             o,
-            format!("cannot differentiate this expression: {e}"),
+            format!(
+                "cannot differentiate this expression: {}",
+                self.m.arena.explain(e)
+            ),
             "add `annotation(derivative = ...)` to the function, or avoid `der` of its result",
         );
     }
