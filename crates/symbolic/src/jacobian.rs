@@ -468,9 +468,20 @@ impl Builder<'_> {
                 _ => None,
             });
         }
+        out.push(self.derivative_unit(unit_outputs, &fd, &dargs));
+        Ok(())
+    }
+
+    /// `(outputs) = fd(dargs)` as a new equation of the tangent program, and its block.
+    fn derivative_unit(
+        &mut self,
+        outputs: Vec<Option<VarIx>>,
+        fd: &str,
+        dargs: &[ExprId],
+    ) -> WBlock {
         let eq = SEq::new(
             EqBody::Call {
-                outputs: unit_outputs,
+                outputs,
                 func: fd.to_string(),
                 args: dargs.to_vec(),
             },
@@ -478,8 +489,7 @@ impl Builder<'_> {
         );
         let index = (self.eqs_base + self.new_eqs.len()) as u32;
         self.new_eqs.push(eq);
-        out.push(WBlock::Unit(index));
-        Ok(())
+        WBlock::Unit(index)
     }
 
     /// One unit computing every tangent of `tangents` when each is an output of the same
@@ -507,17 +517,7 @@ impl Builder<'_> {
             }
             unit_outputs[k] = Some(self.tangent_of(v));
         }
-        let eq = SEq::new(
-            EqBody::Call {
-                outputs: unit_outputs,
-                func: fd.to_string(),
-                args: dargs.to_vec(),
-            },
-            moss_frontend::flat::Origin::default(),
-        );
-        let index = (self.eqs_base + self.new_eqs.len()) as u32;
-        self.new_eqs.push(eq);
-        Some(WBlock::Unit(index))
+        Some(self.derivative_unit(unit_outputs, &fd, &dargs))
     }
 }
 

@@ -313,6 +313,22 @@ end KeptMatrices;
     );
 }
 
+/// Why the ODE Jacobian of the model in `file` uses finite differences (panics when it is
+/// symbolic).
+fn finite_difference_reason(file: &Path) -> String {
+    let opts = LoadOptions {
+        libs: vec![],
+        use_modelicapath: false,
+        use_bundled: true,
+    };
+    let flat = flatten_model(&opts, &file.to_string_lossy()).expect("flattens");
+    let program = moss_symbolic::translate(&flat.model).expect("translates");
+    match program.report.jacobian {
+        JacobianSource::FiniteDifferences(why) => why,
+        _ => panic!("{}: a symbolic Jacobian", file.display()),
+    }
+}
+
 /// A pump curve as `Modelica.Fluid`'s `quadraticFlow` computes it: the parabola through
 /// three nominal points, fitted with LAPACK's `dgesv` (an external function, which has no
 /// derivative) from the nominal arrays. `HEAD_NOMINAL` is the third argument of the call.
@@ -373,16 +389,8 @@ fn functions_calling_external_code_on_varying_inputs_fall_back_to_differences() 
         "PumpCurveVarying",
         &pump_curve_model("PumpCurveVarying", "{10, 5, 0}*h"),
     );
-    let opts = LoadOptions {
-        libs: vec![],
-        use_modelicapath: false,
-        use_bundled: true,
-    };
-    let flat = flatten_model(&opts, &file.to_string_lossy()).expect("flattens");
-    let program = moss_symbolic::translate(&flat.model).expect("translates");
-    let JacobianSource::FiniteDifferences(why) = &program.report.jacobian else {
-        panic!("a symbolic Jacobian that ignores d head / d h");
-    };
+    // (a symbolic one would ignore d head / d h)
+    let why = finite_difference_reason(&file);
     assert_eq!(
         why,
         "function `PumpCurveVarying.head` has no derivative with respect to its argument 3 \
@@ -508,16 +516,7 @@ fn a_missing_derivative_says_which_call_lacks_one() {
     );
     let source = source.replace("der(h) = 2*V - 0.1*h;", "der(h) = q(V) - 0.1*h;");
     let file = write_model("SolveOfState", &source);
-    let opts = LoadOptions {
-        libs: vec![],
-        use_modelicapath: false,
-        use_bundled: true,
-    };
-    let flat = flatten_model(&opts, &file.to_string_lossy()).expect("flattens");
-    let program = moss_symbolic::translate(&flat.model).expect("translates");
-    let JacobianSource::FiniteDifferences(why) = &program.report.jacobian else {
-        panic!("a symbolic Jacobian through an external call");
-    };
+    let why = finite_difference_reason(&file);
     assert_eq!(
         why,
         "function `SolveOfState.q` has no derivative (function `SolveOfState.dgesv_vec` has \
