@@ -95,6 +95,11 @@ impl DenseLu {
 /// elimination with full pivoting finds the rank; the variables without a pivot keep
 /// their values from `x0` (continuity with the previous solution) and the rest follow.
 pub fn solve_consistent_singular(n: usize, a: &[f64], b: &[f64], x0: &[f64]) -> Option<Vec<f64>> {
+    // a NaN entry (`0/0` at a singular point of the equations) is no equation at all: the
+    // norms and the residual test below would pass over it (`f64::max` drops NaN)
+    if a.iter().chain(b).any(|v| !v.is_finite()) {
+        return None;
+    }
     let norm_a = a.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let norm_x0 = x0.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let norm_b = b.iter().fold(0.0f64, |m, x| m.max(x.abs()));
@@ -225,6 +230,19 @@ mod tests {
             "{x:?}"
         );
         assert_eq!(solve_min_norm(2, &a, &[3.0, 5.0], &[1.0, 1.0]), None);
+    }
+
+    #[test]
+    fn a_singular_system_with_a_nan_row_has_no_solution() {
+        // x + y = 2 twice, and a row that is 0/0 where it is evaluated: the NaN row is
+        // not an equation that holds, whatever x and y are
+        let a = vec![1.0, 1.0, 0.0, 1.0, 1.0, 0.0, f64::NAN, 1.0, 1.0];
+        assert!(solve_consistent_singular(3, &a, &[2.0, 2.0, 0.0], &[0.0; 3]).is_none());
+        let b = [2.0, 2.0, f64::NAN];
+        let regular_rows = vec![1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+        assert!(solve_consistent_singular(3, &regular_rows, &b, &[0.0; 3]).is_none());
+        let b = [2.0, 2.0, 0.0];
+        assert!(solve_consistent_singular(3, &regular_rows, &b, &[0.0; 3]).is_some());
     }
 
     #[test]

@@ -816,12 +816,14 @@ fn block_io(b: &Block) -> (Vec<VarId>, Vec<VarId>) {
             residuals,
             ..
         } => {
+            // every kind of inner block: a device's multi-output call inside a loop (a
+            // Spice3 MOSFET's currents of its gate voltage) left out made the chained
+            // inverters' Jacobian diagonal, and the colouring mixed the columns
             let mut outs = iteration_vars.clone();
             for ib in inner {
-                if let Block::Assign { var, expr } = ib {
-                    collect_reads(expr, &mut reads);
-                    outs.push(*var);
-                }
+                let (inner_reads, inner_outputs) = block_io(ib);
+                reads.extend(inner_reads);
+                outs.extend(inner_outputs);
             }
             residuals.iter().for_each(|e| collect_reads(e, &mut reads));
             outs
@@ -871,6 +873,43 @@ mod pattern_tests {
             .collect();
         let none: StateSet = Rc::from(Vec::new());
         (state_index, vec![none; n], StateSets::default())
+    }
+
+    #[test]
+    fn a_loop_reads_and_writes_what_its_inner_calls_do() {
+        use crate::program::{ArithOp, PExpr as P};
+        // v4 torn; (v5, v6) = device(v4, state 1) inside; residual v4 + v5 + v6 - state 2
+        let var = |v: u32| Box::new(P::Var(v));
+        let sum = P::Arith(ArithOp::Add, var(4), var(5));
+        let residual = P::Arith(
+            ArithOp::Sub,
+            Box::new(P::Arith(ArithOp::Add, Box::new(sum), var(6))),
+            var(2),
+        );
+        let block = Block::Nonlinear {
+            iteration_vars: vec![4],
+            inner: vec![Block::CallOutputs {
+                outputs: vec![Some(5), None, Some(6)],
+                func: "device".into(),
+                args: vec![P::Var(4), P::Var(1)],
+            }],
+            residuals: vec![residual],
+            jacobian: None,
+            linear: false,
+            fallback: None,
+        };
+        let (mut reads, outputs) = block_io(&block);
+        reads.sort_unstable();
+        reads.dedup();
+        assert_eq!(outputs, vec![4, 5, 6]);
+        assert_eq!(reads, vec![1, 2, 4, 5, 6]);
+        let (si, mut deps, mut sets) = setup(8);
+        propagate(&reads, &outputs, &si, &mut deps, &mut sets);
+        assert_eq!(
+            &deps[5][..],
+            &[1, 2],
+            "the call's state argument reaches its outputs"
+        );
     }
 
     #[test]

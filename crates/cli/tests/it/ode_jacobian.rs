@@ -61,43 +61,33 @@ fn try_compare_at(
     for &(i, j) in model.jacobian_pattern() {
         in_pattern[i as usize][j as usize] = true;
     }
+    let rt = |e: moss_codegen::RuntimeError| format!("{label}: {e}");
     let mut f = vec![0.0; n];
-    let (mut fp, mut fm) = (vec![0.0; n], vec![0.0; n]);
     let mut seed = vec![0.0; n];
     let mut column = vec![0.0; n];
     let mut compared = 0;
     for j in 0..n {
-        let rt = |e: moss_codegen::RuntimeError| format!("{label}: {e}");
         model.derivatives(t, x, &mut f).map_err(rt)?;
         seed[j] = 1.0;
-        model.jacobian_times(t, x, &seed, &mut column).map_err(rt)?;
+        model
+            .jacobian_times(t, x, &seed, &mut column)
+            .map_err(|e| {
+                format!("{label}: the tangent program declines (differences instead): {e}")
+            })?;
         seed[j] = 0.0;
         let h = 1e-6 * x[j].abs().max(1.0);
-        let mut xp = x.to_vec();
-        xp[j] += h;
-        model.derivatives(t, &xp, &mut fp).map_err(rt)?;
-        let mut xm = x.to_vec();
-        xm[j] -= h;
-        model.derivatives(t, &xm, &mut fm).map_err(rt)?;
+        let (fp, fm) = perturbed(model, t, x, j, h).map_err(rt)?;
         for i in 0..n {
             let fd = (fp[i] - fm[i]) / (2.0 * h);
             let scale = 1.0 + fd.abs().max(column[i].abs()) + f[i].abs() / x[j].abs().max(1.0);
-            // at a kink (a saturation limit reached exactly, inside noEvent) the central
-            // difference straddles two branches; the symbolic value must then be one of the
-            // one-sided slopes
-            let forward = (fp[i] - f[i]) / h;
-            let backward = (f[i] - fm[i]) / h;
-            let kink =
-                (forward - backward).abs() > 1e-3 * (1.0 + forward.abs().max(backward.abs()));
-            let one_sided = |s: f64| (column[i] - s).abs() <= 1e-4 * (1.0 + s.abs());
-            if kink && (one_sided(forward) || one_sided(backward)) {
-                compared += 1;
-                continue;
-            }
-            if (column[i] - fd).abs() > 1e-5 * scale {
+            let slopes = Slopes::at(h, f[i], fp[i], fm[i]);
+            if !slopes.admit(column[i], scale)
+                && !agrees_with_shorter_steps(model, t, x, (i, j), h, (f[i], column[i]), scale)
+                    .map_err(rt)?
+            {
                 return Err(format!(
-                    "{label}: d der(x{i}) / d x{j}: symbolic {} against central difference {fd} (forward {forward}, backward {backward}) at x = {x:?}",
-                    column[i]
+                    "{label}: d der(x{i}) / d x{j}: symbolic {} against central difference {fd} (forward {}, backward {}) at x = {x:?}",
+                    column[i], slopes.forward, slopes.backward
                 ));
             }
             if !in_pattern[i][j] && (column[i] != 0.0 || fd.abs() > 1e-8 * scale) {
@@ -110,6 +100,74 @@ fn try_compare_at(
         }
     }
     Ok(compared)
+}
+
+/// The difference quotients of one entry with step `h`.
+struct Slopes {
+    central: f64,
+    forward: f64,
+    backward: f64,
+}
+
+impl Slopes {
+    fn at(h: f64, f: f64, fp: f64, fm: f64) -> Slopes {
+        Slopes {
+            central: (fp - fm) / (2.0 * h),
+            forward: (fp - f) / h,
+            backward: (f - fm) / h,
+        }
+    }
+
+    /// Whether `symbolic` is the derivative these quotients measure: the central one, or
+    /// at a kink (a saturation limit reached exactly, inside noEvent), where the central
+    /// difference straddles two branches, one of the one-sided slopes.
+    fn admit(&self, symbolic: f64, scale: f64) -> bool {
+        let jump = (self.forward - self.backward).abs();
+        let kink = jump > 1e-3 * self.forward.abs().max(self.backward.abs()) && jump > 1e-5 * scale;
+        let one_sided = |s: f64| (symbolic - s).abs() <= 1e-4 * (1.0 + s.abs());
+        (symbolic - self.central).abs() <= 1e-5 * scale
+            || kink && (one_sided(self.forward) || one_sided(self.backward))
+    }
+}
+
+/// `f(x + h e_j)` and `f(x - h e_j)`.
+fn perturbed(
+    model: &mut Interpreter,
+    t: f64,
+    x: &[f64],
+    j: usize,
+    h: f64,
+) -> Result<(Vec<f64>, Vec<f64>), moss_codegen::RuntimeError> {
+    let n = x.len();
+    let (mut fp, mut fm) = (vec![0.0; n], vec![0.0; n]);
+    let mut xp = x.to_vec();
+    xp[j] += h;
+    model.derivatives(t, &xp, &mut fp)?;
+    xp[j] = x[j] - h;
+    model.derivatives(t, &xp, &mut fm)?;
+    Ok((fp, fm))
+}
+
+/// Differences with steps 100 and 10,000 times shorter: a smooth function whose curvature
+/// lives on a scale below the first step (the MSL's pipe friction regularizes zero flow
+/// over a third of a pascal; the first step of a pressure state is 0.1 Pa) agrees with its
+/// derivative only as the step shrinks.
+fn agrees_with_shorter_steps(
+    model: &mut Interpreter,
+    t: f64,
+    x: &[f64],
+    (i, j): (usize, usize),
+    h: f64,
+    (f, symbolic): (f64, f64),
+    scale: f64,
+) -> Result<bool, moss_codegen::RuntimeError> {
+    for shorter in [h * 1e-2, h * 1e-4] {
+        let (fp, fm) = perturbed(model, t, x, j, shorter)?;
+        if Slopes::at(shorter, f, fp[i], fm[i]).admit(symbolic, scale) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Check the Jacobian at the initial point and at a perturbed one (away from special values
@@ -131,7 +189,16 @@ fn check_interpreter(model: &mut Interpreter, label: &str) -> Result<usize, Stri
         .enumerate()
         .map(|(i, v)| v * 1.05 + 0.01 * (i as f64 + 1.0))
         .collect();
-    compared += try_compare_at(model, label, t0, &shifted)?;
+    // the shifted point may leave the model's domain (a tank filled past its height):
+    // then it is not compared, and says so
+    let outside = |e: String| {
+        if e.contains("assertion failed") && !e.contains("declines") {
+            format!("{label}: the shifted point is outside the model's domain, only the initial point compared ({e})")
+        } else {
+            e
+        }
+    };
+    compared += try_compare_at(model, label, t0, &shifted).map_err(outside)?;
     Ok(compared)
 }
 
@@ -153,7 +220,12 @@ fn library_models_listed_in_the_environment() {
             try_interpreter_for(name, true).and_then(|mut m| check_interpreter(&mut m, name));
         match outcome {
             Ok(n) => println!("ok   {name}: {n} entries"),
-            Err(e) if e.contains("no symbolic ODE Jacobian") || e.contains("does not") => {
+            Err(e)
+                if e.contains("no symbolic ODE Jacobian")
+                    || e.contains("does not")
+                    || e.contains("declines")
+                    || e.contains("outside the model's domain") =>
+            {
                 println!("skip {e}")
             }
             Err(e) => {
@@ -178,6 +250,91 @@ fn every_example_has_a_symbolic_jacobian_that_matches_differences() {
     for f in &files {
         assert!(check_model(f) > 0, "{}: nothing compared", f.display());
     }
+}
+
+/// The state index of `name`.
+fn state_index(model: &Interpreter, name: &str) -> usize {
+    let p = &model.program;
+    p.states
+        .iter()
+        .position(|&v| p.vars[v as usize].name == name)
+        .unwrap_or_else(|| panic!("`{name}` is not a state"))
+}
+
+/// A torn loop that is singular where the tangent program runs (`w*a = w*b + w^2*x` at
+/// `w = 0`, consistent for any `a`): the value solve keeps `a` where it was, so the
+/// derivative of `a` is zero there (the tangent program starts its loop unknowns from
+/// zero), not what the last regular run left in its tangent slot.
+#[test]
+fn a_loop_singular_at_the_point_has_zero_tangents_for_its_kept_unknowns() {
+    let file = write_model(
+        "SingularLoop",
+        "model SingularLoop
+           Real w(start = 0, fixed = true);
+           Real x(start = 1, fixed = true);
+           Real a, b;
+         equation
+           der(w) = 1;
+           a + b = x;
+           w*a = w*b + w^2*x;
+           der(x) = -a;
+         end SingularLoop;",
+    );
+    let mut model = interpreter_for(&file);
+    model.initialize(0.0).expect("initializes");
+    let (iw, ix) = (state_index(&model, "w"), state_index(&model, "x"));
+    let (mut at, mut seed, mut out) = (vec![0.0; 2], vec![0.0; 2], vec![0.0; 2]);
+    seed[ix] = 1.0;
+    // regular at w = 0.5: a = (1 + w) x / 2
+    (at[iw], at[ix]) = (0.5, 1.0);
+    model
+        .jacobian_times(0.0, &at, &seed, &mut out)
+        .expect("regular");
+    assert!((out[ix] + 0.75).abs() < 1e-12, "{out:?}");
+    at[iw] = 0.0;
+    model
+        .jacobian_times(0.0, &at, &seed, &mut out)
+        .expect("consistent");
+    assert_eq!(out[ix], 0.0, "the kept unknown has no derivative");
+}
+
+/// Where the tangent's linear system is not finite (`d sqrt(w)/dw` at `w = 0`) the tangent
+/// program declines (a solve that passed over the NaN row gave the machines' field
+/// weakening controller a Jacobian 10 % off); the integrator then takes differences.
+#[test]
+fn a_tangent_system_that_is_not_finite_declines() {
+    let file = write_model(
+        "RootLoop",
+        "model RootLoop
+           Real w(start = 0, fixed = true);
+           Real x(start = 1, fixed = true);
+           Real a, b;
+         equation
+           der(w) = 1;
+           a + b = x;
+           sqrt(w)*a = sqrt(w)*(b + x);
+           der(x) = -a;
+         end RootLoop;",
+    );
+    let mut model = interpreter_for(&file);
+    model.initialize(0.0).expect("initializes");
+    let (iw, ix) = (state_index(&model, "w"), state_index(&model, "x"));
+    let (mut at, mut seed, mut out) = (vec![0.0; 2], vec![0.0; 2], vec![0.0; 2]);
+    seed[ix] = 1.0;
+    // regular at w = 0.5: a = x
+    (at[iw], at[ix]) = (0.5, 1.0);
+    model
+        .jacobian_times(0.0, &at, &seed, &mut out)
+        .expect("regular");
+    assert!((out[ix] + 1.0).abs() < 1e-12, "{out:?}");
+    at[iw] = 0.0;
+    let declined = model
+        .jacobian_times(0.0, &at, &seed, &mut out)
+        .expect_err("declines");
+    assert!(
+        declined.message.contains("singular linear system"),
+        "{declined}"
+    );
 }
 
 #[test]
