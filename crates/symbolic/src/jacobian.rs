@@ -300,12 +300,15 @@ impl Builder<'_> {
         for &r in residuals {
             dr.push(self.diff(r)?);
         }
+        // the tangent loop starts from zero, not from the previous seed's solution: a
+        // torn solve without a symbolic Jacobian (one step along a difference Jacobian)
+        // leaves roundoff of the size of its start, a nonzero where the column has none
+        for &t in &dz {
+            let zero = self.m.arena.zero();
+            out.push(WBlock::Assign { var: t, expr: zero });
+        }
         match jacobian {
             Some(j) => {
-                for &t in &dz {
-                    let zero = self.m.arena.zero();
-                    out.push(WBlock::Assign { var: t, expr: zero });
-                }
                 out.extend(inner_d.iter().cloned());
                 let rhs = dr.iter().map(|&r| self.m.arena.neg(r)).collect();
                 out.push(WBlock::Linear {
