@@ -582,7 +582,14 @@ fn build_tangent_program(m: &mut Model, a: &Assembly) -> Result<TangentProgram, 
             None => return Err(format!("state `{}` has no derivative", m.var_name(s))),
         }
     }
-    jacobian::tangent_program(m, &a.sim_blocks, &a.sim_eqs, &states, &derivatives)
+    // without states the Jacobian is empty whatever the blocks are (a clocked model of
+    // Integer loops has blocks no tangent exists for)
+    let blocks: &[_] = if states.is_empty() {
+        &[]
+    } else {
+        &a.sim_blocks
+    };
+    jacobian::tangent_program(m, blocks, &a.sim_eqs, &states, &derivatives)
 }
 
 /// Non-literal start values (depending on parameters) are computed first during

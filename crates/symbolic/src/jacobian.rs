@@ -343,6 +343,13 @@ impl Builder<'_> {
                 return self.call_unit(outputs, func, args, out);
             }
         }
+        if let EqBody::Algorithm { index, .. } = &eq.body {
+            let name = crate::algorithm_functions::function_name(*index);
+            if let Some(unit) = self.algorithm_as_call(&name) {
+                let (outputs, args) = unit;
+                return self.call_unit(&outputs, &name, &args, out);
+            }
+        }
         let (outputs, inputs, what): (Vec<VarIx>, Vec<ExprId>, String) = match &eq.body {
             EqBody::Call {
                 outputs,
@@ -354,10 +361,17 @@ impl Builder<'_> {
                 format!("the call of `{func}` with several outputs"),
             ),
             EqBody::Algorithm {
-                outputs, inputs, ..
+                index,
+                outputs,
+                inputs,
             } => {
                 let reads = inputs.iter().map(|&v| self.m.arena.var(v)).collect();
-                (outputs.clone(), reads, "an algorithm section".to_string())
+                let name = crate::algorithm_functions::function_name(*index);
+                let why = match self.m.arena.fder_failures.get(&name) {
+                    Some(why) => format!("an algorithm section ({why})"),
+                    None => "an algorithm section".to_string(),
+                };
+                (outputs.clone(), reads, why)
             }
             EqBody::Eq { .. } | EqBody::When(_) | EqBody::Effect(_) => return Ok(()),
         };
@@ -386,6 +400,18 @@ impl Builder<'_> {
 }
 
 impl Builder<'_> {
+    /// An algorithm section as the call of its function (see [`crate::algorithm_functions`])
+    /// that has a derivative: the unit's outputs and arguments.
+    fn algorithm_as_call(&mut self, name: &str) -> Option<(Vec<Option<VarIx>>, Vec<ExprId>)> {
+        if !self.m.arena.fder.contains_key(name) {
+            return None;
+        }
+        let f = self.m.arena.generated.get(name)?.clone();
+        let (inputs, outputs) = crate::algorithm_functions::signature(self.m, &f)?;
+        let args = inputs.iter().map(|&v| self.m.arena.var(v)).collect();
+        Some((outputs.into_iter().map(Some).collect(), args))
+    }
+
     /// `(v_0, v_1, ...) = f(args)` with a derivative of `f`: each tangent `$d(v_i)` is output
     /// `i` of the derivative call (the IR maps it to the right output of the derivative
     /// function). When several outputs have tangents, they come from one unit

@@ -28,6 +28,7 @@
 //!
 //! Output: a [`program::CausalProgram`]; [`dump`] prints one readably.
 
+pub mod algorithm_functions;
 pub mod alias;
 pub mod api;
 pub mod array_ops;

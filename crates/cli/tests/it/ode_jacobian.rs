@@ -394,6 +394,103 @@ fn tangent_loops_without_a_symbolic_jacobian_start_from_zero() {
     assert!(check_model(&file) > 0);
 }
 
+/// An algorithm section computing continuous variables from the states is differentiated
+/// as a function of what it reads (Spice3's semiconductor resistor computes its current in
+/// one): branches, a `while` loop, outputs that only parameters feed, an output read after
+/// it is assigned.
+#[test]
+fn algorithm_sections_are_differentiated_as_functions() {
+    let file = write_model(
+        "SectionModel",
+        "model SectionModel
+           parameter Real R = 2;
+           Real x(start = 1, fixed = true);
+           Real y(start = 0.5, fixed = true);
+           Real g, i, s;
+           Integer k;
+         algorithm
+           g := 1/R;
+           i := g*x;
+           if x > y then
+             i := i + 0.1*(x - y)^2;
+           else
+             i := i - 0.2*y*x;
+           end if;
+           s := 0;
+           k := 0;
+           while k < 3 loop
+             k := k + 1;
+             s := s + y^k/k;
+           end while;
+           s := s*i;
+         equation
+           der(x) = -i - s;
+           der(y) = x - y*s;
+         end SectionModel;",
+    );
+    let flat = flatten_model(
+        &LoadOptions {
+            libs: vec![],
+            use_modelicapath: false,
+            use_bundled: true,
+        },
+        &file.to_string_lossy(),
+    )
+    .expect("flattens")
+    .model;
+    let program = moss_symbolic::translate(&flat).expect("translates");
+    assert!(
+        matches!(program.report.jacobian, JacobianSource::Symbolic),
+        "{:?}",
+        program.report.jacobian
+    );
+    // at the start x > y; the shifted point of `check_model` too
+    assert!(check_model(&file) > 0);
+    let mut model = interpreter_for(&file);
+    model.initialize(0.0).expect("initializes");
+    let (ix, iy) = (state_index(&model, "x"), state_index(&model, "y"));
+    let mut at = vec![0.0; 2];
+    (at[ix], at[iy]) = (0.3, 0.9);
+    assert_eq!(
+        try_compare_at(&mut model, "the other branch", 0.0, &at),
+        Ok(4)
+    );
+}
+
+/// A section that a function cannot be keeps finite differences, and the report says why.
+#[test]
+fn an_algorithm_reading_time_keeps_differences_and_says_why() {
+    let file = write_model(
+        "TimedSection",
+        "model TimedSection
+           Real x(start = 1, fixed = true);
+           Real i;
+         algorithm
+           i := x*(1 + time);
+         equation
+           der(x) = -i;
+         end TimedSection;",
+    );
+    let flat = flatten_model(
+        &LoadOptions {
+            libs: vec![],
+            use_modelicapath: false,
+            use_bundled: true,
+        },
+        &file.to_string_lossy(),
+    )
+    .expect("flattens")
+    .model;
+    let program = moss_symbolic::translate(&flat).expect("translates");
+    let JacobianSource::FiniteDifferences(why) = &program.report.jacobian else {
+        panic!("{:?}", program.report.jacobian);
+    };
+    assert!(
+        why.contains("an algorithm section (it has `time`)"),
+        "{why}"
+    );
+}
+
 #[test]
 fn robertson_kinetics() {
     let file = write_model(

@@ -154,18 +154,32 @@ impl<'a> Conv<'a> {
     }
 
     /// Derivatives of the algorithm functions without a `derivative` annotation
-    /// ([`crate::autodiff`]), registered with the annotated ones.
+    /// ([`crate::autodiff`]), registered with the annotated ones. The model's algorithm
+    /// sections go with them as functions ([`crate::algorithm_functions`]), for the ODE
+    /// Jacobian.
     pub(super) fn generate_function_derivatives(&mut self) {
         let annotated = (*self.m.arena.fder).clone();
-        let generated = crate::autodiff::generate_derivatives(&self.flat.functions, &annotated);
+        let (sections, not_functions) = crate::algorithm_functions::algorithm_functions(&self.m);
+        let with_sections;
+        let functions = if sections.is_empty() {
+            &self.flat.functions
+        } else {
+            let mut all = self.flat.functions.clone();
+            all.extend(sections.iter().map(|f| (f.name.clone(), f.clone())));
+            with_sections = all;
+            &with_sections
+        };
+        let mut generated = crate::autodiff::generate_derivatives(functions, &annotated);
+        generated.failures.extend(not_functions);
         let mut fder = annotated;
         fder.extend(generated.fder);
-        self.m.arena.fder_outputs =
-            std::sync::Arc::new(crate::autodiff::derivative_output_indices(
-                &self.flat.functions,
-                &generated.functions,
-                &fder,
-            ));
+        self.m.arena.fder_outputs = std::sync::Arc::new(
+            crate::autodiff::derivative_output_indices(functions, &generated.functions, &fder),
+        );
+        // the program calls a section's function where the tangent needs its values
+        generated
+            .functions
+            .extend(sections.into_iter().map(|f| (f.name.clone(), f)));
         self.m.arena.direction_args = std::sync::Arc::new(
             fder.values()
                 .map(|(fd, mask)| (fd.clone(), mask.len()))
