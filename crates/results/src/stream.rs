@@ -151,6 +151,18 @@ impl ResultStream {
         Ok(())
     }
 
+    /// The bytes of several rows formatted by [`RowFormat::format`] one after the other,
+    /// at the times `times`.
+    pub fn write_formatted_rows(&mut self, times: &[f64], bytes: &[u8]) -> Result<(), ResultError> {
+        self.out
+            .write_all(bytes)
+            .map_err(|e| ResultError::io(&self.path, e))?;
+        for &t in times {
+            self.count_row(t);
+        }
+        Ok(())
+    }
+
     fn count_row(&mut self, t: f64) {
         self.first_time.get_or_insert(t);
         self.last_time = t;

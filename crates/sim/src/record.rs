@@ -409,10 +409,24 @@ impl Recorder for StreamingRecorder<'_> {
     }
 }
 
-/// Rows the simulation may run ahead of the writer: enough to smooth out bursts (the two
+/// Batches the simulation may run ahead of the writer: enough to smooth out bursts (the two
 /// rows of an event, a step that covers many output points), few enough that memory stays
 /// small for wide rows.
-const WRITER_BACKLOG: usize = 32;
+const WRITER_BACKLOG: usize = 8;
+
+/// Rows go to the formatters in batches of at most this many rows, or of about
+/// [`BATCH_VALUES`] values, or of what [`BATCH_AGE`] collected: every hand-over between
+/// threads may wake one with a system call, which for a row of a dozen values cost more
+/// than formatting it (`HBridge_DC_Drive`'s 400,000 rows at 157,000 events).
+const BATCH_ROWS: usize = 256;
+
+/// See [`BATCH_ROWS`].
+const BATCH_VALUES: usize = 1 << 16;
+
+/// A batch is handed over with the first row that comes this long after the batch's first
+/// one, so that the file follows a slow simulation row by row (there is no timer: rows
+/// stay in the batch while the simulation computes the next one).
+const BATCH_AGE: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Threads formatting rows, at most: with two, the CSV text of a large model is made about
 /// as fast as the kernel takes it (a 10,000-section ladder writes 1.5 GB).
@@ -420,17 +434,25 @@ const MAX_FORMATTERS: usize = 2;
 
 type Busy = std::time::Duration;
 
+/// Rows at their times.
+type Batch = Vec<(f64, Vec<f64>)>;
+
 /// A [`ResultStream`] on threads of its own: formatting a row of a large model as CSV costs
 /// more than integrating up to it, so rows are formatted by up to [`MAX_FORMATTERS`]
-/// threads (row `i` by formatter `i % k`, each in order) and appended to the file in order
-/// by one more, beside the integration.
+/// threads (batch `i` by formatter `i % k`, each in order) and appended to the file in
+/// order by one more, beside the integration.
 struct BackgroundWriter {
-    /// One queue per formatter; row `next % k` goes to queue `next % k`.
-    rows: Vec<std::sync::mpsc::SyncSender<(f64, Vec<f64>)>>,
+    /// One queue per formatter; batch `next % k` goes to queue `next % k`.
+    batches: Vec<std::sync::mpsc::SyncSender<Batch>>,
     next: usize,
+    /// The batch being filled, its number of values, and when its first row came.
+    batch: Batch,
+    batch_values: usize,
+    batch_started: Option<std::time::Instant>,
     /// Row buffers the formatters are done with, for reuse: a wide row is large enough that
     /// allocating a fresh one per row goes to the system each time (page faults and zeroing).
-    spare: std::sync::mpsc::Receiver<Vec<f64>>,
+    spare: std::sync::mpsc::Receiver<Vec<Vec<f64>>>,
+    spare_rows: Vec<Vec<f64>>,
     formatters: Vec<std::thread::JoinHandle<Busy>>,
     thread: std::thread::JoinHandle<Result<(usize, Busy), String>>,
 }
@@ -441,47 +463,56 @@ impl BackgroundWriter {
         let k = std::thread::available_parallelism()
             .map_or(1, usize::from)
             .clamp(1, MAX_FORMATTERS);
-        let (give_back, spare) = channel::<Vec<f64>>();
-        let mut rows = Vec::with_capacity(k);
+        let (give_back, spare) = channel::<Vec<Vec<f64>>>();
+        let mut batches = Vec::with_capacity(k);
         let mut formatted = Vec::with_capacity(k);
         let mut bytes_back = Vec::with_capacity(k);
         let mut formatters = Vec::with_capacity(k);
         for _ in 0..k {
-            let (row_tx, row_rx) = sync_channel::<(f64, Vec<f64>)>(WRITER_BACKLOG / k);
-            let (text_tx, text_rx) = sync_channel::<(f64, Vec<u8>)>(2);
+            let (batch_tx, batch_rx) = sync_channel::<Batch>(WRITER_BACKLOG.div_ceil(k));
+            let (text_tx, text_rx) = sync_channel::<(Vec<f64>, Vec<u8>)>(2);
             let (back_tx, back_rx) = channel::<Vec<u8>>();
             let mut format = stream.row_format();
             let give_back = give_back.clone();
             formatters.push(std::thread::spawn(move || {
                 let mut busy = Busy::ZERO;
-                for (t, row) in row_rx {
+                let mut line = Vec::new();
+                for batch in batch_rx {
                     let started = std::time::Instant::now();
                     let mut bytes = back_rx.try_recv().unwrap_or_default();
-                    format.format(t, &row, &mut bytes);
+                    bytes.clear();
+                    let mut times = Vec::with_capacity(batch.len());
+                    let mut rows = Vec::with_capacity(batch.len());
+                    for (t, row) in batch {
+                        format.format(t, &row, &mut line);
+                        bytes.extend_from_slice(&line);
+                        times.push(t);
+                        rows.push(row);
+                    }
                     busy += started.elapsed();
                     // The recorder may be gone already (end of the run).
-                    let _ = give_back.send(row);
-                    if text_tx.send((t, bytes)).is_err() {
+                    let _ = give_back.send(rows);
+                    if text_tx.send((times, bytes)).is_err() {
                         break; // the writer stopped at an error
                     }
                 }
                 busy
             }));
-            rows.push(row_tx);
+            batches.push(batch_tx);
             formatted.push(text_rx);
             bytes_back.push(back_tx);
         }
         let thread = std::thread::spawn(move || {
             let mut busy = Busy::ZERO;
-            // Rows in order: row i from formatter i % k; a formatter whose queue is closed
-            // and drained has no more rows, and neither have the ones after it.
-            'rows: for i in 0.. {
-                let Ok((t, bytes)) = formatted[i % k].recv() else {
-                    break 'rows;
+            // Batches in order: batch i from formatter i % k; a formatter whose queue is
+            // closed and drained has no more batches, and neither have the ones after it.
+            'batches: for i in 0.. {
+                let Ok((times, bytes)) = formatted[i % k].recv() else {
+                    break 'batches;
                 };
                 let started = std::time::Instant::now();
                 stream
-                    .write_formatted(t, &bytes)
+                    .write_formatted_rows(&times, &bytes)
                     .map_err(|e| e.to_string())?;
                 busy += started.elapsed();
                 let _ = bytes_back[i % k].send(bytes);
@@ -491,9 +522,13 @@ impl BackgroundWriter {
             Ok((n, busy + started.elapsed()))
         });
         BackgroundWriter {
-            rows,
+            batches,
             next: 0,
+            batch: Vec::new(),
+            batch_values: 0,
+            batch_started: None,
             spare,
+            spare_rows: Vec::new(),
             formatters,
             thread,
         }
@@ -501,20 +536,43 @@ impl BackgroundWriter {
 
     /// A row buffer a formatter is done with, if one is waiting.
     fn spare_row(&mut self) -> Option<Vec<f64>> {
-        self.spare.try_recv().ok()
+        if self.spare_rows.is_empty() {
+            self.spare_rows = self.spare.try_recv().ok()?;
+        }
+        self.spare_rows.pop()
     }
 
     /// Queue one row; false when the writer has stopped (at an error).
     fn send(&mut self, t: f64, row: Vec<f64>) -> bool {
-        let queue = &self.rows[self.next % self.rows.len()];
+        let now = std::time::Instant::now();
+        let started = *self.batch_started.get_or_insert(now);
+        self.batch_values += row.len() + 1;
+        self.batch.push((t, row));
+        let full = self.batch.len() >= BATCH_ROWS || self.batch_values >= BATCH_VALUES;
+        if full || now.duration_since(started) >= BATCH_AGE {
+            return self.hand_over();
+        }
+        true
+    }
+
+    /// Hand the batch being filled to its formatter; false when the writer has stopped.
+    fn hand_over(&mut self) -> bool {
+        if self.batch.is_empty() {
+            return true;
+        }
+        let batch = std::mem::take(&mut self.batch);
+        self.batch_values = 0;
+        self.batch_started = None;
+        let queue = &self.batches[self.next % self.batches.len()];
         self.next += 1;
-        queue.send((t, row)).is_ok()
+        queue.send(batch).is_ok()
     }
 
     /// Wait for every queued row to be written and the file completed: the rows written and
     /// the time the formatters and the writer were busy.
-    fn finish(self) -> Result<(usize, Busy), String> {
-        drop(self.rows);
+    fn finish(mut self) -> Result<(usize, Busy), String> {
+        self.hand_over();
+        drop(self.batches);
         let formatting: Busy = self
             .formatters
             .into_iter()
