@@ -424,6 +424,22 @@ pub struct SampleCode {
     pub interval: u32,
 }
 
+/// The blocks to run for the zero crossings alone, when that is worth a second copy: at
+/// most half of the blocks, and no algorithm section among them (its `when` statements
+/// would be numbered twice).
+fn zero_crossing_slice(p: &CausalProgram) -> Option<Vec<usize>> {
+    let slice = p.zero_crossing_blocks.as_ref()?;
+    if p.zero_crossings.is_empty() || 2 * slice.len() > p.blocks.len() {
+        return None;
+    }
+    let slice: Vec<usize> = slice.iter().map(|&k| k as usize).collect();
+    let valid = slice.iter().all(|&k| k < p.blocks.len());
+    let algorithm = slice
+        .iter()
+        .any(|&k| matches!(p.blocks.get(k), Some(Block::Algorithm { .. })));
+    (valid && !algorithm).then_some(slice)
+}
+
 /// The whole compiled program.
 pub struct Code {
     pub param_steps: Vec<Step>,
@@ -437,6 +453,10 @@ pub struct Code {
     /// solved numerically and torn nonlinear loops): their values are the guesses the next
     /// evaluation starts from.
     pub guess_slots: Vec<u32>,
+    /// The blocks the zero crossings need ([`CausalProgram::zero_crossing_blocks`]) with
+    /// their `event_only` flags, when they are clearly fewer than all: evaluating the
+    /// crossings at a point the blocks were not run at runs these only.
+    pub zc_steps: Option<(Vec<Step>, Vec<bool>)>,
     /// The tangent program of the ODE Jacobian (see `moss_symbolic::program::OdeJacobian`).
     pub jacobian_steps: Option<Vec<Step>>,
     pub zc: Vec<ZcCode>,
@@ -620,6 +640,17 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         .map_err(|e| format!("initialization blocks: {e}"))?;
     let event_only = crate::event_only::event_only_blocks(p);
     let (mut steps, steps_event_only) = c.blocks_marked(&p.blocks, &event_only)?;
+    let mut zc_steps = match zero_crossing_slice(p) {
+        Some(slice) => {
+            let blocks: Vec<Block> = slice.iter().map(|&k| p.blocks[k].clone()).collect();
+            let flags: Vec<bool> = slice
+                .iter()
+                .map(|&k| event_only.get(k).copied().unwrap_or(false))
+                .collect();
+            Some(c.blocks_marked(&blocks, &flags)?)
+        }
+        None => None,
+    };
     let mut jacobian_steps = match &p.ode_jacobian {
         Some(j) => Some(
             c.blocks(&j.blocks)
@@ -688,6 +719,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
             .chain(&mut start_steps)
             .chain(&mut init_steps)
             .chain(&mut steps)
+            .chain(zc_steps.iter_mut().flat_map(|(s, _)| s))
             .chain(jacobian_steps.iter_mut().flatten())
             .collect();
         let copies = specialize_calls(&mut funcs, &mut c.tc.generic, &mut all_steps);
@@ -714,6 +746,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         .chain(&mut start_steps)
         .chain(&mut init_steps)
         .chain(&mut steps)
+        .chain(zc_steps.iter_mut().flat_map(|(s, _)| s))
         .chain(jacobian_steps.iter_mut().flatten())
     {
         s.for_each_code(&mut remap);
@@ -750,6 +783,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         guess_slots: guess_slots(&steps),
         steps,
         steps_event_only,
+        zc_steps,
         jacobian_steps,
         zc,
         samples,

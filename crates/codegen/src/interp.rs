@@ -220,6 +220,25 @@ impl Interpreter {
         result
     }
 
+    /// Only the blocks the zero crossings need (`Code::zc_steps`), in continuous mode: the
+    /// other variables keep values of another point, so the memory is no evaluation at
+    /// this point for anything else (`continuous_valid` is false until the next full one).
+    fn eval_zero_crossing_blocks(&mut self) -> Result<(), RuntimeError> {
+        self.m.event_mode = false;
+        self.continuous_valid = false;
+        let mut rt = self.rt();
+        let code = rt.code;
+        let Some((steps, event_only)) = &code.zc_steps else {
+            return Ok(());
+        };
+        let settled = rt.m.event_only_settled;
+        steps
+            .iter()
+            .zip(event_only)
+            .filter(|(_, &event_only)| !(event_only && settled))
+            .try_for_each(|(s, _)| rt.run_step(s))
+    }
+
     /// The guesses of the nonlinear solves of an evaluation at time `t`. Going forward in
     /// time (the stages of a step, the iterations of an implicit method), each evaluation
     /// continues from the one before: when a stage ends up past the point where the branch
@@ -1313,7 +1332,11 @@ impl ExecutableModel for Interpreter {
         if !self.evaluated_at(t, x) {
             self.start_from_guesses(t);
             self.set_states(t, x);
-            self.eval_continuous()?;
+            if self.code.zc_steps.is_some() {
+                self.eval_zero_crossing_blocks()?;
+            } else {
+                self.eval_continuous()?;
+            }
         }
         let mut rt = self.rt();
         let code = rt.code;

@@ -670,8 +670,8 @@ impl Instance {
                 *z = -*z;
             }
         }
-        // The memory now holds a continuous-mode evaluation at (time, x).
-        self.stale = false;
+        // The memory need not hold a whole evaluation at (time, x): the crossings may have
+        // run only the blocks they need, so `stale` stays as it was.
         Ok(())
     }
 

@@ -524,6 +524,11 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
             })
             .collect(),
     };
+    let zero_crossing_blocks = Some(zero_crossing_blocks(
+        &blocks,
+        vars.len(),
+        &em.zero_crossings,
+    ));
     CausalProgram {
         name: m.name.clone(),
         vars,
@@ -535,6 +540,7 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
         init_blocks,
         blocks,
         zero_crossings: em.zero_crossings,
+        zero_crossing_blocks,
         samples,
         jacobian_pattern,
         ode_jacobian,
@@ -705,6 +711,34 @@ fn jacobian_pattern(
         }
     }
     out
+}
+
+/// The blocks that compute what the zero crossings read, transitively, in order.
+fn zero_crossing_blocks(
+    blocks: &[Block],
+    n_vars: usize,
+    crossings: &[crate::program::ZeroCrossing],
+) -> Vec<u32> {
+    let mut needed = vec![false; n_vars];
+    let mut reads = Vec::new();
+    for z in crossings {
+        collect_reads(&z.expr, &mut reads);
+    }
+    for v in reads {
+        needed[v as usize] = true;
+    }
+    let mut used = Vec::new();
+    for (k, b) in blocks.iter().enumerate().rev() {
+        let (reads, outputs) = block_io(b);
+        if outputs.iter().any(|&o| needed[o as usize]) {
+            used.push(k as u32);
+            for r in reads {
+                needed[r as usize] = true;
+            }
+        }
+    }
+    used.reverse();
+    used
 }
 
 fn collect_reads(e: &crate::program::PExpr, out: &mut Vec<VarId>) {

@@ -384,6 +384,13 @@ pub struct CausalProgram {
     pub init_blocks: Vec<Block>,
     pub blocks: Vec<Block>,
     pub zero_crossings: Vec<ZeroCrossing>,
+    /// The indices of [`CausalProgram::blocks`] that the zero crossings need, in order
+    /// (those computing what their expressions read, transitively): locating an event
+    /// evaluates the crossings at many points between two steps, and the switches of a
+    /// power converter need 5 of its 253 blocks.
+    /// `None` when not computed (a program built by hand).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub zero_crossing_blocks: Option<Vec<u32>>,
     pub samples: Vec<SampleDef>,
     /// Structural nonzeros `(i, j)` of `d der(states[i]) / d states[j]`.
     pub jacobian_pattern: Vec<(u32, u32)>,

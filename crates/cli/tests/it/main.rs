@@ -49,3 +49,4 @@ mod string_variables;
 mod thyristor_rectifier;
 mod water_properties;
 mod zero_call_outputs;
+mod zero_crossing_blocks;
