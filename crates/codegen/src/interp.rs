@@ -1019,7 +1019,8 @@ impl Rt<'_> {
             }
         };
         if let Some(c) = &l.cache {
-            self.m.keep_matrix(c, dense, Vec::new());
+            self.m
+                .keep_matrix(c, dense.map(std::sync::Arc::new), Default::default());
         }
         Ok(())
     }

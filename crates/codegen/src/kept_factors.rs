@@ -129,10 +129,12 @@ pub(crate) fn drop_impure_matrix_caches(funcs: &[CFunction], steps: &mut [&mut S
 pub struct KeptMatrix {
     pub inputs: Vec<f64>,
     /// Dense factors; `None` for a sparse system, whose factor stays in `sparse_factors`.
-    pub dense: Option<DenseLu>,
+    /// Shared: a torn linear loop solved on kept factors (a power converter's switches, 27
+    /// million times a run) takes them without copying.
+    pub dense: Option<std::sync::Arc<DenseLu>>,
     /// The matrix itself (row-major), where it is needed besides its factors (the row
     /// scales of a torn linear loop); empty otherwise.
-    pub matrix: Vec<f64>,
+    pub matrix: std::sync::Arc<Vec<f64>>,
 }
 
 impl Machine {
@@ -149,7 +151,12 @@ impl Machine {
     }
 
     /// Keep `matrix` and its factors for the current values of the inputs of `cache`.
-    pub fn keep_matrix(&mut self, cache: &MatrixCache, dense: Option<DenseLu>, matrix: Vec<f64>) {
+    pub fn keep_matrix(
+        &mut self,
+        cache: &MatrixCache,
+        dense: Option<std::sync::Arc<DenseLu>>,
+        matrix: std::sync::Arc<Vec<f64>>,
+    ) {
         if self.kept_matrices.len() <= cache.id {
             self.kept_matrices.resize(cache.id + 1, None);
         }

@@ -10,6 +10,7 @@ use crate::compile::{NonlinearStep, ScalarStep};
 use crate::interp::SolverHost;
 use crate::linalg::DenseLu;
 use crate::model::RuntimeError;
+use std::sync::Arc;
 
 const SCALAR_MAX_ITER: usize = 60;
 const NEWTON_MAX_ITER: usize = 50;
@@ -160,9 +161,10 @@ struct System<'a> {
     n: usize,
     /// Residual row scales.
     row_scale: Vec<f64>,
-    /// Magnitudes of the Jacobian rows the scales are made of (row-major, `n * n`): the
-    /// smallest row seen so far, weighed with the variables' current magnitudes.
-    scale_rows: Vec<f64>,
+    /// The Jacobian rows the scales are made of (row-major, `n * n`; only their magnitudes
+    /// count): the smallest row seen so far, weighed with the variables' current
+    /// magnitudes. Shared with a kept Jacobian until a row is tightened.
+    scale_rows: Arc<Vec<f64>>,
     last_error: Option<String>,
     /// Best point seen (smallest scaled residual norm), for the failure report.
     best: Option<(f64, Vec<f64>)>,
@@ -268,8 +270,8 @@ impl System<'_> {
     /// Scale of each residual row: its largest Jacobian entry times the magnitude of the
     /// variable (nominal, or the current value when larger), so that the convergence test is
     /// relative for systems whose unknowns are far from their nominal values (megavolts).
-    fn set_row_scale(&mut self, j: &[f64], x: &[f64]) {
-        self.scale_rows = j.iter().map(|v| v.abs()).collect();
+    fn set_row_scale(&mut self, j: Arc<Vec<f64>>, x: &[f64]) {
+        self.scale_rows = j;
         self.rescale_at(x);
     }
 
@@ -305,9 +307,8 @@ impl System<'_> {
             let old = self.weighed_row(&self.scale_rows[r * n..(r + 1) * n], x);
             let new = self.weighed_row(new_row, x);
             let kept = if new < old {
-                for (s, v) in self.scale_rows[r * n..(r + 1) * n].iter_mut().zip(new_row) {
-                    *s = v.abs();
-                }
+                let rows = Arc::make_mut(&mut self.scale_rows);
+                rows[r * n..(r + 1) * n].copy_from_slice(new_row);
                 new
             } else {
                 old
@@ -359,7 +360,7 @@ pub(crate) fn solve_nonlinear(
         nl,
         n,
         row_scale: vec![1.0; n],
-        scale_rows: Vec::new(),
+        scale_rows: Arc::default(),
         last_error: None,
         best: None,
     };
@@ -405,22 +406,24 @@ fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<
     let (j, lu) = match kept_jacobian(h, sys) {
         Some(kept) => kept,
         None => {
-            let j = sys.jacobian(h, x0, &f)?;
-            match DenseLu::factor(sys.n, j.clone()) {
+            let j = Arc::new(sys.jacobian(h, x0, &f)?);
+            match DenseLu::factor(sys.n, j.to_vec()) {
                 Ok(lu) => {
+                    let lu = Arc::new(lu);
                     if let Some(c) = &sys.nl.jac_cache {
-                        h.machine().keep_matrix(c, Some(lu.clone()), j.clone());
+                        h.machine()
+                            .keep_matrix(c, Some(Arc::clone(&lu)), Arc::clone(&j));
                     }
                     (j, lu)
                 }
                 Err(_) => {
-                    sys.set_row_scale(&j, x0);
+                    sys.set_row_scale(Arc::clone(&j), x0);
                     return min_norm_step(h, sys, x0, &f, &j);
                 }
             }
         }
     };
-    sys.set_row_scale(&j, x0);
+    sys.set_row_scale(j, x0);
     let mut dx: Vec<f64> = f.iter().map(|v| -v).collect();
     lu.solve(&mut dx);
     let x: Vec<f64> = x0.iter().zip(&dx).map(|(a, d)| a + d).collect();
@@ -438,13 +441,13 @@ fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<
 
 /// The Jacobian of a torn linear loop and its factors, kept from an earlier solve whose
 /// Jacobian inputs had the values they have now (`NonlinearStep::jac_cache`).
-fn kept_jacobian(h: &mut impl SolverHost, sys: &System) -> Option<(Vec<f64>, DenseLu)> {
+fn kept_jacobian(h: &mut impl SolverHost, sys: &System) -> Option<(Arc<Vec<f64>>, Arc<DenseLu>)> {
     let cache = sys.nl.jac_cache.as_ref()?;
     let m = h.machine();
     match m.kept_matrix(cache) {
         Some(k) => {
-            let lu = k.dense.clone()?;
-            let j = k.matrix.clone();
+            let lu = Arc::clone(k.dense.as_ref()?);
+            let j = Arc::clone(&k.matrix);
             m.kept_matrix_solves += 1;
             Some((j, lu))
         }
@@ -625,7 +628,7 @@ fn newton(
         if scaled {
             sys.tighten_row_scale(&j, &x);
         } else {
-            sys.set_row_scale(&j, &x);
+            sys.set_row_scale(Arc::new(j.clone()), &x);
             scaled = true;
         }
         let converged = sys.converged(&f);
