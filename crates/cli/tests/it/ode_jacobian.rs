@@ -322,21 +322,22 @@ fn a_loop_singular_at_the_point_has_zero_tangents_for_its_kept_unknowns() {
          end SingularLoop;",
     );
     let mut model = interpreter_for(&file);
+    // regular at w = 0.5: a = (1 + w) x / 2
+    let regular = dx_dx_at_w(&mut model, 0.5).expect("regular");
+    assert!((regular + 0.75).abs() < 1e-12, "{regular}");
+    let kept = dx_dx_at_w(&mut model, 0.0).expect("consistent");
+    assert_eq!(kept, 0.0, "the kept unknown has no derivative");
+}
+
+/// d der(x) / d x from the tangent program at `w` and `x = 1` (the models above).
+fn dx_dx_at_w(model: &mut Interpreter, w: f64) -> Result<f64, moss_codegen::RuntimeError> {
     model.initialize(0.0).expect("initializes");
-    let (iw, ix) = (state_index(&model, "w"), state_index(&model, "x"));
+    let (iw, ix) = (state_index(model, "w"), state_index(model, "x"));
     let (mut at, mut seed, mut out) = (vec![0.0; 2], vec![0.0; 2], vec![0.0; 2]);
     seed[ix] = 1.0;
-    // regular at w = 0.5: a = (1 + w) x / 2
-    (at[iw], at[ix]) = (0.5, 1.0);
-    model
-        .jacobian_times(0.0, &at, &seed, &mut out)
-        .expect("regular");
-    assert!((out[ix] + 0.75).abs() < 1e-12, "{out:?}");
-    at[iw] = 0.0;
-    model
-        .jacobian_times(0.0, &at, &seed, &mut out)
-        .expect("consistent");
-    assert_eq!(out[ix], 0.0, "the kept unknown has no derivative");
+    (at[iw], at[ix]) = (w, 1.0);
+    model.jacobian_times(0.0, &at, &seed, &mut out)?;
+    Ok(out[ix])
 }
 
 /// Where the tangent's linear system is not finite (`d sqrt(w)/dw` at `w = 0`) the tangent
@@ -358,20 +359,10 @@ fn a_tangent_system_that_is_not_finite_declines() {
          end RootLoop;",
     );
     let mut model = interpreter_for(&file);
-    model.initialize(0.0).expect("initializes");
-    let (iw, ix) = (state_index(&model, "w"), state_index(&model, "x"));
-    let (mut at, mut seed, mut out) = (vec![0.0; 2], vec![0.0; 2], vec![0.0; 2]);
-    seed[ix] = 1.0;
     // regular at w = 0.5: a = x
-    (at[iw], at[ix]) = (0.5, 1.0);
-    model
-        .jacobian_times(0.0, &at, &seed, &mut out)
-        .expect("regular");
-    assert!((out[ix] + 1.0).abs() < 1e-12, "{out:?}");
-    at[iw] = 0.0;
-    let declined = model
-        .jacobian_times(0.0, &at, &seed, &mut out)
-        .expect_err("declines");
+    let regular = dx_dx_at_w(&mut model, 0.5).expect("regular");
+    assert!((regular + 1.0).abs() < 1e-12, "{regular}");
+    let declined = dx_dx_at_w(&mut model, 0.0).expect_err("declines");
     assert!(
         declined.message.contains("singular linear system"),
         "{declined}"
@@ -434,23 +425,8 @@ fn algorithm_sections_are_differentiated_as_functions() {
            der(y) = x - y*s;
          end SectionModel;",
     );
-    let flat = flatten_model(
-        &LoadOptions {
-            libs: vec![],
-            use_modelicapath: false,
-            use_bundled: true,
-        },
-        &file.to_string_lossy(),
-    )
-    .expect("flattens")
-    .model;
-    let program = moss_symbolic::translate(&flat).expect("translates");
-    assert!(
-        matches!(program.report.jacobian, JacobianSource::Symbolic),
-        "{:?}",
-        program.report.jacobian
-    );
-    // at the start x > y; the shifted point of `check_model` too
+    // both need a symbolic Jacobian; at the start x > y, and at the shifted point of
+    // `check_model` too
     assert!(check_model(&file) > 0);
     let mut model = interpreter_for(&file);
     model.initialize(0.0).expect("initializes");
@@ -477,20 +453,7 @@ fn an_algorithm_reading_time_keeps_differences_and_says_why() {
            der(x) = -i;
          end TimedSection;",
     );
-    let flat = flatten_model(
-        &LoadOptions {
-            libs: vec![],
-            use_modelicapath: false,
-            use_bundled: true,
-        },
-        &file.to_string_lossy(),
-    )
-    .expect("flattens")
-    .model;
-    let program = moss_symbolic::translate(&flat).expect("translates");
-    let JacobianSource::FiniteDifferences(why) = &program.report.jacobian else {
-        panic!("{:?}", program.report.jacobian);
-    };
+    let why = finite_difference_reason(&file);
     assert!(
         why.contains("an algorithm section (it has `time`)"),
         "{why}"
