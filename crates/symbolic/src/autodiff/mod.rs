@@ -105,15 +105,27 @@ pub fn generate_derivatives(
     functions: &BTreeMap<String, Function>,
     annotated: &DerivativeMap,
 ) -> Generated {
+    generate_derivatives_with(functions, Vec::new(), annotated)
+}
+
+/// [`generate_derivatives`] for `functions` and `extra` (a model's algorithm sections as
+/// functions, see [`crate::algorithm_functions`]), which are returned with the generated
+/// functions: the program calls them where a tangent needs their values.
+pub fn generate_derivatives_with(
+    functions: &BTreeMap<String, Function>,
+    extra: Vec<Function>,
+    annotated: &DerivativeMap,
+) -> Generated {
+    let extra_names: Vec<String> = extra.iter().map(|f| f.name.clone()).collect();
     let mut g = Generator {
         base: functions,
         fder: annotated.clone(),
-        out: BTreeMap::new(),
+        out: extra.into_iter().map(|f| (f.name.clone(), f)).collect(),
         tried: HashSet::default(),
         zero_required: HashMap::default(),
         failures: HashMap::default(),
     };
-    for name in functions.keys() {
+    for name in functions.keys().chain(&extra_names) {
         g.derivative_of(name);
     }
     let first: Vec<String> = g.out.keys().cloned().collect();

@@ -160,26 +160,17 @@ impl<'a> Conv<'a> {
     pub(super) fn generate_function_derivatives(&mut self) {
         let annotated = (*self.m.arena.fder).clone();
         let (sections, not_functions) = crate::algorithm_functions::algorithm_functions(&self.m);
-        let with_sections;
-        let functions = if sections.is_empty() {
-            &self.flat.functions
-        } else {
-            let mut all = self.flat.functions.clone();
-            all.extend(sections.iter().map(|f| (f.name.clone(), f.clone())));
-            with_sections = all;
-            &with_sections
-        };
-        let mut generated = crate::autodiff::generate_derivatives(functions, &annotated);
+        let mut generated =
+            crate::autodiff::generate_derivatives_with(&self.flat.functions, sections, &annotated);
         generated.failures.extend(not_functions);
         let mut fder = annotated;
         fder.extend(generated.fder);
-        self.m.arena.fder_outputs = std::sync::Arc::new(
-            crate::autodiff::derivative_output_indices(functions, &generated.functions, &fder),
-        );
-        // the program calls a section's function where the tangent needs its values
-        generated
-            .functions
-            .extend(sections.into_iter().map(|f| (f.name.clone(), f)));
+        self.m.arena.fder_outputs =
+            std::sync::Arc::new(crate::autodiff::derivative_output_indices(
+                &self.flat.functions,
+                &generated.functions,
+                &fder,
+            ));
         self.m.arena.direction_args = std::sync::Arc::new(
             fder.values()
                 .map(|(fd, mask)| (fd.clone(), mask.len()))
