@@ -470,7 +470,8 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
         .filter(|&v| is_state[v])
         .filter_map(|v| m.vars[v].der.and_then(|d| slot[d as usize]))
         .collect();
-    let jacobian_pattern = jacobian_pattern(&blocks, &vars, &states, &derivatives);
+    let io: Vec<BlockIo> = blocks.iter().map(block_io).collect();
+    let jacobian_pattern = jacobian_pattern(&io, &vars, &states, &derivatives);
     let aliases = a
         .aliases
         .iter()
@@ -524,11 +525,7 @@ fn assemble(m: &mut Model, flat: &FlatModel, a: Assembly, timer: &mut Timer) -> 
             })
             .collect(),
     };
-    let zero_crossing_blocks = Some(zero_crossing_blocks(
-        &blocks,
-        vars.len(),
-        &em.zero_crossings,
-    ));
+    let zero_crossing_blocks = Some(zero_crossing_blocks(&io, vars.len(), &em.zero_crossings));
     CausalProgram {
         name: m.name.clone(),
         vars,
@@ -663,8 +660,29 @@ fn state_choices(m: &Model, a: &Assembly) -> Vec<(String, String)> {
 }
 
 /// Structural dependencies of each derivative on the states, propagated through the blocks.
+/// What a block reads and what it computes (see [`block_io`]).
+type BlockIo = (Vec<VarId>, Vec<VarId>);
+
+/// Which blocks compute, transitively, what the variables `roots` need.
+fn blocks_needed_for(io: &[BlockIo], n_vars: usize, roots: &[VarId]) -> Vec<bool> {
+    let mut needed = vec![false; n_vars];
+    for &v in roots {
+        needed[v as usize] = true;
+    }
+    let mut used = vec![false; io.len()];
+    for (k, (reads, outputs)) in io.iter().enumerate().rev() {
+        if outputs.iter().any(|&o| needed[o as usize]) {
+            used[k] = true;
+            for &r in reads {
+                needed[r as usize] = true;
+            }
+        }
+    }
+    used
+}
+
 fn jacobian_pattern(
-    blocks: &[Block],
+    io: &[BlockIo],
     vars: &[ProgVar],
     states: &[VarId],
     derivatives: &[VarId],
@@ -676,20 +694,7 @@ fn jacobian_pattern(
     // Only blocks that the derivatives depend on: other variables may depend on many states
     // (the absolute angle of the last inertia of a chain whose states are relative angles
     // depends on all of them), and propagating their sets made this pass quadratic.
-    let io: Vec<(Vec<VarId>, Vec<VarId>)> = blocks.iter().map(block_io).collect();
-    let mut needed = vec![false; vars.len()];
-    for &d in derivatives {
-        needed[d as usize] = true;
-    }
-    let mut used = vec![false; blocks.len()];
-    for (k, (reads, outputs)) in io.iter().enumerate().rev() {
-        if outputs.iter().any(|&o| needed[o as usize]) {
-            used[k] = true;
-            for &r in reads {
-                needed[r as usize] = true;
-            }
-        }
-    }
+    let used = blocks_needed_for(io, vars.len(), derivatives);
     let none: StateSet = Rc::from(Vec::new());
     let mut deps: Vec<StateSet> = vec![none; vars.len()];
     let mut sets = StateSets::default();
@@ -715,30 +720,16 @@ fn jacobian_pattern(
 
 /// The blocks that compute what the zero crossings read, transitively, in order.
 fn zero_crossing_blocks(
-    blocks: &[Block],
+    io: &[BlockIo],
     n_vars: usize,
     crossings: &[crate::program::ZeroCrossing],
 ) -> Vec<u32> {
-    let mut needed = vec![false; n_vars];
     let mut reads = Vec::new();
     for z in crossings {
         collect_reads(&z.expr, &mut reads);
     }
-    for v in reads {
-        needed[v as usize] = true;
-    }
-    let mut used = Vec::new();
-    for (k, b) in blocks.iter().enumerate().rev() {
-        let (reads, outputs) = block_io(b);
-        if outputs.iter().any(|&o| needed[o as usize]) {
-            used.push(k as u32);
-            for r in reads {
-                needed[r as usize] = true;
-            }
-        }
-    }
-    used.reverse();
-    used
+    let used = blocks_needed_for(io, n_vars, &reads);
+    (0..io.len() as u32).filter(|&k| used[k as usize]).collect()
 }
 
 fn collect_reads(e: &crate::program::PExpr, out: &mut Vec<VarId>) {
@@ -833,7 +824,7 @@ fn merge_deps(
 }
 
 /// The variables a block reads and those it computes (for the dependency pattern).
-fn block_io(b: &Block) -> (Vec<VarId>, Vec<VarId>) {
+fn block_io(b: &Block) -> BlockIo {
     let mut reads = Vec::new();
     let outputs: Vec<VarId> = match b {
         Block::Assign { var, expr } => {
