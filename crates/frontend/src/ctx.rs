@@ -919,7 +919,23 @@ impl<'a> Flattener<'a> {
                 Box::new(d.with_help("check the spelling and the imports of the enclosing classes"))
             });
         };
-        self.resolve_type_class(node, class)
+        let mut t = self.resolve_type_class(node, class)?;
+        if let Some(cm) = self.class_element_mod(node, name) {
+            t.mods = Mod::merge(&cm, &t.mods);
+        }
+        Ok(t)
+    }
+
+    /// The modifier that instance `node` received for its class element named by `name`
+    /// (`extends A(B(x = 4))` or `A a(B(x = 4))` with `B` a class of `A`): it applies to
+    /// every component of that class declared in the instance, below the components' own
+    /// modifiers (spec 7.2).
+    fn class_element_mod(&self, node: &NodeRef, name: &ast::Name) -> Option<Mod> {
+        if name.global || name.parts.len() != 1 {
+            return None;
+        }
+        let e = node.elems.get()?;
+        e.class_mods.get(name.parts[0].as_str()).cloned()
     }
 
     /// [`Lookup::resolve_class_name`] of a name written in the source, remembered per scope

@@ -174,6 +174,27 @@ pub enum Expr {
     },
 }
 
+impl Expr {
+    /// Does this `when` condition make its equations or statements active at
+    /// initialization (spec 8.6)? `initial()` itself, an element of the condition vector, or
+    /// an operand of `or` (true whenever `initial()` is). A condition that merely mentions
+    /// `initial()` (`not initial()`, `initial() and c`, the argument of a function,
+    /// `foo(initial())`) does not: decided on the flat condition, so that inlining `foo`
+    /// later cannot change the answer.
+    pub fn enables_at_initialization(&self) -> bool {
+        match self {
+            Expr::Call { func, args } => func == "initial" && args.is_empty(),
+            Expr::Binary {
+                op: BinaryOp::Or,
+                lhs,
+                rhs,
+            } => lhs.enables_at_initialization() || rhs.enables_at_initialization(),
+            Expr::Array(items) => items.iter().any(Expr::enables_at_initialization),
+            _ => false,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Subscript {

@@ -531,6 +531,9 @@ impl<'a> Lookup<'a> {
     fn member_uncached(&self, asked: ClassId, name: &str) -> Option<Found> {
         let id = self.follow_short_class(asked);
         let context = self.view_context(asked, id);
+        if let Some(c) = self.redeclared_in_short_class(asked, name) {
+            return Some(Found::Class(c));
+        }
         if let Some(c) = self.lib.child(id, name) {
             return Some(Found::Class(self.lib.view(c, context)));
         }
@@ -574,23 +577,39 @@ impl<'a> Lookup<'a> {
             let Element::Extends(ext) = e else {
                 return None;
             };
-            ext.modification
-                .as_ref()?
-                .args
-                .iter()
-                .find_map(|a| match a {
-                    Argument::Redeclare(r) => match &r.element {
-                        RedeclaredElement::Class(def)
-                            if def.name.name.as_ref() == name && !passes_on_itself(def) =>
-                        {
-                            Some(Rc::new((**def).clone()))
-                        }
-                        _ => None,
-                    },
-                    _ => None,
-                })
+            class_redeclared_in(ext.modification.as_ref()?, name)
         })?;
         Some(self.lib.add_redeclared_class(def, id))
+    }
+
+    /// The class `name` redeclared by the modifier of a short package definition on the
+    /// way from `asked` to its long class (`package P2 = P(redeclare model A = B)`: `P2.A`
+    /// is `B`). The outermost definition wins; its text is looked up where it is written,
+    /// in the class enclosing the short definition.
+    fn redeclared_in_short_class(&self, asked: ClassId, name: &str) -> Option<ClassId> {
+        let mut id = asked;
+        for _ in 0..50 {
+            let entry = self.lib.get(id);
+            let ClassSpecifier::Short {
+                base, modification, ..
+            } = &entry.def.specifier
+            else {
+                return None;
+            };
+            if entry.def.prefixes.kind == ClassKind::Package {
+                if let Some(def) = modification
+                    .as_ref()
+                    .and_then(|m| class_redeclared_in(m, name))
+                {
+                    return Some(
+                        self.lib
+                            .add_redeclared_class(def, entry.parent.unwrap_or(id)),
+                    );
+                }
+            }
+            id = self.short_class_base(id, base)?;
+        }
+        None
     }
 
     /// The class that encloses the members of `asked` (whose long class is `long`): `asked`
@@ -1071,6 +1090,22 @@ impl<'a> Lookup<'a> {
 
 /// `redeclare package Medium = Medium`: the modifier passes on what the name denotes where
 /// it is written, which only an instance knows (`Flattener::lib_add_redeclared`).
+/// The definition of class `name` in a `redeclare` argument of `m`, unless it only passes
+/// on the class of the same name (`redeclare package Medium = Medium`).
+fn class_redeclared_in(m: &ast::ClassModification, name: &str) -> Option<Rc<ast::ClassDef>> {
+    m.args.iter().find_map(|a| match a {
+        Argument::Redeclare(r) => match &r.element {
+            RedeclaredElement::Class(def)
+                if def.name.name.as_ref() == name && !passes_on_itself(def) =>
+            {
+                Some(Rc::new((**def).clone()))
+            }
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
 fn passes_on_itself(def: &ast::ClassDef) -> bool {
     matches!(&def.specifier, ClassSpecifier::Short { base, .. }
         if base.parts.len() == 1 && !base.global && base.parts[0].as_str() == def.name.name.as_ref())

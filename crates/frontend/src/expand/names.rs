@@ -228,6 +228,21 @@ impl<'a> Flattener<'a> {
                         });
                     }
                     match self.lk.member(cls, part.name.as_str()) {
+                        Some(Found::Comp { .. }) if !self.lk.is_package_like(cls) => {
+                            return err(
+                                part.name.span,
+                                format!(
+                                    "`{}` cannot be looked up inside `{}`, which is not a package and has variables or equations",
+                                    part.name,
+                                    self.lk.name_of(cls)
+                                ),
+                            )
+                            .map_err(|d| {
+                                Box::new(d.with_help(
+                                    "only the encapsulated classes of such a class can be named through it (spec 5.3.2); move the constant into a package",
+                                ))
+                            });
+                        }
                         Some(f) => found = f,
                         None => {
                             return err(

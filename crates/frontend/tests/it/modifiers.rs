@@ -110,3 +110,88 @@ end RecordSizes;
         "the last element exists"
     );
 }
+
+/// A modifier of a class element (`B(x = 4)`) applies to every component of that class
+/// declared in the modified instance, below the components' own modifiers (spec 7.2), also
+/// for a protected class reached through `extends` (compliance suite
+/// `Scoping.Visibility.ModifyInheritedProtectedClass`).
+#[test]
+fn a_class_element_modifier_reaches_the_components_of_that_class() {
+    let m = flat_text(
+        "ClassMod",
+        "model ClassMod
+  model A
+  protected
+    model B
+      Real x = 2.0;
+      parameter Real k = 1;
+    end B;
+    B b;
+    B c(x = 5.0);
+  end A;
+  model A2
+    model B
+      Real x = 2.0;
+      parameter Real k = 1;
+    end B;
+    B b;
+  end A2;
+  extends A(B(x = 4.0));
+  A2 a(B(k = 3));
+end ClassMod;",
+    )
+    .unwrap();
+    let eqs = equations(&m);
+    assert!(eqs.contains(&"'b.x' = 4.0;".to_string()), "{eqs:?}");
+    // the component's own modifier wins over the class's
+    assert!(eqs.contains(&"'c.x' = 5.0;".to_string()), "{eqs:?}");
+    assert!(eqs.contains(&"'a.b.x' = 2.0;".to_string()), "{eqs:?}");
+    assert_eq!(declaration(&m, "a.b.k"), "parameter Real 'a.b.k' = 3;");
+    assert_eq!(declaration(&m, "b.k"), "parameter Real 'b.k' = 1;");
+    // a protected class is modified only through `extends`
+    let err = rejection_of(
+        "ProtectedClassMod",
+        "model ProtectedClassMod
+  model A
+  protected
+    model B
+      Real x = 2.0;
+    end B;
+    B b;
+  end A;
+  A a(B(x = 3));
+end ProtectedClassMod;",
+    );
+    assert!(err.contains("`B` is protected"), "{err}");
+}
+
+/// `package P2 = P(redeclare model A = B)`: names looked up through `P2` find the
+/// redeclared class, as a component type and as a base class (compliance suite
+/// `Inheritance.Flattening.ReplacedBaseClass`); `P` itself is unchanged.
+#[test]
+fn a_short_package_definition_redeclares_its_classes_for_lookups_through_it() {
+    let m = flat_text(
+        "ShortRedeclare",
+        "model ShortRedeclare
+  package P
+    replaceable model A
+      Integer x = 2;
+    end A;
+  end P;
+  model B
+    Integer x = 3;
+  end B;
+  package P2 = P(redeclare model A = B);
+  package P3 = P2;
+  extends P2.A;
+  P2.A a;
+  P3.A a3;
+  P.A original;
+end ShortRedeclare;",
+    )
+    .unwrap();
+    let eqs = equations(&m);
+    for e in ["x = 3;", "'a.x' = 3;", "'a3.x' = 3;", "'original.x' = 2;"] {
+        assert!(eqs.contains(&e.to_string()), "{e} not in {eqs:?}");
+    }
+}

@@ -922,6 +922,32 @@ end Nested;
     assert!(e.contains("help: declare the class `encapsulated`"), "{e}");
 }
 
+/// A constant is named through a class only if that class is package-like (spec 5.3.2):
+/// components cannot be encapsulated, so a model with variables hides them all.
+#[test]
+fn constants_inside_models_are_not_reached_through_dot_notation() {
+    let e = rejected(
+        "ConstInModel",
+        "model ConstInModel
+  model A
+    constant Real x = 2.0;
+    Real y = 3.0;
+  end A;
+  model B
+    constant Real x = 4.0;
+  end B;
+  constant Real fromB = .ConstInModel.B.x;
+  constant Real fromA = .ConstInModel.A.x;
+end ConstInModel;
+",
+    );
+    assert!(
+        e.starts_with("error: `x` cannot be looked up inside `ConstInModel.A`, which is not a package and has variables or equations\n"),
+        "{e}"
+    );
+    assert!(e.contains("ConstInModel.mo:10:41"), "{e}");
+}
+
 #[test]
 fn base_classes_are_found_without_inherited_names_and_are_not_replaceable() {
     let e = rejected(
