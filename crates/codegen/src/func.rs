@@ -495,7 +495,7 @@ impl<'a> Scope<'a> {
                         _ => 1,
                     };
                     bs.push(WhenBranchStmt {
-                        has_initial: expr_mentions_initial(c),
+                        has_initial: c.enables_at_initialization(),
                         cond: self.compile_expr(c)?,
                         body: self.compile_stmts(body)?,
                         id,
@@ -554,16 +554,6 @@ fn array_leaves<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
         Expr::Array(items) => items.iter().for_each(|x| array_leaves(x, out)),
         other => out.push(other),
-    }
-}
-
-fn expr_mentions_initial(e: &Expr) -> bool {
-    match e {
-        Expr::Call { func, args } => func == "initial" || args.iter().any(expr_mentions_initial),
-        Expr::Unary { arg, .. } => expr_mentions_initial(arg),
-        Expr::Binary { lhs, rhs, .. } => expr_mentions_initial(lhs) || expr_mentions_initial(rhs),
-        Expr::Array(es) => es.iter().any(expr_mentions_initial),
-        _ => false,
     }
 }
 
@@ -1135,7 +1125,8 @@ impl Env<'_> {
     }
 
     /// `when` statement: a branch fires when its condition becomes true at an event (or at
-    /// initialization if it mentions `initial()`); the first firing branch wins.
+    /// initialization if `initial()` enables it, see [`Expr::enables_at_initialization`]);
+    /// the first firing branch wins.
     fn exec_when(&mut self, branches: &[WhenBranchStmt], frame: &mut Vec<Value>) -> VResult<Flow> {
         let mut fired = false;
         for b in branches {

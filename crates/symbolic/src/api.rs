@@ -202,7 +202,7 @@ fn translate_evaluating(
     for v in clocked_states {
         selected[v as usize] = true;
     }
-    warn_state_select(&mut m, &selected);
+    check_state_select(&mut m, &selected)?;
     let sim_unknown: Vec<bool> = (0..m.vars.len())
         .map(|v| {
             let sv = &m.vars[v];
@@ -272,9 +272,14 @@ fn translate_evaluating(
     Ok((program, to_evaluate))
 }
 
-/// `stateSelect` that could not be honoured is reported: `never` on a state that cannot be
-/// avoided, `always` on a variable that cannot be a state.
-fn warn_state_select(m: &mut Model, is_state: &[bool]) {
+/// `stateSelect` that could not be honoured: `never` on a state, `always` on a variable
+/// that is not one. Where no choice of states could honour it, the model is rejected (spec
+/// 4.8.7.1: `never` is "do not use as state at all", `always` "do use it as a state"): the
+/// variable is tied to no other unknown outside derivatives, so nothing can take its place
+/// as a state (`der(x) = time` with `x` never), or nothing can make it one (`v = if time <
+/// 1 then 1 else 5` with `v` always). Otherwise another selection might have honoured it,
+/// which this tool's static selection did not find: a warning names the variables.
+fn check_state_select(m: &mut Model, is_state: &[bool]) -> Result<(), Vec<Diagnostic>> {
     let mut never = Vec::new();
     let mut always = Vec::new();
     for (v, sv) in m.vars.iter().enumerate() {
@@ -282,23 +287,87 @@ fn warn_state_select(m: &mut Model, is_state: &[bool]) {
             continue;
         }
         match sv.state_select {
-            StateSelect::Never if is_state[v] => never.push(sv.name.clone()),
-            StateSelect::Always if !is_state[v] => always.push(sv.name.clone()),
+            StateSelect::Never if is_state[v] => never.push(v as VarIx),
+            StateSelect::Always if !is_state[v] => always.push(v as VarIx),
             _ => {}
         }
     }
-    if !never.is_empty() {
-        m.warnings.push(format!(
-            "stateSelect=never cannot be honoured, these variables must be states: {}",
-            never.join(", ")
-        ));
+    if never.is_empty() && always.is_empty() {
+        return Ok(());
     }
-    if !always.is_empty() {
-        m.warnings.push(format!(
-            "stateSelect=always cannot be honoured, these variables are not states (they are not differentiated, or a constraint makes them dependent): {}",
-            always.join(", ")
-        ));
+    let tied = variables_tied_to_others(m);
+    let mut errors = Vec::new();
+    let mut warn = |m: &mut Model, vars: &[VarIx], what: &str, why: &str| {
+        let (fixed, other): (Vec<VarIx>, Vec<VarIx>) =
+            vars.iter().partition(|&&v| !tied[v as usize]);
+        for v in fixed {
+            let sv = &m.vars[v as usize];
+            errors.push(
+                Diagnostic::error(
+                    sv.origin.span,
+                    format!("`{}` has stateSelect=StateSelect.{what}, but {why}", sv.name),
+                )
+                .with_help("change the stateSelect attribute, or the equations that determine the variable"),
+            );
+        }
+        if !other.is_empty() {
+            let names: Vec<&str> = other
+                .iter()
+                .map(|&v| m.vars[v as usize].name.as_str())
+                .collect();
+            let text = names.join(", ");
+            m.warnings.push(format!(
+                "stateSelect={what} cannot be honoured by this tool's choice of states: {text}"
+            ));
+        }
+    };
+    warn(
+        m,
+        &never,
+        "never",
+        "it must be a state: it appears differentiated and no equation relates it to another variable that could be a state in its place",
+    );
+    warn(
+        m,
+        &always,
+        "always",
+        "it cannot be a state: it is not differentiated, and its equations relate it to no other unknown",
+    );
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
     }
+}
+
+/// Continuous unknowns that some equation relates to another continuous unknown, outside
+/// derivatives (`der(x)` is a variable of its own: in `der(x) = -x` nothing else is).
+fn variables_tied_to_others(m: &mut Model) -> Vec<bool> {
+    let n = m.vars.len();
+    let mut is_derivative = vec![false; n];
+    for sv in &m.vars {
+        if let Some(d) = sv.der {
+            is_derivative[d as usize] = true;
+        }
+    }
+    let mut tied = vec![false; n];
+    let eqs = m.eqs.clone();
+    for eq in &eqs {
+        let inc: Vec<VarIx> = m
+            .incidence(eq)
+            .into_iter()
+            .filter(|&v| {
+                let sv = &m.vars[v as usize];
+                sv.kind == VKind::Continuous && !is_derivative[v as usize]
+            })
+            .collect();
+        if inc.len() > 1 {
+            for v in inc {
+                tied[v as usize] = true;
+            }
+        }
+    }
+    tied
 }
 
 /// `reinit` may only change states (after index reduction: not a dummy-derivative variable).

@@ -28,7 +28,7 @@ use crate::ir::{ExprId, Node, VarIx};
 use crate::matching::{self, NONE};
 use crate::model::{Effect, EqBody, Model, SEq, SVar, VKind, WhenItem};
 use crate::solve::{self, LoopStats, WBlock};
-use moss_frontend::flat::{AssertLevel, Expr, StateSelect, Statement};
+use moss_frontend::flat::{AssertLevel, StateSelect, Statement};
 use moss_syntax::Diagnostic;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -235,10 +235,13 @@ fn outputs_of_initial_units(m: &Model) -> Vec<bool> {
             out[v as usize] = true;
         }
         // `r = f(...)` for a discrete `r` held by an inactive `when`: the initial equation
-        // gives its value, so `r = pre(r)` is not added (its `pre` follows from `r`)
+        // gives its value, so `r = pre(r)` is not added (its `pre` follows from `r`). With
+        // `fixed = true`, `pre(r) = r.start` is given (spec 8.6): `r` is held at its start
+        // value and the initial equation determines what it names on its other side.
         if let EqBody::Eq { lhs, .. } = &eq.body {
             if let Node::Var(v) = *m.arena.node(*lhs) {
-                if m.vars[v as usize].kind == VKind::Discrete {
+                let sv = &m.vars[v as usize];
+                if sv.kind == VKind::Discrete && sv.fixed != Some(true) {
                     out[v as usize] = true;
                 }
             }
@@ -247,17 +250,14 @@ fn outputs_of_initial_units(m: &Model) -> Vec<bool> {
     out
 }
 
-/// Is an algorithm only when-statements whose conditions do not contain `initial()`? Then
-/// it computes nothing during initialization.
+/// Is an algorithm only when-statements whose conditions do not enable them at initialization
+/// ([`moss_frontend::flat::Expr::enables_at_initialization`])? Then it computes nothing
+/// during initialization.
 fn inactive_at_initialization(stmts: &[Statement]) -> bool {
     stmts.iter().all(|s| match s {
-        Statement::When { branches, .. } => branches.iter().all(|(c, _)| {
-            let mut initial = false;
-            moss_frontend::walk::visit(c, &mut |x| {
-                initial |= matches!(x, Expr::Call { func, .. } if func == "initial");
-            });
-            !initial
-        }),
+        Statement::When { branches, .. } => {
+            branches.iter().all(|(c, _)| !c.enables_at_initialization())
+        }
         _ => false,
     })
 }

@@ -242,8 +242,8 @@ pub struct WhenBranch {
     /// Boolean condition slots (computed by earlier blocks); the branch fires when any of them
     /// is true while its `pre` value is false.
     pub conditions: Vec<VarId>,
-    /// True when the condition contains `initial()`: the branch may fire during
-    /// initialization.
+    /// True when `initial()` enables the condition (`when initial()`, `when {initial(), c}`,
+    /// `when initial() or c`): the branch may fire during initialization.
     pub fires_at_initial: bool,
     /// Assign (to discrete variables), Reinit, Assert, Terminate, CallOutputs, Algorithm.
     pub body: Vec<Block>,

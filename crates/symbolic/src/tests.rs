@@ -802,16 +802,47 @@ fn outputs_of_known_functions_inside_expressions_use_one_call_unit() {
 }
 
 #[test]
-fn unhonoured_state_select_is_reported() {
+fn state_select_another_choice_could_honour_is_a_warning() {
+    // `y = x^3 + x` ties x to y and both ask to be states, of which there can be one;
+    // `w = z^3 + 1` ties z to w, both never, of which one must be a state
+    let mut b = ModelBuilder::new();
+    b.vars("x y z w", "").start("x", 0.0).fixed("x");
+    b.state_select("x", StateSelect::Always)
+        .state_select("y", StateSelect::Always)
+        .state_select("z", StateSelect::Never)
+        .state_select("w", StateSelect::Never);
+    b.eq("der(x) = -y")
+        .eq("y = x^3 + x")
+        .eq("der(z) = w - z")
+        .eq("w = z^3 + 1");
+    let p = ok(&b);
+    let w = p.report.warnings.join("\n");
+    assert!(
+        w.contains("stateSelect=never cannot be honoured by this tool's choice of states: z"),
+        "{w}"
+    );
+    assert!(
+        w.contains("stateSelect=always cannot be honoured by this tool's choice of states: y"),
+        "{w}"
+    );
+}
+
+#[test]
+fn state_select_no_choice_could_honour_is_an_error() {
     let mut b = ModelBuilder::new();
     b.vars("x y", "").start("x", 0.0).fixed("x");
     b.state_select("x", StateSelect::Never)
         .state_select("y", StateSelect::Always);
     b.eq("der(x) = 1").eq("y = 2*time");
-    let p = ok(&b);
-    let w = p.report.warnings.join("\n");
-    assert!(w.contains("stateSelect=never") && w.contains(": x"), "{w}");
-    assert!(w.contains("stateSelect=always") && w.contains(": y"), "{w}");
+    let e = err(&b);
+    assert!(
+        e.contains("`x` has stateSelect=StateSelect.never, but it must be a state"),
+        "{e}"
+    );
+    assert!(
+        e.contains("`y` has stateSelect=StateSelect.always, but it cannot be a state"),
+        "{e}"
+    );
 }
 
 #[test]

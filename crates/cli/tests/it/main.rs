@@ -48,5 +48,6 @@ mod static_state_selection;
 mod string_variables;
 mod thyristor_rectifier;
 mod water_properties;
+mod when_at_initialization;
 mod zero_call_outputs;
 mod zero_crossing_blocks;

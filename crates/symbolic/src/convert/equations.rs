@@ -15,18 +15,6 @@ fn is_equality_constraint(func: &str) -> bool {
     func.rsplit('.').next() == Some("equalityConstraint")
 }
 
-/// Is a when-condition enabled at initialization (spec 8.6): `initial()` itself, an element
-/// of the condition vector, or an operand of `or` (true whenever `initial()` is). A
-/// condition that merely mentions `initial()` (`not initial()`, `initial() and c`) is false
-/// at initialization, so its equations do not take part there.
-fn enabled_by_initial(arena: &crate::ir::Arena, c: ExprId) -> bool {
-    match *arena.node(c) {
-        Node::Initial => true,
-        Node::Or(a, b) => enabled_by_initial(arena, a) || enabled_by_initial(arena, b),
-        _ => false,
-    }
-}
-
 impl<'a> Conv<'a> {
     /// Convert one equation into zero or more working equations.
     pub(super) fn equation(&mut self, eq: &Equation, out: &mut Vec<SEq>) {
@@ -45,7 +33,7 @@ impl<'a> Conv<'a> {
                         Node::Array(items) => items.to_vec(),
                         _ => vec![cond],
                     };
-                    let initial = conds.iter().any(|&c| enabled_by_initial(&self.m.arena, c));
+                    let initial = c.enables_at_initialization();
                     let mut items = Vec::new();
                     for e in body {
                         self.when_item(e, &mut items);
