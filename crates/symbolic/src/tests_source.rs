@@ -833,6 +833,35 @@ end Reversal;
     assert!(p.zero_crossings.is_empty(), "{:?}", p.zero_crossings);
 }
 
+/// Rule 2 of spec 3.7.2.5: an unconnected port whose two flows are zero leaves
+/// `H_flow = semiLinear(m_flow, h, h_medium)` true for any `h`; the equation becomes
+/// `h = h_medium` (the compliance suite's `Classes.Balancing.CorrectBalance5`: without it,
+/// "structurally singular").
+#[test]
+fn semi_linear_at_zero_flow_equates_its_stream_values() {
+    let src = "
+model Boundary
+  connector Port
+    Real p;
+    flow Real m_flow;
+    Real h;
+    flow Real H_flow;
+  end Port;
+  Port port;
+  Real h_medium = 3e5 + time;
+equation
+  port.p = 1e5;
+  port.H_flow = semiLinear(port.m_flow, port.h, h_medium);
+end Boundary;
+";
+    let p = translate_source(src);
+    let ev = evaluate(&p);
+    assert_eq!(ev.get("port.m_flow"), 0.0);
+    assert_eq!(ev.get("port.H_flow"), 0.0);
+    assert_eq!(ev.get("port.h"), ev.get("h_medium"));
+    assert_eq!(ev.get("port.h"), 3e5);
+}
+
 /// A setter inlined around calls it cannot inline (`(p, T) = blend(x, pa, p2)` becomes
 /// `p = x*pa + (1 - x)*p2`, `T = halvings(p)`), whose output is differentiated (`der(p)`):
 /// differentiating `p` reads `p2`, an output of a unit, so that unit is split for index

@@ -15,6 +15,16 @@ fn is_equality_constraint(func: &str) -> bool {
     func.rsplit('.').next() == Some("equalityConstraint")
 }
 
+/// The elements of a nested array literal, row by row.
+fn array_leaves<'e>(items: &'e [flat::Expr], out: &mut Vec<&'e flat::Expr>) {
+    for i in items {
+        match i {
+            flat::Expr::Array(inner) => array_leaves(inner, out),
+            other => out.push(other),
+        }
+    }
+}
+
 impl<'a> Conv<'a> {
     /// Convert one equation into zero or more working equations.
     pub(super) fn equation(&mut self, eq: &Equation, out: &mut Vec<SEq>) {
@@ -166,6 +176,10 @@ impl<'a> Conv<'a> {
                     out.push(eq);
                     return;
                 }
+                // a matrix result (`{{a, b}, {c, d}} = f(...)`) fills its elements row by row
+                let mut leaves = Vec::new();
+                array_leaves(items, &mut leaves);
+                let items = leaves;
                 if !items.iter().all(|i| matches!(i, E::Var { .. })) {
                     return self.err(
                         o,

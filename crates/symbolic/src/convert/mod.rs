@@ -26,6 +26,7 @@ mod derivatives;
 mod equations;
 mod expressions;
 mod if_equations;
+mod semilinear;
 mod step_functions;
 mod variables;
 mod when_equations;
@@ -76,7 +77,8 @@ pub fn convert(flat: &FlatModel) -> Result<Model, Vec<Diagnostic>> {
     c.declare_variables();
     c.convert_attributes();
     c.m.eqs.reserve(flat.equations.len());
-    for eq in &flat.equations {
+    let rewritten = semilinear::apply_zero_flow_rule(&flat.equations);
+    for eq in rewritten.as_deref().unwrap_or(&flat.equations) {
         let mut out = Vec::new();
         c.equation(eq, &mut out);
         c.m.eqs.extend(out);
