@@ -796,8 +796,9 @@ fn compile_external(
         _ => Ok(CBody::Unsupported(format!(
             "function `{}` calls external {language} function `{name}`, which moss cannot \
              execute (C functions with their code in the `Include` or `Library` annotation, C \
-             math library functions, the MSL's C support functions and LAPACK's dgesv and \
-             dgelsy run); give the function a Modelica algorithm body instead",
+             math library functions, the MSL's C support functions and LAPACK's dgesv, \
+             dgelsy, dgetrf, dgetri and dgetrs run); give the function a Modelica algorithm \
+             body instead",
             f.name
         ))),
     }

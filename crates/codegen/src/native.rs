@@ -81,23 +81,24 @@ pub enum Native {
     ConvertRealToIntegers,
     /// `hash = ModelicaStrings_hashString(string)`.
     HashString,
-    /// LAPACK `dgesv(n, nrhs, A, lda, ipiv, B, ldb, info)` (`external "FORTRAN 77"`): see
-    /// `native_lapack`.
-    Dgesv,
-    /// LAPACK `dgelsy(m, n, nrhs, A, lda, B, ldb, jpvt, rcond, rank, work, lwork, info)`:
-    /// minimum-norm least squares (`Matrices.leastSquares`, `Polynomials.fitting`).
-    Dgelsy,
+    /// A LAPACK routine called through `external "FORTRAN 77"` that moss implements
+    /// (`moss_frontend::lapack`): `dgesv` (`Matrices.solve`), `dgelsy` (minimum-norm least
+    /// squares: `Matrices.leastSquares`, `Polynomials.fitting`), `dgetrf`, `dgetri` and
+    /// `dgetrs` (`Matrices.LU`, `inv`, `det`, `LU_solve`).
+    Lapack(&'static str),
 }
+
+/// The LAPACK routines of [`Native::Lapack`].
+const LAPACK_ROUTINES: &[&str] = &["dgesv", "dgelsy", "dgetrf", "dgetri", "dgetrs"];
 
 /// The native implementation of the external function `name` in `language`, if moss has one.
 pub fn native_function(name: &str, language: &str) -> Option<Native> {
     match language {
         "C" => native_c_function(name),
-        "FORTRAN 77" => match name {
-            "dgesv" => Some(Native::Dgesv),
-            "dgelsy" => Some(Native::Dgelsy),
-            _ => None,
-        },
+        "FORTRAN 77" => LAPACK_ROUTINES
+            .iter()
+            .find(|r| **r == name)
+            .map(|r| Native::Lapack(r)),
         _ => None,
     }
 }
@@ -146,8 +147,7 @@ pub struct NativeResult {
 pub fn call_native(f: Native, args: &[Value]) -> VResult<NativeResult> {
     match f {
         Native::RealFft => real_fft(args),
-        Native::Dgesv => crate::native_lapack::call("dgesv", args),
-        Native::Dgelsy => crate::native_lapack::call("dgelsy", args),
+        Native::Lapack(routine) => crate::native_lapack::call(routine, args),
         Native::WriteRealMatrix => write_real_matrix(args),
         Native::ReadMatrixSizes => read_matrix_sizes(args),
         Native::ReadRealMatrix => read_real_matrix(args),

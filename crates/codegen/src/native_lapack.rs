@@ -10,11 +10,14 @@ use crate::value::{ArrayVal, VResult, Value};
 pub fn call(name: &str, args: &[Value]) -> VResult<NativeResult> {
     let flat: Vec<Vec<f64>> = args
         .iter()
-        .map(|a| {
-            a.flatten()
+        .map(|a| match a {
+            // a character argument (`dgetrs("N", ...)`) by its character code
+            Value::Str(s) => Ok(vec![s.bytes().next().map_or(0.0, f64::from)]),
+            _ => a
+                .flatten()
                 .iter()
                 .map(Value::as_f64)
-                .collect::<VResult<_>>()
+                .collect::<VResult<_>>(),
         })
         .collect::<VResult<_>>()?;
     let written = moss_frontend::lapack::call(name, &flat)

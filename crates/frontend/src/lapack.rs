@@ -20,6 +20,9 @@ pub fn call(name: &str, args: &[Vec<f64>]) -> Option<Result<Written, String>> {
     match name {
         "dgesv" => Some(dgesv(args)),
         "dgelsy" => Some(dgelsy(args)),
+        "dgetrf" => Some(dgetrf(args)),
+        "dgetri" => Some(dgetri(args)),
+        "dgetrs" => Some(dgetrs(args)),
         _ => None,
     }
 }
@@ -72,10 +75,17 @@ fn dgesv(args: &[Vec<f64>]) -> Result<Written, String> {
 /// the pivot row of each column (0-based) and LAPACK's `info` (the 1-based column of the
 /// first exactly zero pivot, or 0).
 fn lu_factor(a: &mut [f64], n: usize) -> (Vec<usize>, usize) {
-    let mut pivots = Vec::with_capacity(n);
+    lu_factor_rect(a, n, n)
+}
+
+/// [`lu_factor`] of a row-major `m`×`n` matrix (`A = P*L*U` with `L` unit lower
+/// trapezoidal and `U` upper trapezoidal, as `dgetrf`): `min(m, n)` pivots.
+fn lu_factor_rect(a: &mut [f64], m: usize, n: usize) -> (Vec<usize>, usize) {
+    let steps = m.min(n);
+    let mut pivots = Vec::with_capacity(steps);
     let mut info = 0;
-    for k in 0..n {
-        let p = (k..n)
+    for k in 0..steps {
+        let p = (k..m)
             .max_by(|&i, &j| a[i * n + k].abs().total_cmp(&a[j * n + k].abs()))
             .unwrap_or(k);
         pivots.push(p);
@@ -91,7 +101,7 @@ fn lu_factor(a: &mut [f64], n: usize) -> (Vec<usize>, usize) {
             }
         }
         let pivot = a[k * n + k];
-        for i in k + 1..n {
+        for i in k + 1..m {
             let f = a[i * n + k] / pivot;
             a[i * n + k] = f;
             for j in k + 1..n {
@@ -100,6 +110,114 @@ fn lu_factor(a: &mut [f64], n: usize) -> (Vec<usize>, usize) {
         }
     }
     (pivots, info)
+}
+
+/// LAPACK's 1-based pivot rows as 0-based indices, each checked against `n`.
+fn pivots_from(ipiv: &[f64], n: usize, routine: &str) -> Result<Vec<usize>, String> {
+    ipiv.iter()
+        .map(|&p| {
+            let p = p.round();
+            if p >= 1.0 && p <= n as f64 {
+                Ok(p as usize - 1)
+            } else {
+                Err(format!("{routine}: pivot {p} is outside 1..{n}"))
+            }
+        })
+        .collect()
+}
+
+/// `dgetrf(m, n, A, lda, ipiv, info)`: the LU factorization `A = P*L*U` of an `m`×`n`
+/// matrix with partial pivoting. Writes `A` := the factors (`L` below the diagonal, its unit
+/// diagonal implied), `ipiv` (1-based pivot rows) and `info` (the 1-based index of the first
+/// exactly zero diagonal element of `U`, or 0; the factorization is completed either way).
+fn dgetrf(args: &[Vec<f64>]) -> Result<Written, String> {
+    let m = int_arg(args, 0, "dgetrf", "m")?;
+    let n = int_arg(args, 1, "dgetrf", "n")?;
+    let mut lu = arg(args, 2, "dgetrf", "A")?.to_vec();
+    if lu.len() != m * n {
+        return Err(format!(
+            "dgetrf: A has {} elements, which do not fit m = {m}, n = {n}",
+            lu.len()
+        ));
+    }
+    let (pivots, info) = lu_factor_rect(&mut lu, m, n);
+    let ipiv = pivots.iter().map(|&p| (p + 1) as f64).collect();
+    Ok(vec![(2, lu), (4, ipiv), (5, vec![info as f64])])
+}
+
+/// `dgetri(n, A, lda, ipiv, work, lwork, info)`: the inverse of a matrix from its `dgetrf`
+/// factors. Writes `A` := the inverse and `info` (the 1-based index of an exactly zero
+/// diagonal element of `U`, when the matrix is singular and `A` is left as it came, or 0).
+fn dgetri(args: &[Vec<f64>]) -> Result<Written, String> {
+    let n = int_arg(args, 0, "dgetri", "n")?;
+    let lu = arg(args, 1, "dgetri", "A")?;
+    if lu.len() != n * n {
+        return Err(format!(
+            "dgetri: A has {} elements, which do not fit n = {n}",
+            lu.len()
+        ));
+    }
+    let pivots = pivots_from(arg(args, 3, "dgetri", "ipiv")?, n, "dgetri")?;
+    if let Some(k) = (0..n).find(|&k| lu[k * n + k] == 0.0) {
+        return Ok(vec![(1, lu.to_vec()), (6, vec![(k + 1) as f64])]);
+    }
+    let mut inv = vec![0.0; n * n];
+    for k in 0..n {
+        inv[k * n + k] = 1.0;
+    }
+    lu_solve(lu, &pivots, n, n, &mut inv);
+    Ok(vec![(1, inv), (6, vec![0.0])])
+}
+
+/// `dgetrs(trans, n, nrhs, A, lda, ipiv, B, ldb, info)`: solve `A*X = B` (`trans` = "N") or
+/// `A'*X = B` ("T" or "C") with the `dgetrf` factors of `A`. `trans` arrives as its
+/// character code. Writes `B` := `X` and `info` (0).
+fn dgetrs(args: &[Vec<f64>]) -> Result<Written, String> {
+    let trans = arg(args, 0, "dgetrs", "trans")?
+        .first()
+        .map(|&c| (c as u8 as char).to_ascii_uppercase())
+        .unwrap_or('N');
+    let n = int_arg(args, 1, "dgetrs", "n")?;
+    let nrhs = int_arg(args, 2, "dgetrs", "nrhs")?;
+    let lu = arg(args, 3, "dgetrs", "A")?;
+    let b = arg(args, 6, "dgetrs", "B")?;
+    if lu.len() != n * n || b.len() != n * nrhs {
+        return Err(format!(
+            "dgetrs: A has {} elements and B {}, which do not fit n = {n}, nrhs = {nrhs}",
+            lu.len(),
+            b.len()
+        ));
+    }
+    let pivots = pivots_from(arg(args, 5, "dgetrs", "ipiv")?, n, "dgetrs")?;
+    let mut x = b.to_vec();
+    match trans {
+        'N' => lu_solve(lu, &pivots, n, nrhs, &mut x),
+        'T' | 'C' => lu_solve_transposed(lu, &pivots, n, nrhs, &mut x),
+        other => return Err(format!("dgetrs: trans is `{other}`, not N, T or C")),
+    }
+    Ok(vec![(6, x), (8, vec![0.0])])
+}
+
+/// Solve `A'*X = B` with the factors of [`lu_factor`] (`A = P*L*U`, so `A' = U'*L'*P'`):
+/// `U'` forward, the unit `L'` backward, then the row interchanges in reverse order.
+fn lu_solve_transposed(lu: &[f64], pivots: &[usize], n: usize, nrhs: usize, x: &mut [f64]) {
+    for c in 0..nrhs {
+        for i in 0..n {
+            let s: f64 = (0..i).map(|j| lu[j * n + i] * x[j * nrhs + c]).sum();
+            x[i * nrhs + c] = (x[i * nrhs + c] - s) / lu[i * n + i];
+        }
+        for i in (0..n).rev() {
+            let s: f64 = (i + 1..n).map(|j| lu[j * n + i] * x[j * nrhs + c]).sum();
+            x[i * nrhs + c] -= s;
+        }
+    }
+    for (k, &p) in pivots.iter().enumerate().rev() {
+        if p != k {
+            for c in 0..nrhs {
+                x.swap(k * nrhs + c, p * nrhs + c);
+            }
+        }
+    }
 }
 
 /// Solve with the factors of [`lu_factor`] for the `nrhs` columns of the row-major
@@ -312,5 +430,111 @@ impl Reflector {
         for (i, vi) in self.v.iter().enumerate() {
             a[(self.k + i) * cols + j] -= f * vi;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matmul(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
+        let mut c = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                c[i * n + j] = (0..k).map(|l| a[i * k + l] * b[l * n + j]).sum();
+            }
+        }
+        c
+    }
+
+    /// `P*L*U` rebuilt from `dgetrf`'s output of an `m`×`n` matrix.
+    fn rebuild(lu: &[f64], ipiv: &[f64], m: usize, n: usize) -> Vec<f64> {
+        let r = m.min(n);
+        let mut l = vec![0.0; m * r];
+        let mut u = vec![0.0; r * n];
+        for i in 0..m {
+            for j in 0..n {
+                if i > j && j < r {
+                    l[i * r + j] = lu[i * n + j];
+                } else if i < r && i <= j {
+                    u[i * n + j] = lu[i * n + j];
+                }
+            }
+            if i < r {
+                l[i * r + i] = 1.0;
+            }
+        }
+        let mut a = matmul(&l, &u, m, r, n);
+        for k in (0..ipiv.len()).rev() {
+            let p = ipiv[k] as usize - 1;
+            for j in 0..n {
+                a.swap(k * n + j, p * n + j);
+            }
+        }
+        a
+    }
+
+    #[test]
+    fn dgetrf_factors_a_rectangular_matrix() {
+        let (m, n) = (4, 3);
+        let a = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, -1.0, 0.5, 2.0];
+        let w = dgetrf(&[vec![m as f64], vec![n as f64], a.clone(), vec![m as f64]]).unwrap();
+        let (lu, ipiv, info) = (&w[0].1, &w[1].1, w[2].1[0]);
+        assert_eq!(info, 0.0);
+        assert_eq!(ipiv.len(), 3);
+        for (x, y) in rebuild(lu, ipiv, m, n).iter().zip(&a) {
+            assert!((x - y).abs() < 1e-12, "{x} vs {y}");
+        }
+    }
+
+    #[test]
+    fn dgetrs_solves_with_the_matrix_and_its_transpose() {
+        let n = 3;
+        let a = vec![0.0, 2.0, 1.0, 4.0, 1.0, -1.0, 2.0, 3.0, 5.0];
+        let w = dgetrf(&[vec![3.0], vec![3.0], a.clone(), vec![3.0]]).unwrap();
+        let (lu, ipiv) = (w[0].1.clone(), w[1].1.clone());
+        let b = vec![1.0, 2.0, 3.0, -1.0, 0.5, 4.0];
+        for (trans, matrix) in [(b'N', a.clone()), (b'T', transpose(&a, n))] {
+            let args = [
+                vec![f64::from(trans)],
+                vec![3.0],
+                vec![2.0],
+                lu.clone(),
+                vec![3.0],
+                ipiv.clone(),
+                b.clone(),
+                vec![3.0],
+            ];
+            let x = &dgetrs(&args).unwrap()[0].1;
+            for (got, want) in matmul(&matrix, x, n, n, 2).iter().zip(&b) {
+                assert!(
+                    (got - want).abs() < 1e-12,
+                    "{}: {got} vs {want}",
+                    trans as char
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn dgetri_inverts_and_reports_a_singular_factor() {
+        let a = vec![2.0, 1.0, 1.0, 3.0];
+        let w = dgetrf(&[vec![2.0], vec![2.0], a.clone(), vec![2.0]]).unwrap();
+        let args = [vec![2.0], w[0].1.clone(), vec![2.0], w[1].1.clone()];
+        let w = dgetri(&args).unwrap();
+        assert_eq!(w[1].1, vec![0.0]);
+        let id = matmul(&a, &w[0].1, 2, 2, 2);
+        for (got, want) in id.iter().zip([1.0, 0.0, 0.0, 1.0]) {
+            assert!((got - want).abs() < 1e-12);
+        }
+        let singular = vec![1.0, 2.0, 2.0, 4.0];
+        let w = dgetrf(&[vec![2.0], vec![2.0], singular, vec![2.0]]).unwrap();
+        assert_eq!(w[2].1, vec![2.0]);
+        let args = [vec![2.0], w[0].1.clone(), vec![2.0], w[1].1.clone()];
+        assert_eq!(dgetri(&args).unwrap()[1].1, vec![2.0]);
+    }
+
+    fn transpose(a: &[f64], n: usize) -> Vec<f64> {
+        (0..n * n).map(|k| a[(k % n) * n + k / n]).collect()
     }
 }

@@ -30,6 +30,7 @@ mod least_squares;
 mod library_components;
 mod library_support;
 mod loop_mechanisms;
+mod lu_factorization;
 mod mode_dependent_equations;
 mod native_tapes;
 mod ode_jacobian;
