@@ -9,6 +9,7 @@ use crate::func::{compile_function, CBody, CFunction, FExpr, FStmt, ModelNames, 
 use crate::kept_factors::{cache_pays, drop_impure_matrix_caches, matrix_inputs, MatrixCache};
 use crate::pretty::expr_to_string;
 use crate::sparse::{SparseSystem, SPARSE_MIN_SIZE};
+use crate::tangent_slices::{seed_dependence_keys, TangentSteps};
 use crate::tape::{code_operands_in_bounds, remap_temps, Instr, Tape, TapeCompiler};
 use moss_frontend::flat::AssertLevel;
 use moss_symbolic::program::{ArithOp, Block, PExpr, RelOp, ValueType, VarId, VarKind};
@@ -459,6 +460,9 @@ pub struct Code {
     pub zc_steps: Option<(Vec<Step>, Vec<bool>)>,
     /// The tangent program of the ODE Jacobian (see `moss_symbolic::program::OdeJacobian`).
     pub jacobian_steps: Option<Vec<Step>>,
+    /// What each step of [`Code::jacobian_steps`] reads and writes, to run per seed the
+    /// steps that depend on it (`tangent_slices`).
+    pub tangent_steps: Option<TangentSteps>,
     pub zc: Vec<ZcCode>,
     pub samples: Vec<SampleCode>,
     pub generic: Vec<FExpr>,
@@ -503,6 +507,8 @@ struct Compiler<'a> {
     sparse_systems: usize,
     /// Linear systems with a [`MatrixCache`] so far.
     matrix_caches: usize,
+    /// Per step of the last [`Compiler::blocks_marked`], the index of its first block.
+    step_starts: Vec<usize>,
 }
 
 /// Set [`CFunction::memo`] on the pure functions worth memoizing (see `memo.rs`).
@@ -628,6 +634,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         called: BTreeSet::new(),
         sparse_systems: 0,
         matrix_caches: 0,
+        step_starts: Vec::new(),
     };
     let mut param_steps = c
         .blocks(&p.parameter_blocks)
@@ -653,10 +660,15 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
     };
     let mut jacobian_steps = match &p.ode_jacobian {
         Some(j) => Some(
-            c.blocks(&j.blocks)
-                .map_err(|e| format!("ODE Jacobian blocks: {e}"))?,
+            c.blocks_grouped(&j.blocks, &[], &seed_dependence_keys(p, j))
+                .map_err(|e| format!("ODE Jacobian blocks: {e}"))?
+                .0,
         ),
         None => None,
+    };
+    let tangent_steps = match (&p.ode_jacobian, &jacobian_steps) {
+        (Some(j), Some(steps)) => TangentSteps::new(p, j, steps, &c.step_starts),
+        _ => None,
     };
     let mut zc = Vec::with_capacity(p.zero_crossings.len());
     let exact_crossings = when_condition_crossings(p);
@@ -785,6 +797,7 @@ pub fn compile_program(p: &CausalProgram) -> Result<Code, String> {
         steps_event_only,
         zc_steps,
         jacobian_steps,
+        tangent_steps,
         zc,
         samples,
         generic_plans: (0..c.tc.generic.len())
@@ -969,21 +982,41 @@ impl Compiler<'_> {
         blocks: &[Block],
         event_only: &[bool],
     ) -> Result<(Vec<Step>, Vec<bool>), String> {
+        self.blocks_grouped(blocks, event_only, &[])
+    }
+
+    /// [`Compiler::blocks_marked`], with a tape also ended where `groups[i]` (missing: 0)
+    /// changes: the tangent program keeps blocks that depend on different seeds in steps of
+    /// their own, so that a colour's slice runs only its own (`tangent_slices`).
+    fn blocks_grouped(
+        &mut self,
+        blocks: &[Block],
+        event_only: &[bool],
+        groups: &[u64],
+    ) -> Result<(Vec<Step>, Vec<bool>), String> {
         let mut steps = Vec::new();
         let mut flags = Vec::new();
         let mut tape: Vec<Instr> = Vec::new();
         let mut tape_flag = false;
+        self.step_starts.clear();
+        let mut tape_start = 0;
+        let group = |i: usize| groups.get(i).copied().unwrap_or(0);
         for (i, b) in blocks.iter().enumerate() {
             let flag = event_only.get(i).copied().unwrap_or(false);
             let numeric = match b {
                 Block::Assign { var, expr } => !self.strings_involved(*var, expr),
                 _ => false,
             };
-            if !tape.is_empty() && (flag != tape_flag || !numeric) {
+            let regroup = group(i) != group(tape_start);
+            if !tape.is_empty() && (flag != tape_flag || !numeric || regroup) {
                 steps.push(Step::Tape(std::mem::take(&mut tape).into()));
                 flags.push(tape_flag);
+                self.step_starts.push(tape_start);
             }
             if let (true, Block::Assign { var, expr }) = (numeric, b) {
+                if tape.is_empty() {
+                    tape_start = i;
+                }
                 self.tc.compile_into(expr, *var, &mut tape).map_err(|e| {
                     format!("block {i} (assignment to `{}`): {e}", self.var_name(*var))
                 })?;
@@ -992,10 +1025,12 @@ impl Compiler<'_> {
             }
             steps.push(self.block(b).map_err(|e| format!("block {i}: {e}"))?);
             flags.push(flag);
+            self.step_starts.push(i);
         }
         if !tape.is_empty() {
             steps.push(Step::Tape(tape.into()));
             flags.push(tape_flag);
+            self.step_starts.push(tape_start);
         }
         Ok((steps, flags))
     }

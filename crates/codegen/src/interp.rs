@@ -7,11 +7,13 @@ use crate::func::Env;
 use crate::linalg::DenseLu;
 use crate::machine::{DelayLine, Machine};
 use crate::model::{EventOutcome, ExecutableModel, ModelStats, RuntimeError};
+use crate::tangent_slices::Slice;
 use crate::tape::{compare_with_hysteresis, hysteresis_shift, run_until_call, Instr, Stop, Tape};
 use crate::value::{to_modelica_string, Value};
 use moss_frontend::flat::AssertLevel;
 use moss_symbolic::program::{ValueType, VarKind};
 use moss_symbolic::CausalProgram;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// Upper bound on the passes of one event iteration.
@@ -45,7 +47,17 @@ pub struct Interpreter {
     /// The memory holds a continuous-mode evaluation at its current time and states (lets
     /// `zero_crossings` right after `derivatives` at the same point skip the blocks).
     continuous_valid: bool,
+    /// The slices of the tangent program run so far, by the positions of their nonzero
+    /// seeds (one per colour of Jacobian columns; see `tangent_slices`).
+    tangent_slices: HashMap<Vec<u32>, Arc<Slice>>,
+    /// Every tangent slot holds zero between runs of the tangent program (false until the
+    /// first run has cleared them, and after a run that failed or a restored snapshot).
+    tangents_zeroed: bool,
 }
+
+/// At most this many seed patterns keep their slice (a model has one per colour); others run
+/// the whole tangent program.
+const MAX_TANGENT_SLICES: usize = 4096;
 
 /// The run-time state of an [`Interpreter`] (see [`Interpreter::snapshot`]).
 #[derive(Clone, Debug)]
@@ -111,6 +123,8 @@ impl Interpreter {
             overrides: vec![],
             pending_terminate: None,
             continuous_valid: false,
+            tangent_slices: HashMap::default(),
+            tangents_zeroed: false,
         })
     }
 
@@ -157,6 +171,7 @@ impl Interpreter {
         self.pending_terminate.clone_from(&s.pending_terminate);
         self.last_change.clone_from(&s.last_change);
         self.continuous_valid = s.continuous_valid;
+        self.tangents_zeroed = false;
     }
 
     /// Drive the top-level input in `slot` from outside (an FMU's `fmi2SetReal`): the value
@@ -176,6 +191,29 @@ impl Interpreter {
         self.m.mem[slot as usize] = value;
         self.continuous_valid = false;
         Ok(())
+    }
+
+    /// The slice of the tangent program for the seeds at positions `nonzero`, found once
+    /// per pattern; `None` runs the whole program. Clears every tangent slot before the
+    /// first sliced run (their values from elsewhere would stand for steps it skips).
+    fn tangent_slice(&mut self, nonzero: Vec<u32>) -> Option<Arc<Slice>> {
+        let ts = self.code.tangent_steps.as_ref()?;
+        if !self.tangents_zeroed {
+            for &v in &ts.tangent_writes {
+                self.m.mem[v as usize] = 0.0;
+            }
+        }
+        // a run that fails leaves tangents behind: the next one clears them again
+        self.tangents_zeroed = false;
+        if let Some(s) = self.tangent_slices.get(&nonzero) {
+            return Some(Arc::clone(s));
+        }
+        if self.tangent_slices.len() >= MAX_TANGENT_SLICES {
+            return None;
+        }
+        let s = Arc::new(ts.slice(&nonzero));
+        self.tangent_slices.insert(nonzero, Arc::clone(&s));
+        Some(s)
     }
 
     fn rt(&mut self) -> Rt<'_> {
@@ -1312,18 +1350,37 @@ impl ExecutableModel for Interpreter {
             self.eval_continuous()?;
         }
         let seeds = self.program.ode_jacobian.iter().flat_map(|j| &j.seeds);
-        for (&s, &v) in seeds.zip(seed) {
+        let mut nonzero = Vec::new();
+        for (k, (&s, &v)) in seeds.zip(seed).enumerate() {
             self.m.mem[s as usize] = v;
+            if v != 0.0 {
+                nonzero.push(k as u32);
+            }
         }
         self.stats.jacobian_products += 1;
+        let slice = self.tangent_slice(nonzero);
+        let code = Arc::clone(&self.code);
+        let Some(steps) = &code.jacobian_steps else {
+            return Ok(());
+        };
         let mut rt = self.rt();
-        let code = rt.code;
-        if let Some(steps) = &code.jacobian_steps {
-            rt.run_steps(steps)?;
+        match &slice {
+            Some(slice) => {
+                for &k in &slice.steps {
+                    rt.run_step(&steps[k as usize])?;
+                }
+            }
+            None => rt.run_steps(steps)?,
         }
         let jac = self.program.ode_jacobian.as_ref().map(|j| &j.outputs);
         for (o, slot) in out.iter_mut().zip(jac.into_iter().flatten()) {
             *o = slot.map_or(0.0, |s| self.m.mem[s as usize]);
+        }
+        if let Some(slice) = slice {
+            for &v in &slice.zero {
+                self.m.mem[v as usize] = 0.0;
+            }
+            self.tangents_zeroed = true;
         }
         Ok(())
     }

@@ -34,6 +34,7 @@ mod solve;
 mod sparse;
 mod specialize;
 mod string_pool;
+mod tangent_slices;
 mod tape;
 mod tape_jit;
 mod value;

@@ -892,8 +892,10 @@ fn merge_deps(
     out
 }
 
-/// The variables a block reads and those it computes (for the dependency pattern).
-fn block_io(b: &Block) -> BlockIo {
+/// The variables a block reads and those it computes (for the dependency pattern, and for
+/// the slices of the tangent program that `moss-codegen` runs per colour of Jacobian
+/// columns). Blocks that compute no variable (asserts, `when`) have no outputs.
+pub fn block_io(b: &Block) -> (Vec<VarId>, Vec<VarId>) {
     let mut reads = Vec::new();
     let outputs: Vec<VarId> = match b {
         Block::Assign { var, expr } => {

@@ -329,6 +329,68 @@ fn a_loop_singular_at_the_point_has_zero_tangents_for_its_kept_unknowns() {
     assert_eq!(kept, 0.0, "the kept unknown has no derivative");
 }
 
+/// The tangent program runs, per seed pattern, only the steps that depend on its seeds
+/// (`tangent_slices`): products with a colour of independent columns are the sums of the
+/// columns, and a column computed after others is what it is computed alone (the tangents
+/// that a run leaves behind are cleared, so a later slice that skips their steps reads
+/// zeros). Two chains of springs and masses and a loop coupling the ends of both.
+#[test]
+fn seeds_of_a_colour_run_their_own_slice_of_the_tangent_program() {
+    let file = write_model(
+        "TwoChains",
+        "model TwoChains
+           parameter Integer n = 4;
+           Real x[n](each start = 0.3, each fixed = true), y[n](each start = -0.2, each fixed = true);
+           Real u[n](each start = 0.1, each fixed = true), v[n](each start = 0.05, each fixed = true);
+           Real c;
+         equation
+           for i in 1:n loop
+             der(x[i]) = u[i];
+             der(y[i]) = v[i];
+             der(u[i]) = -sin(x[i]) * (if i > 1 then x[i - 1] else 1) - 0.1 * u[i]^3;
+             der(v[i]) = -y[i]^3 + (if i < n then y[i + 1] else c);
+           end for;
+           c + 0.5 * sin(c) = x[n] * y[1];
+         end TwoChains;",
+    );
+    let mut model = interpreter_for(&file);
+    model.initialize(0.0).expect("initializes");
+    let n = model.n_states();
+    let at: Vec<f64> = (0..n).map(|k| 0.1 + 0.05 * k as f64).collect();
+    let column = |model: &mut Interpreter, seeds: &[usize]| {
+        let mut seed = vec![0.0; n];
+        for &j in seeds {
+            seed[j] = 1.0;
+        }
+        let mut out = vec![0.0; n];
+        model
+            .jacobian_times(0.0, &at, &seed, &mut out)
+            .expect("tangent run");
+        out
+    };
+    let forward: Vec<Vec<f64>> = (0..n).map(|j| column(&mut model, &[j])).collect();
+    let backward: Vec<Vec<f64>> = (0..n).rev().map(|j| column(&mut model, &[j])).collect();
+    for j in 0..n {
+        assert_eq!(
+            forward[j],
+            backward[n - 1 - j],
+            "column {j} depends on the order of runs"
+        );
+        assert!(forward[j].iter().any(|&v| v != 0.0), "column {j} is zero");
+    }
+    // every state with the x of another chain position: columns without a common row
+    let (x1, x3) = (state_index(&model, "x[1]"), state_index(&model, "x[3]"));
+    let (y2, y4) = (state_index(&model, "y[2]"), state_index(&model, "y[4]"));
+    let group = [x1, x3, y2];
+    let together = column(&mut model, &group);
+    for r in 0..n {
+        let sum: f64 = group.iter().map(|&j| forward[j][r]).sum();
+        assert_eq!(together[r], sum, "row {r} of the colour's product");
+    }
+    // and a single column again after the group
+    assert_eq!(column(&mut model, &[y4]), forward[y4]);
+}
+
 /// d der(x) / d x from the tangent program at `w` and `x = 1` (the models above).
 fn dx_dx_at_w(model: &mut Interpreter, w: f64) -> Result<f64, moss_codegen::RuntimeError> {
     model.initialize(0.0).expect("initializes");
