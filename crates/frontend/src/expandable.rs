@@ -306,6 +306,7 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
             }
         }
     }
+    check_inputs_have_a_source(f, &deferred, &mut groups, &buses)?;
     // A signal of a top-level bus that is only connected to inputs comes from outside the
     // model: it is an input of the model (spec 9.1.3: causality follows the connections).
     let mut only_inputs: HashMap<String, bool> = HashMap::default();
@@ -425,6 +426,81 @@ pub fn finish(f: &Flattener, col: &mut Collected) -> Res<()> {
         }
         col.variables.retain(|v| !drop.contains(&v.name));
         col.inside_flows.retain(|v| !drop.contains(v));
+    }
+    Ok(())
+}
+
+/// Is `elem` an input of a component inside the model (not a connector of the model
+/// itself): what it reads, it reads from the bus.
+fn reads_from_the_bus(f: &Flattener, elem: &ConnElem) -> bool {
+    elem.node.is_none()
+        && !elem.outside
+        && f.comp_causality(&elem.parent, &elem.comp) == Some(ast::Causality::Input)
+}
+
+/// Spec 9.1.3: a variable that appears as an input in an expandable connector must appear
+/// as a non-input in another member of its augmentation set (the connected expandable
+/// connectors): a signal that components only read has no source. A set with a bus of the
+/// model itself is exempt: there the signal comes from outside (it becomes an input of
+/// the model).
+fn check_inputs_have_a_source(
+    f: &Flattener,
+    deferred: &[Deferred],
+    groups: &mut Groups,
+    buses: &HashMap<String, NodeRef>,
+) -> Res<()> {
+    let top_level = |b: &NodeRef| b.parent.as_ref().is_some_and(|p| p.parent.is_none());
+    let mut open_groups: BTreeSet<String> = BTreeSet::new();
+    for b in buses.values() {
+        if top_level(b) {
+            open_groups.insert(groups.find(&b.path));
+        }
+    }
+    // (group, element) -> the first reader and its connection, or None once a source is seen
+    let mut readers: HashMap<(String, String), Option<(String, moss_syntax::Span)>> =
+        HashMap::default();
+    let mut order = Vec::new();
+    for d in deferred {
+        let ((Side::Bus { bus, rest, .. }, Side::Plain(elems))
+        | (Side::Plain(elems), Side::Bus { bus, rest, .. })) = (&d.a, &d.b)
+        else {
+            continue;
+        };
+        if rest.is_empty() {
+            continue;
+        }
+        let g = groups.find(&bus.path);
+        if open_groups.contains(&g) {
+            continue;
+        }
+        for (k, elem) in elems.iter().enumerate() {
+            let key = (g.clone(), element_name(f, bus, rest, k, elems.len()));
+            let reads = reads_from_the_bus(f, elem);
+            match readers.get_mut(&key) {
+                None => {
+                    order.push((key.clone(), bus.path.clone()));
+                    let first = reads.then(|| (elem.name.clone(), d.origin.span));
+                    readers.insert(key, first);
+                }
+                Some(r) if !reads => *r = None,
+                Some(_) => {}
+            }
+        }
+    }
+    for ((g, element), bus) in order {
+        if let Some(Some((reader, span))) = readers.get(&(g, element.clone())) {
+            return err(
+                *span,
+                format!(
+                    "`{bus}.{element}` is connected only to inputs (`{reader}`): nothing in its expandable connectors provides its value"
+                ),
+            )
+            .map_err(|d| {
+                Box::new(d.with_help(
+                    "connect an output or a variable without a causality to the signal in one of the connected expandable connectors (spec 9.1.3)",
+                ))
+            });
+        }
     }
     Ok(())
 }

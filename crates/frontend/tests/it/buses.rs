@@ -167,3 +167,68 @@ end Transcribe;
     let s = stats(&m);
     assert_eq!(s.equations, s.variables, "balanced");
 }
+
+/// Spec 9.1.3: a signal that the components connected to a set of expandable connectors
+/// only read has no source (the compliance suite's
+/// `Connections.Expandable.MissingNonInput`); the same read through two connected buses
+/// with a writer on the other is fine, and so is a bus of the model itself, whose signals
+/// read only come from outside.
+#[test]
+fn a_bus_signal_only_read_has_no_source() {
+    const PARTS: &str = "
+  expandable connector EC
+  end EC;
+  connector RealInput = input Real;
+  connector RealOutput = output Real;
+  model Reader
+    RealInput ri = 1.0;
+  end Reader;
+  model Writer
+    RealOutput ro = time;
+  end Writer;
+  model M
+    EC ec;
+    Reader a;
+  equation
+    connect(a.ri, ec.ri);
+  end M;";
+    let e = rejection_of(
+        "OnlyRead",
+        &format!("model OnlyRead\n{PARTS}\n  M m;\nend OnlyRead;"),
+    );
+    assert!(
+        e.starts_with("error: `m.ec.ri` is connected only to inputs (`m.a.ri`): nothing in its expandable connectors provides its value\n"),
+        "{e}"
+    );
+    // a writer on a connected bus is the source
+    let ok = flat_text(
+        "ReadAndWritten",
+        &format!(
+            "model ReadAndWritten\n{PARTS}
+  model N
+    EC ec;
+    Writer w;
+    M m;
+  equation
+    connect(w.ro, ec.ri);
+    connect(ec, m.ec);
+  end N;
+  N n;
+end ReadAndWritten;"
+        ),
+    );
+    assert!(ok.is_ok(), "{}", ok.err().unwrap_or_default());
+    // a bus of the model itself: the signal is an input of the model
+    let top = flat_text(
+        "TopBus",
+        &format!(
+            "model TopBus\n{PARTS}
+  EC ec;
+  Reader a;
+equation
+  connect(a.ri, ec.ri);
+end TopBus;"
+        ),
+    );
+    assert!(top.is_ok(), "{}", top.err().unwrap_or_default());
+}
