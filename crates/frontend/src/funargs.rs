@@ -30,6 +30,31 @@ pub struct FuncArg {
     pub target: ClassId,
     /// Inputs of `target` bound by a partial application, in the order of its inputs.
     pub bound: Vec<Arc<str>>,
+    /// Functional inputs of `target` that the partial application binds to functions
+    /// (`function quadratureOnce(y1 = y1, integrand = integrand)`), in input order: a call
+    /// of the argument calls `target`'s specialization for them.
+    pub funcs: Vec<(Arc<str>, FuncArg)>,
+}
+
+impl FuncArg {
+    /// How the argument reads in a specialization's name: `Sine`, `Sine(A,w)`,
+    /// `quadratureOnce(y1,y2;integrand=Impl)`.
+    fn text(&self, lk: &Lookup) -> String {
+        let t = lk.name_of(self.target);
+        if self.bound.is_empty() && self.funcs.is_empty() {
+            return t;
+        }
+        let mut parts: Vec<String> = self.bound.iter().map(|b| b.to_string()).collect();
+        let funcs: Vec<String> = self
+            .funcs
+            .iter()
+            .map(|(g, a)| format!("{g}={}", a.text(lk)))
+            .collect();
+        if !funcs.is_empty() {
+            parts.push(format!(";{}", funcs.join(";")));
+        }
+        format!("{t}({})", parts.join(",").replace(",;", ";"))
+    }
 }
 
 /// A function with its functional inputs bound (see the module documentation).
@@ -192,7 +217,7 @@ impl<'a> Flattener<'a> {
         bound: &[(&ast::Ident, Span)],
         (fi, callee): (&str, &str),
         span: Span,
-    ) -> Res<(FuncArg, Vec<Rc<Comp>>)> {
+    ) -> Res<(FuncArg, Vec<Rc<Comp>>, Vec<(Rc<Comp>, ClassId)>)> {
         let tname = self.lk.name_of(target);
         let what = format!("the functional input `{fi}` of `{callee}`");
         if !matches!(
@@ -207,14 +232,8 @@ impl<'a> Flattener<'a> {
         let (tnode, tinputs, toutputs) = self.interface(target);
         let (_, iinputs, ioutputs) = self.interface(iface);
         for (b, bspan) in bound {
-            let Some(c) = tinputs.iter().find(|c| *c.name == *b.name) else {
+            if !tinputs.iter().any(|c| *c.name == *b.name) {
                 return err(*bspan, format!("`{tname}` has no input `{b}`"));
-            };
-            if self.functional_input(&tnode, c).is_some() {
-                return err(
-                    *bspan,
-                    format!("binding the functional input `{b}` of `{tname}` in a partial application is not supported"),
-                );
             }
         }
         let is_bound = |c: &Rc<Comp>| bound.iter().any(|(b, _)| *b.name == *c.name);
@@ -238,7 +257,7 @@ impl<'a> Flattener<'a> {
             )
             .map_err(|d| {
                 Box::new(d.with_help(
-                    "the passed function must have the partial function's inputs and outputs, by name and in the same order, before any others (inputs it has in addition must be bound or have defaults)",
+                    "the passed function must have the partial function's inputs, by name and in the same order, and at least as many outputs, before any others (inputs it has in addition must be bound or have defaults)",
                 ))
             })
         };
@@ -253,7 +272,9 @@ impl<'a> Flattener<'a> {
             };
             return mismatch(kind, names(&free), names(&iref));
         }
-        if !same(&tout, &oref) {
+        // outputs by position: the specification's own example (12.4.2.1) passes
+        // `quadratureOnce`, whose output is `z`, for an `Integrand` whose output is `y`
+        if tout.len() < oref.len() {
             return mismatch("outputs", names(&tout), names(&oref));
         }
         if let Some(c) = free[iref.len()..].iter().find(|c| c.mods.binding.is_none()) {
@@ -268,27 +289,27 @@ impl<'a> Flattener<'a> {
                 ),
             );
         }
-        let bound_comps: Vec<Rc<Comp>> = tinputs.iter().filter(|c| is_bound(c)).cloned().collect();
+        let mut bound_comps: Vec<Rc<Comp>> = Vec::new();
+        let mut bound_funcs: Vec<(Rc<Comp>, ClassId)> = Vec::new();
+        for c in tinputs.iter().filter(|c| is_bound(c)) {
+            match self.functional_input(&tnode, c) {
+                Some(iface) => bound_funcs.push((c.clone(), iface)),
+                None => bound_comps.push(c.clone()),
+            }
+        }
         let arg = FuncArg {
             target,
             bound: bound_comps.iter().map(|c| c.name.clone()).collect(),
+            funcs: Vec::new(),
         };
-        Ok((arg, bound_comps))
+        Ok((arg, bound_comps, bound_funcs))
     }
 
     /// The name of the specialization of `base` for `args`, registered for translation.
     pub(crate) fn specialization(&self, base: ClassId, args: Vec<(Arc<str>, FuncArg)>) -> String {
         let parts: Vec<String> = args
             .iter()
-            .map(|(fi, a)| {
-                let t = self.lk.name_of(a.target);
-                if a.bound.is_empty() {
-                    format!("{fi}={t}")
-                } else {
-                    let b: Vec<&str> = a.bound.iter().map(|b| &**b).collect();
-                    format!("{fi}={t}({})", b.join(","))
-                }
-            })
+            .map(|(fi, a)| format!("{fi}={}", a.text(&self.lk)))
             .collect();
         let name = format!("{}<{}>", self.lk.name_of(base), parts.join(";"));
         self.functions.borrow_mut().insert(name.clone(), base);
@@ -305,25 +326,55 @@ impl<'a> Flattener<'a> {
     pub(crate) fn specialization_inputs(&self, spec: &FnSpec) -> Res<Vec<FunctionVar>> {
         let mut out = Vec::new();
         for (fi, a) in &spec.args {
-            if a.bound.is_empty() {
-                continue;
-            }
-            let target = self.translate_function(&self.lk.name_of(a.target), a.target)?;
+            self.bound_inputs_of(fi, a, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// The extra inputs for the functional argument `a` under `prefix` (`f`, then `f$g` for
+    /// the functions it binds in turn): its bound inputs, then those of its bound functions.
+    fn bound_inputs_of(&self, prefix: &str, a: &FuncArg, out: &mut Vec<FunctionVar>) -> Res<()> {
+        if !a.bound.is_empty() {
+            // a function with functional inputs bound in turn is translated as the
+            // specialization the call will use (its own functional inputs have no types)
+            let name = if a.funcs.is_empty() {
+                self.lk.name_of(a.target)
+            } else {
+                self.specialization(a.target, a.funcs.clone())
+            };
+            let target = self.translate_function(&name, a.target)?;
             for b in &a.bound {
-                let prefix = format!("{b}.");
+                let fields = format!("{b}.");
                 for v in target
                     .inputs
                     .iter()
-                    .filter(|v| v.name == **b || v.name.starts_with(&prefix))
+                    .filter(|v| v.name == **b || v.name.starts_with(&fields))
                 {
                     out.push(FunctionVar {
-                        name: bound_name(fi, &v.name),
+                        name: bound_name(prefix, &v.name),
                         ty: v.ty.clone(),
                         dims: vec![None; v.dims.len()],
                         default: None,
                     });
                 }
             }
+        }
+        for (g, inner) in &a.funcs {
+            self.bound_inputs_of(&bound_name(prefix, g), inner, out)?;
+        }
+        Ok(())
+    }
+
+    /// The values a specialization receives for the functional argument `a` bound in the
+    /// function being translated under `prefix`: its own extra inputs of that layout.
+    fn bound_values_of(&self, prefix: &str, a: &FuncArg) -> Res<Vec<Expr>> {
+        let (tnode, tinputs, _) = self.interface(a.target);
+        let mut out = Vec::new();
+        for c in tinputs.iter().filter(|c| a.bound.contains(&c.name)) {
+            out.extend(self.bound_input_values(prefix, &tnode, c)?);
+        }
+        for (g, inner) in &a.funcs {
+            out.extend(self.bound_values_of(&bound_name(prefix, g), inner)?);
         }
         Ok(out)
     }
@@ -352,7 +403,7 @@ impl<'a> Flattener<'a> {
             );
         };
         let bound: Vec<(&ast::Ident, Span)> = named.iter().map(|n| (&n.name, n.span)).collect();
-        let (fa, comps) = self.func_arg(iface, target, &bound, fi_callee, arg.span)?;
+        let (mut fa, comps, funcs) = self.func_arg(iface, target, &bound, fi_callee, arg.span)?;
         let mut vals = Vec::new();
         for c in &comps {
             let n = named.iter().find(|n| *n.name.name == *c.name);
@@ -361,7 +412,17 @@ impl<'a> Flattener<'a> {
             }
         }
         let tnode = self.package_node(target);
-        let vals = self.expand_record_args(&tnode, &comps, vals, arg.span)?;
+        let mut vals = self.expand_record_args(&tnode, &comps, vals, arg.span)?;
+        let tname = self.lk.name_of(target);
+        for (c, inner_iface) in &funcs {
+            let Some(n) = named.iter().find(|n| *n.name.name == *c.name) else {
+                continue;
+            };
+            let (inner, inner_vals) =
+                self.model_func_arg(&n.value, *inner_iface, (&c.name, &tname), env, cx)?;
+            fa.funcs.push((c.name.clone(), inner));
+            vals.extend(inner_vals);
+        }
         Ok((fa, vals))
     }
 
@@ -395,7 +456,14 @@ impl<'a> Flattener<'a> {
             _ => None,
         };
         let (target, already) = match &own {
-            Some((_, a)) => (a.target, a.bound.clone()),
+            Some((_, a)) => (
+                a.target,
+                a.bound
+                    .iter()
+                    .chain(a.funcs.iter().map(|(g, _)| g))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            ),
             None => {
                 let id = self.lk.resolve_class_name(
                     (!function.global).then_some(fenv.env.scope),
@@ -427,7 +495,7 @@ impl<'a> Flattener<'a> {
             .map(|c| ast::Ident::new(c.name.to_string(), arg.span))
             .collect();
         bound.extend(idents.iter().map(|i| (i, arg.span)));
-        let (fa, comps) = self.func_arg(iface, target, &bound, fi_callee, arg.span)?;
+        let (mut fa, comps, funcs) = self.func_arg(iface, target, &bound, fi_callee, arg.span)?;
         let mut vals = Vec::new();
         for c in &comps {
             match named.iter().find(|n| *n.name.name == *c.name) {
@@ -438,6 +506,27 @@ impl<'a> Flattener<'a> {
                 None => {
                     let Some((fi, _)) = &own else { continue };
                     vals.extend(self.bound_input_values(fi, &tnode, c)?);
+                }
+            }
+        }
+        // the functional inputs it binds: written here, or bound already by the enclosing
+        // function's own argument (their values are that function's extra inputs)
+        let tname = self.lk.name_of(target);
+        for (c, inner_iface) in &funcs {
+            match named.iter().find(|n| *n.name.name == *c.name) {
+                Some(n) => {
+                    let (inner, inner_vals) =
+                        self.body_func_arg(&n.value, *inner_iface, (&c.name, &tname), fenv)?;
+                    fa.funcs.push((c.name.clone(), inner));
+                    vals.extend(inner_vals);
+                }
+                None => {
+                    let Some((fi, a)) = &own else { continue };
+                    let Some((_, inner)) = a.funcs.iter().find(|(g, _)| *g == c.name) else {
+                        continue;
+                    };
+                    vals.extend(self.bound_values_of(&bound_name(fi, &c.name), inner)?);
+                    fa.funcs.push((c.name.clone(), inner.clone()));
                 }
             }
         }
@@ -487,7 +576,9 @@ impl<'a> Flattener<'a> {
     ) -> Res<FCall> {
         let (tnode, tinputs, _) = self.interface(a.target);
         let elems = self.elems(&tnode);
-        let is_bound = |c: &Rc<Comp>| a.bound.iter().any(|b| *b == c.name);
+        let is_bound = |c: &Rc<Comp>| {
+            a.bound.iter().any(|b| *b == c.name) || a.funcs.iter().any(|(g, _)| *g == c.name)
+        };
         let free: Vec<usize> = (0..tinputs.len())
             .filter(|&k| !is_bound(&tinputs[k]))
             .collect();
@@ -513,11 +604,40 @@ impl<'a> Flattener<'a> {
             }
         }
         for (k, c) in tinputs.iter().enumerate() {
-            if is_bound(c) {
+            if a.bound.contains(&c.name) {
                 slots[k] = Some(self.bound_input_value(fi, &tnode, c)?);
             }
         }
-        self.finish_call(a.target, &tnode, &elems, &tinputs, slots, fenv, span)
+        if a.funcs.is_empty() {
+            return self.finish_call(a.target, &tnode, &elems, &tinputs, slots, fenv, span);
+        }
+        // the passed function has functional inputs of its own, bound by the partial
+        // application: call its specialization, their bound values from the extra inputs
+        let mut kept = Vec::new();
+        let mut kept_slots = Vec::new();
+        for (c, slot) in tinputs.iter().zip(slots) {
+            if !a.funcs.iter().any(|(g, _)| *g == c.name) {
+                kept.push(c.clone());
+                kept_slots.push(slot);
+            }
+        }
+        let full = self.lk.name_of(a.target);
+        let mut call = self.finish_call(a.target, &tnode, &elems, &kept, kept_slots, fenv, span)?;
+        // `finish_call` registered the function itself, which is never called as such.
+        self.functions.borrow_mut().remove(&full);
+        let mut extra = Vec::new();
+        for (g, inner) in &a.funcs {
+            extra.extend(self.bound_values_of(&bound_name(fi, g), inner)?);
+        }
+        let name = self.specialization(a.target, a.funcs.clone());
+        match &mut call.call {
+            Expr::Call { func, args } => {
+                *func = name;
+                args.extend(extra);
+            }
+            _ => return err(span, format!("unexpected call of `{full}`")),
+        }
+        Ok(call)
     }
 
     /// A call (in a function body) of `id`, whose inputs `functional` (by position among

@@ -199,3 +199,86 @@ fn a_function_of_another_interface_is_refused_where_it_is_passed() {
         "{err}"
     );
 }
+
+/// A partial application that binds a functional input of the function it passes (spec
+/// 12.4.2.1, the specification's own surface quadrature, compliance suite
+/// `Functions.HigherOrder.PartialApplication3`): `function quadratureOnce(y1 = y1, y2 = y2,
+/// integrand = integrand)` in a function and the same written in a model, with the inner
+/// function partially applied in turn and its bound value changing with time. The passed
+/// function's output is named differently from the partial function's (`z`, not `y`), as in
+/// the specification's example. Trapezoid rules: `quadratureOnce` integrates `g(t, x)`
+/// over `t` in `[0, 2]` (it binds `y` to its `x`), with `g(x, y) = k x y + y`:
+/// `2x + 2kx`; over `x` in `[0, 1]`: `1 + k`.
+#[test]
+fn a_partial_application_binds_a_functional_input_in_turn() {
+    let run = simulate_source(
+        "SurfaceQuadrature",
+        r#"model SurfaceQuadrature
+  partial function Integrand
+    input Real x;
+    output Real y;
+  end Integrand;
+  partial function SurfaceIntegrand
+    input Real x;
+    input Real y;
+    output Real z;
+  end SurfaceIntegrand;
+  function quadrature
+    input Real x1;
+    input Real x2;
+    input Integrand integrand;
+    output Real integral;
+  algorithm
+    integral := (x2 - x1)*(integrand(x1) + integrand(x2))/2;
+  end quadrature;
+  function quadratureOnce
+    input Real x;
+    input Real y1;
+    input Real y2;
+    input SurfaceIntegrand integrand;
+    output Real z;
+  algorithm
+    z := quadrature(y1, y2, function integrand(y = x));
+  end quadratureOnce;
+  function surfaceQuadrature
+    input Real x1;
+    input Real x2;
+    input Real y1;
+    input Real y2;
+    input SurfaceIntegrand integrand;
+    output Real integral;
+  algorithm
+    integral := quadrature(x1, x2, function quadratureOnce(y1 = y1, y2 = y2, integrand = integrand));
+  end surfaceQuadrature;
+  function quadrature2 "passes its functional input on"
+    input Real x1;
+    input Real x2;
+    input Integrand integrand;
+    output Real integral;
+  algorithm
+    integral := quadrature(x1, (x1 + x2)/2, integrand) + quadrature((x1 + x2)/2, x2, integrand);
+  end quadrature2;
+  function scaled
+    extends SurfaceIntegrand;
+    input Real k;
+  algorithm
+    z := k*x*y + y;
+  end scaled;
+  Real passedOn = quadrature2(0, 1, function quadratureOnce(y1 = 0, y2 = 2, integrand = function scaled(k = 3)));
+  Real inFunction = surfaceQuadrature(0, 1, 0, 2, function scaled(k = 3));
+  Real inModel = quadrature(0, 1, function quadratureOnce(y1 = 0, y2 = 2, integrand = function scaled(k = time)));
+end SurfaceQuadrature;"#,
+        &["--stop-time", "1"],
+    );
+    assert_close("bound in a function", run.first("inFunction"), 4.0, 1e-12);
+    // `2x + 2kx` is linear in x: the split trapezoid rule is exact too
+    assert_close("passed on", run.first("passedOn"), 4.0, 1e-12);
+    for t in [0.0, 0.5, 1.0] {
+        assert_close(
+            &format!("bound in the model at {t}"),
+            run.at("inModel", t),
+            1.0 + t,
+            1e-9,
+        );
+    }
+}
