@@ -65,6 +65,14 @@ pub struct FnSpec {
     pub args: Vec<(Arc<str>, FuncArg)>,
 }
 
+/// A function passed with a partial application: the argument, the bound inputs that take
+/// values, and the bound functional inputs with their partial function types.
+pub(crate) struct Applied {
+    arg: FuncArg,
+    values: Vec<Rc<Comp>>,
+    funcs: Vec<(Rc<Comp>, ClassId)>,
+}
+
 /// Name of the extra input holding the bound input `input` (a record: its fields) of the
 /// function passed for the functional input `fi`.
 pub(crate) fn bound_name(fi: &str, input: &str) -> String {
@@ -217,7 +225,7 @@ impl<'a> Flattener<'a> {
         bound: &[(&ast::Ident, Span)],
         (fi, callee): (&str, &str),
         span: Span,
-    ) -> Res<(FuncArg, Vec<Rc<Comp>>, Vec<(Rc<Comp>, ClassId)>)> {
+    ) -> Res<Applied> {
         let tname = self.lk.name_of(target);
         let what = format!("the functional input `{fi}` of `{callee}`");
         if !matches!(
@@ -302,7 +310,11 @@ impl<'a> Flattener<'a> {
             bound: bound_comps.iter().map(|c| c.name.clone()).collect(),
             funcs: Vec::new(),
         };
-        Ok((arg, bound_comps, bound_funcs))
+        Ok(Applied {
+            arg,
+            values: bound_comps,
+            funcs: bound_funcs,
+        })
     }
 
     /// The name of the specialization of `base` for `args`, registered for translation.
@@ -403,7 +415,11 @@ impl<'a> Flattener<'a> {
             );
         };
         let bound: Vec<(&ast::Ident, Span)> = named.iter().map(|n| (&n.name, n.span)).collect();
-        let (mut fa, comps, funcs) = self.func_arg(iface, target, &bound, fi_callee, arg.span)?;
+        let Applied {
+            arg: mut fa,
+            values: comps,
+            funcs,
+        } = self.func_arg(iface, target, &bound, fi_callee, arg.span)?;
         let mut vals = Vec::new();
         for c in &comps {
             let n = named.iter().find(|n| *n.name.name == *c.name);
@@ -495,7 +511,11 @@ impl<'a> Flattener<'a> {
             .map(|c| ast::Ident::new(c.name.to_string(), arg.span))
             .collect();
         bound.extend(idents.iter().map(|i| (i, arg.span)));
-        let (mut fa, comps, funcs) = self.func_arg(iface, target, &bound, fi_callee, arg.span)?;
+        let Applied {
+            arg: mut fa,
+            values: comps,
+            funcs,
+        } = self.func_arg(iface, target, &bound, fi_callee, arg.span)?;
         let mut vals = Vec::new();
         for c in &comps {
             match named.iter().find(|n| *n.name.name == *c.name) {
