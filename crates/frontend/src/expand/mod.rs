@@ -282,6 +282,11 @@ impl<'a> Flattener<'a> {
                 {
                     return self.record_binary(*op, a, b, env, cx, e.span);
                 }
+                if *op == BinaryOp::Mul && (is_empty_array(&a) || is_empty_array(&b)) {
+                    if let Some(v) = self.product_over_empty(lhs, rhs, &a, &b, env, e.span)? {
+                        return Ok(v);
+                    }
+                }
                 self.binary(*op, a, b, e.span)?
             }
             ExprKind::If {
@@ -816,6 +821,66 @@ impl<'a> Flattener<'a> {
         }
     }
 
+    /// `x * y` where an operand has no elements: an empty array keeps no trailing
+    /// dimensions (`y[0, 4]` is a value of shape `[0]`), so the shapes come from the
+    /// declarations of operands that are plain component names. A matrix product whose
+    /// inner dimension is zero is all zeros (`[4, 0] * [0, 4]` is a 4×4 zero matrix, spec
+    /// 10.6.7); `None` leaves the product to the element-wise rules.
+    fn product_over_empty(
+        &self,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        a: &Val,
+        b: &Val,
+        env: &Env,
+        span: Span,
+    ) -> Res<Option<Val>> {
+        let sa = self.declared_shape(lhs, env)?.unwrap_or_else(|| a.shape());
+        let sb = self.declared_shape(rhs, env)?.unwrap_or_else(|| b.shape());
+        let (inner_a, inner_b, outer): (usize, usize, Vec<usize>) =
+            match (sa.as_slice(), sb.as_slice()) {
+                ([m, k], [k2, n]) => (*k, *k2, vec![*m, *n]),
+                ([m, k], [k2]) => (*k, *k2, vec![*m]),
+                ([k], [k2, n]) => (*k, *k2, vec![*n]),
+                ([k], [k2]) => (*k, *k2, vec![]),
+                _ => return Ok(None),
+            };
+        if inner_a != inner_b {
+            return shape_err(span, "a matrix product").map(Some);
+        }
+        if inner_a != 0 {
+            return Ok(None);
+        }
+        fn zeros(shape: &[usize]) -> Val {
+            match shape.split_first() {
+                None => Val::S(Expr::Real(0.0)),
+                Some((n, rest)) => Val::A((0..*n).map(|_| zeros(rest)).collect()),
+            }
+        }
+        Ok(Some(zeros(&outer)))
+    }
+
+    /// The declared dimensions of `e` when it names a component of the instance without
+    /// subscripts (`y` of `Real y[0, 4]`).
+    fn declared_shape(&self, e: &ast::Expr, env: &Env) -> Res<Option<Vec<usize>>> {
+        let ExprKind::Ref(c) = &e.kind else {
+            return Ok(None);
+        };
+        let [part] = c.parts.as_slice() else {
+            return Ok(None);
+        };
+        if c.global
+            || !part.subscripts.is_empty()
+            || !self.visible_from_text(env, part.name.as_str())
+        {
+            return Ok(None);
+        }
+        let Some(comp) = self.find_comp(&env.node, part.name.as_str()) else {
+            return Ok(None);
+        };
+        Ok(Some(self.comp_dims(&env.node, &comp)?))
+    }
+
     fn mul(&self, a: Val, b: Val, span: Span) -> Res<Val> {
         match (a.shape().len(), b.shape().len()) {
             (0, _) | (_, 0) => elementwise(&a, &b, FB::Mul, span),
@@ -943,6 +1008,14 @@ fn is_literal_val(v: &Val) -> bool {
 }
 
 /// Does the value contain record values?
+/// An array value with no elements (at any depth), found without copying any.
+fn is_empty_array(v: &Val) -> bool {
+    match v {
+        Val::A(items) => items.iter().all(is_empty_array),
+        _ => false,
+    }
+}
+
 fn has_records(v: &Val) -> bool {
     match v {
         Val::R(_) => true,

@@ -80,3 +80,34 @@ end EmptyTable;",
     );
     assert_eq!(declaration(&m, "nz"), "parameter Integer nz = 3;");
 }
+
+/// Products over an empty inner dimension are zeros of the outer dimensions (spec 10.6.7:
+/// `[4, 0] * [0, 4]` is a 4×4 zero matrix), though an empty array value keeps no trailing
+/// dimensions: the shapes come from the declarations (compliance suite
+/// `Arrays.Operations.MatrixProduct.ArrayMatrixMatrixMul6`, `ArrayVectorMatrixMul5`).
+#[test]
+fn products_over_an_empty_inner_dimension_are_zeros() {
+    let m = flat_text(
+        "EmptyProducts",
+        "model EmptyProducts
+  Real x[2, 0], y[0, 3], u[0], w[0];
+  Real z[2, 3] = x * y;
+  Real v[3] = u * y;
+  Real r[2] = x * w;
+  Real s = u * w;
+equation
+  u = w;
+end EmptyProducts;",
+    )
+    .unwrap();
+    let eqs = equations(&m);
+    for e in [
+        "'z[2,3]' = 0.0;",
+        "'v[3]' = 0.0;",
+        "'r[2]' = 0.0;",
+        "s = 0.0;",
+    ] {
+        assert!(eqs.contains(&e.to_string()), "{e} not in {eqs:?}");
+    }
+    assert_eq!(eqs.len(), 6 + 3 + 2 + 1, "{eqs:?}");
+}
