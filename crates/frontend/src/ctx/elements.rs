@@ -34,9 +34,41 @@ impl<'a> Flattener<'a> {
             }
         }
         self.check_redeclared_classes_exist(node);
+        self.check_no_modified_bus_elements(node, &out);
         let rc = Rc::new(out);
         let _ = node.elems.set(rc.clone());
         rc
+    }
+
+    /// The signals declared in an expandable connector are only potentially present
+    /// (spec 9.1.3: they exist once something is connected to them): an instance's modifier
+    /// cannot give them values (`EC ec(x = 1.0)`). Its parameters can be modified.
+    fn check_no_modified_bus_elements(&self, node: &NodeRef, out: &Elems) {
+        if node.mods.args.is_empty() || !self.is_expandable(node) {
+            return;
+        }
+        for (name, m) in &node.mods.args {
+            // parameters and constants of a bus (`StackBus(Ns = 2)`) size it: not signals
+            let signal = out.index.get(name).is_some_and(|&k| {
+                !matches!(
+                    out.comps[k].tprefixes.variability,
+                    Some(ast::Variability::Parameter | ast::Variability::Constant)
+                )
+            });
+            if !signal {
+                continue;
+            }
+            self.errors.borrow_mut().push(
+                Diagnostic::error(
+                    m.span,
+                    format!(
+                        "`{name}` of the expandable connector `{}` cannot be modified: its elements are only potentially present",
+                        node.path
+                    ),
+                )
+                .with_help("give the value where the signal is connected, not in the bus (spec 9.1.3)"),
+            );
+        }
     }
 
     /// A class redeclaration in a component's modifier names a class element of the

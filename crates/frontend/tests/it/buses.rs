@@ -232,3 +232,31 @@ end TopBus;"
     );
     assert!(top.is_ok(), "{}", top.err().unwrap_or_default());
 }
+
+/// Spec 9.1.3: the signals declared in an expandable connector are only potentially
+/// present, so a modifier of the bus instance cannot give them values (compliance suite
+/// `Connections.Expandable.PotentiallyPresentMod`); its parameters may be modified, as the
+/// MSL's battery stack bus is sized (`StackBus stackBus(Ns = Ns)`).
+#[test]
+fn signals_of_an_expandable_connector_cannot_be_modified() {
+    const PARTS: &str = "
+  expandable connector EC
+    parameter Integer n = 1;
+    Real x;
+  end EC;
+  connector RealOutput = output Real;
+  RealOutput ro = time;";
+    let e = rejection_of(
+        "ModifiedSignal",
+        &format!("model ModifiedSignal\n{PARTS}\n  EC ec(x = 1.0);\nequation\n  connect(ro, ec.x);\nend ModifiedSignal;"),
+    );
+    assert!(
+        e.starts_with("error: `x` of the expandable connector `ec` cannot be modified: its elements are only potentially present\n"),
+        "{e}"
+    );
+    let ok = flat_text(
+        "ModifiedParameter",
+        &format!("model ModifiedParameter\n{PARTS}\n  EC ec(n = 3);\nequation\n  connect(ro, ec.x);\nend ModifiedParameter;"),
+    );
+    assert!(ok.is_ok(), "{}", ok.err().unwrap_or_default());
+}
