@@ -99,10 +99,10 @@ impl TangentSteps {
         steps: &[Step],
         starts: &[usize],
     ) -> Option<Self> {
-        if starts.len() != steps.len() {
+        let n_slots = p.vars.len();
+        if starts.len() != steps.len() || jac.seeds.iter().any(|&s| s as usize >= n_slots) {
             return None;
         }
-        let n_slots = p.vars.len();
         let is_tangent = |v: u32| p.vars.get(v as usize).map(|x| x.kind) == Some(VarKind::Tangent);
         let mut reads = Vec::with_capacity(steps.len());
         let mut writes = Vec::with_capacity(steps.len());

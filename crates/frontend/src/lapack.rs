@@ -112,8 +112,14 @@ fn lu_factor_rect(a: &mut [f64], m: usize, n: usize) -> (Vec<usize>, usize) {
     (pivots, info)
 }
 
-/// LAPACK's 1-based pivot rows as 0-based indices, each checked against `n`.
+/// LAPACK's 1-based pivot rows as 0-based indices, `n` of them, each checked against `n`.
 fn pivots_from(ipiv: &[f64], n: usize, routine: &str) -> Result<Vec<usize>, String> {
+    if ipiv.len() != n {
+        return Err(format!(
+            "{routine}: {} pivots for a matrix of order {n}",
+            ipiv.len()
+        ));
+    }
     ipiv.iter()
         .map(|&p| {
             let p = p.round();
@@ -514,6 +520,25 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn pivots_that_do_not_fit_the_matrix_are_an_error() {
+        let args = [
+            vec![2.0],
+            vec![2.0, 1.0, 1.0, 3.0],
+            vec![2.0],
+            vec![1.0, 2.0, 2.0],
+        ];
+        let e = dgetri(&args).unwrap_err();
+        assert!(e.contains("3 pivots for a matrix of order 2"), "{e}");
+        let args = [
+            vec![2.0],
+            vec![2.0, 1.0, 1.0, 3.0],
+            vec![2.0],
+            vec![1.0, 5.0],
+        ];
+        assert!(dgetri(&args).unwrap_err().contains("outside 1..2"));
     }
 
     #[test]
