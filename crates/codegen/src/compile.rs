@@ -559,11 +559,10 @@ fn mark_memoized(funcs: &mut [CFunction]) {
 fn prepare_compiled_forms(funcs: &mut [CFunction]) {
     mark_memoized(funcs);
     if crate::scalar_fn::enabled() {
-        let scalar_outputs = crate::scalar_fn::scalar_outputs(funcs);
+        let callees = crate::scalar_fn::callee_outputs(funcs);
         let ignored = crate::scalar_fn::ignored_string_inputs(funcs);
         for (f, ignored) in funcs.iter_mut().zip(&ignored) {
-            f.scalar =
-                crate::scalar_fn::compile(f, &scalar_outputs, ignored).map(std::sync::Arc::new);
+            f.scalar = crate::scalar_fn::compile(f, &callees, ignored).map(std::sync::Arc::new);
         }
         // native code may recompute a function faster than the memo finds it
         let fast: Vec<bool> = (0..funcs.len())
@@ -586,6 +585,8 @@ fn specialize_calls(
     steps: &mut [&mut Step],
 ) -> Vec<u32> {
     let mut sp = crate::specialize::Specializer::default();
+    let originals = funcs.len();
+    sp.refine_bodies(funcs, originals);
     let none = HashMap::default();
     for e in generic {
         crate::specialize::walk_expr_mut(e, &mut |x| {

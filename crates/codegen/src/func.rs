@@ -1420,11 +1420,15 @@ impl Env<'_> {
                 call_builtin(*b, &vals)?
             }
             FExpr::Call(f, args, index) => {
-                if self.funcs[*f as usize].scalar.is_some() {
+                let position = self.funcs[*f as usize]
+                    .scalar
+                    .as_deref()
+                    .and_then(|sf| sf.flat_position(*index));
+                if let Some(position) = position {
                     let mut outs = Vec::new();
                     if self.call_scalar_exprs(*f, args, frame, &mut outs)? {
                         let func = &self.funcs[*f as usize];
-                        let x = outs.get(*index).copied().ok_or_else(|| {
+                        let x = outs.get(position).copied().ok_or_else(|| {
                             format!("function `{}` has no output {}", func.name, index + 1)
                         })?;
                         let ty = func.outputs.get(*index).map_or(Ty::Real, |d| d.ty);

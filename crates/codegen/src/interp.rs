@@ -597,6 +597,10 @@ impl Rt<'_> {
         let Some(sf) = code.funcs[*f as usize].scalar.as_deref() else {
             return Ok(None);
         };
+        // the plan hands over flattened outputs: an array output is taken whole elsewhere
+        let Some(position) = sf.flat_position(*index) else {
+            return Ok(None);
+        };
         let plan =
             code.generic_plans[call].get_or_init(|| crate::scalar_fn::CallPlan::new(sf, args));
         let Some(plan) = plan else {
@@ -605,7 +609,7 @@ impl Rt<'_> {
         let mut x = None;
         self.env()
             .call_planned(*f, plan, &mut |k, v| {
-                if k == *index {
+                if k == position {
                     x = Some(v);
                 }
             })

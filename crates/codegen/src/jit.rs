@@ -303,7 +303,9 @@ fn stmts_size(stmts: &[SStmt]) -> usize {
                 SStmt::AssignElem(_, _, idx, _, e) => {
                     idx.iter().map(expr_size).sum::<usize>() + expr_size(e)
                 }
-                SStmt::Tuple(_, _, args) | SStmt::Call(_, args) => args_size(args),
+                SStmt::Tuple(_, _, args)
+                | SStmt::TupleArrays(_, _, args)
+                | SStmt::Call(_, args) => args_size(args),
                 SStmt::If(branches, else_) => {
                     branches
                         .iter()
@@ -358,7 +360,8 @@ fn expr_size(e: &SExpr) -> usize {
 
 /// Whether every statement and expression of `sf` has a translation.
 fn covered(sf: &ScalarFn, funcs: &[CFunction]) -> bool {
-    if function_size(sf) > MAX_NODES {
+    // outputs leave native code in registers: an array output stays with the interpreter
+    if function_size(sf) > MAX_NODES || sf.has_array_outputs() {
         return false;
     }
     let inputs: Vec<u32> = sf.inputs.iter().map(|i| i.slot).collect();
@@ -380,6 +383,8 @@ fn stmts_covered(stmts: &[SStmt], funcs: &[CFunction], input: &dyn Fn(&u32) -> b
                 && call_covered(*f, args, targets.len().saturating_sub(1), funcs)
         }
         SStmt::Call(f, args) => call_covered(*f, args, 0, funcs),
+        // its callee has an array output, which native code does not take
+        SStmt::TupleArrays(..) => false,
         SStmt::If(branches, else_) => {
             branches
                 .iter()
@@ -405,7 +410,8 @@ fn call_covered(f: u32, args: &[SArg], index: usize, funcs: &[CFunction]) -> boo
     let Some(csf) = funcs.get(f as usize).and_then(|c| c.scalar.as_deref()) else {
         return false;
     };
-    args.len() <= csf.inputs.len()
+    csf.takes(args.len())
+        && !csf.has_array_outputs()
         && (csf.outputs.len() > index || (index == 0 && csf.outputs.is_empty()))
         && args.iter().zip(&csf.inputs).all(|(a, input)| match a {
             SArg::Scalar(e) => input.dims.is_none() && expr_covered(e, funcs),
@@ -730,6 +736,8 @@ impl<'a> Lower<'a> {
             SStmt::Call(f, args) => {
                 self.call(*f, args)?;
             }
+            // not covered (`stmts_covered`)
+            SStmt::TupleArrays(..) => return None,
             SStmt::If(branches, else_) => {
                 let join = self.b.create_block();
                 for (c, body) in branches {

@@ -32,6 +32,8 @@ use crate::value::{to_modelica_string, VResult, Value};
 use moss_frontend::flat::{AssertLevel, BinaryOp};
 use std::sync::Arc;
 
+mod arrays;
+
 /// A function compiled to the scalar form.
 #[derive(Clone, Debug)]
 pub struct ScalarFn {
@@ -41,7 +43,11 @@ pub struct ScalarFn {
     pub(crate) inputs: Vec<SInput>,
     /// Outputs and locals with a binding, in initialization order (the others start at 0).
     pub(crate) init: Vec<(u32, Ty, SExpr)>,
+    /// Every output in declaration order: its slot (the first element's, for an array)
+    /// and element type.
     pub(crate) outputs: Vec<(u32, Ty)>,
+    /// The dimensions of each output that is an array of constant size (`None`: a scalar).
+    output_dims: Vec<Option<Arc<[usize]>>>,
     pub(crate) body: Vec<SStmt>,
 }
 
@@ -50,11 +56,70 @@ impl ScalarFn {
     /// inputs: the rest have defaults): scalars for scalar inputs, arrays of the declared
     /// shapes for array inputs.
     pub fn accepts(&self, args: &[Value]) -> bool {
-        args.len() <= self.inputs.len()
+        self.takes(args.len())
             && args
                 .iter()
                 .zip(&self.inputs)
                 .all(|(a, input)| input.accepts(a))
+    }
+
+    /// Whether a call may pass the first `nargs` inputs: every input after them has a
+    /// default of the compiled form (an array default of another size than a specialized
+    /// copy's input has none: such a copy is only made for calls that pass the input).
+    pub(crate) fn takes(&self, nargs: usize) -> bool {
+        nargs <= self.inputs.len() && self.inputs[nargs..].iter().all(|i| i.default.is_some())
+    }
+
+    /// Whether an output is an array (a record output's vector field: moist air's
+    /// `setState_pTX` returns `state.X`). Such a function returns its outputs as values
+    /// ([`Env::call_scalar_values`]) or flattened ([`ScalarFn::flat_outputs`]); scalar
+    /// callers and native code take only functions with scalar outputs.
+    pub(crate) fn has_array_outputs(&self) -> bool {
+        self.output_dims.iter().any(Option::is_some)
+    }
+
+    /// The frame slots of the outputs' elements: declaration order, arrays row-major (the
+    /// order of a model's flattened call outputs).
+    fn flat_outputs(&self) -> impl Iterator<Item = (u32, Ty)> + '_ {
+        self.outputs
+            .iter()
+            .zip(&self.output_dims)
+            .flat_map(|(&(slot, ty), dims)| {
+                let n = dims.as_ref().map_or(1, |d| d.iter().product::<usize>()) as u32;
+                (slot..slot + n).map(move |s| (s, ty))
+            })
+    }
+
+    /// Position among [`ScalarFn::flat_outputs`] of output `index` when it is a scalar.
+    pub(crate) fn flat_position(&self, index: usize) -> Option<usize> {
+        if self.output_dims.get(index)?.is_some() {
+            return None;
+        }
+        Some(
+            self.output_dims[..index]
+                .iter()
+                .map(|d| d.as_ref().map_or(1, |d| d.iter().product::<usize>()))
+                .sum(),
+        )
+    }
+
+    /// Output `index` read from a finished frame: a scalar, or an array of its dimensions.
+    fn output_value(&self, index: usize, frame: &[f64]) -> Value {
+        let (slot, ty) = self.outputs[index];
+        match &self.output_dims[index] {
+            None => ty.value_of(frame[slot as usize]),
+            Some(dims) => {
+                let n: usize = dims.iter().product();
+                let start = slot as usize;
+                Value::Array(crate::value::ArrayVal {
+                    dims: dims.to_vec(),
+                    data: frame[start..start + n]
+                        .iter()
+                        .map(|&x| ty.value_of(x))
+                        .collect(),
+                })
+            }
+        }
     }
 
     /// Zero every slot but the inputs' (undo what an abandoned native run wrote).
@@ -78,7 +143,8 @@ impl ScalarFn {
 pub(crate) struct SInput {
     pub(crate) slot: u32,
     pub(crate) ty: Ty,
-    default: Option<SExpr>,
+    /// The default's value, one expression per element.
+    default: Option<Vec<SExpr>>,
     pub(crate) dims: Option<Arc<[usize]>>,
 }
 
@@ -162,12 +228,23 @@ pub(crate) enum SArg {
     Value(FExpr),
 }
 
+/// A target of [`SStmt::TupleArrays`]: a scalar local, or a local array (first slot,
+/// number of elements, element type).
+#[derive(Clone, Debug)]
+pub(crate) enum TupleTarget {
+    Scalar(u32, Ty),
+    Array(u32, usize, Ty),
+}
+
 #[derive(Clone, Debug)]
 pub(crate) enum SStmt {
     Assign(u32, Ty, SExpr),
     /// `a[i, ...] := e` of a local array: first slot, dimensions, indices, element type.
     AssignElem(u32, Arc<[usize]>, Vec<SExpr>, Ty, SExpr),
     Tuple(Vec<Option<(u32, Ty)>>, u32, Vec<SArg>),
+    /// A tuple call with whole local arrays among its targets (never native code: the
+    /// callee has an array output).
+    TupleArrays(Vec<Option<TupleTarget>>, u32, Vec<SArg>),
     Call(u32, Vec<SArg>),
     If(Vec<(SExpr, Vec<SStmt>)>, Vec<SStmt>),
     /// Loop variable, start, step, stop, body.
@@ -192,14 +269,13 @@ pub fn enabled() -> bool {
 /// slice, an argument) keeps the function in the tree interpreter.
 pub fn compile(
     f: &CFunction,
-    scalar_outputs: &[Vec<bool>],
+    callees: &CalleeOutputs,
     ignored_inputs: &[bool],
 ) -> Option<ScalarFn> {
     let CBody::Stmts(stmts) = &f.body else {
         return None;
     };
-    let scalar_decl = |d: &crate::func::FVarDecl| d.dims.is_empty() && d.ty != Ty::Str;
-    if !f.outputs.iter().all(scalar_decl) {
+    if f.outputs.iter().any(|d| d.ty == Ty::Str) {
         return None;
     }
     // String inputs the body never reads (the `name` of a medium's data record, passed
@@ -222,7 +298,7 @@ pub fn compile(
     }
     let mut cx = Compiler {
         arrays: Default::default(),
-        scalar_outputs,
+        callees,
     };
     let mut frame_size = f.local_types.len();
     // array inputs of constant size are laid out after the scalars, like local arrays
@@ -235,7 +311,7 @@ pub fn compile(
             input_dims.push(None);
             continue;
         }
-        if d.ty == Ty::Str || (!d.dims.is_empty() && d.default.is_some()) {
+        if d.ty == Ty::Str {
             return None;
         }
         if d.dims.is_empty() {
@@ -280,10 +356,15 @@ pub fn compile(
         .iter()
         .zip(input_dims)
         .map(|(d, array)| {
-            let default = match &d.default {
-                Some(_) if unread.contains(&d.slot) => None,
-                Some(e) => Some(cx.expr(e)?),
-                None => None,
+            let default = match (&d.default, &array) {
+                (Some(_), _) if unread.contains(&d.slot) => None,
+                (Some(e), None) => Some(vec![cx.expr(e)?]),
+                // an array default of the input's size (`X[:] = reference_X`)
+                (Some(e), Some((_, dims))) => cx
+                    .elements(e)
+                    .filter(|x| x.dims.as_slice() == &**dims)
+                    .map(|x| x.items),
+                (None, _) => None,
             };
             Some(match array {
                 Some((base, dims)) => SInput {
@@ -301,6 +382,20 @@ pub fn compile(
             })
         })
         .collect::<Option<_>>()?;
+    // array outputs of constant size are laid out like local arrays (above)
+    let output_dims = f
+        .outputs
+        .iter()
+        .map(|d| match d.dims.is_empty() {
+            true => Some(None),
+            false => cx.arrays.get(&d.slot).map(|a| Some(a.dims.clone())),
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let outputs = f
+        .outputs
+        .iter()
+        .map(|d| (cx.arrays.get(&d.slot).map_or(d.slot, |a| a.base), d.ty))
+        .collect();
     let mut init = Vec::new();
     for d in f.initialized.iter().filter(|d| d.dims.is_empty()) {
         if let Some(e) = &d.default {
@@ -312,7 +407,8 @@ pub fn compile(
         local_types: f.local_types.clone(),
         inputs,
         init,
-        outputs: f.outputs.iter().map(|d| (d.slot, d.ty)).collect(),
+        outputs,
+        output_dims,
         body: cx.stmts_of(stmts)?,
     })
 }
@@ -324,17 +420,37 @@ fn scalar_const(v: &Value) -> Option<f64> {
     }
 }
 
-/// For every function, which of its outputs are scalars (Real, Integer, Boolean).
-pub fn scalar_outputs(funcs: &[CFunction]) -> Vec<Vec<bool>> {
-    funcs
-        .iter()
-        .map(|f| {
-            f.outputs
-                .iter()
-                .map(|d| d.dims.is_empty() && d.ty != Ty::Str)
-                .collect()
-        })
-        .collect()
+/// What a caller knows of every function's outputs before any is compiled.
+pub struct CalleeOutputs {
+    /// Which outputs are scalars (Real, Integer, Boolean).
+    scalar: Vec<Vec<bool>>,
+    /// The sizes of the outputs that are numeric arrays of constant size.
+    arrays: Vec<Vec<Option<Vec<usize>>>>,
+}
+
+/// The outputs of the program's functions, from their declarations.
+pub fn callee_outputs(funcs: &[CFunction]) -> CalleeOutputs {
+    let per_output = |f: &CFunction, g: &dyn Fn(&crate::func::FVarDecl) -> bool| -> Vec<bool> {
+        f.outputs.iter().map(g).collect()
+    };
+    CalleeOutputs {
+        scalar: funcs
+            .iter()
+            .map(|f| per_output(f, &|d| d.dims.is_empty() && d.ty != Ty::Str))
+            .collect(),
+        arrays: funcs
+            .iter()
+            .map(|f| {
+                f.outputs
+                    .iter()
+                    .map(|d| match d.dims.is_empty() || d.ty == Ty::Str {
+                        true => None,
+                        false => constant_dims(d),
+                    })
+                    .collect()
+            })
+            .collect(),
+    }
 }
 
 /// For every function, which inputs are String scalars that nothing in it reads except
@@ -450,12 +566,22 @@ struct LocalArray {
 /// which outputs of the program's functions are scalars.
 struct Compiler<'a> {
     arrays: rustc_hash::FxHashMap<u32, LocalArray>,
-    scalar_outputs: &'a [Vec<bool>],
+    callees: &'a CalleeOutputs,
 }
 
 impl Compiler<'_> {
     fn stmts_of(&self, stmts: &[FStmt]) -> Option<Vec<SStmt>> {
-        stmts.iter().map(|s| self.stmt(s)).collect()
+        let mut out = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            match s {
+                // a whole local array assigned: one statement per element
+                FStmt::Assign(FTarget::Local(slot, _), e) if self.arrays.contains_key(slot) => {
+                    out.extend(self.assign_whole(&self.arrays[slot], e)?);
+                }
+                _ => out.push(self.stmt(s)?),
+            }
+        }
+        Some(out)
     }
 
     fn stmt(&self, s: &FStmt) -> Option<SStmt> {
@@ -474,13 +600,17 @@ impl Compiler<'_> {
                 )
             }
             FStmt::Tuple(targets, f, args) => {
+                let whole = targets.iter().any(
+                    |t| matches!(t, Some(FTarget::Local(slot, _)) if self.arrays.contains_key(slot)),
+                );
+                if whole {
+                    return self.tuple_with_arrays(targets, *f, args);
+                }
                 let ts = targets
                     .iter()
                     .map(|t| match t {
                         None => Some(None),
-                        Some(FTarget::Local(slot, ty)) if !self.arrays.contains_key(slot) => {
-                            Some(Some((*slot, *ty)))
-                        }
+                        Some(FTarget::Local(slot, ty)) => Some(Some((*slot, *ty))),
                         Some(_) => None,
                     })
                     .collect::<Option<_>>()?;
@@ -517,6 +647,35 @@ impl Compiler<'_> {
         })
     }
 
+    /// `(a, x) := f(...)` where `x` is a whole local array taking an array output of the
+    /// same constant size (a record result's vector field).
+    fn tuple_with_arrays(
+        &self,
+        targets: &[Option<FTarget>],
+        f: u32,
+        args: &[FExpr],
+    ) -> Option<SStmt> {
+        let shapes = self.callees.arrays.get(f as usize)?;
+        let ts = targets
+            .iter()
+            .enumerate()
+            .map(|(k, t)| match t {
+                None => Some(None),
+                Some(FTarget::Local(slot, ty)) => match self.arrays.get(slot) {
+                    None => Some(Some(TupleTarget::Scalar(*slot, *ty))),
+                    Some(a) => {
+                        let out = shapes.get(k)?.as_deref()?;
+                        (out == &*a.dims).then(|| {
+                            Some(TupleTarget::Array(a.base, a.dims.iter().product(), a.ty))
+                        })
+                    }
+                },
+                Some(_) => None,
+            })
+            .collect::<Option<_>>()?;
+        Some(SStmt::TupleArrays(ts, f, self.args(args)?))
+    }
+
     fn args(&self, args: &[FExpr]) -> Option<Vec<SArg>> {
         args.iter().map(|a| self.arg(a)).collect()
     }
@@ -547,7 +706,11 @@ impl Compiler<'_> {
             FExpr::Local(s) if !self.arrays.contains_key(s) => SExpr::Local(*s),
             FExpr::Neg(a) => SExpr::Neg(self.boxed(a)?),
             FExpr::Not(a) => SExpr::Not(self.boxed(a)?),
-            FExpr::Bin(op, a, b) => SExpr::Bin(*op, self.boxed(a)?, self.boxed(b)?),
+            FExpr::Bin(op, a, b) => match (self.expr(a), self.expr(b)) {
+                (Some(x), Some(y)) => SExpr::Bin(*op, Box::new(x), Box::new(y)),
+                // the dot product of two vectors
+                _ => self.array_reduction(e)?,
+            },
             FExpr::Index(base, subs) => match &**base {
                 FExpr::Local(s) => {
                     let a = self.arrays.get(s)?;
@@ -555,12 +718,17 @@ impl Compiler<'_> {
                 }
                 _ => self.table_element(base, subs)?,
             },
-            FExpr::Builtin(b, args) => self.builtin(*b, args)?,
+            FExpr::Builtin(b, args) => match self.builtin(*b, args) {
+                Some(x) => x,
+                // `sum`, `product`, `scalar` of an array expression
+                None => self.array_reduction(e)?,
+            },
             FExpr::Call(f, args, index) => {
                 // a call as a value must give a scalar (an array-valued call as an
                 // argument or operand stays with the tree interpreter)
                 let scalar = self
-                    .scalar_outputs
+                    .callees
+                    .scalar
                     .get(*f as usize)
                     .and_then(|outs| outs.get(*index))
                     .copied()
@@ -759,7 +927,7 @@ impl CallPlan {
     /// The plan for calling `sf` with `args`, or `None` when an argument is not a constant,
     /// a register, a model variable or an array literal of them of the input's size.
     pub fn new(sf: &ScalarFn, args: &[FExpr]) -> Option<CallPlan> {
-        if args.len() > sf.inputs.len() {
+        if !sf.takes(args.len()) {
             return None;
         }
         let mut template = vec![0.0; sf.frame_size].into_boxed_slice();
@@ -852,6 +1020,8 @@ fn scalar_form(func: &crate::func::CFunction) -> VResult<&ScalarFn> {
 struct CallOut {
     frame: Vec<f64>,
     slots: Option<usize>,
+    /// Array outputs of a callee run through [`Env::call`], by output position.
+    whole: Vec<(usize, Value)>,
 }
 
 impl Env<'_> {
@@ -868,9 +1038,8 @@ impl Env<'_> {
         }
         let r = self.enter_scalar(f, &mut frame, args.len());
         let outs = r.map(|_| {
-            sf.outputs
-                .iter()
-                .map(|(slot, ty)| ty.value_of(frame[*slot as usize]))
+            (0..sf.outputs.len())
+                .map(|k| sf.output_value(k, &frame))
                 .collect()
         });
         self.m.frames.give(frame);
@@ -893,15 +1062,16 @@ impl Env<'_> {
         }
         let r = self.enter_scalar(f, &mut cf, args.len());
         if r.is_ok() {
-            for ((slot, _), o) in sf.outputs.iter().zip(outs.iter_mut()) {
-                *o = cf[*slot as usize];
+            for ((slot, _), o) in sf.flat_outputs().zip(outs.iter_mut()) {
+                *o = cf[slot as usize];
             }
         }
         self.m.frames.give(cf);
         r
     }
 
-    /// Call the scalar form of function `f` by its [`CallPlan`]; appends the outputs.
+    /// Call the scalar form of function `f` by its [`CallPlan`]; hands over the outputs
+    /// flattened ([`ScalarFn::flat_outputs`]) with their positions.
     pub(crate) fn call_planned(
         &mut self,
         f: u32,
@@ -923,8 +1093,8 @@ impl Env<'_> {
         self.m.memo.calls += 1;
         let r = self.enter_scalar(f, &mut cf, plan.nargs);
         if r.is_ok() {
-            for (k, (slot, _)) in sf.outputs.iter().enumerate() {
-                outs(k, cf[*slot as usize]);
+            for (k, (slot, _)) in sf.flat_outputs().enumerate() {
+                outs(k, cf[slot as usize]);
             }
         }
         self.m.frames.give(cf);
@@ -935,7 +1105,8 @@ impl Env<'_> {
     /// (the model's call sites: constants, registers the tape computed, arrays of them),
     /// each evaluated straight into the callee's frame instead of into the [`Value`]
     /// vector of [`Env::call`]: a Spice3 device call passes a hundred record fields.
-    /// Appends the outputs to `outs`; `Ok(false)` (nothing appended) when an argument does
+    /// Appends the outputs to `outs`, flattened ([`ScalarFn::flat_outputs`]: with scalar
+    /// outputs only, output `k` is at `k`); `Ok(false)` (nothing appended) when an argument does
     /// not fit the compiled form, for the caller to take the general path.
     pub(crate) fn call_scalar_exprs(
         &mut self,
@@ -946,7 +1117,7 @@ impl Env<'_> {
     ) -> VResult<bool> {
         let funcs = self.funcs;
         let sf = scalar_form(&funcs[f as usize])?;
-        if args.len() > sf.inputs.len() {
+        if !sf.takes(args.len()) {
             return Ok(false);
         }
         let mut cf = self.m.frames.take(sf.frame_size);
@@ -962,7 +1133,7 @@ impl Env<'_> {
             }
         };
         if r.is_ok() {
-            outs.extend(sf.outputs.iter().map(|(slot, _)| cf[*slot as usize]));
+            outs.extend(sf.flat_outputs().map(|(slot, _)| cf[slot as usize]));
         }
         self.m.frames.give(cf);
         r.map(|_| true)
@@ -1048,9 +1219,14 @@ impl Env<'_> {
             key
         });
         if let Some(k) = &key {
-            if let Some(outs) = self.m.memo.lookup_ref(f, k) {
-                for ((slot, _), v) in sf.outputs.iter().zip(outs) {
-                    frame[*slot as usize] = v.as_f64()?;
+            // (the tree interpreter keeps an array output whole: not for this frame)
+            let hit = self.m.memo.lookup_ref(f, k).filter(|outs| {
+                outs.len() == sf.flat_outputs().count()
+                    && !outs.iter().any(|v| matches!(v, Value::Array(_)))
+            });
+            if let Some(outs) = hit {
+                for ((slot, _), v) in sf.flat_outputs().zip(outs) {
+                    frame[slot as usize] = v.as_f64()?;
                 }
                 self.m.memo.hits += 1;
                 self.m.memo.key_scratch = key.unwrap_or_default();
@@ -1071,9 +1247,8 @@ impl Env<'_> {
         r?;
         if let Some(k) = key {
             let outs = sf
-                .outputs
-                .iter()
-                .map(|(slot, ty)| ty.value_of(frame[*slot as usize]));
+                .flat_outputs()
+                .map(|(slot, ty)| ty.value_of(frame[slot as usize]));
             self.m.memo.store_from(f, &k, outs);
             self.m.memo.key_scratch = k;
         }
@@ -1088,12 +1263,13 @@ impl Env<'_> {
         nargs: usize,
     ) -> VResult<()> {
         for (k, input) in sf.inputs.iter().enumerate().skip(nargs) {
-            // array inputs with a default have no scalar form
             let d = input
                 .default
                 .as_ref()
                 .ok_or_else(|| format!("input {} has no value and no default", k + 1))?;
-            frame[input.slot as usize] = coerce(input.ty, self.seval(d, frame, sf)?);
+            for (j, e) in d.iter().enumerate() {
+                frame[input.slot as usize + j] = coerce(input.ty, self.seval(e, frame, sf)?);
+            }
         }
         if let Some(native) = native {
             self.m.native_error = None;
@@ -1142,6 +1318,12 @@ impl Env<'_> {
                     }
                 }
                 self.m.frames.give(out.frame);
+            }
+            SStmt::TupleArrays(targets, f, args) => {
+                let out = self.scall(*f, args, frame, sf)?;
+                let r = self.store_tuple(&out, *f, targets, frame);
+                self.m.frames.give(out.frame);
+                r?;
             }
             SStmt::Call(f, args) => {
                 let out = self.scall(*f, args, frame, sf)?;
@@ -1312,6 +1494,57 @@ impl Env<'_> {
         Ok(flat)
     }
 
+    /// Store the outputs of a call made by [`Env::scall`] into tuple targets, arrays whole.
+    fn store_tuple(
+        &self,
+        out: &CallOut,
+        f: u32,
+        targets: &[Option<TupleTarget>],
+        frame: &mut [f64],
+    ) -> VResult<()> {
+        for (k, t) in targets.iter().enumerate() {
+            match t {
+                None => {}
+                Some(TupleTarget::Scalar(slot, ty)) => {
+                    frame[*slot as usize] = coerce(*ty, self.output(out, f, k)?);
+                }
+                Some(TupleTarget::Array(base, len, ty)) => {
+                    let dest = &mut frame[*base as usize..*base as usize + len];
+                    match (out.slots, self.funcs[f as usize].scalar.as_deref()) {
+                        (None, Some(csf)) => {
+                            let start = csf.outputs[k].0 as usize;
+                            for (d, x) in dest.iter_mut().zip(&out.frame[start..start + len]) {
+                                *d = coerce(*ty, *x);
+                            }
+                        }
+                        _ => {
+                            let v = out.whole.iter().find(|(j, _)| *j == k).map(|(_, v)| v);
+                            let Some(Value::Array(a)) = v else {
+                                return Err(format!(
+                                    "function `{}`: output {} is not an array",
+                                    self.funcs[f as usize].name,
+                                    k + 1
+                                ));
+                            };
+                            if a.data.len() != *len {
+                                return Err(format!(
+                                    "function `{}`: output {} has {} elements, {len} expected",
+                                    self.funcs[f as usize].name,
+                                    k + 1,
+                                    a.data.len()
+                                ));
+                            }
+                            for (d, x) in dest.iter_mut().zip(&a.data) {
+                                *d = coerce(*ty, x.as_f64()?);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Output `k` of a call made by [`Env::scall`].
     fn output(&self, out: &CallOut, f: u32, k: usize) -> VResult<f64> {
         let func = &self.funcs[f as usize];
@@ -1337,7 +1570,7 @@ impl Env<'_> {
         let funcs = self.funcs;
         let callee = &funcs[f as usize];
         let direct = callee.scalar.as_deref().filter(|csf| {
-            args.len() <= csf.inputs.len()
+            csf.takes(args.len())
                 && args.iter().zip(&csf.inputs).all(|(a, input)| match a {
                     SArg::Scalar(_) => input.dims.is_none(),
                     SArg::Array(_, dims, _) => input.dims.as_ref() == Some(dims),
@@ -1373,6 +1606,7 @@ impl Env<'_> {
             return Ok(CallOut {
                 frame: cf,
                 slots: None,
+                whole: Vec::new(),
             });
         }
         let mut vals = Vec::with_capacity(args.len());
@@ -1401,12 +1635,22 @@ impl Env<'_> {
         }
         let outs = self.call(f, vals)?;
         let mut out = self.m.frames.take(0);
-        for v in &outs {
-            out.push(value_to_f64(v, &callee.name)?);
+        let mut whole = Vec::new();
+        let n = outs.len();
+        for (k, v) in outs.into_iter().enumerate() {
+            // an array output keeps its position (scalar reads never name it)
+            match v {
+                Value::Array(_) => {
+                    out.push(f64::NAN);
+                    whole.push((k, v));
+                }
+                v => out.push(value_to_f64(&v, &callee.name)?),
+            }
         }
         Ok(CallOut {
             frame: out,
-            slots: Some(outs.len()),
+            slots: Some(n),
+            whole,
         })
     }
 

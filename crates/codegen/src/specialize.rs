@@ -88,6 +88,18 @@ impl Specializer {
         id
     }
 
+    /// Specialize the calls inside the bodies of functions `0..n` (the program's own, not
+    /// copies): a function without open sizes of its own still passes constant tables and
+    /// local arrays of known size to functions with open ones (a medium's `h_T` hands its
+    /// coefficient vector to `Polynomials.integralValue`).
+    pub fn refine_bodies(&mut self, funcs: &mut Vec<CFunction>, n: usize) {
+        for id in 0..n {
+            if matches!(funcs[id].body, CBody::Stmts(_)) {
+                self.refine(funcs, id as u32);
+            }
+        }
+    }
+
     /// Fold the sizes that became constant in function `id` and specialize its calls.
     fn refine(&mut self, funcs: &mut Vec<CFunction>, id: u32) {
         let func = &mut funcs[id as usize];

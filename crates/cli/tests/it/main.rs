@@ -41,6 +41,7 @@ mod picosecond_events;
 mod record_outputs_differentiated;
 mod references;
 mod replaceable_media;
+mod scalar_function_arrays;
 mod scalar_functions;
 mod simulate_cli;
 mod state_graphs;

@@ -99,13 +99,21 @@ fn run(tree: &str) -> (moss_results::SimResult, String) {
 }
 
 /// [`run`] for the last model of `source`, written to `<name>.mo`.
-fn run_source(name: &str, source: &str, tree: &str) -> (moss_results::SimResult, String) {
+pub(crate) fn run_source(
+    name: &str,
+    source: &str,
+    tree: &str,
+) -> (moss_results::SimResult, String) {
     run_with(name, source, &[("MOSS_TREE_FUNCTIONS", tree)])
 }
 
 /// Simulate the last model of `source` with the environment `env`; the result and the
 /// statistics.
-fn run_with(name: &str, source: &str, env: &[(&str, &str)]) -> (moss_results::SimResult, String) {
+pub(crate) fn run_with(
+    name: &str,
+    source: &str,
+    env: &[(&str, &str)],
+) -> (moss_results::SimResult, String) {
     let tag: String = env.iter().map(|(k, v)| format!("-{k}{v}")).collect();
     let dir = scratch_dir(&format!("scalar-functions-{name}{tag}"));
     let file = dir.join(format!("{name}.mo"));
@@ -129,13 +137,35 @@ fn run_with(name: &str, source: &str, env: &[(&str, &str)]) -> (moss_results::Si
 }
 
 /// The number of calls `--stats` reports as run compiled.
-fn compiled_calls(stats: &str) -> u64 {
+pub(crate) fn compiled_calls(stats: &str) -> u64 {
     count_before(stats, " run compiled")
 }
 
 /// The number of compiled calls `--stats` reports as run as native code.
 fn native_calls(stats: &str) -> u64 {
     count_before(stats, " of them as native code")
+}
+
+/// The number of calls the tree interpreter ran: all calls but those the memo answered
+/// and those run compiled.
+pub(crate) fn tree_calls(stats: &str) -> u64 {
+    let line = stats
+        .lines()
+        .find(|l| l.starts_with("function calls:"))
+        .unwrap_or_else(|| panic!("no function calls in the statistics:\n{stats}"));
+    let total: u64 = line
+        .trim_start_matches("function calls:")
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("cannot read `{line}`"));
+    let memo: u64 = line
+        .split(" answered by the memo")
+        .next()
+        .and_then(|s| s.rsplit('(').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("cannot read `{line}`"));
+    total - memo - compiled_calls(stats)
 }
 
 /// The number just before `marker` on the statistics line of function calls.

@@ -1,0 +1,178 @@
+//! Array expressions of constant size inside compiled scalar functions
+//! (`codegen/src/scalar_fn/arrays.rs`) and calls specialized inside function bodies
+//! (`codegen/src/specialize.rs`).
+//!
+//! The functions below are built like the MSL's moist air (`Media.Air.MoistAir`): an
+//! open-size mass-fraction input `X[:]` with a default, a record result whose vector field
+//! is `cat(1, X, {1 - sum(X)})`, an enthalpy that is the dot product of two array literals,
+//! and a function without open sizes that passes a constant coefficient table to one with
+//! open sizes. Every one must run compiled (none through the tree interpreter), give the
+//! tree interpreter's numbers bit for bit, and the values computed by hand.
+
+use crate::scalar_functions::{compiled_calls, run_source, tree_calls};
+
+const SOURCE: &str = r#"
+package Mix
+  constant Real reference_X[2] = {0.25, 0.75};
+
+  record State
+    Real p;
+    Real T;
+    Real X[2];
+  end State;
+
+  function setState_pTX "the full composition from the independent one, as MoistAir"
+    input Real p;
+    input Real T;
+    input Real X[:] = reference_X;
+    output State state;
+  algorithm
+    state := if size(X, 1) == 2 then State(p = p, T = T, X = X)
+      else State(p = p, T = T, X = cat(1, X, {1 - sum(X)}));
+  end setState_pTX;
+
+  function h_pTX "a dot product of two array literals"
+    input Real p;
+    input Real T;
+    input Real X[:];
+    output Real h;
+  protected
+    Real cp[2] = {1000.0, 2000.0};
+  algorithm
+    h := {cp[1]*T, cp[2]*T}*{X[1], 1 - X[1]} + 1e-3*p;
+  end h_pTX;
+
+  function enthalpy "through the state record: a tuple call with an array target"
+    input Real p;
+    input Real T;
+    input Real X[:];
+    output Real h;
+  protected
+    State s;
+  algorithm
+    s := setState_pTX(p, T, X);
+    h := h_pTX(s.p, s.T, s.X);
+  end enthalpy;
+
+  function stats "whole-array arithmetic: scaled copies, sums, a matrix product, slices"
+    input Real x[3];
+    output Real y;
+  protected
+    Real a[3];
+    Real m[2, 3] = {{1, 2, 3}, {4, 5, 6}};
+    Real b[2];
+  algorithm
+    a := 2*x + {1, 1, 1};
+    b := m*a;
+    y := sum(a) + product(x[2:3]) + b*{1, -1} + scalar({x[1]});
+  end stats;
+
+  function poly "Horner over an open-size coefficient vector"
+    input Real c[:];
+    input Real u;
+    output Real y;
+  algorithm
+    y := 0;
+    for i in 1:size(c, 1) loop
+      y := y*u + c[i];
+    end for;
+  end poly;
+
+  function fixedPoly "no open sizes itself: passes a constant table on"
+    input Real u;
+    output Real y;
+  protected
+    constant Real c[3] = {1.0, -3.0, 2.0};
+  algorithm
+    y := poly(c, u);
+  end fixedPoly;
+end Mix;
+
+model ArrayExpressions
+  Real x = 0.1 + time;
+  Real p = 1e5*(1 + x);
+  Real T = 300 + 10*x;
+  Real h1 = Mix.enthalpy(p, T, {x/10});
+  Real h2 = Mix.h_pTX(p, T, {x/10, 1 - x/10});
+  Mix.State s1 = Mix.setState_pTX(p, T, {x/10});
+  Mix.State s2 = Mix.setState_pTX(p, T);
+  Real X2 = s1.X[2];
+  Real Xd = s2.X[1];
+  Real y = Mix.stats({x, 2*x, 3*x});
+  Real q = Mix.fixedPoly(x);
+  annotation(experiment(StopTime = 1, Interval = 0.125));
+end ArrayExpressions;
+"#;
+
+const SIGNALS: [&str; 6] = ["h1", "h2", "X2", "Xd", "y", "q"];
+
+#[test]
+fn array_expressions_of_constant_size_run_compiled_with_the_tree_results() {
+    let name = "ArrayExpressions";
+    let (compiled, stats) = run_source(name, SOURCE, "0");
+    let (tree, tree_stats) = run_source(name, SOURCE, "1");
+    assert!(compiled_calls(&stats) > 0, "{stats}");
+    assert_eq!(
+        tree_calls(&stats),
+        0,
+        "a call still ran in the tree interpreter: {stats}"
+    );
+    assert_eq!(compiled_calls(&tree_stats), 0, "{tree_stats}");
+    for s in SIGNALS {
+        assert_eq!(compiled.series(s), tree.series(s), "{s} differs");
+    }
+    let col = |s: &str| compiled.series(s).unwrap();
+    let (xs, h1, h2, x2, xd, y, q) = (
+        col("x"),
+        col("h1"),
+        col("h2"),
+        col("X2"),
+        col("Xd"),
+        col("y"),
+        col("q"),
+    );
+    for k in 0..xs.len() {
+        let x = xs[k];
+        let (p, t, w) = (1e5 * (1.0 + x), 300.0 + 10.0 * x, x / 10.0);
+        let h = 1000.0 * t * w + 2000.0 * t * (1.0 - w) + 1e-3 * p;
+        assert!(
+            (h1[k] - h).abs() <= 1e-9 * h,
+            "h1({x}) = {}, want {h}",
+            h1[k]
+        );
+        assert!(
+            (h2[k] - h).abs() <= 1e-9 * h,
+            "h2({x}) = {}, want {h}",
+            h2[k]
+        );
+        assert!((x2[k] - (1.0 - w)).abs() <= 1e-15, "X2({x}) = {}", x2[k]);
+        assert_eq!(xd[k], 0.25, "the default composition");
+        // a = 2x + 1 for x = (x, 2x, 3x); b = m*a; b*{1,-1} = -3*sum(a)
+        let a = [2.0 * x + 1.0, 4.0 * x + 1.0, 6.0 * x + 1.0];
+        let sa: f64 = a.iter().sum();
+        let want = sa + (2.0 * x) * (3.0 * x) - 3.0 * sa + x;
+        assert!(
+            (y[k] - want).abs() <= 1e-12,
+            "y({x}) = {}, want {want}",
+            y[k]
+        );
+        let want = (x - 3.0) * x + 2.0;
+        assert!(
+            (q[k] - want).abs() <= 1e-12,
+            "q({x}) = {}, want {want}",
+            q[k]
+        );
+    }
+}
+
+/// The same functions as native code where the JIT takes them (functions with a scalar
+/// result), with the scalar interpreter's numbers bit for bit.
+#[test]
+fn native_code_of_array_expressions_matches_the_interpreter() {
+    let name = "ArrayExpressions";
+    let (native, _) = crate::scalar_functions::run_with(name, SOURCE, &[]);
+    let (interpreted, _) = crate::scalar_functions::run_with(name, SOURCE, &[("MOSS_JIT", "0")]);
+    for s in SIGNALS {
+        assert_eq!(native.series(s), interpreted.series(s), "{s} differs");
+    }
+}
