@@ -28,7 +28,7 @@
 
 use crate::builtins::{Math1, Math2};
 use crate::func::{CFunction, Env, Ty};
-use crate::scalar_fn::{SArg, SExpr, SStmt, ScalarFn};
+use crate::scalar_fn::{SArg, SExpr, SStmt, ScalarFn, TupleTarget};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     types, AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, StackSlotData,
@@ -332,6 +332,7 @@ fn args_size(args: &[SArg]) -> usize {
         .map(|a| match a {
             SArg::Scalar(e) => expr_size(e),
             SArg::Array(_, dims, _) => dims.iter().product(),
+            SArg::Elements(_, items) => items.iter().map(expr_size).sum(),
             SArg::Value(_) => 1,
         })
         .sum()
@@ -360,8 +361,7 @@ fn expr_size(e: &SExpr) -> usize {
 
 /// Whether every statement and expression of `sf` has a translation.
 fn covered(sf: &ScalarFn, funcs: &[CFunction]) -> bool {
-    // outputs leave native code in registers: an array output stays with the interpreter
-    if function_size(sf) > MAX_NODES || sf.has_array_outputs() {
+    if function_size(sf) > MAX_NODES {
         return false;
     }
     let inputs: Vec<u32> = sf.inputs.iter().map(|i| i.slot).collect();
@@ -383,8 +383,11 @@ fn stmts_covered(stmts: &[SStmt], funcs: &[CFunction], input: &dyn Fn(&u32) -> b
                 && call_covered(*f, args, targets.len().saturating_sub(1), funcs)
         }
         SStmt::Call(f, args) => call_covered(*f, args, 0, funcs),
-        // its callee has an array output, which native code does not take
-        SStmt::TupleArrays(..) => false,
+        SStmt::TupleArrays(targets, f, args) => {
+            targets.iter().flatten().all(|t| match t {
+                TupleTarget::Scalar(slot, _) | TupleTarget::Array(slot, _, _) => !input(slot),
+            }) && call_covered(*f, args, targets.len().saturating_sub(1), funcs)
+        }
         SStmt::If(branches, else_) => {
             branches
                 .iter()
@@ -411,12 +414,14 @@ fn call_covered(f: u32, args: &[SArg], index: usize, funcs: &[CFunction]) -> boo
         return false;
     };
     csf.takes(args.len())
-        && !csf.has_array_outputs()
         && (csf.outputs.len() > index || (index == 0 && csf.outputs.is_empty()))
         && args.iter().zip(&csf.inputs).all(|(a, input)| match a {
             SArg::Scalar(e) => input.dims.is_none() && expr_covered(e, funcs),
             SArg::Value(_) => input.ignored(),
-            SArg::Array(..) => false,
+            SArg::Array(_, dims, _) => input.dims.as_ref() == Some(dims),
+            SArg::Elements(dims, items) => {
+                input.dims.as_ref() == Some(dims) && items.iter().all(|e| expr_covered(e, funcs))
+            }
         })
 }
 
@@ -481,7 +486,11 @@ struct Sigs {
 /// offsets of the callee's frame (a direct call).
 struct Outputs {
     slot: cranelift_codegen::ir::StackSlot,
+    /// Byte offsets of the outputs in the callee's frame (a direct call).
     offsets: Option<Vec<usize>>,
+    /// Byte offsets of the outputs among flattened ones, when an array output comes
+    /// before (a call through [`native_call`] with array outputs).
+    flat: Option<Vec<usize>>,
 }
 
 /// Translates one scalar function.
@@ -589,7 +598,11 @@ impl<'a> Lower<'a> {
 
         self.b.switch_to_block(self.done);
         if !self.vars.is_empty() {
-            for (slot, _) in &sf.outputs {
+            // array outputs live in the frame already
+            for (k, (slot, _)) in sf.outputs.iter().enumerate() {
+                if sf.output_is_array(k) {
+                    continue;
+                }
                 let v = self.b.use_var(*self.vars.get(*slot as usize)?);
                 self.store_frame(*slot as usize, v);
             }
@@ -736,8 +749,7 @@ impl<'a> Lower<'a> {
             SStmt::Call(f, args) => {
                 self.call(*f, args)?;
             }
-            // not covered (`stmts_covered`)
-            SStmt::TupleArrays(..) => return None,
+            SStmt::TupleArrays(targets, f, args) => self.tuple_arrays(targets, *f, args)?,
             SStmt::If(branches, else_) => {
                 let join = self.b.create_block();
                 for (c, body) in branches {
@@ -874,10 +886,56 @@ impl<'a> Lower<'a> {
             let native = native.clone();
             return self.call_direct(f, native, args);
         }
+        let csf = self.funcs.get(f as usize)?.scalar.as_deref()?;
+        // outputs arrive flattened: a scalar after an array output is further on
+        let flat = csf.has_array_outputs().then(|| {
+            (0..csf.outputs.len())
+                .map(|k| csf.flat_start(k) * 8)
+                .collect::<Vec<_>>()
+        });
         self.call_through_env(f, args).map(|slot| Outputs {
             slot,
             offsets: None,
+            flat,
         })
+    }
+
+    /// A tuple call with whole arrays among its targets: the callee (which has array
+    /// outputs, so it is never called directly) hands its outputs over flattened; array
+    /// elements are stored into the caller's frame.
+    fn tuple_arrays(
+        &mut self,
+        targets: &[Option<TupleTarget>],
+        f: u32,
+        args: &[SArg],
+    ) -> Option<()> {
+        let csf = self.funcs.get(f as usize)?.scalar.as_deref()?;
+        let starts: Vec<usize> = (0..targets.len()).map(|k| csf.flat_start(k)).collect();
+        let outs = self.call(f, args)?;
+        for (k, t) in targets.iter().enumerate() {
+            match t {
+                None => {}
+                Some(TupleTarget::Scalar(slot, ty)) => {
+                    let x = self.output(&outs, k)?;
+                    self.assign(*slot, *ty, x)?;
+                }
+                Some(TupleTarget::Array(base, len, ty)) => {
+                    if outs.offsets.is_some() {
+                        return None;
+                    }
+                    for j in 0..*len {
+                        let off = i32::try_from((starts[k] + j) * 8).ok()?;
+                        let x = self
+                            .b
+                            .ins()
+                            .stack_load(self.ptr, types::F64, outs.slot, off);
+                        let x = self.coerce(*ty, x);
+                        self.store_frame(*base as usize + j, x);
+                    }
+                }
+            }
+        }
+        Some(())
     }
 
     /// A direct call: the callee's frame is a stack slot of the caller.
@@ -914,6 +972,7 @@ impl<'a> Lower<'a> {
         Some(Outputs {
             slot: frame,
             offsets: Some(csf.outputs.iter().map(|(s, _)| *s as usize * 8).collect()),
+            flat: None,
         })
     }
 
@@ -924,10 +983,12 @@ impl<'a> Lower<'a> {
         args: &[SArg],
     ) -> Option<cranelift_codegen::ir::StackSlot> {
         let csf = self.funcs.get(f as usize)?.scalar.as_deref()?;
-        let nouts = csf.outputs.len().max(1);
+        let nouts = csf.flat_output_count().max(1);
+        // the passed inputs' elements one after the other (a scalar is one)
+        let nvalues: usize = csf.inputs.iter().take(args.len()).map(|i| i.len()).sum();
         let arg_slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
-            u32::try_from(args.len().max(1) * 8).ok()?,
+            u32::try_from(nvalues.max(1) * 8).ok()?,
             3,
         ));
         let out_slot = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -935,15 +996,27 @@ impl<'a> Lower<'a> {
             u32::try_from(nouts * 8).ok()?,
             3,
         ));
-        for (k, (a, input)) in args.iter().zip(&csf.inputs).enumerate() {
-            let x = match a {
-                _ if input.ignored() => self.b.ins().f64const(0.0),
-                SArg::Scalar(e) => self.expr(e)?,
-                _ => return None,
+        let mut at = 0usize;
+        for (a, input) in args.iter().zip(&csf.inputs) {
+            let values: Vec<Value> = match a {
+                _ if input.ignored() => vec![self.b.ins().f64const(0.0)],
+                SArg::Scalar(e) => vec![self.expr(e)?],
+                SArg::Elements(_, items) => {
+                    items.iter().map(|e| self.expr(e)).collect::<Option<_>>()?
+                }
+                SArg::Array(base, dims, _) => (0..dims.iter().product::<usize>())
+                    .map(|j| self.load_frame(*base as usize + j))
+                    .collect(),
+                SArg::Value(_) => return None,
             };
-            self.b
-                .ins()
-                .stack_store(self.ptr, x, arg_slot, (k * 8) as i32);
+            if values.len() != input.len() {
+                return None;
+            }
+            for x in values {
+                let off = i32::try_from(at * 8).ok()?;
+                self.b.ins().stack_store(self.ptr, x, arg_slot, off);
+                at += 1;
+            }
         }
         let p = self.b.ins().iconst(
             self.ptr,
@@ -964,9 +1037,9 @@ impl<'a> Lower<'a> {
 
     /// Output `k` of a call.
     fn output(&mut self, outs: &Outputs, k: usize) -> Option<Value> {
-        let off = match &outs.offsets {
-            Some(offsets) => *offsets.get(k)?,
-            None => k * 8,
+        let off = match (&outs.offsets, &outs.flat) {
+            (Some(offsets), _) | (None, Some(offsets)) => *offsets.get(k)?,
+            (None, None) => k * 8,
         };
         Some(
             self.b
@@ -1271,12 +1344,14 @@ math1_pointers!(
 );
 math2_pointers!(Atan2, Min, Max, Div, Mod, Rem, Pow);
 
-/// A call made by native code: enter function `f` with `nargs` scalar arguments like any
-/// scalar call and write its outputs to `outs`. Returns 0, or 1 on any failure (the
+/// A call made by native code: enter function `f` with its first `nargs` inputs (their
+/// elements one after the other in `args`) like any scalar call and write its outputs,
+/// flattened, to `outs`. Returns 0, or 1 on any failure (the
 /// caller's interpreter run reports it).
 ///
 /// # Safety
-/// `env` is the [`Env`] the native caller was given; `args` holds `nargs` values and
+/// `env` is the [`Env`] the native caller was given; `args` holds the elements of `nargs`
+/// inputs and
 /// `outs` room for the callee's outputs (both stack slots of the caller).
 unsafe extern "C" fn native_call(
     env: *mut c_void,
@@ -1288,13 +1363,14 @@ unsafe extern "C" fn native_call(
     let run = std::panic::AssertUnwindSafe(|| {
         // SAFETY: see the function's contract.
         let env = unsafe { &mut *(env as *mut Env) };
-        let args = unsafe { std::slice::from_raw_parts(args, nargs as usize) };
-        let nouts = env.funcs[f as usize]
-            .scalar
-            .as_deref()
-            .map_or(0, |sf| sf.outputs.len());
+        let sf = env.funcs[f as usize].scalar.as_deref();
+        let nvalues = sf.map_or(0, |sf| {
+            sf.inputs.iter().take(nargs as usize).map(|i| i.len()).sum()
+        });
+        let nouts = sf.map_or(0, |sf| sf.flat_output_count());
+        let args = unsafe { std::slice::from_raw_parts(args, nvalues) };
         let outs = unsafe { std::slice::from_raw_parts_mut(outs, nouts) };
-        env.call_from_native(f, args, outs)
+        env.call_from_native(f, nargs as usize, args, outs)
     });
     match std::panic::catch_unwind(run) {
         Ok(Ok(())) => 0,

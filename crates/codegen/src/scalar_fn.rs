@@ -73,7 +73,7 @@ impl ScalarFn {
     /// Whether an output is an array (a record output's vector field: moist air's
     /// `setState_pTX` returns `state.X`). Such a function returns its outputs as values
     /// ([`Env::call_scalar_values`]) or flattened ([`ScalarFn::flat_outputs`]); scalar
-    /// callers and native code take only functions with scalar outputs.
+    /// callers read its scalar outputs, and whole arrays by [`SStmt::TupleArrays`].
     pub(crate) fn has_array_outputs(&self) -> bool {
         self.output_dims.iter().any(Option::is_some)
     }
@@ -95,12 +95,25 @@ impl ScalarFn {
         if self.output_dims.get(index)?.is_some() {
             return None;
         }
-        Some(
-            self.output_dims[..index]
-                .iter()
-                .map(|d| d.as_ref().map_or(1, |d| d.iter().product::<usize>()))
-                .sum(),
-        )
+        Some(self.flat_start(index))
+    }
+
+    /// Position among [`ScalarFn::flat_outputs`] of the first element of output `index`.
+    pub(crate) fn flat_start(&self, index: usize) -> usize {
+        self.output_dims[..index.min(self.output_dims.len())]
+            .iter()
+            .map(|d| d.as_ref().map_or(1, |d| d.iter().product::<usize>()))
+            .sum()
+    }
+
+    /// The number of [`ScalarFn::flat_outputs`].
+    pub(crate) fn flat_output_count(&self) -> usize {
+        self.flat_start(self.output_dims.len())
+    }
+
+    /// Whether output `index` is an array.
+    pub(crate) fn output_is_array(&self, index: usize) -> bool {
+        self.output_dims.get(index).is_some_and(Option::is_some)
     }
 
     /// Output `index` read from a finished frame: a scalar, or an array of its dimensions.
@@ -225,6 +238,9 @@ pub(crate) enum SExpr {
 pub(crate) enum SArg {
     Scalar(SExpr),
     Array(u32, Arc<[usize]>, Ty),
+    /// An array expression of constant size, element by element (a record constant's
+    /// coefficient vector, an array literal): its dimensions and elements.
+    Elements(Arc<[usize]>, Vec<SExpr>),
     Value(FExpr),
 }
 
@@ -242,8 +258,7 @@ pub(crate) enum SStmt {
     /// `a[i, ...] := e` of a local array: first slot, dimensions, indices, element type.
     AssignElem(u32, Arc<[usize]>, Vec<SExpr>, Ty, SExpr),
     Tuple(Vec<Option<(u32, Ty)>>, u32, Vec<SArg>),
-    /// A tuple call with whole local arrays among its targets (never native code: the
-    /// callee has an array output).
+    /// A tuple call with whole local arrays among its targets (the callee's array outputs).
     TupleArrays(Vec<Option<TupleTarget>>, u32, Vec<SArg>),
     Call(u32, Vec<SArg>),
     If(Vec<(SExpr, Vec<SStmt>)>, Vec<SStmt>),
@@ -688,11 +703,16 @@ impl Compiler<'_> {
                 return Some(SArg::Array(a.base, a.dims.clone(), a.ty));
             }
         }
-        match self.expr(e) {
-            Some(s) => Some(SArg::Scalar(s)),
-            None if self.mentions_array(e) => None,
-            None => Some(SArg::Value(e.clone())),
+        if let Some(s) = self.expr(e) {
+            return Some(SArg::Scalar(s));
         }
+        if let Some(x) = self.elements(e) {
+            return Some(SArg::Elements(x.dims.into(), x.items));
+        }
+        if self.mentions_array(e) {
+            return None;
+        }
+        Some(SArg::Value(e.clone()))
     }
 
     fn boxed(&self, e: &FExpr) -> Option<Box<SExpr>> {
@@ -1046,10 +1066,12 @@ impl Env<'_> {
         outs
     }
 
-    /// A call made by native code (`jit::native_call`): scalar arguments, outputs in order.
+    /// A call made by native code (`jit::native_call`): the elements of the passed inputs
+    /// in order (a scalar is one), outputs flattened.
     pub(crate) fn call_from_native(
         &mut self,
         f: u32,
+        nargs: usize,
         args: &[f64],
         outs: &mut [f64],
     ) -> VResult<()> {
@@ -1057,10 +1079,20 @@ impl Env<'_> {
         let sf = scalar_form(&funcs[f as usize])?;
         self.m.memo.calls += 1;
         let mut cf = self.m.frames.take(sf.frame_size);
-        for (x, input) in args.iter().zip(&sf.inputs) {
-            cf[input.slot as usize] = coerce(input.ty, *x);
+        // `args` holds the passed inputs' elements one after the other
+        let mut rest = args;
+        for input in sf.inputs.iter().take(nargs) {
+            let n = input.len();
+            if rest.len() < n {
+                break;
+            }
+            let (now, later) = rest.split_at(n);
+            for (k, x) in now.iter().enumerate() {
+                cf[input.slot as usize + k] = coerce(input.ty, *x);
+            }
+            rest = later;
         }
-        let r = self.enter_scalar(f, &mut cf, args.len());
+        let r = self.enter_scalar(f, &mut cf, nargs);
         if r.is_ok() {
             for ((slot, _), o) in sf.flat_outputs().zip(outs.iter_mut()) {
                 *o = cf[slot as usize];
@@ -1573,7 +1605,9 @@ impl Env<'_> {
             csf.takes(args.len())
                 && args.iter().zip(&csf.inputs).all(|(a, input)| match a {
                     SArg::Scalar(_) => input.dims.is_none(),
-                    SArg::Array(_, dims, _) => input.dims.as_ref() == Some(dims),
+                    SArg::Array(_, dims, _) | SArg::Elements(dims, _) => {
+                        input.dims.as_ref() == Some(dims)
+                    }
                     SArg::Value(_) => input.ignored(),
                 })
         });
@@ -1594,6 +1628,17 @@ impl Env<'_> {
                         let len = input.len();
                         for (d, x) in cf[to..to + len].iter_mut().zip(&frame[from..from + len]) {
                             *d = coerce(input.ty, *x);
+                        }
+                    }
+                    SArg::Elements(_, items) => {
+                        for (k, e) in items.iter().enumerate() {
+                            match self.seval(e, frame, sf) {
+                                Ok(x) => cf[input.slot as usize + k] = coerce(input.ty, x),
+                                Err(e) => {
+                                    self.m.frames.give(cf);
+                                    return Err(e);
+                                }
+                            }
                         }
                     }
                     SArg::Value(_) => {}
@@ -1628,6 +1673,17 @@ impl Env<'_> {
                             .iter()
                             .map(|&x| ty.value_of(x))
                             .collect(),
+                    })
+                }
+                SArg::Elements(dims, items) => {
+                    let ty = callee.inputs.get(k).map_or(Ty::Real, |d| d.ty);
+                    let data = items
+                        .iter()
+                        .map(|e| Ok(ty.value_of(self.seval(e, frame, sf)?)))
+                        .collect::<VResult<_>>()?;
+                    Value::Array(crate::value::ArrayVal {
+                        dims: dims.to_vec(),
+                        data,
                     })
                 }
                 SArg::Value(e) => self.escape(e, frame, sf)?,

@@ -9,7 +9,7 @@
 //! open sizes. Every one must run compiled (none through the tree interpreter), give the
 //! tree interpreter's numbers bit for bit, and the values computed by hand.
 
-use crate::scalar_functions::{compiled_calls, run_source, tree_calls};
+use crate::scalar_functions::{compiled_calls, native_calls, run_source, tree_calls};
 
 const SOURCE: &str = r#"
 package Mix
@@ -165,13 +165,17 @@ fn array_expressions_of_constant_size_run_compiled_with_the_tree_results() {
     }
 }
 
-/// The same functions as native code where the JIT takes them (functions with a scalar
-/// result), with the scalar interpreter's numbers bit for bit.
+/// The same functions as native code (array outputs stored in the frame, array arguments
+/// and tuple targets passed element by element), with the scalar interpreter's numbers
+/// bit for bit.
 #[test]
 fn native_code_of_array_expressions_matches_the_interpreter() {
     let name = "ArrayExpressions";
-    let (native, _) = crate::scalar_functions::run_with(name, SOURCE, &[]);
-    let (interpreted, _) = crate::scalar_functions::run_with(name, SOURCE, &[("MOSS_JIT", "0")]);
+    let (native, stats) = crate::scalar_functions::run_with(name, SOURCE, &[]);
+    let (interpreted, plain) =
+        crate::scalar_functions::run_with(name, SOURCE, &[("MOSS_JIT", "0")]);
+    assert!(native_calls(&stats) > 0, "{stats}");
+    assert_eq!(native_calls(&plain), 0, "{plain}");
     for s in SIGNALS {
         assert_eq!(native.series(s), interpreted.series(s), "{s} differs");
     }

@@ -142,7 +142,7 @@ pub(crate) fn compiled_calls(stats: &str) -> u64 {
 }
 
 /// The number of compiled calls `--stats` reports as run as native code.
-fn native_calls(stats: &str) -> u64 {
+pub(crate) fn native_calls(stats: &str) -> u64 {
     count_before(stats, " of them as native code")
 }
 

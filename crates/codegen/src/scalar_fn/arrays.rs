@@ -510,7 +510,12 @@ fn reads_earlier_element(e: &SExpr, a: &LocalArray, k: usize) -> bool {
         // a call may read the array through an argument: only scalar arguments are safe
         SExpr::Call(_, args, _) => args.iter().any(|arg| match arg {
             super::SArg::Scalar(x) => rec(x),
-            _ => true,
+            super::SArg::Elements(_, xs) => xs.iter().any(rec),
+            super::SArg::Array(base, dims, _) => {
+                let n = dims.iter().product::<usize>() as u32;
+                *base < a.base + a.dims.iter().product::<usize>() as u32 && a.base < *base + n
+            }
+            super::SArg::Value(_) => true,
         }),
         SExpr::If(branches, else_) => branches.iter().any(|(c, v)| rec(c) || rec(v)) || rec(else_),
     }
