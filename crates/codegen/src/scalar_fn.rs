@@ -963,6 +963,15 @@ impl CallPlan {
                 {
                     xs
                 }
+                // a constant table (`Matrices.isEqual(table, {{0, 1, 1, 0, 0}})`) is part
+                // of the template
+                (FExpr::Const(Value::Array(c)), Some(dims)) if c.dims.as_slice() == &**dims => {
+                    for (k, x) in c.data.iter().enumerate() {
+                        let dest = input.slot as usize + k;
+                        template[dest] = coerce(input.ty, scalar_const(x)?);
+                    }
+                    continue;
+                }
                 _ => return None,
             };
             for (k, leaf) in leaves.iter().enumerate() {
@@ -1196,6 +1205,14 @@ impl Env<'_> {
                 }
                 (FExpr::Alias(v, scale, offset), None) => {
                     cf[base] = coerce(input.ty, scale * self.m.mem[*v as usize] + offset);
+                }
+                (FExpr::Const(Value::Array(c)), Some(dims)) if c.dims.as_slice() == &**dims => {
+                    for (k, x) in c.data.iter().enumerate() {
+                        match scalar_const(x) {
+                            Some(x) => cf[base + k] = coerce(input.ty, x),
+                            None => return Ok(false),
+                        }
+                    }
                 }
                 (FExpr::Array(leaves) | FExpr::FlatArray(_, leaves), Some(_))
                     if leaves.len() == input.len() && leaves.iter().all(is_scalar_leaf) =>

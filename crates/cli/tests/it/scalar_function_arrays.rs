@@ -86,6 +86,19 @@ package Mix
   algorithm
     y := poly(c, u);
   end fixedPoly;
+
+  function same "a table against a constant one, as Matrices.isEqual"
+    input Real a[:, :];
+    input Real b[:, :];
+    output Boolean result;
+  algorithm
+    result := size(a, 1) == size(b, 1) and size(a, 2) == size(b, 2);
+    for i in 1:size(a, 1) loop
+      for j in 1:size(a, 2) loop
+        result := result and abs(a[i, j] - b[i, j]) <= 0;
+      end for;
+    end for;
+  end same;
 end Mix;
 
 model ArrayExpressions
@@ -100,11 +113,14 @@ model ArrayExpressions
   Real Xd = s2.X[1];
   Real y = Mix.stats({x, 2*x, 3*x});
   Real q = Mix.fixedPoly(x);
+  parameter Real tab[1, 3] = {{0, 1, 1}};
+  Real z1 = if Mix.same(tab, {{0, 1, 1}}) then x else -x;
+  Real z2 = if Mix.same(tab, {{0, 1, 2}}) then x else -x;
   annotation(experiment(StopTime = 1, Interval = 0.125));
 end ArrayExpressions;
 "#;
 
-const SIGNALS: [&str; 6] = ["h1", "h2", "X2", "Xd", "y", "q"];
+const SIGNALS: [&str; 8] = ["h1", "h2", "X2", "Xd", "y", "q", "z1", "z2"];
 
 #[test]
 fn array_expressions_of_constant_size_run_compiled_with_the_tree_results() {
@@ -131,6 +147,7 @@ fn array_expressions_of_constant_size_run_compiled_with_the_tree_results() {
         col("y"),
         col("q"),
     );
+    let (z1, z2) = (col("z1"), col("z2"));
     for k in 0..xs.len() {
         let x = xs[k];
         let (p, t, w) = (1e5 * (1.0 + x), 300.0 + 10.0 * x, x / 10.0);
@@ -162,6 +179,9 @@ fn array_expressions_of_constant_size_run_compiled_with_the_tree_results() {
             "q({x}) = {}, want {want}",
             q[k]
         );
+        // a constant table argument is part of the call's frame template
+        assert_eq!(z1[k], x, "z1: the tables are equal");
+        assert_eq!(z2[k], -x, "z2: the tables differ");
     }
 }
 
