@@ -48,6 +48,10 @@ pub struct ScalarFn {
     pub(crate) outputs: Vec<(u32, Ty)>,
     /// The dimensions of each output that is an array of constant size (`None`: a scalar).
     output_dims: Vec<Option<Arc<[usize]>>>,
+    /// Whether one of them is an array, and the number of output elements (kept: both are
+    /// asked on every call).
+    array_outputs: bool,
+    flat_len: usize,
     pub(crate) body: Vec<SStmt>,
 }
 
@@ -75,19 +79,27 @@ impl ScalarFn {
     /// ([`Env::call_scalar_values`]) or flattened ([`ScalarFn::flat_outputs`]); scalar
     /// callers read its scalar outputs, and whole arrays by [`SStmt::TupleArrays`].
     pub(crate) fn has_array_outputs(&self) -> bool {
-        self.output_dims.iter().any(Option::is_some)
+        self.array_outputs
     }
 
     /// The frame slots of the outputs' elements: declaration order, arrays row-major (the
     /// order of a model's flattened call outputs).
     fn flat_outputs(&self) -> impl Iterator<Item = (u32, Ty)> + '_ {
-        self.outputs
-            .iter()
-            .zip(&self.output_dims)
-            .flat_map(|(&(slot, ty), dims)| {
-                let n = dims.as_ref().map_or(1, |d| d.iter().product::<usize>()) as u32;
-                (slot..slot + n).map(move |s| (s, ty))
-            })
+        // scalar outputs only (nearly every function): the slice itself, on every call
+        let scalars = (!self.array_outputs).then(|| self.outputs.iter().copied());
+        let arrays = self.array_outputs.then(|| {
+            self.outputs
+                .iter()
+                .zip(&self.output_dims)
+                .flat_map(|(&(slot, ty), dims)| {
+                    let n = dims.as_ref().map_or(1, |d| d.iter().product::<usize>()) as u32;
+                    (slot..slot + n).map(move |s| (s, ty))
+                })
+        });
+        scalars
+            .into_iter()
+            .flatten()
+            .chain(arrays.into_iter().flatten())
     }
 
     /// Position among [`ScalarFn::flat_outputs`] of output `index` when it is a scalar.
@@ -108,7 +120,7 @@ impl ScalarFn {
 
     /// The number of [`ScalarFn::flat_outputs`].
     pub(crate) fn flat_output_count(&self) -> usize {
-        self.flat_start(self.output_dims.len())
+        self.flat_len
     }
 
     /// Whether output `index` is an array.
@@ -423,6 +435,11 @@ pub fn compile(
         inputs,
         init,
         outputs,
+        array_outputs: output_dims.iter().any(Option::is_some),
+        flat_len: output_dims
+            .iter()
+            .map(|d| d.as_ref().map_or(1, |d| d.iter().product::<usize>()))
+            .sum(),
         output_dims,
         body: cx.stmts_of(stmts)?,
     })
@@ -1089,17 +1106,24 @@ impl Env<'_> {
         self.m.memo.calls += 1;
         let mut cf = self.m.frames.take(sf.frame_size);
         // `args` holds the passed inputs' elements one after the other
-        let mut rest = args;
-        for input in sf.inputs.iter().take(nargs) {
-            let n = input.len();
-            if rest.len() < n {
-                break;
+        if args.len() == nargs {
+            // all scalars (the common case: a media function calling another)
+            for (x, input) in args.iter().zip(&sf.inputs) {
+                cf[input.slot as usize] = coerce(input.ty, *x);
             }
-            let (now, later) = rest.split_at(n);
-            for (k, x) in now.iter().enumerate() {
-                cf[input.slot as usize + k] = coerce(input.ty, *x);
+        } else {
+            let mut rest = args;
+            for input in sf.inputs.iter().take(nargs) {
+                let n = input.len();
+                if rest.len() < n {
+                    break;
+                }
+                let (now, later) = rest.split_at(n);
+                for (k, x) in now.iter().enumerate() {
+                    cf[input.slot as usize + k] = coerce(input.ty, *x);
+                }
+                rest = later;
             }
-            rest = later;
         }
         let r = self.enter_scalar(f, &mut cf, nargs);
         if r.is_ok() {
@@ -1270,8 +1294,9 @@ impl Env<'_> {
         if let Some(k) = &key {
             // (the tree interpreter keeps an array output whole: not for this frame)
             let hit = self.m.memo.lookup_ref(f, k).filter(|outs| {
-                outs.len() == sf.flat_outputs().count()
-                    && !outs.iter().any(|v| matches!(v, Value::Array(_)))
+                !sf.array_outputs
+                    || (outs.len() == sf.flat_len
+                        && !outs.iter().any(|v| matches!(v, Value::Array(_))))
             });
             if let Some(outs) = hit {
                 for ((slot, _), v) in sf.flat_outputs().zip(outs) {

@@ -365,8 +365,11 @@ pub(crate) fn solve_nonlinear(
         best: None,
     };
     if nl.linear {
-        if let Some(x) = linear_step(h, &mut sys, &x_start) {
-            sys.residuals(h, &x);
+        if let Some((x, settled)) = linear_step(h, &mut sys, &x_start) {
+            // the memory holds the values at `x` unless the last evaluation was elsewhere
+            if !settled {
+                sys.residuals(h, &x);
+            }
             return Ok(());
         }
     }
@@ -399,8 +402,9 @@ pub(crate) fn solve_nonlinear(
 /// Newton's tight test). `None` when `J` is singular, or when the residuals at the new point
 /// are not small, which happens in event mode when a relation on a loop variable switches
 /// branch between the two points; the general solver then handles the loop (singular but
-/// consistent systems and branch switches included).
-fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<Vec<f64>> {
+/// consistent systems and branch switches included). With the solution, whether the memory
+/// was last evaluated at it (then it need not be evaluated again: the same numbers).
+fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<(Vec<f64>, bool)> {
     h.count_iteration();
     let f = sys.residuals(h, x0)?;
     let (j, lu) = match kept_jacobian(h, sys) {
@@ -418,7 +422,7 @@ fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<
                 }
                 Err(_) => {
                     sys.set_row_scale(Arc::clone(&j), x0);
-                    return min_norm_step(h, sys, x0, &f, &j);
+                    return min_norm_step(h, sys, x0, &f, &j).map(|x| (x, false));
                 }
             }
         }
@@ -433,6 +437,11 @@ fn linear_step(h: &mut impl SolverHost, sys: &mut System, x0: &[f64]) -> Option<
     sys.rescale_at(&x);
     if sys.max_scaled(&f1) > LINEAR_STEP_TOL {
         return None;
+    }
+    // residuals exactly zero leave nothing to refine (the refinement's step would be zero
+    // and its point no better): the memory holds the values at `x`
+    if f1.iter().all(|r| *r == 0.0) {
+        return Some((x, true));
     }
     // one step of iterative refinement: an ill-conditioned J (stiffly coupled, locked
     // clutches) leaves more than rounding in the first solution
@@ -636,7 +645,7 @@ fn newton(
             return Ok(converged.then_some(x));
         };
         if converged {
-            return Ok(Some(polish(h, sys, x, &f, &lu)));
+            return Ok(Some(polish(h, sys, x, &f, &lu).0));
         }
         let mut dx: Vec<f64> = f.iter().map(|v| -v).collect();
         lu.solve(&mut dx);
@@ -670,7 +679,7 @@ fn newton(
         x = xn;
         f = fnew;
         if short && sys.converged(&f) {
-            return Ok(Some(polish(h, sys, x, &f, &lu)));
+            return Ok(Some(polish(h, sys, x, &f, &lu).0));
         }
     }
     Ok(None)
@@ -711,21 +720,22 @@ const SHORT_STEP: f64 = 1e-3;
 /// converged point can still be off by much in a small quantity (the voltage across an
 /// ideal diode next to a 1e5 S conductance); zero crossings on such quantities then fire
 /// on solver noise. The extra step costs one residual evaluation and, near the root,
-/// shrinks the error by orders of magnitude.
+/// shrinks the error by orders of magnitude. Returns the point and whether it is the one
+/// the memory was last evaluated at (the refined one).
 fn polish(
     h: &mut impl SolverHost,
     sys: &mut System,
     x: Vec<f64>,
     f: &[f64],
     lu: &DenseLu,
-) -> Vec<f64> {
+) -> (Vec<f64>, bool) {
     let mut dx: Vec<f64> = f.iter().map(|v| -v).collect();
     lu.solve(&mut dx);
     let mut xn: Vec<f64> = x.iter().zip(&dx).map(|(a, d)| a + d).collect();
     sys.project(&mut xn);
     match sys.residuals(h, &xn) {
-        Some(fnew) if sys.merit(&fnew) < sys.merit(f) => xn,
-        _ => x,
+        Some(fnew) if sys.merit(&fnew) < sys.merit(f) => (xn, true),
+        _ => (x, false),
     }
 }
 
