@@ -462,13 +462,15 @@ pub struct CalleeOutputs {
 
 /// The outputs of the program's functions, from their declarations.
 pub fn callee_outputs(funcs: &[CFunction]) -> CalleeOutputs {
-    let per_output = |f: &CFunction, g: &dyn Fn(&crate::func::FVarDecl) -> bool| -> Vec<bool> {
-        f.outputs.iter().map(g).collect()
-    };
     CalleeOutputs {
         scalar: funcs
             .iter()
-            .map(|f| per_output(f, &|d| d.dims.is_empty() && d.ty != Ty::Str))
+            .map(|f| {
+                f.outputs
+                    .iter()
+                    .map(|d| d.dims.is_empty() && d.ty != Ty::Str)
+                    .collect()
+            })
             .collect(),
         arrays: funcs
             .iter()
