@@ -291,7 +291,7 @@ fn in_registers(sf: &ScalarFn) -> bool {
 
 /// Statements and expression nodes of `sf`.
 fn function_size(sf: &ScalarFn) -> usize {
-    sf.init.iter().map(|(_, _, e)| expr_size(e)).sum::<usize>() + stmts_size(&sf.body)
+    stmts_size(&sf.init) + stmts_size(&sf.body)
 }
 
 fn stmts_size(stmts: &[SStmt]) -> usize {
@@ -366,10 +366,7 @@ fn covered(sf: &ScalarFn, funcs: &[CFunction]) -> bool {
     }
     let inputs: Vec<u32> = sf.inputs.iter().map(|i| i.slot).collect();
     let assigns_input = |slot: &u32| inputs.contains(slot);
-    sf.init
-        .iter()
-        .all(|(slot, _, e)| !assigns_input(slot) && expr_covered(e, funcs))
-        && stmts_covered(&sf.body, funcs, &assigns_input)
+    stmts_covered(&sf.init, funcs, &assigns_input) && stmts_covered(&sf.body, funcs, &assigns_input)
 }
 
 fn stmts_covered(stmts: &[SStmt], funcs: &[CFunction], input: &dyn Fn(&u32) -> bool) -> bool {
@@ -585,10 +582,7 @@ impl<'a> Lower<'a> {
                     .def_var(self.vars.get(input.slot as usize).copied()?, x);
             }
         }
-        for (slot, ty, e) in &sf.init {
-            let x = self.expr(e)?;
-            self.assign(*slot, *ty, x)?;
-        }
+        self.stmts(&sf.init)?;
         self.stmts(&sf.body)?;
         self.b.ins().jump(self.done, &[]);
 

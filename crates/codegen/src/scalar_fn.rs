@@ -41,8 +41,9 @@ pub struct ScalarFn {
     pub(crate) local_types: Vec<Ty>,
     /// Every input, in declaration order.
     pub(crate) inputs: Vec<SInput>,
-    /// Outputs and locals with a binding, in initialization order (the others start at 0).
-    pub(crate) init: Vec<(u32, Ty, SExpr)>,
+    /// The bindings of outputs and locals, in initialization order (the others start at
+    /// 0): assignments of scalars, element assignments of arrays.
+    pub(crate) init: Vec<SStmt>,
     /// Every output in declaration order: its slot (the first element's, for an array)
     /// and element type.
     pub(crate) outputs: Vec<(u32, Ty)>,
@@ -365,7 +366,7 @@ pub fn compile(
     for d in f.initialized.iter().filter(|d| !d.dims.is_empty()) {
         let dims = constant_dims(d)?;
         let len: usize = dims.iter().product();
-        if d.default.is_some() || len > MAX_LOCAL_ARRAY {
+        if len > MAX_LOCAL_ARRAY {
             return None;
         }
         cx.arrays.insert(
@@ -424,9 +425,12 @@ pub fn compile(
         .map(|d| (cx.arrays.get(&d.slot).map_or(d.slot, |a| a.base), d.ty))
         .collect();
     let mut init = Vec::new();
-    for d in f.initialized.iter().filter(|d| d.dims.is_empty()) {
-        if let Some(e) = &d.default {
-            init.push((d.slot, d.ty, cx.expr(e)?));
+    for d in &f.initialized {
+        let Some(e) = &d.default else { continue };
+        match cx.arrays.get(&d.slot) {
+            None => init.push(SStmt::Assign(d.slot, d.ty, cx.expr(e)?)),
+            // `Real v2[3] = {v[1]^2, v[2]^2, v[3]^2}`, `Real c[3] = solve(A, b)`
+            Some(a) => init.extend(cx.assign_array(a, e)?),
         }
     }
     Some(ScalarFn {
@@ -456,8 +460,29 @@ fn scalar_const(v: &Value) -> Option<f64> {
 pub struct CalleeOutputs {
     /// Which outputs are scalars (Real, Integer, Boolean).
     scalar: Vec<Vec<bool>>,
-    /// The sizes of the outputs that are numeric arrays of constant size.
-    arrays: Vec<Vec<Option<Vec<usize>>>>,
+    /// Which outputs are numeric arrays, and their sizes where constant.
+    arrays: Vec<Vec<OutputShape>>,
+}
+
+/// An output as a whole-array target sees it.
+#[derive(Clone, Debug, PartialEq)]
+enum OutputShape {
+    NotArray,
+    Fixed(Vec<usize>),
+    /// Sizes known only when the call returns (an external LAPACK routine's result):
+    /// checked then.
+    Open,
+}
+
+impl CalleeOutputs {
+    /// Whether output `k` of function `f` can be stored into a local array of `dims`.
+    fn fits(&self, f: u32, k: usize, dims: &[usize]) -> bool {
+        match self.arrays.get(f as usize).and_then(|o| o.get(k)) {
+            Some(OutputShape::Fixed(d)) => d.as_slice() == dims,
+            Some(OutputShape::Open) => true,
+            Some(OutputShape::NotArray) | None => false,
+        }
+    }
 }
 
 /// The outputs of the program's functions, from their declarations.
@@ -478,8 +503,8 @@ pub fn callee_outputs(funcs: &[CFunction]) -> CalleeOutputs {
                 f.outputs
                     .iter()
                     .map(|d| match d.dims.is_empty() || d.ty == Ty::Str {
-                        true => None,
-                        false => constant_dims(d),
+                        true => OutputShape::NotArray,
+                        false => constant_dims(d).map_or(OutputShape::Open, OutputShape::Fixed),
                     })
                     .collect()
             })
@@ -610,7 +635,7 @@ impl Compiler<'_> {
             match s {
                 // a whole local array assigned: one statement per element
                 FStmt::Assign(FTarget::Local(slot, _), e) if self.arrays.contains_key(slot) => {
-                    out.extend(self.assign_whole(&self.arrays[slot], e)?);
+                    out.extend(self.assign_array(&self.arrays[slot], e)?);
                 }
                 _ => out.push(self.stmt(s)?),
             }
@@ -681,6 +706,24 @@ impl Compiler<'_> {
         })
     }
 
+    /// `x := e` for a whole local array: element by element ([`Compiler::assign_whole`]),
+    /// or from a call's array output of the same size.
+    fn assign_array(&self, a: &LocalArray, e: &FExpr) -> Option<Vec<SStmt>> {
+        if let Some(stmts) = self.assign_whole(a, e) {
+            return Some(stmts);
+        }
+        let FExpr::Call(f, args, index) = e else {
+            return None;
+        };
+        if !self.callees.fits(*f, *index, &a.dims) {
+            return None;
+        }
+        let mut targets = vec![None; *index + 1];
+        targets[*index] = Some(TupleTarget::Array(a.base, a.dims.iter().product(), a.ty));
+        // (the arguments may read the array: the outputs are copied after the call)
+        Some(vec![SStmt::TupleArrays(targets, *f, self.args(args)?)])
+    }
+
     /// `(a, x) := f(...)` where `x` is a whole local array taking an array output of the
     /// same constant size (a record result's vector field).
     fn tuple_with_arrays(
@@ -689,7 +732,6 @@ impl Compiler<'_> {
         f: u32,
         args: &[FExpr],
     ) -> Option<SStmt> {
-        let shapes = self.callees.arrays.get(f as usize)?;
         let ts = targets
             .iter()
             .enumerate()
@@ -697,12 +739,10 @@ impl Compiler<'_> {
                 None => Some(None),
                 Some(FTarget::Local(slot, ty)) => match self.arrays.get(slot) {
                     None => Some(Some(TupleTarget::Scalar(*slot, *ty))),
-                    Some(a) => {
-                        let out = shapes.get(k)?.as_deref()?;
-                        (out == &*a.dims).then(|| {
-                            Some(TupleTarget::Array(a.base, a.dims.iter().product(), a.ty))
-                        })
-                    }
+                    Some(a) => self
+                        .callees
+                        .fits(f, k, &a.dims)
+                        .then(|| Some(TupleTarget::Array(a.base, a.dims.iter().product(), a.ty))),
                 },
                 Some(_) => None,
             })
@@ -1359,9 +1399,7 @@ impl Env<'_> {
             // the native code stopped by itself: the interpreter reports why
             sf.reset_locals(frame);
         }
-        for (slot, ty, e) in &sf.init {
-            frame[*slot as usize] = coerce(*ty, self.seval(e, frame, sf)?);
-        }
+        self.sexec(&sf.init, frame, sf)?;
         self.sexec(&sf.body, frame, sf)?;
         Ok(())
     }
@@ -1588,6 +1626,14 @@ impl Env<'_> {
                     let dest = &mut frame[*base as usize..*base as usize + len];
                     match (out.slots, self.funcs[f as usize].scalar.as_deref()) {
                         (None, Some(csf)) => {
+                            let size = csf.output_dims.get(k).and_then(|d| d.as_deref());
+                            if size.map(|d| d.iter().product::<usize>()) != Some(*len) {
+                                return Err(format!(
+                                    "function `{}`: output {} does not have {len} elements",
+                                    self.funcs[f as usize].name,
+                                    k + 1
+                                ));
+                            }
                             let start = csf.outputs[k].0 as usize;
                             for (d, x) in dest.iter_mut().zip(&out.frame[start..start + len]) {
                                 *d = coerce(*ty, *x);

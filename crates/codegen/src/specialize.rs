@@ -176,6 +176,7 @@ fn shape_of(e: &FExpr, known: &HashMap<u32, Vec<usize>>) -> Option<Vec<usize>> {
         FExpr::FlatArray(dims, _) => Some(dims.clone()),
         FExpr::Const(Value::Array(a)) => Some(a.dims.clone()),
         FExpr::Local(s) => known.get(s).cloned(),
+        FExpr::Builtin(b, args) => builtin_shape(*b, args, known),
         FExpr::Array(items) => {
             let inner = match items.first() {
                 Some(first) => shape_of(first, known)?,
@@ -194,6 +195,46 @@ fn shape_of(e: &FExpr, known: &HashMap<u32, Vec<usize>>) -> Option<Vec<usize>> {
                 return None;
             }
             Some(std::iter::once(items.len()).chain(inner).collect())
+        }
+        _ => None,
+    }
+}
+
+/// The sizes of an array built by `ones`, `zeros`, `matrix` or `cat` from operands of
+/// known sizes (`[ones(3), v, v2]` is `cat(1, cat(2, matrix(ones(3)), matrix(v), ...))`).
+fn builtin_shape(
+    b: Builtin,
+    args: &[FExpr],
+    known: &HashMap<u32, Vec<usize>>,
+) -> Option<Vec<usize>> {
+    let count = |e: &FExpr| match e {
+        FExpr::Const(Value::Int(n)) => usize::try_from(*n).ok(),
+        _ => None,
+    };
+    match b {
+        Builtin::Ones | Builtin::Zeros => args.iter().map(count).collect(),
+        Builtin::Matrix => match shape_of(args.first()?, known)?.as_slice() {
+            [n] => Some(vec![*n, 1]),
+            [n, m] => Some(vec![*n, *m]),
+            _ => None,
+        },
+        Builtin::Cat => {
+            let k = count(args.first()?)?.checked_sub(1)?;
+            let shapes: Vec<Vec<usize>> = args[1..]
+                .iter()
+                .map(|a| shape_of(a, known))
+                .collect::<Option<_>>()?;
+            let first = shapes.first()?.clone();
+            if k >= first.len()
+                || shapes.iter().any(|s| {
+                    s.len() != first.len() || s[..k] != first[..k] || s[k + 1..] != first[k + 1..]
+                })
+            {
+                return None;
+            }
+            let mut dims = first;
+            dims[k] = shapes.iter().map(|s| s[k]).sum();
+            Some(dims)
         }
         _ => None,
     }

@@ -11,7 +11,7 @@
 
 use crate::scalar_functions::{compiled_calls, native_calls, run_source, tree_calls};
 
-const SOURCE: &str = r#"
+const MIX: &str = r#"
 package Mix
   constant Real reference_X[2] = {0.25, 0.75};
 
@@ -87,6 +87,42 @@ package Mix
     y := poly(c, u);
   end fixedPoly;
 
+  function dgesv_vec "LAPACK's dgesv for one right-hand side, as Matrices.LAPACK declares it"
+    input Real A[:, size(A, 1)];
+    input Real b[size(A, 1)];
+    output Real x[size(A, 1)] = b;
+    output Integer info;
+  protected
+    Real Awork[size(A, 1), size(A, 1)] = A;
+    Integer lda = max(1, size(A, 1));
+    Integer ldb = max(1, size(b, 1));
+    Integer ipiv[size(A, 1)];
+  external "FORTRAN 77" dgesv(size(A, 1), 1, Awork, lda, ipiv, x, ldb, info);
+  end dgesv_vec;
+
+  function solve "as Matrices.solve: an array result of an external routine"
+    input Real A[:, size(A, 1)];
+    input Real b[size(A, 1)];
+    output Real x[size(b, 1)];
+  protected
+    Integer info;
+  algorithm
+    (x, info) := dgesv_vec(A, b);
+    assert(info == 0, "singular");
+  end solve;
+
+  function quadraticFlow "as Fluid's pump characteristic: local arrays with bindings"
+    input Real V;
+    input Real V_nominal[3];
+    input Real head_nominal[3];
+    output Real head;
+  protected
+    Real V2[3] = {V_nominal[1]^2, V_nominal[2]^2, V_nominal[3]^2};
+    Real c[3] = solve([ones(3), V_nominal, V2], head_nominal);
+  algorithm
+    head := c[1] + V*c[2] + V^2*c[3];
+  end quadraticFlow;
+
   function same "a table against a constant one, as Matrices.isEqual"
     input Real a[:, :];
     input Real b[:, :];
@@ -100,7 +136,9 @@ package Mix
     end for;
   end same;
 end Mix;
+"#;
 
+const MODEL: &str = r#"
 model ArrayExpressions
   Real x = 0.1 + time;
   Real p = 1e5*(1 + x);
@@ -122,11 +160,27 @@ end ArrayExpressions;
 
 const SIGNALS: [&str; 8] = ["h1", "h2", "X2", "Xd", "y", "q", "z1", "z2"];
 
+/// A pump curve through three points, from local arrays with bindings: one element by
+/// element, one from a function whose array result comes from LAPACK's `dgesv`.
+const PUMP: &str = r#"
+model PumpCurve
+  parameter Real Vn[3] = {0, 1, 2};
+  parameter Real Hn[3] = {10, 8, 2};
+  Real x = time;
+  Real head = Mix.quadraticFlow(x, Vn, Hn);
+  annotation(experiment(StopTime = 1, Interval = 0.125));
+end PumpCurve;
+"#;
+
+fn source() -> String {
+    format!("{MIX}{MODEL}")
+}
+
 #[test]
 fn array_expressions_of_constant_size_run_compiled_with_the_tree_results() {
     let name = "ArrayExpressions";
-    let (compiled, stats) = run_source(name, SOURCE, "0");
-    let (tree, tree_stats) = run_source(name, SOURCE, "1");
+    let (compiled, stats) = run_source(name, &source(), "0");
+    let (tree, tree_stats) = run_source(name, &source(), "1");
     assert!(compiled_calls(&stats) > 0, "{stats}");
     assert_eq!(
         tree_calls(&stats),
@@ -191,12 +245,37 @@ fn array_expressions_of_constant_size_run_compiled_with_the_tree_results() {
 #[test]
 fn native_code_of_array_expressions_matches_the_interpreter() {
     let name = "ArrayExpressions";
-    let (native, stats) = crate::scalar_functions::run_with(name, SOURCE, &[]);
+    let (native, stats) = crate::scalar_functions::run_with(name, &source(), &[]);
     let (interpreted, plain) =
-        crate::scalar_functions::run_with(name, SOURCE, &[("MOSS_JIT", "0")]);
+        crate::scalar_functions::run_with(name, &source(), &[("MOSS_JIT", "0")]);
     assert!(native_calls(&stats) > 0, "{stats}");
     assert_eq!(native_calls(&plain), 0, "{plain}");
     for s in SIGNALS {
         assert_eq!(native.series(s), interpreted.series(s), "{s} differs");
+    }
+}
+
+/// Local arrays with bindings run compiled: `V2` element by element, `c` from `solve`,
+/// whose result is the array LAPACK's `dgesv` returns (its size known only then). The
+/// external routine is the one call left outside the compiled form; the numbers are the
+/// tree interpreter's and the parabola through the three points.
+#[test]
+fn local_arrays_bound_to_elements_or_to_an_array_result_run_compiled() {
+    let name = "PumpCurve";
+    let source = format!("{MIX}{PUMP}");
+    let (compiled, stats) = run_source(name, &source, "0");
+    let (tree, _) = run_source(name, &source, "1");
+    assert_eq!(compiled.series("head"), tree.series("head"));
+    // per evaluation: quadraticFlow and solve compiled, dgesv not
+    assert!(
+        compiled_calls(&stats) >= 2 * tree_calls(&stats),
+        "quadraticFlow or solve ran in the tree interpreter: {stats}"
+    );
+    let xs = compiled.series("x").unwrap();
+    let head = compiled.series("head").unwrap();
+    for (x, h) in xs.iter().zip(&head) {
+        // through (0, 10), (1, 8), (2, 2): 10 + 0*V - 2*V^2
+        let want = 10.0 - 2.0 * x * x;
+        assert!((h - want).abs() <= 1e-12, "head({x}) = {h}, want {want}");
     }
 }

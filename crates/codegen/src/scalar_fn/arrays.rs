@@ -307,7 +307,7 @@ impl Compiler<'_> {
         (n <= MAX_ELEMENTS).then(|| (0..n).map(|k| SExpr::Const(a + k as f64 * s)).collect())
     }
 
-    /// `fill`, `zeros`, `ones` of constant sizes, `cat`, `transpose`, and the identities
+    /// `fill`, `zeros`, `ones` of constant sizes, `cat`, `transpose`, `matrix`, and the identities
     /// (`noEvent`, `smooth`, `homotopy`) around an array.
     fn array_builtin(&self, b: Builtin, args: &[FExpr]) -> Option<Elems> {
         let counts = |xs: &[FExpr]| -> Option<Vec<usize>> {
@@ -342,6 +342,15 @@ impl Compiler<'_> {
                 let (r, c) = (m.dims[0], m.dims[1]);
                 let items = (0..c).flat_map(|j| m.column(j)).collect();
                 Elems::new(vec![c, r], items)
+            }
+            // a vector as a one-column matrix
+            Builtin::Matrix if args.len() == 1 => {
+                let x = self.elements(&args[0])?;
+                match x.dims.as_slice() {
+                    [n] => Elems::new(vec![*n, 1], x.items),
+                    [_, _] => Some(x),
+                    _ => None,
+                }
             }
             Builtin::NoEvent | Builtin::Homotopy if !args.is_empty() => self.elements(&args[0]),
             Builtin::Smooth if !args.is_empty() => self.elements(args.last()?),
