@@ -542,28 +542,39 @@ pub fn call_builtin(b: Builtin, args: &[Value]) -> VResult<Value> {
                 s => Ok(mat(1, 1, vec![s.clone()])),
             }
         }
-        Builtin::StateSetWeight => {
-            let mask = arg(args, 0, &name)?.as_i64()?;
-            let j = arg(args, 1, &name)?.as_i64()?;
-            let i = arg(args, 2, &name)?.as_i64()?;
-            Ok(Value::Real(moss_symbolic::state_sets::weight(
-                mask,
-                j,
-                i - 1,
-            )))
-        }
-        Builtin::StateSetQuality | Builtin::StateSetSelect => {
-            let mask = arg(args, 0, &name)?.as_i64()?;
-            let n = arg(args, 1, &name)?.as_i64()?.max(0) as usize;
-            let p = arg(args, 2, &name)?.as_i64()?.max(0) as usize;
-            let jac = args[3..]
+        Builtin::StateSetWeight | Builtin::StateSetQuality | Builtin::StateSetSelect => {
+            let xs = args
                 .iter()
-                .map(|v| v.as_f64())
+                .map(Value::as_f64)
                 .collect::<VResult<Vec<f64>>>()?;
+            state_set_builtin(b, &xs)
+        }
+    }
+}
+
+/// The dynamic state-selection built-ins (`moss_symbolic::state_sets`) on their arguments'
+/// numbers: weight (mask, j, i), quality and choice (mask, n, p, the constraints' Jacobian).
+pub(crate) fn state_set_builtin(b: Builtin, xs: &[f64]) -> VResult<Value> {
+    let name = BuiltinName(b).to_string();
+    let int = |k: usize| -> VResult<i64> {
+        let x = *xs
+            .get(k)
+            .ok_or_else(|| format!("`{name}` needs at least {} arguments", k + 1))?;
+        Value::Real(x).as_i64()
+    };
+    match b {
+        Builtin::StateSetWeight => Ok(Value::Real(moss_symbolic::state_sets::weight(
+            int(0)?,
+            int(1)?,
+            int(2)? - 1,
+        ))),
+        _ => {
+            let (mask, n, p) = (int(0)?, int(1)?.max(0) as usize, int(2)?.max(0) as usize);
+            let jac = &xs[3..];
             Ok(if b == Builtin::StateSetQuality {
-                Value::Real(moss_symbolic::state_sets::quality(mask, n, p, &jac))
+                Value::Real(moss_symbolic::state_sets::quality(mask, n, p, jac))
             } else {
-                Value::Int(moss_symbolic::state_sets::select(mask, n, p, &jac))
+                Value::Int(moss_symbolic::state_sets::select(mask, n, p, jac))
             })
         }
     }

@@ -804,6 +804,16 @@ fn compile_external(
     }
 }
 
+/// The number `Env::eval` gives for a slot of type `ty` holding `x` (an Integer slot rounds,
+/// a Boolean one is 0 or 1), without building the value.
+fn slot_as_number(ty: Ty, x: f64) -> f64 {
+    match ty {
+        Ty::Int => x.round(),
+        Ty::Bool => f64::from(u8::from(x != 0.0)),
+        Ty::Real | Ty::Str => x,
+    }
+}
+
 /// What a statement list did to the control flow.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Flow {
@@ -1226,6 +1236,38 @@ impl Env<'_> {
         }
     }
 
+    /// A dynamic state-selection built-in, its arguments read as numbers into a pooled
+    /// buffer: `$stateSetQuality` takes the constraints' whole Jacobian (dozens of entries)
+    /// at every evaluation, and building them as values dominated such models.
+    fn state_set_builtin(
+        &mut self,
+        b: Builtin,
+        args: &[FExpr],
+        frame: &mut Vec<Value>,
+    ) -> VResult<Value> {
+        let mut xs = self.m.frames.take(0);
+        let mut read = || -> VResult<()> {
+            for a in args {
+                let x = match a {
+                    FExpr::Mem(i) => self.m.mem[*i as usize],
+                    FExpr::Slot(v, ty) if *ty != Ty::Str => {
+                        slot_as_number(*ty, self.m.mem[*v as usize])
+                    }
+                    FExpr::Pre(v, ty) if *ty != Ty::Str => {
+                        slot_as_number(*ty, self.m.mem[self.m.pre_index(*v)])
+                    }
+                    FExpr::Alias(v, s, o) => s * self.m.mem[*v as usize] + o,
+                    other => self.eval(other, frame)?.as_f64()?,
+                };
+                xs.push(x);
+            }
+            Ok(())
+        };
+        let r = read().and_then(|_| crate::builtins::state_set_builtin(b, &xs));
+        self.m.frames.give(xs);
+        r
+    }
+
     fn eval_args(&mut self, args: &[FExpr], frame: &mut Vec<Value>) -> VResult<Vec<Value>> {
         args.iter().map(|a| self.eval(a, frame)).collect()
     }
@@ -1415,6 +1457,10 @@ impl Env<'_> {
                 let sels = self.eval_subs(subs, &b.dims(), frame)?;
                 gather(&b, &sels)?
             }
+            FExpr::Builtin(
+                b @ (Builtin::StateSetWeight | Builtin::StateSetQuality | Builtin::StateSetSelect),
+                args,
+            ) => self.state_set_builtin(*b, args, frame)?,
             FExpr::Builtin(b, args) => {
                 let vals = self.eval_args(args, frame)?;
                 call_builtin(*b, &vals)?

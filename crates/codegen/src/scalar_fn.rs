@@ -1081,14 +1081,14 @@ fn is_scalar_leaf(e: &FExpr) -> bool {
 pub struct FramePool(Vec<Vec<f64>>);
 
 impl FramePool {
-    fn take(&mut self, size: usize) -> Vec<f64> {
+    pub(crate) fn take(&mut self, size: usize) -> Vec<f64> {
         let mut f = self.0.pop().unwrap_or_default();
         f.clear();
         f.resize(size, 0.0);
         f
     }
 
-    fn give(&mut self, f: Vec<f64>) {
+    pub(crate) fn give(&mut self, f: Vec<f64>) {
         self.0.push(f);
     }
 }
